@@ -1,0 +1,63 @@
+"""The backend protocol every judge model is reached through, and its request / reply types."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from .types import FailureKind
+
+
+@dataclass(frozen=True)
+class CompletionRequest:
+    """One chat call: the model id, the messages and every parameter that affects the reply."""
+
+    model: str
+    messages: tuple[dict[str, str], ...]
+    params: dict[str, Any] = field(default_factory=dict)
+    metric: str | None = None  # for logs and scripted doubles; not part of the cache key
+
+    def cache_key(self) -> str:
+        payload = json.dumps({"model": self.model, "messages": self.messages, "params": self.params},
+                             sort_keys=True, ensure_ascii=False, default=str)
+        return hashlib.sha256(payload.encode("utf-8")).hexdigest()
+
+
+@dataclass
+class Completion:
+    """A model's reply with its accounting."""
+
+    text: str
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cost: float = 0.0
+    model_version: str | None = None
+    finish_reason: str | None = None
+    top_logprobs: list[dict[str, float]] | None = None
+    cached: bool = False
+    latency_s: float = 0.0
+
+    def to_dict(self) -> dict[str, Any]:
+        return {k: v for k, v in self.__dict__.items() if k != "cached"}
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Completion:
+        known = {k: data[k] for k in cls.__dataclass_fields__ if k in data and k != "cached"}
+        return cls(**known, cached=True)
+
+
+class CallError(Exception):
+    """A call that produced no reply; `retryable` errors (429, 5xx, connection, timeout) are tried again."""
+
+    def __init__(self, kind: FailureKind, message: str, *, retryable: bool = False,
+                 retry_after: float | None = None) -> None:
+        super().__init__(message)
+        self.kind, self.retryable, self.retry_after = kind, retryable, retry_after
+
+
+class Backend(Protocol):
+    """Anything that turns a CompletionRequest into a Completion, or raises CallError."""
+
+    async def complete(self, request: CompletionRequest) -> Completion: ...

@@ -1,0 +1,75 @@
+"""A durable SQLite (WAL) cache of judge replies, keyed by model, messages and parameters."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import threading
+import time
+from enum import Enum
+from pathlib import Path
+
+from .backend import Completion, CompletionRequest
+from .errors import ConfigError
+
+
+class CacheMode(str, Enum):
+    READ_WRITE = "read-write"
+    READ_ONLY = "read-only"
+    OFF = "off"
+    REPLAY = "replay"  # a miss is an error: CI runs judges from recorded replies
+
+    @classmethod
+    def parse(cls, text: str) -> CacheMode:
+        try:
+            return cls(text)
+        except ValueError:
+            raise ConfigError(f"unknown cache mode {text!r}; expected one of {', '.join(m.value for m in cls)}") from None
+
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS replies (
+    key TEXT PRIMARY KEY,
+    model TEXT NOT NULL,
+    reply TEXT NOT NULL,
+    created REAL NOT NULL
+)"""
+
+
+class ReplyCache:
+    """Stores only the request's hash, the model id and the reply: never messages' secrets or headers."""
+
+    def __init__(self, path: str | Path, mode: CacheMode = CacheMode.READ_WRITE) -> None:
+        self.mode = mode
+        self.path = Path(path)
+        self._lock = threading.Lock()
+        self._db: sqlite3.Connection | None = None
+        if mode is not CacheMode.OFF:
+            if mode is CacheMode.READ_WRITE:
+                self.path.parent.mkdir(parents=True, exist_ok=True)
+            elif not self.path.is_file():
+                raise ConfigError(f"cache {self.path} does not exist (mode {mode.value})")
+            self._db = sqlite3.connect(str(self.path), check_same_thread=False, isolation_level=None)
+            self._db.execute("PRAGMA journal_mode=WAL")
+            self._db.execute("PRAGMA synchronous=NORMAL")
+            self._db.execute(_SCHEMA)
+
+    def get(self, request: CompletionRequest) -> Completion | None:
+        if self._db is None:
+            return None
+        with self._lock:
+            row = self._db.execute("SELECT reply FROM replies WHERE key = ?", (request.cache_key(),)).fetchone()
+        return Completion.from_dict(json.loads(row[0])) if row else None
+
+    def put(self, request: CompletionRequest, completion: Completion) -> None:
+        """Write the reply at once (autocommit), so a killed run keeps every finished call."""
+        if self._db is None or self.mode is not CacheMode.READ_WRITE:
+            return
+        with self._lock:
+            self._db.execute("INSERT OR REPLACE INTO replies (key, model, reply, created) VALUES (?, ?, ?, ?)",
+                             (request.cache_key(), request.model, json.dumps(completion.to_dict()), time.time()))
+
+    def close(self) -> None:
+        if self._db is not None:
+            self._db.close()
+            self._db = None

@@ -1,0 +1,1 @@
+"""judgelab's command line: one module per command, argument parsing only in `main`."""

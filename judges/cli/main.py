@@ -1,0 +1,93 @@
+"""`judgelab` entry point: builds the parser, installs process setup, and turns user errors into one line."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Sequence
+
+from ..models import DEFAULT_JUDGE
+
+COMMANDS = {
+    "meta-eval": ("judges.cli.meta_eval_cmd", "score a judge against unit tests"),
+    "evaluate": ("judges.cli.evaluate_cmd", "grade your own grounded-QA JSONL with a judge (no conditions)"),
+    "check-tests": ("judges.cli.check_tests_cmd", "validate unit-test files (structure, conditions, citations)"),
+    "plot": ("judges.cli.plot_cmd", "draw the result-matrix plot of a run folder"),
+}
+
+
+def add_judge_options(parser: argparse.ArgumentParser) -> None:
+    group = parser.add_argument_group("judge")
+    group.add_argument("--judge", default=DEFAULT_JUDGE, metavar="MODEL",
+                       help=f"any LiteLLM model id, or a local judge (default {DEFAULT_JUDGE})")
+    group.add_argument("--prompts", default="default", metavar="DIR",
+                       help="prompt folder with the four metric templates, a shipped set name, or 'grouse'")
+    group.add_argument("--api-base", metavar="URL", help="OpenAI-compatible server for the model")
+    group.add_argument("--temperature", type=float, default=0.0)
+    group.add_argument("--max-tokens", type=int, default=512)
+    group.add_argument("--seed", type=int, default=0)
+    group.add_argument("--extra", metavar="JSON", help="extra LiteLLM arguments as a JSON object")
+    group.add_argument("--json-schema", action=argparse.BooleanOptionalAction, default=None,
+                       help="constrain replies to each metric's JSON schema (default: on for local judges)")
+    runtime = parser.add_argument_group("runtime")
+    runtime.add_argument("--concurrency", type=int, default=8, help="calls in flight at once (default 8)")
+    runtime.add_argument("--timeout", type=float, default=120.0, help="seconds per call before a retry")
+    runtime.add_argument("--cache", default=".judgelab/cache.sqlite", metavar="PATH", help="reply cache (SQLite)")
+    runtime.add_argument("--cache-mode", default="read-write", choices=["read-write", "read-only", "off", "replay"])
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="judgelab", description="Check the LLM judges of your RAG answers "
+                                     "against unit tests before you trust them.")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name, (module, help_text) in COMMANDS.items():
+        command = sub.add_parser(name, help=help_text, description=help_text)
+        command.set_defaults(module=module)
+        _configure(name, command)
+    return parser
+
+
+def _configure(name: str, parser: argparse.ArgumentParser) -> None:
+    if name in ("meta-eval", "evaluate"):
+        add_judge_options(parser)
+    if name == "meta-eval":
+        parser.add_argument("--tests", default=None, metavar="FILE|DIR",
+                            help="unit-test JSONL, a folder with train.jsonl/test.jsonl, or 'grouse' (the hub "
+                                 "dataset); default: the shipped unit_tests/")
+        parser.add_argument("--split", choices=["train", "test"], default=None,
+                            help="split of a folder or hub dataset (default train for the shipped suite, else test)")
+        parser.add_argument("--limit", type=int, metavar="N", help="only the first N unit tests")
+        parser.add_argument("--out", metavar="DIR", help="run folder (default results/runs/<run-id>)")
+    elif name == "evaluate":
+        parser.add_argument("file", metavar="FILE", help="JSONL of input, references, expected_output, actual_output")
+        parser.add_argument("--limit", type=int, metavar="N")
+        parser.add_argument("--out", metavar="DIR", help="run folder (default results/runs/<run-id>)")
+    elif name == "check-tests":
+        parser.add_argument("paths", nargs="+", metavar="FILE|DIR", help="unit-test files, or folders of them")
+    elif name == "plot":
+        parser.add_argument("run_dir", metavar="RUN_DIR")
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.command is None:
+        parser.print_help()
+        return 0
+    import importlib
+
+    from ..errors import JudgelabError
+
+    try:
+        return int(importlib.import_module(args.module).run(args) or 0)
+    except JudgelabError as err:
+        print(f"judgelab: error: {err}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("judgelab: interrupted; finished calls are in the cache, rerun the same command to resume",
+              file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

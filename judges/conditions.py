@@ -1,0 +1,90 @@
+"""Unit-test conditions (`==5`, `<5`, `>=4`, `==None`, ...) with GroUSE semantics, and PA/NR derivation."""
+
+from __future__ import annotations
+
+import operator
+import re
+from dataclasses import dataclass
+from typing import Callable
+
+from .errors import ConditionError
+from .types import Outcome, Verdict, VerdictState
+
+_OPERATORS: dict[str, Callable[[float, float], bool]] = {
+    "==": operator.eq, ">=": operator.ge, "<=": operator.le, ">": operator.gt, "<": operator.lt,
+}
+_PATTERN = re.compile(r"^\s*(==|>=|<=|>|<)\s*(None|null|-?\d+(?:\.\d+)?)\s*$")
+
+
+@dataclass(frozen=True)
+class Condition:
+    """A parsed condition: an operator and a number, or `==None` (expects a null grade)."""
+
+    op: str
+    target: float | None  # None means the condition expects a null
+
+    @classmethod
+    def parse(cls, text: object, *, test_id: str = "?", field: str = "?",
+              path: str | None = None, line: int | None = None) -> Condition:
+        """Parse `text`; a bad string raises ConditionError naming the test and the field."""
+        match = _PATTERN.match(text) if isinstance(text, str) else None
+        if match is None:
+            raise ConditionError(f"test {test_id}: bad condition {text!r}; expected e.g. '==5', '<5', '>=4', '==None'",
+                                 path=path, line=line, field=field)
+        op, raw = match.groups()
+        if raw in ("None", "null"):
+            if op != "==":
+                raise ConditionError(f"test {test_id}: only '==None' may compare with None, got {text!r}",
+                                     path=path, line=line, field=field)
+            return cls(op, None)
+        return cls(op, float(raw))
+
+    def __str__(self) -> str:
+        if self.target is None:
+            return "==None"
+        number = int(self.target) if self.target.is_integer() else self.target
+        return f"{self.op}{number}"
+
+    @property
+    def expects_null(self) -> bool:
+        return self.target is None
+
+    def accepts(self, value: float | None) -> bool:
+        """GroUSE semantics: a null passes only `==None`; `==None` fails every number."""
+        if self.target is None or value is None:
+            return self.target is None and value is None
+        return _OPERATORS[self.op](value, self.target)
+
+    def check(self, verdict: Verdict) -> Outcome:
+        """Pass, fail (wrong grade) or format failure (the judge gave no usable verdict)."""
+        if verdict.state is VerdictState.FAILURE:
+            return Outcome.FORMAT_FAILURE
+        return Outcome.PASS if self.accepts(verdict.grade) else Outcome.FAIL
+
+
+def derive_pa_nr(relevancy_is_null: bool, completeness_is_null: bool) -> tuple[float | None, float | None]:
+    """Positive acceptance and negative rejection from whether AR and C are null (GroUSE table)."""
+    if relevancy_is_null and completeness_is_null:
+        return 1.0, 1.0
+    if relevancy_is_null:
+        return 0.0, None
+    if completeness_is_null:
+        return None, 0.0
+    return None, None
+
+
+def expected_pa_nr(relevancy: Condition, completeness: Condition) -> tuple[Condition, Condition]:
+    """The PA and NR conditions a unit test implies through its AR and C conditions."""
+    pa, nr = derive_pa_nr(relevancy.expects_null, completeness.expects_null)
+    return Condition("==", pa), Condition("==", nr)
+
+
+def judged_pa_nr(relevancy: Verdict, completeness: Verdict) -> tuple[Verdict, Verdict]:
+    """The judge's own PA and NR from its AR and C verdicts; a failure on either propagates."""
+    for source in (relevancy, completeness):
+        if source.is_failure:
+            failed = Verdict.failed(source.failure_kind, f"derived from a failed verdict: {source.message}")  # type: ignore[arg-type]
+            return failed, failed
+    pa, nr = derive_pa_nr(relevancy.state is VerdictState.NULL, completeness.state is VerdictState.NULL)
+    as_verdict = lambda v: Verdict.null("derived") if v is None else Verdict.graded(v)  # noqa: E731
+    return as_verdict(pa), as_verdict(nr)

@@ -1,0 +1,48 @@
+"""judgelab's exceptions; user-fixable ones print as one line without a traceback.
+
+JudgelabError                 base; `str(err)` is the one line shown to the user
+ +-- InputError               bad input file: names the file, line and field
+ |    +-- ConditionError      a condition string that does not parse
+ +-- PromptError              a prompt folder or template that cannot be used
+ +-- ConfigError              a bad command-line option or configuration value
+ +-- BackendUnavailable       a judge backend that cannot start (missing package, no API key)
+ +-- ReplayMiss               replay mode asked for a call that was never recorded
+"""
+
+from __future__ import annotations
+
+
+class JudgelabError(Exception):
+    """Base class of errors a user can cause and fix."""
+
+
+class InputError(JudgelabError):
+    """An input file is missing or malformed."""
+
+    def __init__(self, message: str, *, path: str | None = None, line: int | None = None,
+                 field: str | None = None) -> None:
+        self.path, self.line, self.field = path, line, field
+        where = ":".join(str(p) for p in (path, line) if p is not None)
+        prefix = f"{where}: " if where else ""
+        suffix = f" (field {field!r})" if field else ""
+        super().__init__(f"{prefix}{message}{suffix}")
+
+
+class ConditionError(InputError):
+    """A unit-test condition that does not parse."""
+
+
+class PromptError(JudgelabError):
+    """A prompt folder or template that cannot be loaded or rendered."""
+
+
+class ConfigError(JudgelabError):
+    """A bad option or configuration value."""
+
+
+class BackendUnavailable(JudgelabError):
+    """A judge backend that cannot be reached or started."""
+
+
+class ReplayMiss(JudgelabError):
+    """Replay mode met a call that is not in the cache."""

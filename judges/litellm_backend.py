@@ -1,0 +1,105 @@
+"""The LiteLLM backend: any model id LiteLLM knows, imported lazily, errors mapped to failure kinds."""
+
+from __future__ import annotations
+
+import os
+import time
+from typing import Any
+
+from .backend import CallError, Completion, CompletionRequest
+from .types import FailureKind
+
+
+def import_litellm() -> Any:
+    """Import LiteLLM on first use, with its price map read from the package, never fetched."""
+    os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+    import warnings
+
+    import litellm
+
+    # LiteLLM's response objects trip pydantic's serializer warnings on every call; they are noise.
+    warnings.filterwarnings("ignore", message="Pydantic serializer warnings", category=UserWarning)
+    litellm.suppress_debug_info = True
+    litellm.telemetry = False
+    return litellm
+
+
+def _retry_after(err: Exception) -> float | None:
+    response = getattr(err, "response", None)
+    headers = getattr(response, "headers", None) or {}
+    try:
+        value = headers.get("retry-after") or headers.get("Retry-After")
+        return float(value) if value is not None else None
+    except (TypeError, ValueError):
+        return None
+
+
+def classify(err: Exception) -> CallError:
+    """Map a LiteLLM / OpenAI exception to a CallError with a failure kind and a retry decision."""
+    litellm = import_litellm()
+    message = f"{type(err).__name__}: {str(err).splitlines()[0] if str(err) else ''}"[:300]
+    if isinstance(err, litellm.Timeout):
+        return CallError(FailureKind.TIMEOUT, message, retryable=True)
+    if isinstance(err, litellm.ContentPolicyViolationError):
+        return CallError(FailureKind.REFUSED, message)
+    if isinstance(err, (litellm.RateLimitError, litellm.APIConnectionError, litellm.InternalServerError,
+                        litellm.ServiceUnavailableError)):
+        return CallError(FailureKind.API_ERROR, message, retryable=True, retry_after=_retry_after(err))
+    status = getattr(err, "status_code", None)
+    retryable = isinstance(status, int) and (status == 429 or status >= 500)
+    return CallError(FailureKind.API_ERROR, message, retryable=retryable, retry_after=_retry_after(err))
+
+
+class LiteLLMBackend:
+    """Calls `litellm.acompletion`; fixed connection settings (api_base, api_key) are never cached or logged."""
+
+    def __init__(self, *, api_base: str | None = None, api_key: str | None = None, timeout_s: float = 120.0) -> None:
+        self._connection = {k: v for k, v in (("api_base", api_base), ("api_key", api_key)) if v is not None}
+        self._timeout_s = timeout_s
+
+    async def complete(self, request: CompletionRequest) -> Completion:
+        litellm = import_litellm()
+        params = dict(request.params)
+        extra = params.pop("extra", None) or {}
+        started = time.perf_counter()
+        for _attempt in range(3):  # drop parameters a model rejects, then try again
+            try:
+                response = await litellm.acompletion(
+                    model=request.model, messages=list(request.messages), drop_params=True,
+                    timeout=self._timeout_s, num_retries=0, **self._connection, **params, **extra)
+                break
+            except litellm.UnsupportedParamsError as err:
+                rejected = [name for name in params if name in str(err)]
+                if not rejected:
+                    raise classify(err) from None
+                for name in rejected:
+                    params.pop(name)
+            except Exception as err:  # every provider error becomes a CallError with a kind
+                if isinstance(err, litellm.BadRequestError) and "temperature" in str(err) and "temperature" in params:
+                    params.pop("temperature")
+                    continue
+                raise classify(err) from None
+        else:
+            raise CallError(FailureKind.API_ERROR, "the model rejected the call's parameters")
+        return _to_completion(litellm, response, time.perf_counter() - started)
+
+
+def _to_completion(litellm: Any, response: Any, latency_s: float) -> Completion:
+    choice = response.choices[0]
+    usage = getattr(response, "usage", None)
+    try:
+        cost = float(litellm.completion_cost(completion_response=response) or 0.0)
+    except Exception:  # unknown model (a local server): no price known
+        cost = 0.0
+    top = None
+    logprobs = getattr(choice, "logprobs", None)
+    content = getattr(logprobs, "content", None) if logprobs is not None else None
+    if content:
+        top = [{alt.token: alt.logprob for alt in (item.top_logprobs or [])} for item in content]
+    return Completion(
+        text=choice.message.content or "",
+        prompt_tokens=int(getattr(usage, "prompt_tokens", 0) or 0),
+        completion_tokens=int(getattr(usage, "completion_tokens", 0) or 0),
+        cost=cost, model_version=getattr(response, "system_fingerprint", None) or getattr(response, "model", None),
+        finish_reason=getattr(choice, "finish_reason", None), top_logprobs=top, latency_s=latency_s,
+    )

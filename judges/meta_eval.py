@@ -1,0 +1,69 @@
+"""Runs a judge over unit tests: verdicts, outcomes per metric (with PA/NR), one JSONL line per test as it ends."""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable
+
+from .conditions import Condition, expected_pa_nr, judged_pa_nr
+from .judge import GroundedQAJudge, MetricRecord
+from .jsonl import append_jsonl
+from .types import ALL_METRICS, Outcome, UnitTest, Verdict
+
+
+@dataclass
+class TestResult:
+    """One unit test's verdicts, conditions and outcomes over the six metrics."""
+
+    test: UnitTest
+    records: dict[str, MetricRecord]
+    verdicts: dict[str, Verdict]
+    conditions: dict[str, Condition]
+    outcomes: dict[str, Outcome]
+
+    def to_dict(self) -> dict[str, Any]:
+        metrics = {}
+        for metric in ALL_METRICS:
+            entry: dict[str, Any] = {"condition": str(self.conditions[metric]), "outcome": self.outcomes[metric].value,
+                                     "verdict": self.verdicts[metric].to_dict()}
+            if metric in self.records:
+                entry.update({k: v for k, v in self.records[metric].to_dict().items() if k != "verdict"})
+            metrics[metric] = entry
+        return {"id": self.test.id, "test_type": self.test.test_type, "set_id": self.test.set_id,
+                "source": self.test.source, "passed_all": all(o is Outcome.PASS for o in self.outcomes.values()),
+                "metrics": metrics}
+
+
+def score_unit_test(test: UnitTest, records: dict[str, MetricRecord]) -> TestResult:
+    """Check each verdict against its condition, deriving PA and NR on both sides."""
+    verdicts = {metric: record.verdict for metric, record in records.items()}
+    verdicts["positive_acceptance"], verdicts["negative_rejection"] = judged_pa_nr(
+        verdicts["answer_relevancy"], verdicts["completeness"])
+    conditions = dict(test.conditions)
+    conditions["positive_acceptance"], conditions["negative_rejection"] = expected_pa_nr(
+        test.conditions["answer_relevancy"], test.conditions["completeness"])
+    outcomes = {metric: conditions[metric].check(verdicts[metric]) for metric in ALL_METRICS}
+    return TestResult(test, records, verdicts, conditions, outcomes)
+
+
+async def run_meta_eval(tests: list[UnitTest], judge: GroundedQAJudge, results_path: Path,
+                        on_done: Callable[[TestResult], None] | None = None) -> list[TestResult]:
+    """Judge every test concurrently; each finished test is appended to `results_path` at once."""
+    for test in tests:  # every template renders for every test before any call is made
+        judge.render_all(test.sample)
+
+    async def one(test: UnitTest) -> TestResult:
+        return score_unit_test(test, await judge.judge(test.sample))
+
+    results: dict[str, TestResult] = {}
+    results_path.parent.mkdir(parents=True, exist_ok=True)
+    with results_path.open("w", encoding="utf-8") as handle:
+        for finished in asyncio.as_completed([one(test) for test in tests]):
+            result = await finished
+            append_jsonl(handle, result.to_dict())
+            results[result.test.id] = result
+            if on_done is not None:
+                on_done(result)
+    return [results[test.id] for test in tests]

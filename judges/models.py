@@ -1,0 +1,73 @@
+"""Judge model specs: which backend reaches a model id, and what the model can do (capabilities are fields)."""
+
+from __future__ import annotations
+
+import contextlib
+from dataclasses import dataclass
+from typing import Any, Iterator
+
+from .backend import Backend
+from .errors import BackendUnavailable
+
+DEFAULT_JUDGE = "local/smollm2-135m"
+LOCAL_MODELS = {"local/smollm2-135m": "smollm2-135m"}
+
+
+@dataclass(frozen=True)
+class JudgeModel:
+    """A model id as the user wrote it, the id LiteLLM is called with, and its capabilities."""
+
+    name: str
+    litellm_model: str
+    json_schema: bool = False  # send the metric's JSON schema to constrain decoding
+    local: bool = False
+    api_base: str | None = None
+
+    @classmethod
+    def from_name(cls, name: str, *, api_base: str | None = None, json_schema: bool | None = None) -> JudgeModel:
+        if name in LOCAL_MODELS:
+            return cls(name, f"openai/{LOCAL_MODELS[name]}", json_schema=True if json_schema is None else json_schema,
+                       local=True)
+        if name.startswith("local/"):
+            raise BackendUnavailable(f"unknown local judge {name!r}; known: {', '.join(LOCAL_MODELS)}")
+        return cls(name, name, json_schema=bool(json_schema), api_base=api_base)
+
+
+def check_api_key(model: JudgeModel) -> None:
+    """Fail before any call when the provider's key is missing (skipped for local and custom-base models)."""
+    if model.local or model.api_base:
+        return
+    from .litellm_backend import import_litellm
+
+    try:
+        found = import_litellm().validate_environment(model=model.litellm_model)
+    except Exception:  # a provider LiteLLM cannot check: let the first call tell
+        return
+    if not found.get("keys_in_environment", True):
+        missing = ", ".join(found.get("missing_keys") or []) or "the provider's API key"
+        raise BackendUnavailable(f"missing API key for {model.name}: set {missing} in the environment")
+
+
+@contextlib.contextmanager
+def open_backend(model: JudgeModel, *, timeout_s: float = 120.0) -> Iterator[Backend]:
+    """The LiteLLM backend for `model`, with the local llama.cpp server running around it when needed."""
+    from .litellm_backend import LiteLLMBackend
+
+    if not model.local:
+        check_api_key(model)
+        yield LiteLLMBackend(api_base=model.api_base, timeout_s=timeout_s)
+        return
+    from .local_server import LlamaServer, smollm2_path
+
+    with LlamaServer(smollm2_path()) as server:
+        yield LiteLLMBackend(api_base=server.api_base, api_key="none", timeout_s=timeout_s)
+
+
+def judge_params(temperature: float | None, max_tokens: int | None, seed: int | None,
+                 extra: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The generation parameters that are set (None means the provider's default)."""
+    params: dict[str, Any] = {k: v for k, v in (("temperature", temperature), ("max_tokens", max_tokens),
+                                                  ("seed", seed)) if v is not None}
+    if extra:
+        params["extra"] = dict(sorted(extra.items()))
+    return params

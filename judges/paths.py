@@ -1,0 +1,17 @@
+"""Where the shipped prompts and unit tests are: the source checkout's root, or the installed wheel."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+
+def bundled_dir(name: str) -> Path:
+    """`prompts` or `unit_tests`: $JUDGELAB_DATA/<name>, the checkout's folder, else the wheel's copy."""
+    override = os.environ.get("JUDGELAB_DATA")
+    if override:
+        return Path(override) / name
+    checkout = Path(__file__).resolve().parent.parent / name
+    if checkout.is_dir():
+        return checkout
+    return Path(__file__).resolve().parent / "_bundled" / name

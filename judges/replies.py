@@ -1,0 +1,117 @@
+"""Per-metric reply schemas, the JSON schema for constrained decoding, and tolerant reply parsing."""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from .types import FailureKind, Verdict
+
+# metric -> (grade field, allowed grades, boolean fields asked before the grade)
+GRADE_SPECS: dict[str, tuple[str, tuple[int, ...], tuple[str, ...]]] = {
+    "answer_relevancy": ("answer_relevancy", (1, 2, 3, 4, 5), ("answer_affirms_no_document_answers",)),
+    "completeness": ("completeness", (1, 2, 3, 4, 5), ()),
+    "faithfulness": ("faithfulness", (0, 1), ()),
+    "usefulness": ("usefulness", (0, 1), ("answer_affirms_no_document_answers", "answer_contains_related_information")),
+}
+JUSTIFICATION_MAX_CHARS = 240
+_FENCE = re.compile(r"```(?:json|JSON)?\s*(.*?)```", re.DOTALL)
+_REFUSAL = re.compile(r"\b(I can(?:no|')t|I am unable|I'm unable|I won't|I will not) (help|assist|comply|provide|do that)", re.I)
+
+
+class ReplyError(ValueError):
+    """A reply that does not hold a usable grade; `kind` says whether it was refused or garbled."""
+
+    def __init__(self, message: str, kind: FailureKind = FailureKind.UNPARSEABLE) -> None:
+        super().__init__(message)
+        self.kind = kind
+
+
+def entry_schema(metric: str) -> dict[str, Any]:
+    """JSON schema of one answer's grading: booleans, a short justification, then the grade."""
+    grade_field, grades, flags = GRADE_SPECS[metric]
+    properties: dict[str, Any] = {flag: {"type": "boolean"} for flag in flags}
+    properties[f"{metric}_justification"] = {"type": "string", "maxLength": JUSTIFICATION_MAX_CHARS}
+    properties[grade_field] = {"enum": [*grades, None]}
+    return {"type": "object", "properties": properties, "required": list(properties)}
+
+
+def reply_schema(metric: str) -> dict[str, Any]:
+    """JSON schema of a two-answer reply (answer 1 = expected output, answer 2 = actual output)."""
+    entry = entry_schema(metric)
+    return {"type": "object", "properties": {"answer_1": entry, "answer_2": entry}, "required": ["answer_1", "answer_2"]}
+
+
+def extract_json(text: str) -> Any:
+    """The JSON object in a reply: bare, fenced, or surrounded by prose; light repairs via json_repair."""
+    stripped = text.strip()
+    fenced = _FENCE.search(stripped)
+    candidates = [fenced.group(1).strip()] if fenced else []
+    start, end = stripped.find("{"), stripped.rfind("}")
+    if start != -1 and end > start:
+        candidates.append(stripped[start:end + 1])
+    candidates.append(stripped)
+    for candidate in candidates:
+        try:
+            return json.loads(candidate)
+        except json.JSONDecodeError:
+            continue
+    if start != -1:
+        import json_repair  # repairs truncated or slightly malformed JSON
+
+        repaired = json_repair.loads(stripped[start:])
+        if isinstance(repaired, dict) and repaired:
+            return repaired
+    if _REFUSAL.search(stripped):
+        raise ReplyError(f"the judge refused: {stripped[:120]!r}", FailureKind.REFUSED)
+    raise ReplyError(f"no JSON object in the reply: {stripped[:120]!r}")
+
+
+def _grade(metric: str, entry: Any) -> Verdict:
+    grade_field, grades, _ = GRADE_SPECS[metric]
+    if not isinstance(entry, dict) or grade_field not in entry:
+        raise ReplyError(f"reply has no {grade_field!r} field")
+    raw = entry[grade_field]
+    justification = entry.get(f"{metric}_justification")
+    justification = str(justification) if justification is not None else None
+    if raw is None or (isinstance(raw, str) and raw.strip().lower() in ("null", "none")):
+        return Verdict.null("the judge returned null", justification)
+    if isinstance(raw, bool):
+        value = int(raw)
+    elif isinstance(raw, (int, float)) or (isinstance(raw, str) and re.fullmatch(r"\s*-?\d+(\.0+)?\s*", raw)):
+        value = float(raw)
+        if not value.is_integer():
+            raise ReplyError(f"{grade_field} must be a whole number, got {raw!r}")
+        value = int(value)
+    else:
+        raise ReplyError(f"{grade_field} is not a grade: {raw!r}")
+    if value not in grades:
+        raise ReplyError(f"{grade_field} out of range: {value} not in {list(grades)}")
+    return Verdict.graded(float(value), justification)
+
+
+@dataclass(frozen=True)
+class ParsedReply:
+    """The actual output's verdict, and the expected output's when the prompt graded both."""
+
+    actual: Verdict
+    expected: Verdict | None
+
+
+def parse_reply(metric: str, text: str) -> ParsedReply:
+    """Parse a two-answer reply ({answer_1, answer_2}) or a single-answer one; raises ReplyError."""
+    obj = extract_json(text)
+    if not isinstance(obj, dict):
+        raise ReplyError("the reply's JSON is not an object")
+    if "answer_2" in obj:
+        expected = obj.get("answer_1")
+        expected_verdict = None
+        if isinstance(expected, dict):
+            try:
+                expected_verdict = _grade(metric, expected)
+            except ReplyError:
+                expected_verdict = None
+        return ParsedReply(_grade(metric, obj["answer_2"]), expected_verdict)
+    return ParsedReply(_grade(metric, obj), None)

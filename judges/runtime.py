@@ -1,0 +1,101 @@
+"""The shared call runtime: one concurrency limit, retries with backoff, per-call timeout, cache, accounting."""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass, field
+
+from .backend import Backend, CallError, Completion, CompletionRequest
+from .cache import CacheMode, ReplyCache
+from .errors import ReplayMiss
+from .types import FailureKind
+
+
+@dataclass
+class Usage:
+    """Running totals of calls, tokens and cost."""
+
+    calls: int = 0
+    cached_calls: int = 0
+    failed_calls: int = 0
+    retries: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cost: float = 0.0
+
+    def add(self, completion: Completion) -> None:
+        self.calls += 1
+        self.cached_calls += int(completion.cached)
+        self.prompt_tokens += completion.prompt_tokens
+        self.completion_tokens += completion.completion_tokens
+        self.cost += 0.0 if completion.cached else completion.cost
+
+
+@dataclass
+class RuntimeSettings:
+    concurrency: int = 8
+    max_attempts: int = 4
+    timeout_s: float = 120.0
+    backoff_initial_s: float = 1.0
+    backoff_max_s: float = 30.0
+
+
+@dataclass
+class CallRuntime:
+    """Every judge call goes through `call`: cache lookup, a concurrency slot, retries, then the cache write."""
+
+    backend: Backend
+    cache: ReplyCache | None = None
+    settings: RuntimeSettings = field(default_factory=RuntimeSettings)
+    usage: Usage = field(default_factory=Usage)
+
+    def __post_init__(self) -> None:
+        self._slots = asyncio.Semaphore(self.settings.concurrency)
+
+    async def call(self, request: CompletionRequest) -> Completion:
+        """A reply, or CallError once retries are exhausted; never raises anything else for a bad call."""
+        if self.cache is not None:
+            hit = self.cache.get(request)
+            if hit is not None:
+                self.usage.add(hit)
+                return hit
+            if self.cache.mode is CacheMode.REPLAY:
+                raise ReplayMiss(f"replay mode: no recorded reply for a {request.model} call ({request.metric or 'call'})")
+        async with self._slots:
+            completion = await self._call_with_retries(request)
+        if self.cache is not None:
+            self.cache.put(request, completion)
+        self.usage.add(completion)
+        return completion
+
+    async def _call_with_retries(self, request: CompletionRequest) -> Completion:
+        from tenacity import AsyncRetrying, RetryCallState, retry_if_exception, stop_after_attempt, wait_exponential_jitter
+
+        settings = self.settings
+        jitter = wait_exponential_jitter(initial=settings.backoff_initial_s, max=settings.backoff_max_s)
+
+        def wait(state: RetryCallState) -> float:
+            err = state.outcome.exception() if state.outcome else None
+            hinted = getattr(err, "retry_after", None)
+            return min(float(hinted), settings.backoff_max_s) if hinted else jitter(state)
+
+        def count_retry(_state: RetryCallState) -> None:
+            self.usage.retries += 1
+
+        try:
+            async for attempt in AsyncRetrying(
+                stop=stop_after_attempt(settings.max_attempts), wait=wait, reraise=True, before_sleep=count_retry,
+                retry=retry_if_exception(lambda e: isinstance(e, CallError) and e.retryable),
+            ):
+                with attempt:
+                    return await self._one_call(request)
+        except CallError:
+            self.usage.failed_calls += 1
+            raise
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    async def _one_call(self, request: CompletionRequest) -> Completion:
+        try:
+            return await asyncio.wait_for(self.backend.complete(request), timeout=self.settings.timeout_s)
+        except asyncio.TimeoutError:
+            raise CallError(FailureKind.TIMEOUT, f"no reply within {self.settings.timeout_s:g} s", retryable=True) from None

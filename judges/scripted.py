@@ -1,0 +1,43 @@
+"""ScriptedBackend: a test double that answers from a script instead of a model."""
+
+from __future__ import annotations
+
+from typing import Callable, Iterable
+
+from .backend import Completion, CompletionRequest
+
+Reply = str | Exception
+Script = Callable[[CompletionRequest], Reply]
+
+
+class ScriptedBackend:
+    """Replies with `script(request)` (a function) or the next item of a list; exceptions are raised.
+
+    Every request is kept in `requests`, so tests can check what was sent.
+    """
+
+    def __init__(self, script: Script | Iterable[Reply]) -> None:
+        self._script = script if callable(script) else iter(list(script)).__next__
+        self._callable = callable(script)
+        self.requests: list[CompletionRequest] = []
+
+    async def complete(self, request: CompletionRequest) -> Completion:
+        self.requests.append(request)
+        reply = self._script(request) if self._callable else self._script()  # type: ignore[call-arg]
+        if isinstance(reply, Exception):
+            raise reply
+        prompt_words = sum(len(m["content"].split()) for m in request.messages)
+        return Completion(text=reply, prompt_tokens=prompt_words, completion_tokens=len(reply.split()))
+
+
+def by_metric(replies: dict[str, Reply | list[Reply]]) -> Script:
+    """A script that answers by the request's metric; a list is consumed one reply per call."""
+    queues = {metric: iter(r) if isinstance(r, list) else None for metric, r in replies.items()}
+
+    def script(request: CompletionRequest) -> Reply:
+        if request.metric not in replies:
+            return KeyError(f"the script has no reply for metric {request.metric!r}")
+        queue = queues[request.metric]
+        return next(queue) if queue is not None else replies[request.metric]  # type: ignore[return-value]
+
+    return script

@@ -1,0 +1,104 @@
+"""Core value types: samples, unit tests, verdicts (grade / null / failure) and outcomes."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import Enum
+from typing import Any
+
+GROUSE_METRICS: tuple[str, ...] = ("answer_relevancy", "completeness", "faithfulness", "usefulness")
+DERIVED_METRICS: tuple[str, ...] = ("positive_acceptance", "negative_rejection")
+ALL_METRICS: tuple[str, ...] = GROUSE_METRICS + DERIVED_METRICS
+ABSTENTION_SENTENCE = "No document seems to precisely answer your question."
+
+
+@dataclass(frozen=True)
+class Sample:
+    """A grounded-QA sample: a question, numbered references, a reference answer and the answer judged."""
+
+    input: str
+    references: tuple[str, ...]
+    expected_output: str
+    actual_output: str
+
+
+@dataclass(frozen=True)
+class UnitTest:
+    """A sample plus the conditions a correct judge's grades satisfy."""
+
+    id: str
+    sample: Sample
+    conditions: dict[str, Any]  # metric -> judges.conditions.Condition
+    test_type: str
+    goal: str
+    set_id: str | None = None
+    source: str | None = None  # "file:line" it was read from
+
+
+class FailureKind(str, Enum):
+    """Why a judge call produced no usable verdict."""
+
+    API_ERROR = "api_error"
+    TIMEOUT = "timeout"
+    UNPARSEABLE = "unparseable"
+    REFUSED = "refused"
+
+
+class VerdictState(str, Enum):
+    GRADE = "grade"
+    NULL = "null"  # legitimately not applicable
+    FAILURE = "failure"
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """One judge output for one sample and metric: a grade, a legitimate null, or a failure."""
+
+    state: VerdictState
+    grade: float | None = None
+    failure_kind: FailureKind | None = None
+    message: str | None = None
+    justification: str | None = None
+
+    @classmethod
+    def graded(cls, grade: float, justification: str | None = None) -> Verdict:
+        return cls(VerdictState.GRADE, grade=grade, justification=justification)
+
+    @classmethod
+    def null(cls, reason: str | None = None, justification: str | None = None) -> Verdict:
+        return cls(VerdictState.NULL, message=reason, justification=justification)
+
+    @classmethod
+    def failed(cls, kind: FailureKind, message: str) -> Verdict:
+        return cls(VerdictState.FAILURE, failure_kind=kind, message=message)
+
+    @property
+    def is_failure(self) -> bool:
+        return self.state is VerdictState.FAILURE
+
+    @property
+    def value(self) -> float | None:
+        """The grade, or None for a null. Asking a failure for its value is a bug."""
+        if self.is_failure:
+            raise ValueError("a failed verdict has no value")
+        return self.grade
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"state": self.state.value}
+        if self.state is VerdictState.GRADE:
+            out["grade"] = self.grade
+        if self.failure_kind is not None:
+            out["failure_kind"] = self.failure_kind.value
+        if self.message:
+            out["message"] = self.message
+        if self.justification:
+            out["justification"] = self.justification
+        return out
+
+
+class Outcome(str, Enum):
+    """Result of checking one verdict against one condition."""
+
+    PASS = "pass"
+    FAIL = "fail"  # a wrong grade
+    FORMAT_FAILURE = "format_failure"  # the judge produced no usable verdict
