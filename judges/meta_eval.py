@@ -54,8 +54,11 @@ async def run_meta_eval(tests: list[UnitTest], judge: GroundedQAJudge, results_p
     for test in tests:  # every template renders for every test before any call is made
         judge.render_all(test.sample)
 
+    in_flight = asyncio.Semaphore(max(1, judge.runtime.settings.concurrency))
+
     async def one(test: UnitTest) -> TestResult:
-        return score_unit_test(test, await judge.judge(test.sample))
+        async with in_flight:  # bounded, so tests finish (and are written) steadily rather than all at the end
+            return score_unit_test(test, await judge.judge(test.sample))
 
     results: dict[str, TestResult] = {}
     results_path.parent.mkdir(parents=True, exist_ok=True)

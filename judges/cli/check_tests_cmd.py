@@ -15,4 +15,17 @@ def run(args: argparse.Namespace) -> int:
             print(problem)
         print(f"{path}: {count} unit tests, {len(problems)} problem(s)")
         failed = failed or bool(problems)
+        if args.baselines:
+            print_discrimination(path, args.split)
     return 1 if failed else 0
+
+
+def print_discrimination(path: str, split: str) -> None:
+    """Pass rates of the oracle and the constant / random baselines: a sound suite separates them."""
+    from ..baselines import discrimination, discrimination_markdown
+    from ..prompts import load_prompt_set
+    from ..unit_tests import load_unit_tests
+
+    tests = load_unit_tests(path, split)
+    print(f"\nDiscrimination on {path} ({len(tests)} tests, split {split}):\n")
+    print(discrimination_markdown(discrimination(tests, load_prompt_set("default"))))

@@ -64,6 +64,10 @@ def _configure(name: str, parser: argparse.ArgumentParser) -> None:
         parser.add_argument("--out", metavar="DIR", help="run folder (default results/runs/<run-id>)")
     elif name == "check-tests":
         parser.add_argument("paths", nargs="+", metavar="FILE|DIR", help="unit-test files, or folders of them")
+        parser.add_argument("--baselines", action="store_true",
+                            help="also print the pass rates of the oracle and constant/random baseline judges")
+        parser.add_argument("--split", choices=["train", "test"], default="test",
+                            help="split used for --baselines when a folder is given (default test)")
     elif name == "plot":
         parser.add_argument("run_dir", metavar="RUN_DIR")
 

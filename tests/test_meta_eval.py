@@ -1,0 +1,102 @@
+"""The meta-eval runner with a scripted judge: outcomes, PA/NR, rates, format failures apart, files written."""
+
+import asyncio
+import json
+
+from conftest import ROOT, record, reply, scripted_judge, write_jsonl
+
+from judges.backend import CallError
+from judges.meta_eval import run_meta_eval
+from judges.plot import plot_result_matrix
+from judges.report import summarize
+from judges.scripted import by_metric
+from judges.types import FailureKind
+from judges.unit_tests import load_unit_tests
+
+
+def perfect_script():
+    return by_metric({"answer_relevancy": reply("answer_relevancy", 5), "completeness": reply("completeness", 5),
+                      "faithfulness": reply("faithfulness", 1)})
+
+
+def test_a_correct_judge_passes_all_six_metrics(tmp_path):
+    tests = load_unit_tests(write_jsonl(tmp_path / "u.jsonl", [record()]))
+    judge, _ = scripted_judge(perfect_script())
+    [result] = asyncio.run(run_meta_eval(tests, judge, tmp_path / "results.jsonl"))
+    assert {m: o.value for m, o in result.outcomes.items()} == {
+        "answer_relevancy": "pass", "completeness": "pass", "faithfulness": "pass", "usefulness": "pass",
+        "positive_acceptance": "pass", "negative_rejection": "pass"}
+    row = json.loads((tmp_path / "results.jsonl").read_text())
+    assert row["passed_all"] and row["metrics"]["completeness"]["prompt_sha256"]
+    assert row["metrics"]["completeness"]["replies"] == [reply("completeness", 5)]
+
+
+def test_rates_count_format_failures_apart_from_wrong_grades(tmp_path):
+    records = [record(id=f"t{i}", actual_output=f"answer {i} [1].") for i in range(4)]
+    tests = load_unit_tests(write_jsonl(tmp_path / "u.jsonl", records))
+    by_answer = {"answer 0": reply("completeness", 5), "answer 1": reply("completeness", 3), "answer 2": "garbage",
+                 "answer 3": CallError(FailureKind.TIMEOUT, "slow")}
+
+    def script(request):
+        if request.metric != "completeness":
+            return reply(request.metric, 5 if request.metric == "answer_relevancy" else 1)
+        prompt = request.messages[0]["content"]
+        return next(r for marker, r in by_answer.items() if marker in prompt)
+
+    judge, _ = scripted_judge(script)
+    judge.runtime.settings.max_attempts = 2
+    results = asyncio.run(run_meta_eval(tests, judge, tmp_path / "results.jsonl"))
+    summary = summarize([r.to_dict() for r in results])
+    stats = summary["metrics"]["completeness"]
+    assert (stats["passed"], stats["wrong_grade"], stats["format_failures"]) == (1, 1, 2)
+    assert stats["pass_rate"] == 0.25 and stats["format_failure_rate"] == 0.5
+    kinds = sorted(r.verdicts["completeness"].failure_kind.value for r in results if r.verdicts["completeness"].is_failure)
+    assert kinds == ["timeout", "unparseable"]
+    # PA and NR derive from C: a failed C is a format failure there too, never a silent null
+    assert summary["metrics"]["positive_acceptance"]["format_failures"] == 2
+    assert summary["total_pass_rate"] == sum(m["pass_rate"] for m in summary["metrics"].values()) / 6
+
+
+def test_abstention_test_expects_nulls_and_pa_nr(tmp_path):
+    abstain = record(actual_output="No document seems to precisely answer your question.",
+                     conditions={"answer_relevancy_condition": "==None", "completeness_condition": "<5",
+                                 "faithfulness_condition": "==None", "usefulness_condition": "==None"},
+                     metadata={"test_type": "Low completeness 2", "goal": "false abstention"})
+    tests = load_unit_tests(write_jsonl(tmp_path / "u.jsonl", [abstain]))
+    judge, backend = scripted_judge(by_metric({"answer_relevancy": reply("answer_relevancy", None),
+                                               "completeness": reply("completeness", 1),
+                                               "usefulness": reply("usefulness", None)}))
+    [result] = asyncio.run(run_meta_eval(tests, judge, tmp_path / "results.jsonl"))
+    assert all(o.value == "pass" for o in result.outcomes.values())
+    assert str(result.conditions["positive_acceptance"]) == "==0" and result.verdicts["positive_acceptance"].grade == 0
+    assert "faithfulness" not in [r.metric for r in backend.requests]
+
+
+def test_by_type_breakdown_and_plot_on_the_train_split(tmp_path):
+    tests = load_unit_tests(ROOT / "unit_tests", "train")[:16]
+    judge, _ = scripted_judge(perfect_script())
+    results = asyncio.run(run_meta_eval(tests, judge, tmp_path / "results.jsonl"))
+    rows = [r.to_dict() for r in results]
+    summary = summarize(rows)
+    assert len(summary["by_test_type"]) == 16
+    assert summary["by_test_type"]["Highest marks 1"]["total"] == 1.0
+    assert summary["by_test_type"]["Low faithfulness 1"]["pass_rates"]["faithfulness"] == 0.0
+    png = plot_result_matrix(rows, tmp_path / "m.png", "t")
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_a_template_error_stops_the_run_before_any_call(tmp_path):
+    from judges.errors import PromptError
+    from judges.prompts import PromptSet, PromptTemplate
+
+    tests = load_unit_tests(write_jsonl(tmp_path / "u.jsonl", [record()]))
+    judge, backend = scripted_judge(perfect_script())
+    broken = PromptTemplate("faithfulness", tmp_path / "f", "{{ retrieved_contexts }}")
+    judge.prompts = PromptSet("broken", tmp_path, {**judge.prompts.templates, "faithfulness": broken})
+    try:
+        asyncio.run(run_meta_eval(tests, judge, tmp_path / "results.jsonl"))
+    except PromptError as err:
+        assert "retrieved_contexts" in str(err)
+    else:
+        raise AssertionError("a missing template variable must stop the run")
+    assert backend.requests == []

@@ -1,0 +1,80 @@
+"""Reply parsing: clean, fenced, prose around, truncated, garbage, refusals, ranges."""
+
+import json
+
+import pytest
+
+from judges.replies import ReplyError, entry_schema, parse_reply, reply_schema
+from judges.types import FailureKind, VerdictState
+
+CLEAN = json.dumps({"answer_1": {"answer_relevancy_justification": "ok", "answer_relevancy": 5},
+                    "answer_2": {"answer_relevancy_justification": "meh", "answer_relevancy": 3}})
+
+
+def test_clean_reply_grades_answer_2_and_keeps_answer_1():
+    parsed = parse_reply("answer_relevancy", CLEAN)
+    assert parsed.actual.grade == 3 and parsed.actual.justification == "meh"
+    assert parsed.expected is not None and parsed.expected.grade == 5
+
+
+@pytest.mark.parametrize("wrapped", [f"```json\n{CLEAN}\n```", f"Here is my grading:\n{CLEAN}\nHope this helps.",
+                                     f"```\n{CLEAN}\n```"])
+def test_fences_and_prose_are_tolerated(wrapped):
+    assert parse_reply("answer_relevancy", wrapped).actual.grade == 3
+
+
+def test_truncated_reply_is_repaired_when_the_grade_is_there():
+    truncated = '{"answer_1": {"completeness": 5}, "answer_2": {"completeness_justification": "misses x", "completeness": 2'
+    assert parse_reply("completeness", truncated).actual.grade == 2
+
+
+def test_truncated_before_the_grade_is_unparseable():
+    with pytest.raises(ReplyError) as err:
+        parse_reply("completeness", '{"answer_1": {"completeness": 5}, "answer_2": {"completeness_justif')
+    assert err.value.kind is FailureKind.UNPARSEABLE
+
+
+@pytest.mark.parametrize("garbage", ["", "I think it is good.", "[1, 2, 3]", "{}"])
+def test_garbage_is_unparseable(garbage):
+    with pytest.raises(ReplyError) as err:
+        parse_reply("faithfulness", garbage)
+    assert err.value.kind is FailureKind.UNPARSEABLE
+
+
+def test_refusal_is_its_own_kind():
+    with pytest.raises(ReplyError) as err:
+        parse_reply("faithfulness", "I'm sorry, but I can't help with that request.")
+    assert err.value.kind is FailureKind.REFUSED
+
+
+@pytest.mark.parametrize("metric, raw, expected", [
+    ("faithfulness", True, 1), ("faithfulness", False, 0), ("faithfulness", "1", 1), ("completeness", 4.0, 4),
+    ("answer_relevancy", None, None), ("usefulness", "null", None),
+])
+def test_grade_coercions(metric, raw, expected):
+    text = json.dumps({"answer_1": {metric: 1}, "answer_2": {metric: raw}})
+    verdict = parse_reply(metric, text).actual
+    if expected is None:
+        assert verdict.state is VerdictState.NULL
+    else:
+        assert verdict.state is VerdictState.GRADE and verdict.grade == expected
+
+
+@pytest.mark.parametrize("metric, raw", [("answer_relevancy", 6), ("answer_relevancy", 0), ("faithfulness", 2),
+                                         ("completeness", 3.5), ("usefulness", "yes")])
+def test_out_of_range_grades_are_unparseable(metric, raw):
+    with pytest.raises(ReplyError):
+        parse_reply(metric, json.dumps({"answer_2": {metric: raw}}))
+
+
+def test_single_answer_reply_is_accepted():
+    parsed = parse_reply("usefulness", '{"usefulness_justification": "related", "usefulness": 1}')
+    assert parsed.actual.grade == 1 and parsed.expected is None
+
+
+def test_schema_puts_justification_before_grade_and_allows_null():
+    schema = entry_schema("answer_relevancy")
+    keys = list(schema["properties"])
+    assert keys.index("answer_relevancy_justification") < keys.index("answer_relevancy")
+    assert schema["properties"]["answer_relevancy"]["enum"] == [1, 2, 3, 4, 5, None]
+    assert reply_schema("faithfulness")["required"] == ["answer_1", "answer_2"]

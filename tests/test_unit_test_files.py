@@ -1,0 +1,88 @@
+"""Loading unit tests: clear errors naming file/line/field, folder splits, the hub path on a local folder."""
+
+import pytest
+from conftest import ROOT, record, write_jsonl
+
+from judges.errors import ConditionError, InputError
+from judges.unit_tests import load_unit_tests
+
+
+def test_loads_conditions_as_types(tmp_path):
+    [test] = load_unit_tests(write_jsonl(tmp_path / "u.jsonl", [record()]))
+    assert str(test.conditions["answer_relevancy"]) == "==5" and test.conditions["usefulness"].expects_null
+    assert test.source.endswith("u.jsonl:1") and test.test_type == "Highest marks 1"
+
+
+def test_bad_json_line_names_file_and_line(tmp_path):
+    path = write_jsonl(tmp_path / "u.jsonl", [record()])
+    path.write_text(path.read_text() + "{oops\n")
+    with pytest.raises(InputError, match=r"u\.jsonl:2: not valid JSON"):
+        load_unit_tests(path)
+
+
+@pytest.mark.parametrize("broken, field", [
+    ({"input": 3}, "'input'"), ({"references": "one"}, "'references'"), ({"references": ["a", 2]}, "'references'"),
+    ({"metadata": {}}, "metadata.test_type"),
+])
+def test_bad_fields_are_named(tmp_path, broken, field):
+    path = write_jsonl(tmp_path / "u.jsonl", [record(id="ok"), record(id="bad", **broken)])
+    with pytest.raises(InputError) as err:
+        load_unit_tests(path)
+    assert ":2:" in str(err.value) and field in str(err.value)
+
+
+def test_bad_condition_fails_at_load(tmp_path):
+    bad = record(conditions={**record()["conditions"], "faithfulness_condition": "=>1"})
+    with pytest.raises(ConditionError, match=r"u\.jsonl:1.*faithfulness_condition"):
+        load_unit_tests(write_jsonl(tmp_path / "u.jsonl", [bad]))
+
+
+def test_missing_condition_is_named(tmp_path):
+    conditions = dict(record()["conditions"])
+    del conditions["usefulness_condition"]
+    with pytest.raises(InputError, match="conditions.usefulness_condition"):
+        load_unit_tests(write_jsonl(tmp_path / "u.jsonl", [record(conditions=conditions)]))
+
+
+def test_duplicate_ids_are_rejected(tmp_path):
+    with pytest.raises(InputError, match="duplicate id 't1'"):
+        load_unit_tests(write_jsonl(tmp_path / "u.jsonl", [record(), record()]))
+
+
+def test_folder_split_and_missing_file(tmp_path):
+    write_jsonl(tmp_path / "train.jsonl", [record(id="tr")])
+    assert [t.id for t in load_unit_tests(tmp_path, "train")] == ["tr"]
+    with pytest.raises(InputError, match="test.jsonl"):
+        load_unit_tests(tmp_path, "test")
+    with pytest.raises(InputError, match="not found"):
+        load_unit_tests(tmp_path / "nope.jsonl")
+
+
+def test_hub_loader_reads_a_local_folder_through_datasets(tmp_path):
+    """`--tests <repo>` goes through datasets.load_dataset; a local folder in the hub layout takes the same path."""
+    from judges.unit_tests import load_hub_unit_tests
+
+    hub_like = [{k: v for k, v in record(id=None).items() if k != "id"} for _ in range(3)]
+    write_jsonl(tmp_path / "train.jsonl", hub_like[:1])
+    write_jsonl(tmp_path / "test.jsonl", hub_like)
+    tests = load_hub_unit_tests(str(tmp_path), "test")
+    assert [t.id for t in tests] == ["test:1", "test:2", "test:3"]
+    assert tests[0].sample.references == tuple(record()["references"])
+
+
+def test_hub_loader_offline_gives_one_clear_error(monkeypatch, tmp_path):
+    import datasets
+    import huggingface_hub.constants
+
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")  # never reach the network: offline mode, set where it is read
+    monkeypatch.setattr(huggingface_hub.constants, "HF_HUB_OFFLINE", True)
+    monkeypatch.setattr(datasets.config, "HF_HUB_OFFLINE", True)
+    monkeypatch.setenv("HF_HOME", str(tmp_path / "hf"))
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(InputError, match="cannot load 'test' of 'illuin/grouse'"):
+        load_unit_tests("grouse", "test")
+
+
+def test_shipped_suite_loads_both_splits():
+    assert len(load_unit_tests(ROOT / "unit_tests", "train")) == 32
+    assert len(load_unit_tests(ROOT / "unit_tests", "test")) >= 192
