@@ -65,22 +65,27 @@ class JudgeSession:
 
 
 @contextlib.contextmanager
-def open_judge(options: JudgeOptions) -> Iterator[JudgeSession]:
-    """Check options, start the backend (and the local server when needed), yield the judge, clean up."""
+def open_runtime(options: JudgeOptions) -> Iterator[tuple[JudgeModel, CallRuntime]]:
+    """Check options, start the backend (and the local server when needed) with its cache, yield, clean up."""
     if options.concurrency < 1:
         raise ConfigError("--concurrency must be at least 1")
-    prompts = load_prompt_set(options.prompts)
     model = JudgeModel.from_name(options.judge, api_base=options.api_base, json_schema=options.json_schema)
-    mode = CacheMode.parse(options.cache_mode)
-    cache = ReplyCache(options.cache_path, mode)
+    cache = ReplyCache(options.cache_path, CacheMode.parse(options.cache_mode))
     settings = RuntimeSettings(concurrency=options.concurrency, timeout_s=options.timeout_s)
     try:
         with open_backend(model, timeout_s=options.timeout_s) as backend:
-            runtime = CallRuntime(backend, cache, settings)
-            params = judge_params(options.temperature, options.max_tokens, options.seed, options.extra)
-            yield JudgeSession(GroundedQAJudge(runtime, prompts, model, params), model, prompts, runtime)
+            yield model, CallRuntime(backend, cache, settings)
     finally:
         cache.close()
+
+
+@contextlib.contextmanager
+def open_judge(options: JudgeOptions) -> Iterator[JudgeSession]:
+    """A GroUSE judge (four metric prompts) on the shared runtime; prompts load before anything starts."""
+    prompts = load_prompt_set(options.prompts)
+    with open_runtime(options) as (model, runtime):
+        params = judge_params(options.temperature, options.max_tokens, options.seed, options.extra)
+        yield JudgeSession(GroundedQAJudge(runtime, prompts, model, params), model, prompts, runtime)
 
 
 def default_run_dir(root: Path, *parts: str) -> Path:
