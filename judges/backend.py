@@ -18,10 +18,13 @@ class CompletionRequest:
     messages: tuple[dict[str, str], ...]
     params: dict[str, Any] = field(default_factory=dict)
     metric: str | None = None  # for logs and scripted doubles; not part of the cache key
+    draw: int = 0  # the k-th repeat of the same call (stability runs); part of the key when above 0
 
     def cache_key(self) -> str:
-        payload = json.dumps({"model": self.model, "messages": self.messages, "params": self.params},
-                             sort_keys=True, ensure_ascii=False, default=str)
+        content: dict[str, Any] = {"model": self.model, "messages": self.messages, "params": self.params}
+        if self.draw:
+            content["draw"] = self.draw
+        payload = json.dumps(content, sort_keys=True, ensure_ascii=False, default=str)
         return hashlib.sha256(payload.encode("utf-8")).hexdigest()
 
 

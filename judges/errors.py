@@ -7,6 +7,7 @@ JudgelabError                 base; `str(err)` is the one line shown to the user
  +-- ConfigError              a bad command-line option or configuration value
  +-- BackendUnavailable       a judge backend that cannot start (missing package, no API key)
  +-- ReplayMiss               replay mode asked for a call that was never recorded
+ +-- BudgetExhausted          --max-cost was reached: the run stops cleanly, keeping what was done
 """
 
 from __future__ import annotations
@@ -46,3 +47,7 @@ class BackendUnavailable(JudgelabError):
 
 class ReplayMiss(JudgelabError):
     """Replay mode met a call that is not in the cache."""
+
+
+class BudgetExhausted(JudgelabError):
+    """The run's cost limit was reached; no new call starts."""

@@ -57,19 +57,19 @@ class GroundedQAJudge:
         """Render every metric's prompt; a template error surfaces here, before any call."""
         return {metric: self.prompts.render(metric, sample) for metric in GROUSE_METRICS}
 
-    def _request(self, metric: str, messages: list[dict[str, str]]) -> CompletionRequest:
+    def request(self, metric: str, messages: list[dict[str, str]], draw: int) -> CompletionRequest:
         params = dict(self.params)
         if self.model.json_schema:
             params["response_format"] = {"type": "json_object", "schema": reply_schema(metric)}
-        return CompletionRequest(self.model.litellm_model, tuple(messages), params, metric=metric)
+        return CompletionRequest(self.model.litellm_model, tuple(messages), params, metric=metric, draw=draw)
 
-    async def grade(self, metric: str, sample: Sample) -> MetricRecord:
+    async def grade(self, metric: str, sample: Sample, draw: int = 0) -> MetricRecord:
         template = self.prompts.templates[metric]
         record = MetricRecord(metric, Verdict.failed(FailureKind.UNPARSEABLE, "not judged"), template.sha256)
         messages = [{"role": "user", "content": template.render(**sample_variables(sample))}]
         for attempt in (1, 2):
             try:
-                completion = await self.runtime.call(self._request(metric, messages))
+                completion = await self.runtime.call(self.request(metric, messages, draw))
             except CallError as err:
                 record.verdict = Verdict.failed(err.kind, str(err))
                 return record
@@ -93,19 +93,22 @@ class GroundedQAJudge:
             return record
         return record  # pragma: no cover - the loop always returns
 
-    async def judge(self, sample: Sample) -> dict[str, MetricRecord]:
-        """GroUSE's pipeline: usefulness only when relevancy is null; faithfulness null when usefulness is."""
-        relevancy, completeness = await asyncio.gather(self.grade("answer_relevancy", sample),
-                                                       self.grade("completeness", sample))
+    async def judge(self, sample: Sample, draw: int = 0) -> dict[str, MetricRecord]:
+        """GroUSE's pipeline: usefulness only when relevancy is null; faithfulness null when usefulness is.
+
+        `draw` > 0 asks the same questions again as a distinct, separately cached call (stability runs).
+        """
+        relevancy, completeness = await asyncio.gather(self.grade("answer_relevancy", sample, draw),
+                                                       self.grade("completeness", sample, draw))
         if relevancy.verdict.state is VerdictState.GRADE:
             usefulness = MetricRecord("usefulness", Verdict.null("not judged: answer relevancy is graded"))
-            faithfulness = await self.grade("faithfulness", sample)
+            faithfulness = await self.grade("faithfulness", sample, draw)
         else:
-            usefulness = await self.grade("usefulness", sample)
+            usefulness = await self.grade("usefulness", sample, draw)
             if usefulness.verdict.state is VerdictState.NULL:
                 faithfulness = MetricRecord("faithfulness", Verdict.null("not judged: usefulness came back null"))
             else:
-                faithfulness = await self.grade("faithfulness", sample)
+                faithfulness = await self.grade("faithfulness", sample, draw)
         return {"answer_relevancy": relevancy, "completeness": completeness,
                 "faithfulness": faithfulness, "usefulness": usefulness}
 

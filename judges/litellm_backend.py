@@ -53,8 +53,10 @@ def classify(err: Exception) -> CallError:
 class LiteLLMBackend:
     """Calls `litellm.acompletion`; fixed connection settings (api_base, api_key) are never cached or logged."""
 
-    def __init__(self, *, api_base: str | None = None, api_key: str | None = None, timeout_s: float = 120.0) -> None:
+    def __init__(self, *, api_base: str | None = None, api_key: str | None = None, timeout_s: float = 120.0,
+                 connection: dict[str, Any] | None = None) -> None:
         self._connection = {k: v for k, v in (("api_base", api_base), ("api_key", api_key)) if v is not None}
+        self._connection.update(connection or {})
         self._timeout_s = timeout_s
 
     async def complete(self, request: CompletionRequest) -> Completion:

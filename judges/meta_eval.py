@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from .conditions import Condition, expected_pa_nr, judged_pa_nr
+from .errors import BudgetExhausted
 from .judge import GroundedQAJudge, MetricRecord
 from .jsonl import append_jsonl
 from .types import ALL_METRICS, Outcome, UnitTest, Verdict
@@ -22,6 +23,7 @@ class TestResult:
     verdicts: dict[str, Verdict]
     conditions: dict[str, Condition]
     outcomes: dict[str, Outcome]
+    draw: int = 0
 
     def to_dict(self) -> dict[str, Any]:
         metrics = {}
@@ -31,7 +33,7 @@ class TestResult:
             if metric in self.records:
                 entry.update({k: v for k, v in self.records[metric].to_dict().items() if k != "verdict"})
             metrics[metric] = entry
-        return {"id": self.test.id, "test_type": self.test.test_type, "set_id": self.test.set_id,
+        return {"id": self.test.id, "draw": self.draw, "test_type": self.test.test_type, "set_id": self.test.set_id,
                 "source": self.test.source, "passed_all": all(o is Outcome.PASS for o in self.outcomes.values()),
                 "metrics": metrics}
 
@@ -48,25 +50,49 @@ def score_unit_test(test: UnitTest, records: dict[str, MetricRecord]) -> TestRes
     return TestResult(test, records, verdicts, conditions, outcomes)
 
 
+@dataclass
+class MetaEvalRun:
+    """The results in test order (draw by draw), and why the run stopped early, if it did."""
+
+    results: list[TestResult]
+    stopped: str | None = None
+
+
 async def run_meta_eval(tests: list[UnitTest], judge: GroundedQAJudge, results_path: Path,
-                        on_done: Callable[[TestResult], None] | None = None) -> list[TestResult]:
-    """Judge every test concurrently; each finished test is appended to `results_path` at once."""
+                        on_done: Callable[[TestResult], None] | None = None, draws: int = 1) -> MetaEvalRun:
+    """Judge every test `draws` times; each finished test is appended to `results_path` at once.
+
+    A BudgetExhausted stops new tests cleanly: every test that finished is kept, and `stopped` says why.
+    """
     for test in tests:  # every template renders for every test before any call is made
         judge.render_all(test.sample)
-
     in_flight = asyncio.Semaphore(max(1, judge.runtime.settings.concurrency))
+    stopped: list[str] = []
 
-    async def one(test: UnitTest) -> TestResult:
+    async def one(test: UnitTest, draw: int) -> TestResult | None:
         async with in_flight:  # bounded, so tests finish (and are written) steadily rather than all at the end
-            return score_unit_test(test, await judge.judge(test.sample))
+            if stopped:
+                return None
+            try:
+                result = score_unit_test(test, await judge.judge(test.sample, draw))
+            except BudgetExhausted as err:
+                stopped.append(str(err))
+                return None
+            result.draw = draw
+            return result
 
-    results: dict[str, TestResult] = {}
+    finished_results: dict[tuple[str, int], TestResult] = {}
     results_path.parent.mkdir(parents=True, exist_ok=True)
     with results_path.open("w", encoding="utf-8") as handle:
-        for finished in asyncio.as_completed([one(test) for test in tests]):
+        jobs = [one(test, draw) for draw in range(draws) for test in tests]
+        for finished in asyncio.as_completed(jobs):
             result = await finished
+            if result is None:
+                continue
             append_jsonl(handle, result.to_dict())
-            results[result.test.id] = result
+            finished_results[(result.test.id, result.draw)] = result
             if on_done is not None:
                 on_done(result)
-    return [results[test.id] for test in tests]
+    ordered = [finished_results[key] for draw in range(draws) for test in tests
+               if (key := (test.id, draw)) in finished_results]
+    return MetaEvalRun(ordered, stopped[0] if stopped else None)

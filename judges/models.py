@@ -49,13 +49,18 @@ def check_api_key(model: JudgeModel) -> None:
 
 
 @contextlib.contextmanager
-def open_backend(model: JudgeModel, *, timeout_s: float = 120.0) -> Iterator[Backend]:
-    """The LiteLLM backend for `model`, with the local llama.cpp server running around it when needed."""
+def open_backend(model: JudgeModel, *, timeout_s: float = 120.0,
+                 connection: dict[str, Any] | None = None) -> Iterator[Backend]:
+    """The LiteLLM backend for `model`, with the local llama.cpp server running around it when needed.
+
+    `connection` holds credential-like arguments (api_key, extra headers): sent, never cached or logged.
+    """
     from .litellm_backend import LiteLLMBackend
 
     if not model.local:
-        check_api_key(model)
-        yield LiteLLMBackend(api_base=model.api_base, timeout_s=timeout_s)
+        if not (connection or {}).get("api_key"):
+            check_api_key(model)
+        yield LiteLLMBackend(api_base=model.api_base, timeout_s=timeout_s, connection=connection)
         return
     from .local_server import LlamaServer, smollm2_path
 

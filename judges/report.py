@@ -48,6 +48,30 @@ def summarize(rows: list[dict[str, Any]]) -> dict[str, Any]:
             "tests_passing_all": sum(r["passed_all"] for r in rows), "by_test_type": per_type, "usage": usage}
 
 
+def stability(rows: list[dict[str, Any]]) -> dict[str, Any] | None:
+    """Over repeated draws of the same tests: mean grade variance and the rate at which pass/fail flips."""
+    by_test: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for row in rows:
+        by_test[row["id"]].append(row)
+    repeated = [group for group in by_test.values() if len(group) > 1]
+    if not repeated:
+        return None
+    import statistics
+
+    out: dict[str, Any] = {"tests": len(repeated), "draws": max(len(g) for g in repeated), "metrics": {}}
+    for metric in ALL_METRICS:
+        variances, flips = [], 0
+        for group in repeated:
+            grades = [r["metrics"][metric]["verdict"].get("grade") for r in group
+                      if r["metrics"][metric]["verdict"]["state"] == "grade"]
+            if len(grades) > 1:
+                variances.append(statistics.pvariance(grades))
+            flips += len({r["metrics"][metric]["outcome"] == "pass" for r in group}) > 1
+        out["metrics"][metric] = {"mean_grade_variance": statistics.fmean(variances) if variances else None,
+                                  "flip_rate": flips / len(repeated)}
+    return out
+
+
 def _pct(value: float | None) -> str:
     return "n/a" if value is None else f"{100 * value:.1f}%"
 
@@ -65,7 +89,17 @@ def markdown_summary(report: dict[str, Any]) -> str:
     usage = summary["usage"]["total"]
     lines += ["", f"Calls: {int(usage['calls'])} ({int(usage['cached_calls'])} from cache); tokens: "
               f"{int(usage['prompt_tokens'])} prompt + {int(usage['completion_tokens'])} completion; "
-              f"cost: ${usage['cost']:.4f}.", "", "## By test type", "",
+              f"cost: ${usage['cost']:.4f}."]
+    if run.get("stopped"):
+        lines += ["", f"**Stopped early:** {run['stopped']}; the tests above are those that finished."]
+    if report.get("stability"):
+        repeats = report["stability"]
+        lines += ["", f"## Stability ({repeats['draws']} draws of {repeats['tests']} tests)", "",
+                  "| metric | mean grade variance | pass/fail flip rate |", "|---|---|---|"]
+        for metric, stats in repeats["metrics"].items():
+            variance = "n/a" if stats["mean_grade_variance"] is None else f"{stats['mean_grade_variance']:.3f}"
+            lines.append(f"| {metric} | {variance} | {_pct(stats['flip_rate'])} |")
+    lines += ["", "## By test type", "",
               "| test type | n | " + " | ".join(SHORT.values()) + " | total |",
               "|---|---|" + "---|" * (len(SHORT) + 1)]
     for test_type, stats in sorted(summary["by_test_type"].items()):
@@ -76,6 +110,9 @@ def markdown_summary(report: dict[str, Any]) -> str:
 
 def write_report(out_dir: Path, run: dict[str, Any], rows: list[dict[str, Any]]) -> dict[str, Any]:
     report = {"run": run, "summary": summarize(rows)}
+    repeats = stability(rows)
+    if repeats is not None:
+        report["stability"] = repeats
     (out_dir / "report.json").write_text(json.dumps(report, indent=2, ensure_ascii=False), encoding="utf-8")
     (out_dir / "summary.md").write_text(markdown_summary(report), encoding="utf-8")
     return report

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import asyncio
 from dataclasses import dataclass, field
+from typing import Any
 
 from .backend import Backend, CallError, Completion, CompletionRequest
 from .cache import CacheMode, ReplyCache
-from .errors import ReplayMiss
+from .errors import BudgetExhausted, ReplayMiss
 from .types import FailureKind
 
 
@@ -33,11 +34,14 @@ class Usage:
 
 @dataclass
 class RuntimeSettings:
-    concurrency: int = 8
-    max_attempts: int = 4
-    timeout_s: float = 120.0
+    concurrency: int = 8  # calls in flight at once, over all models
+    max_attempts: int = 4  # first try plus retries on 429, 5xx, connection errors and timeouts
+    timeout_s: float = 120.0  # per call
     backoff_initial_s: float = 1.0
     backoff_max_s: float = 30.0
+    requests_per_minute: float | None = None
+    tokens_per_minute: float | None = None  # counted on the prompt estimate plus max_tokens
+    max_cost: float | None = None  # USD; no new call starts once spent
 
 
 @dataclass
@@ -51,9 +55,19 @@ class CallRuntime:
 
     def __post_init__(self) -> None:
         self._slots = asyncio.Semaphore(self.settings.concurrency)
+        self._limiters: dict[str, tuple[Any, Any]] = {}
+
+    def _rate_limiters(self, model: str) -> tuple[Any, Any]:
+        """Per-model request and token limiters (aiolimiter's leaky bucket), made on first use."""
+        if model not in self._limiters:
+            from aiolimiter import AsyncLimiter
+
+            rpm, tpm = self.settings.requests_per_minute, self.settings.tokens_per_minute
+            self._limiters[model] = (AsyncLimiter(rpm, 60) if rpm else None, AsyncLimiter(tpm, 60) if tpm else None)
+        return self._limiters[model]
 
     async def call(self, request: CompletionRequest) -> Completion:
-        """A reply, or CallError once retries are exhausted; never raises anything else for a bad call."""
+        """A reply, or CallError once retries are exhausted; BudgetExhausted once --max-cost is spent."""
         if self.cache is not None:
             hit = self.cache.get(request)
             if hit is not None:
@@ -61,6 +75,8 @@ class CallRuntime:
                 return hit
             if self.cache.mode is CacheMode.REPLAY:
                 raise ReplayMiss(f"replay mode: no recorded reply for a {request.model} call ({request.metric or 'call'})")
+        if self.settings.max_cost is not None and self.usage.cost >= self.settings.max_cost:
+            raise BudgetExhausted(f"--max-cost {self.settings.max_cost:g} USD reached (spent {self.usage.cost:.4f})")
         async with self._slots:
             completion = await self._call_with_retries(request)
         if self.cache is not None:
@@ -77,7 +93,7 @@ class CallRuntime:
         def wait(state: RetryCallState) -> float:
             err = state.outcome.exception() if state.outcome else None
             hinted = getattr(err, "retry_after", None)
-            return min(float(hinted), settings.backoff_max_s) if hinted else jitter(state)
+            return min(float(hinted), settings.backoff_max_s) if hinted is not None else jitter(state)
 
         def count_retry(_state: RetryCallState) -> None:
             self.usage.retries += 1
@@ -95,7 +111,18 @@ class CallRuntime:
         raise AssertionError("unreachable")  # pragma: no cover
 
     async def _one_call(self, request: CompletionRequest) -> Completion:
+        requests_limiter, tokens_limiter = self._rate_limiters(request.model)
+        if requests_limiter is not None:
+            await requests_limiter.acquire()
+        if tokens_limiter is not None:
+            await tokens_limiter.acquire(min(estimate_tokens(request), tokens_limiter.max_rate))
         try:
             return await asyncio.wait_for(self.backend.complete(request), timeout=self.settings.timeout_s)
         except asyncio.TimeoutError:
             raise CallError(FailureKind.TIMEOUT, f"no reply within {self.settings.timeout_s:g} s", retryable=True) from None
+
+
+def estimate_tokens(request: CompletionRequest) -> int:
+    """Prompt tokens (about 4 characters each) plus the completion budget: what a token rate limit counts."""
+    prompt_chars = sum(len(message["content"]) for message in request.messages)
+    return prompt_chars // 4 + int(request.params.get("max_tokens") or 0)

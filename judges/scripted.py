@@ -16,7 +16,8 @@ class ScriptedBackend:
     Every request is kept in `requests`, so tests can check what was sent.
     """
 
-    def __init__(self, script: Script | Iterable[Reply]) -> None:
+    def __init__(self, script: Script | Iterable[Reply], *, cost_per_call: float = 0.0) -> None:
+        self.cost_per_call = cost_per_call
         self._script = script if callable(script) else iter(list(script)).__next__
         self._callable = callable(script)
         self.requests: list[CompletionRequest] = []
@@ -27,7 +28,8 @@ class ScriptedBackend:
         if isinstance(reply, Exception):
             raise reply
         prompt_words = sum(len(m["content"].split()) for m in request.messages)
-        return Completion(text=reply, prompt_tokens=prompt_words, completion_tokens=len(reply.split()))
+        return Completion(text=reply, prompt_tokens=prompt_words, completion_tokens=len(reply.split()),
+                          cost=self.cost_per_call)
 
 
 def by_metric(replies: dict[str, Reply | list[Reply]]) -> Script:

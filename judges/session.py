@@ -35,6 +35,9 @@ class JudgeOptions:
     timeout_s: float = 120.0
     cache_path: str = ".judgelab/cache.sqlite"
     cache_mode: str = "read-write"
+    requests_per_minute: float | None = None
+    tokens_per_minute: float | None = None
+    max_cost: float | None = None
 
     @staticmethod
     def parse_extra(text: str | None) -> dict[str, Any]:
@@ -48,12 +51,20 @@ class JudgeOptions:
             raise ConfigError("--extra must be a JSON object, e.g. '{\"top_p\": 0.9}'")
         return value
 
+    def generation_extra(self) -> dict[str, Any]:
+        """Extra arguments that shape the reply (part of the cache key and the reports)."""
+        return {k: v for k, v in self.extra.items() if not _SECRET_NAME.search(k)}
+
+    def connection_extra(self) -> dict[str, Any]:
+        """Extra arguments that look like credentials: sent with each call, never hashed, stored or logged."""
+        return {k: v for k, v in self.extra.items() if _SECRET_NAME.search(k)}
+
+    def params(self) -> dict[str, Any]:
+        return judge_params(self.temperature, self.max_tokens, self.seed, self.generation_extra())
+
     def public_params(self) -> dict[str, Any]:
-        """Parameters as recorded in reports: anything that looks like a secret is redacted."""
-        params = judge_params(self.temperature, self.max_tokens, self.seed, self.extra)
-        if "extra" in params:
-            params["extra"] = {k: ("<redacted>" if _SECRET_NAME.search(k) else v) for k, v in params["extra"].items()}
-        return params
+        """Parameters as recorded in reports; credential-like extras are named but never shown."""
+        return {**self.params(), **({"credentials": sorted(self.connection_extra())} if self.connection_extra() else {})}
 
 
 @dataclass
@@ -71,9 +82,11 @@ def open_runtime(options: JudgeOptions) -> Iterator[tuple[JudgeModel, CallRuntim
         raise ConfigError("--concurrency must be at least 1")
     model = JudgeModel.from_name(options.judge, api_base=options.api_base, json_schema=options.json_schema)
     cache = ReplyCache(options.cache_path, CacheMode.parse(options.cache_mode))
-    settings = RuntimeSettings(concurrency=options.concurrency, timeout_s=options.timeout_s)
+    settings = RuntimeSettings(concurrency=options.concurrency, timeout_s=options.timeout_s,
+                               requests_per_minute=options.requests_per_minute,
+                               tokens_per_minute=options.tokens_per_minute, max_cost=options.max_cost)
     try:
-        with open_backend(model, timeout_s=options.timeout_s) as backend:
+        with open_backend(model, timeout_s=options.timeout_s, connection=options.connection_extra()) as backend:
             yield model, CallRuntime(backend, cache, settings)
     finally:
         cache.close()
@@ -84,8 +97,23 @@ def open_judge(options: JudgeOptions) -> Iterator[JudgeSession]:
     """A GroUSE judge (four metric prompts) on the shared runtime; prompts load before anything starts."""
     prompts = load_prompt_set(options.prompts)
     with open_runtime(options) as (model, runtime):
-        params = judge_params(options.temperature, options.max_tokens, options.seed, options.extra)
-        yield JudgeSession(GroundedQAJudge(runtime, prompts, model, params), model, prompts, runtime)
+        yield JudgeSession(GroundedQAJudge(runtime, prompts, model, options.params()), model, prompts, runtime)
+
+
+class DryRunBackend:
+    """The backend of a dry run: any call is a bug, since a dry run must spend nothing."""
+
+    async def complete(self, request: Any) -> Any:
+        raise AssertionError("a dry run made a call")
+
+
+def planning_judge(options: JudgeOptions) -> tuple[GroundedQAJudge, ReplyCache | None]:
+    """A judge that can render and build requests but never calls, and the existing cache (read-only), if any."""
+    prompts = load_prompt_set(options.prompts)
+    model = JudgeModel.from_name(options.judge, api_base=options.api_base, json_schema=options.json_schema)
+    cache_file = Path(options.cache_path)
+    cache = ReplyCache(cache_file, CacheMode.READ_ONLY) if cache_file.is_file() else None
+    return GroundedQAJudge(CallRuntime(DryRunBackend()), prompts, model, options.params()), cache
 
 
 def default_run_dir(root: Path, *parts: str) -> Path:

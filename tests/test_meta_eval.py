@@ -2,6 +2,7 @@
 
 import asyncio
 import json
+from dataclasses import replace
 
 from conftest import ROOT, record, reply, scripted_judge, write_jsonl
 
@@ -22,7 +23,7 @@ def perfect_script():
 def test_a_correct_judge_passes_all_six_metrics(tmp_path):
     tests = load_unit_tests(write_jsonl(tmp_path / "u.jsonl", [record()]))
     judge, _ = scripted_judge(perfect_script())
-    [result] = asyncio.run(run_meta_eval(tests, judge, tmp_path / "results.jsonl"))
+    [result] = asyncio.run(run_meta_eval(tests, judge, tmp_path / "results.jsonl")).results
     assert {m: o.value for m, o in result.outcomes.items()} == {
         "answer_relevancy": "pass", "completeness": "pass", "faithfulness": "pass", "usefulness": "pass",
         "positive_acceptance": "pass", "negative_rejection": "pass"}
@@ -45,7 +46,7 @@ def test_rates_count_format_failures_apart_from_wrong_grades(tmp_path):
 
     judge, _ = scripted_judge(script)
     judge.runtime.settings.max_attempts = 2
-    results = asyncio.run(run_meta_eval(tests, judge, tmp_path / "results.jsonl"))
+    results = asyncio.run(run_meta_eval(tests, judge, tmp_path / "results.jsonl")).results
     summary = summarize([r.to_dict() for r in results])
     stats = summary["metrics"]["completeness"]
     assert (stats["passed"], stats["wrong_grade"], stats["format_failures"]) == (1, 1, 2)
@@ -66,7 +67,7 @@ def test_abstention_test_expects_nulls_and_pa_nr(tmp_path):
     judge, backend = scripted_judge(by_metric({"answer_relevancy": reply("answer_relevancy", None),
                                                "completeness": reply("completeness", 1),
                                                "usefulness": reply("usefulness", None)}))
-    [result] = asyncio.run(run_meta_eval(tests, judge, tmp_path / "results.jsonl"))
+    [result] = asyncio.run(run_meta_eval(tests, judge, tmp_path / "results.jsonl")).results
     assert all(o.value == "pass" for o in result.outcomes.values())
     assert str(result.conditions["positive_acceptance"]) == "==0" and result.verdicts["positive_acceptance"].grade == 0
     assert "faithfulness" not in [r.metric for r in backend.requests]
@@ -75,7 +76,7 @@ def test_abstention_test_expects_nulls_and_pa_nr(tmp_path):
 def test_by_type_breakdown_and_plot_on_the_train_split(tmp_path):
     tests = load_unit_tests(ROOT / "unit_tests", "train")[:16]
     judge, _ = scripted_judge(perfect_script())
-    results = asyncio.run(run_meta_eval(tests, judge, tmp_path / "results.jsonl"))
+    results = asyncio.run(run_meta_eval(tests, judge, tmp_path / "results.jsonl")).results
     rows = [r.to_dict() for r in results]
     summary = summarize(rows)
     assert len(summary["by_test_type"]) == 16
@@ -100,3 +101,40 @@ def test_a_template_error_stops_the_run_before_any_call(tmp_path):
     else:
         raise AssertionError("a missing template variable must stop the run")
     assert backend.requests == []
+
+
+def test_max_cost_stops_cleanly_and_keeps_finished_tests(tmp_path):
+    from judges.runtime import CallRuntime, RuntimeSettings
+    from judges.scripted import ScriptedBackend
+
+    tests = load_unit_tests(write_jsonl(tmp_path / "u.jsonl", [record(id=f"t{i}") for i in range(10)]))
+    judge, _ = scripted_judge(perfect_script())
+    backend = ScriptedBackend(perfect_script(), cost_per_call=0.01)
+    judge.runtime = CallRuntime(backend, None, RuntimeSettings(concurrency=1, max_cost=0.05))
+    run = asyncio.run(run_meta_eval(tests, judge, tmp_path / "results.jsonl"))
+    assert run.stopped and "--max-cost 0.05" in run.stopped
+    assert 1 <= len(run.results) < 10 and len(backend.requests) <= 6
+    written = (tmp_path / "results.jsonl").read_text().splitlines()
+    assert len(written) == len(run.results)  # every finished test is kept, no half-judged one is written
+
+
+def test_samples_report_grade_variance_and_flips(tmp_path):
+    from judges.report import stability
+
+    tests = load_unit_tests(write_jsonl(tmp_path / "u.jsonl", [record(id="a"), record(id="b")]))
+
+    def script(request):  # completeness wavers between draws on test "a" only
+        if request.metric == "completeness":
+            prompt = request.messages[0]["content"]
+            return reply("completeness", 5 if request.draw == 0 or "WAVER" not in prompt else 3)
+        return reply(request.metric, 5 if request.metric == "answer_relevancy" else 1)
+
+    tests[0] = replace(tests[0], sample=replace(tests[0].sample, actual_output="WAVER 52 weeks [1]."))
+    judge, _ = scripted_judge(script)
+    run = asyncio.run(run_meta_eval(tests, judge, tmp_path / "results.jsonl", draws=3))
+    assert [(r.test.id, r.draw) for r in run.results] == [("a", 0), ("b", 0), ("a", 1), ("b", 1), ("a", 2), ("b", 2)]
+    repeats = stability([r.to_dict() for r in run.results])
+    assert repeats["draws"] == 3 and repeats["tests"] == 2
+    assert repeats["metrics"]["completeness"]["flip_rate"] == 0.5
+    assert abs(repeats["metrics"]["completeness"]["mean_grade_variance"] - (8 / 9) / 2) < 1e-9
+    assert repeats["metrics"]["answer_relevancy"]["flip_rate"] == 0.0

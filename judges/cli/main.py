@@ -33,7 +33,11 @@ def add_judge_options(parser: argparse.ArgumentParser) -> None:
     runtime.add_argument("--concurrency", type=int, default=8, help="calls in flight at once (default 8)")
     runtime.add_argument("--timeout", type=float, default=120.0, help="seconds per call before a retry")
     runtime.add_argument("--cache", default=".judgelab/cache.sqlite", metavar="PATH", help="reply cache (SQLite)")
-    runtime.add_argument("--cache-mode", default="read-write", choices=["read-write", "read-only", "off", "replay"])
+    runtime.add_argument("--cache-mode", default="read-write", choices=["read-write", "read-only", "off", "replay"],
+                         help="replay: recorded replies only, a miss is an error (for CI)")
+    runtime.add_argument("--rpm", type=float, metavar="N", help="at most N requests per minute per model")
+    runtime.add_argument("--tpm", type=float, metavar="N", help="at most N tokens per minute per model (estimated)")
+    runtime.add_argument("--max-cost", type=float, metavar="USD", help="stop cleanly once this much is spent")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -58,6 +62,10 @@ def _configure(name: str, parser: argparse.ArgumentParser) -> None:
                             help="split of a folder or hub dataset (default train for the shipped suite, else test)")
         parser.add_argument("--limit", type=int, metavar="N", help="only the first N unit tests")
         parser.add_argument("--out", metavar="DIR", help="run folder (default results/runs/<run-id>)")
+        parser.add_argument("--samples", type=int, default=1, metavar="K",
+                            help="judge each test K times and report grade variance and pass/fail flips")
+        parser.add_argument("--dry-run", action="store_true",
+                            help="print the calls, tokens and cost the run would need, and call nothing")
     elif name == "evaluate":
         parser.add_argument("file", metavar="FILE", help="JSONL of input, references, expected_output, actual_output")
         parser.add_argument("--limit", type=int, metavar="N")

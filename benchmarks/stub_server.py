@@ -1,0 +1,149 @@
+"""A loopback OpenAI-compatible stub: fixed latency, a concurrency cap, and injected faults (5xx, 429, garbage).
+
+Run: python benchmarks/stub_server.py --port 0 --latency-ms 200 --max-concurrency 32 --error-rate 0.2
+It prints `READY <port>` once it listens. GET /stats gives request counts; POST /reset clears them.
+Replies are valid for judgelab's and grouse's judge prompts (two-answer JSON with the metric's grade
+field) and for ragas' faithfulness and answer-relevancy prompts; /v1/embeddings returns unit vectors.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import hashlib
+import json
+import random
+import re
+import time
+from collections import Counter
+
+from aiohttp import web
+
+GRADE_FIELDS = (("usefulness", (0, 1)), ("faithfulness", (0, 1)), ("answer_relevancy", (1, 2, 3, 4, 5)),
+                ("completeness", (1, 2, 3, 4, 5)))
+
+
+def judge_reply(prompt: str) -> str:
+    """A plausible reply for the prompt's task, deterministic in the prompt text."""
+    digest = int(hashlib.sha256(prompt.encode()).hexdigest(), 16)
+    for name, grades in GRADE_FIELDS:
+        if f'"{name}"' in prompt or f"{name}\":" in prompt:
+            entry = {f"{name}_justification": "stub", name: grades[digest % len(grades)],
+                     "answer_affirms_no_document_answers": False, "answer_contains_related_information": False,
+                     "answer_only_asserts_no_document_answers": False, "content_analysis_sentence_by_sentence": []}
+            return json.dumps({"answer_1": entry, "answer_2": entry})
+    if "noncommittal" in prompt:
+        return json.dumps({"question": "What does the answer say?", "noncommittal": 0})
+    if "verdict" in prompt:
+        statements = re.findall(r'"statement":\s*"([^"]*)"', prompt) or ["stub statement"]
+        return json.dumps({"statements": [{"statement": s, "reason": "stub", "verdict": digest % 2} for s in statements]})
+    if "statements" in prompt:
+        return json.dumps({"statements": ["The answer makes one claim.", "It makes a second claim."]})
+    return json.dumps({"text": "stub"})
+
+
+class Stub:
+    def __init__(self, latency_s: float, max_concurrency: int, error_rate: float, garbage_rate: float,
+                 seed: int) -> None:
+        self.latency_s, self.error_rate, self.garbage_rate = latency_s, error_rate, garbage_rate
+        self.slots = asyncio.Semaphore(max_concurrency)
+        self.random = random.Random(seed)
+        self.stats: Counter[str] = Counter()
+        self.in_flight = self.peak = 0
+
+    async def chat(self, request: web.Request) -> web.Response:
+        body = await request.json()
+        async with self.slots:
+            self.in_flight += 1
+            self.peak = max(self.peak, self.in_flight)
+            try:
+                await asyncio.sleep(self.latency_s)
+                return self._reply(body)
+            finally:
+                self.in_flight -= 1
+
+    def _reply(self, body: dict) -> web.Response:
+        self.stats["requests"] += 1
+        roll = self.random.random()
+        if roll < self.error_rate / 2:
+            self.stats["500"] += 1
+            return web.json_response({"error": {"message": "injected server error"}}, status=500)
+        if roll < self.error_rate:
+            self.stats["429"] += 1
+            return web.json_response({"error": {"message": "injected rate limit"}}, status=429,
+                                     headers={"Retry-After": "0"})
+        prompt = "\n".join(str(m.get("content", "")) for m in body.get("messages", []))
+        content = judge_reply(prompt)
+        if roll < self.error_rate + self.garbage_rate:
+            self.stats["garbage"] += 1
+            content = "Sorry, the grade is: <<<not json>>>"
+        self.stats["ok"] += 1
+        n = int(body.get("n") or 1)
+        choices = [{"index": i, "finish_reason": "stop", "message": {"role": "assistant", "content": content}}
+                   for i in range(n)]
+        usage = {"prompt_tokens": len(prompt) // 4, "completion_tokens": len(content) // 4,
+                 "total_tokens": len(prompt) // 4 + len(content) // 4}
+        return web.json_response({"id": f"stub-{self.stats['requests']}", "object": "chat.completion",
+                                  "created": int(time.time()), "model": body.get("model", "stub"),
+                                  "system_fingerprint": "stub-fp-1", "choices": choices, "usage": usage})
+
+    async def embeddings(self, request: web.Request) -> web.Response:
+        body = await request.json()
+        inputs = body.get("input") or [""]
+        inputs = [inputs] if isinstance(inputs, str) else inputs
+        await asyncio.sleep(self.latency_s)
+        data = []
+        for i, text in enumerate(inputs):
+            rng = random.Random(str(text))
+            vector = [rng.gauss(0, 1) for _ in range(32)]
+            norm = sum(v * v for v in vector) ** 0.5
+            data.append({"object": "embedding", "index": i, "embedding": [v / norm for v in vector]})
+        self.stats["embeddings"] += 1
+        return web.json_response({"object": "list", "data": data, "model": body.get("model", "stub"),
+                                  "usage": {"prompt_tokens": 1, "total_tokens": 1}})
+
+    async def models(self, _request: web.Request) -> web.Response:
+        return web.json_response({"object": "list", "data": [{"id": "stub", "object": "model"}]})
+
+    async def get_stats(self, _request: web.Request) -> web.Response:
+        return web.json_response({**self.stats, "peak_concurrency": self.peak})
+
+    async def reset(self, _request: web.Request) -> web.Response:
+        self.stats.clear()
+        self.peak = 0
+        return web.json_response({"ok": True})
+
+
+def build_app(stub: Stub) -> web.Application:
+    app = web.Application(client_max_size=16 * 1024 * 1024)
+    app.add_routes([web.post("/v1/chat/completions", stub.chat), web.post("/chat/completions", stub.chat),
+                    web.post("/v1/embeddings", stub.embeddings), web.post("/embeddings", stub.embeddings),
+                    web.get("/v1/models", stub.models), web.get("/stats", stub.get_stats),
+                    web.post("/reset", stub.reset)])
+    return app
+
+
+async def serve(args: argparse.Namespace) -> None:
+    stub = Stub(args.latency_ms / 1000, args.max_concurrency, args.error_rate, args.garbage_rate, args.seed)
+    runner = web.AppRunner(build_app(stub), access_log=None)
+    await runner.setup()
+    site = web.TCPSite(runner, "127.0.0.1", args.port, backlog=1024)
+    await site.start()
+    port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
+    print(f"READY {port}", flush=True)
+    await asyncio.Event().wait()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--port", type=int, default=0)
+    parser.add_argument("--latency-ms", type=float, default=200)
+    parser.add_argument("--max-concurrency", type=int, default=32)
+    parser.add_argument("--error-rate", type=float, default=0.0, help="share of 5xx + 429 replies (half each)")
+    parser.add_argument("--garbage-rate", type=float, default=0.0, help="share of replies that are not JSON")
+    parser.add_argument("--seed", type=int, default=0)
+    asyncio.run(serve(parser.parse_args()))
+
+
+if __name__ == "__main__":
+    main()
