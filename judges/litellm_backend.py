@@ -89,10 +89,14 @@ class LiteLLMBackend:
 def _to_completion(litellm: Any, response: Any, latency_s: float) -> Completion:
     choice = response.choices[0]
     usage = getattr(response, "usage", None)
-    try:
-        cost = float(litellm.completion_cost(completion_response=response) or 0.0)
-    except Exception:  # unknown model (a local server): no price known
-        cost = 0.0
+    hidden = getattr(response, "_hidden_params", None) or {}
+    cost = hidden.get("response_cost")  # LiteLLM prices each reply as it arrives
+    if cost is None:
+        try:
+            cost = litellm.completion_cost(completion_response=response)
+        except Exception:  # unknown model (a local server): no price known
+            cost = 0.0
+    cost = float(cost or 0.0)
     top = None
     logprobs = getattr(choice, "logprobs", None)
     content = getattr(logprobs, "content", None) if logprobs is not None else None

@@ -66,11 +66,13 @@ async def run_meta_eval(tests: list[UnitTest], judge: GroundedQAJudge, results_p
     """
     for test in tests:  # every template renders for every test before any call is made
         judge.render_all(test.sample)
-    in_flight = asyncio.Semaphore(max(1, judge.runtime.settings.concurrency))
+    # More tests than call slots are in flight, so the slots stay full while some tests wait on a later stage;
+    # bounded all the same, so tests finish (and are written) steadily rather than all at the end.
+    in_flight = asyncio.Semaphore(4 * max(1, judge.runtime.settings.concurrency))
     stopped: list[str] = []
 
     async def one(test: UnitTest, draw: int) -> TestResult | None:
-        async with in_flight:  # bounded, so tests finish (and are written) steadily rather than all at the end
+        async with in_flight:
             if stopped:
                 return None
             try:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import importlib.util
 from dataclasses import dataclass
@@ -27,13 +28,23 @@ class PromptTemplate:
     def sha256(self) -> str:
         return hashlib.sha256(self.source.encode("utf-8")).hexdigest()
 
-    def render(self, **variables: Any) -> str:
+    @functools.cached_property
+    def _compiled(self) -> Any:
         from jinja2 import StrictUndefined, TemplateError
         from jinja2.sandbox import SandboxedEnvironment
 
         env = SandboxedEnvironment(undefined=StrictUndefined, keep_trailing_newline=False, autoescape=False)
         try:
-            return env.from_string(self.source).render(**variables).strip()
+            return env.from_string(self.source)
+        except TemplateError as err:
+            raise PromptError(f"{self.path}: invalid template: {err}") from None
+
+    def render(self, **variables: Any) -> str:
+        """Render in the sandbox; a variable the template uses but is not given is an error, not ''."""
+        from jinja2 import TemplateError
+
+        try:
+            return self._compiled.render(**variables).strip()
         except TemplateError as err:
             raise PromptError(f"{self.path}: cannot render: {err}") from None
 
