@@ -63,13 +63,13 @@ class GroundedQAJudge:
             params["response_format"] = {"type": "json_object", "schema": reply_schema(metric)}
         return CompletionRequest(self.model.litellm_model, tuple(messages), params, metric=metric, draw=draw)
 
-    async def grade(self, metric: str, sample: Sample, draw: int = 0) -> MetricRecord:
+    async def grade(self, metric: str, sample: Sample, draw: int = 0, priority: int = 0) -> MetricRecord:
         template = self.prompts.templates[metric]
         record = MetricRecord(metric, Verdict.failed(FailureKind.UNPARSEABLE, "not judged"), template.sha256)
         messages = [{"role": "user", "content": template.render(**sample_variables(sample))}]
         for attempt in (1, 2):
             try:
-                completion = await self.runtime.call(self.request(metric, messages, draw))
+                completion = await self.runtime.call(self.request(metric, messages, draw), priority)
             except CallError as err:
                 record.verdict = Verdict.failed(err.kind, str(err))
                 return record
@@ -93,22 +93,23 @@ class GroundedQAJudge:
             return record
         return record  # pragma: no cover - the loop always returns
 
-    async def judge(self, sample: Sample, draw: int = 0) -> dict[str, MetricRecord]:
+    async def judge(self, sample: Sample, draw: int = 0, priority: int = 0) -> dict[str, MetricRecord]:
         """GroUSE's pipeline: usefulness only when relevancy is null; faithfulness null when usefulness is.
 
-        `draw` > 0 asks the same questions again as a distinct, separately cached call (stability runs).
+        `draw` > 0 asks the same questions again as a distinct, separately cached call (stability runs);
+        `priority` orders this sample's calls against other samples' (lower goes first).
         """
-        relevancy, completeness = await asyncio.gather(self.grade("answer_relevancy", sample, draw),
-                                                       self.grade("completeness", sample, draw))
+        relevancy, completeness = await asyncio.gather(self.grade("answer_relevancy", sample, draw, priority),
+                                                       self.grade("completeness", sample, draw, priority))
         if relevancy.verdict.state is VerdictState.GRADE:
             usefulness = MetricRecord("usefulness", Verdict.null("not judged: answer relevancy is graded"))
-            faithfulness = await self.grade("faithfulness", sample, draw)
+            faithfulness = await self.grade("faithfulness", sample, draw, priority)
         else:
-            usefulness = await self.grade("usefulness", sample, draw)
+            usefulness = await self.grade("usefulness", sample, draw, priority)
             if usefulness.verdict.state is VerdictState.NULL:
                 faithfulness = MetricRecord("faithfulness", Verdict.null("not judged: usefulness came back null"))
             else:
-                faithfulness = await self.grade("faithfulness", sample, draw)
+                faithfulness = await self.grade("faithfulness", sample, draw, priority)
         return {"answer_relevancy": relevancy, "completeness": completeness,
                 "faithfulness": faithfulness, "usefulness": usefulness}
 

@@ -71,12 +71,12 @@ async def run_meta_eval(tests: list[UnitTest], judge: GroundedQAJudge, results_p
     in_flight = asyncio.Semaphore(4 * max(1, judge.runtime.settings.concurrency))
     stopped: list[str] = []
 
-    async def one(test: UnitTest, draw: int) -> TestResult | None:
+    async def one(test: UnitTest, draw: int, order: int) -> TestResult | None:
         async with in_flight:
             if stopped:
                 return None
             try:
-                result = score_unit_test(test, await judge.judge(test.sample, draw))
+                result = score_unit_test(test, await judge.judge(test.sample, draw, priority=order))
             except BudgetExhausted as err:
                 stopped.append(str(err))
                 return None
@@ -86,7 +86,8 @@ async def run_meta_eval(tests: list[UnitTest], judge: GroundedQAJudge, results_p
     finished_results: dict[tuple[str, int], TestResult] = {}
     results_path.parent.mkdir(parents=True, exist_ok=True)
     with results_path.open("w", encoding="utf-8") as handle:
-        jobs = [one(test, draw) for draw in range(draws) for test in tests]
+        jobs = [one(test, draw, order) for order, (draw, test) in
+                enumerate((draw, test) for draw in range(draws) for test in tests)]
         for finished in asyncio.as_completed(jobs):
             result = await finished
             if result is None:

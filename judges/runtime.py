@@ -9,6 +9,7 @@ from typing import Any
 from .backend import Backend, CallError, Completion, CompletionRequest
 from .cache import CacheMode, ReplyCache
 from .errors import BudgetExhausted, ReplayMiss
+from .slots import PrioritySlots
 from .types import FailureKind
 
 
@@ -54,7 +55,7 @@ class CallRuntime:
     usage: Usage = field(default_factory=Usage)
 
     def __post_init__(self) -> None:
-        self._slots = asyncio.Semaphore(self.settings.concurrency)
+        self._slots = PrioritySlots(self.settings.concurrency)
         self._limiters: dict[str, tuple[Any, Any]] = {}
 
     def _rate_limiters(self, model: str) -> tuple[Any, Any]:
@@ -66,8 +67,12 @@ class CallRuntime:
             self._limiters[model] = (AsyncLimiter(rpm, 60) if rpm else None, AsyncLimiter(tpm, 60) if tpm else None)
         return self._limiters[model]
 
-    async def call(self, request: CompletionRequest) -> Completion:
-        """A reply, or CallError once retries are exhausted; BudgetExhausted once --max-cost is spent."""
+    async def call(self, request: CompletionRequest, priority: int = 0) -> Completion:
+        """A reply, or CallError once retries are exhausted; BudgetExhausted once --max-cost is spent.
+
+        Waiting calls get a slot lowest `priority` first (callers pass the unit's order), so work already
+        started finishes before new work begins.
+        """
         if self.cache is not None:
             hit = self.cache.get(request)
             if hit is not None:
@@ -75,13 +80,14 @@ class CallRuntime:
                 return hit
             if self.cache.mode is CacheMode.REPLAY:
                 raise ReplayMiss(f"replay mode: no recorded reply for a {request.model} call ({request.metric or 'call'})")
-        if self.settings.max_cost is not None and self.usage.cost >= self.settings.max_cost:
-            raise BudgetExhausted(f"--max-cost {self.settings.max_cost:g} USD reached (spent {self.usage.cost:.4f})")
-        async with self._slots:
+        async with self._slots.hold(priority):  # checked once a slot is held, so calls waiting for a slot cannot overshoot
+            if self.settings.max_cost is not None and self.usage.cost >= self.settings.max_cost:
+                raise BudgetExhausted(f"--max-cost {self.settings.max_cost:g} USD reached "
+                                      f"(spent {self.usage.cost:.4f})")
             completion = await self._call_with_retries(request)
+            self.usage.add(completion)
         if self.cache is not None:
             self.cache.put(request, completion)
-        self.usage.add(completion)
         return completion
 
     async def _call_with_retries(self, request: CompletionRequest) -> Completion:
