@@ -10,12 +10,17 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import hashlib
 import json
 import random
 import re
+import subprocess
+import sys
 import time
+import urllib.request
 from collections import Counter
+from typing import Iterator
 
 from aiohttp import web
 
@@ -143,6 +148,31 @@ def main() -> None:
     parser.add_argument("--garbage-rate", type=float, default=0.0, help="share of replies that are not JSON")
     parser.add_argument("--seed", type=int, default=0)
     asyncio.run(serve(parser.parse_args()))
+
+
+@contextlib.contextmanager
+def running_stub(**options: float) -> Iterator[str]:
+    """Run this server in a subprocess on a free port; yields its base URL (…/v1). Options are its flags."""
+    flags = [f"--{key.replace('_', '-')}={value}" for key, value in options.items()]
+    process = subprocess.Popen([sys.executable, __file__, "--port", "0", *flags], stdout=subprocess.PIPE, text=True)
+    try:
+        line = process.stdout.readline() if process.stdout else ""
+        if not line.startswith("READY "):
+            raise RuntimeError(f"stub server did not start: {line!r}")
+        yield f"http://127.0.0.1:{int(line.split()[1])}/v1"
+    finally:
+        process.kill()
+        process.wait()
+
+
+def stub_stats(base_url: str, reset: bool = False) -> dict[str, int]:
+    """The server's counters; with reset=True, clear them (after reading)."""
+    root = base_url.removesuffix("/v1")
+    with urllib.request.urlopen(root + "/stats", timeout=5) as response:
+        counts = json.loads(response.read())
+    if reset:
+        urllib.request.urlopen(urllib.request.Request(root + "/reset", method="POST"), timeout=5).close()
+    return counts
 
 
 if __name__ == "__main__":
