@@ -22,12 +22,13 @@ class JudgeModel:
     json_schema: bool = False  # send the metric's JSON schema to constrain decoding
     local: bool = False
     api_base: str | None = None
+    max_parallel_calls: int | None = None  # a local llama.cpp server answers one request at a time
 
     @classmethod
     def from_name(cls, name: str, *, api_base: str | None = None, json_schema: bool | None = None) -> JudgeModel:
         if name in LOCAL_MODELS:
             return cls(name, f"openai/{LOCAL_MODELS[name]}", json_schema=True if json_schema is None else json_schema,
-                       local=True)
+                       local=True, max_parallel_calls=1)
         if name.startswith("local/"):
             raise BackendUnavailable(f"unknown local judge {name!r}; known: {', '.join(LOCAL_MODELS)}")
         return cls(name, name, json_schema=bool(json_schema), api_base=api_base)

@@ -16,7 +16,7 @@ from .models import DEFAULT_JUDGE, JudgeModel, judge_params, open_backend
 from .prompts import PromptSet, load_prompt_set
 from .runtime import CallRuntime, RuntimeSettings
 
-_SECRET_NAME = re.compile(r"key|token|secret|password|authorization|auth", re.I)
+_SECRET_NAME = re.compile(r"key|token|secret|password|auth|header|cookie", re.I)
 
 
 @dataclass
@@ -82,7 +82,8 @@ def open_runtime(options: JudgeOptions) -> Iterator[tuple[JudgeModel, CallRuntim
         raise ConfigError("--concurrency must be at least 1")
     model = JudgeModel.from_name(options.judge, api_base=options.api_base, json_schema=options.json_schema)
     cache = ReplyCache(options.cache_path, CacheMode.parse(options.cache_mode))
-    settings = RuntimeSettings(concurrency=options.concurrency, timeout_s=options.timeout_s,
+    concurrency = min(options.concurrency, model.max_parallel_calls or options.concurrency)
+    settings = RuntimeSettings(concurrency=concurrency, timeout_s=options.timeout_s,
                                requests_per_minute=options.requests_per_minute,
                                tokens_per_minute=options.tokens_per_minute, max_cost=options.max_cost)
     try:

@@ -1,0 +1,32 @@
+"""Judge model specs: capabilities are fields, not guesses from names."""
+
+import pytest
+
+from judges.errors import BackendUnavailable
+from judges.models import JudgeModel, judge_params
+from judges.session import JudgeOptions
+
+
+def test_local_judge_is_constrained_and_serial():
+    model = JudgeModel.from_name("local/smollm2-135m")
+    assert model.local and model.json_schema and model.max_parallel_calls == 1
+    assert model.litellm_model == "openai/smollm2-135m"
+
+
+def test_api_models_send_no_schema_unless_asked():
+    assert not JudgeModel.from_name("gpt-4o-mini").json_schema
+    assert JudgeModel.from_name("openai/x", api_base="http://h/v1", json_schema=True).json_schema
+
+
+def test_unknown_local_judge_is_named():
+    with pytest.raises(BackendUnavailable, match="local/nope"):
+        JudgeModel.from_name("local/nope")
+
+
+def test_params_skip_unset_values_and_credentials_stay_out_of_them():
+    assert judge_params(None, 100, None) == {"max_tokens": 100}
+    options = JudgeOptions(extra={"top_p": 0.5, "api_key": "sk-x", "extra_headers": {"Authorization": "b"}})
+    assert options.params()["extra"] == {"top_p": 0.5}
+    assert options.connection_extra() == {"api_key": "sk-x", "extra_headers": {"Authorization": "b"}}
+    public = repr(options.public_params())
+    assert "sk-x" not in public and "'b'" not in public and "credentials" in public
