@@ -27,11 +27,11 @@ def run(args: argparse.Namespace) -> int:
     options = judge_options(args)
     if args.dry_run:
         return dry_run(tests, options, args.samples)
-    out_dir = Path(args.out) if args.out else _default_out(args, split or Path(tests_source).stem)
+    out_dir = Path(args.out) if args.out else default_out(args, split or Path(tests_source).stem)
     return execute(tests, options, args, tests_source, split, out_dir)
 
 
-def _default_out(args: argparse.Namespace, split: str) -> Path:
+def default_out(args: argparse.Namespace, split: str) -> Path:
     from ..session import default_run_dir
 
     return default_run_dir(Path("results/runs"), args.judge, Path(args.prompts).name, split)

@@ -1,0 +1,144 @@
+"""Reading judge outputs that judgelab did not produce: an id and a score per item, from JSONL or JSON."""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Iterator, Mapping
+
+from ..errors import ConfigError, InputError
+from ..labels.mapping import get_field
+from ..types import VerdictState
+
+FAILED_STATUSES = {"failed", "failure", "error"}
+
+
+@dataclass(frozen=True)
+class Prediction:
+    """One judge outcome for one item: a score, a legitimate null, or a failure (with its message).
+
+    For a pairwise item the score is the judge's preference for answer b (> 0), e.g. score_b - score_a.
+    """
+
+    id: str
+    state: VerdictState
+    score: float | None = None
+    message: str | None = None
+
+
+@dataclass(frozen=True)
+class Predictions:
+    """Judge outcomes keyed by (item id, metric); metric None when the file holds one metric."""
+
+    by_key: Mapping[tuple[str, str | None], Prediction]
+    source: str = ""
+
+    def get(self, item_id: str, metric: str) -> Prediction | None:
+        return self.by_key.get((item_id, metric)) or self.by_key.get((item_id, None))
+
+    def ids(self, metric: str) -> set[str]:
+        return {i for (i, m) in self.by_key if m in (metric, None)}
+
+
+def parse_score_fields(text: str) -> tuple[str, ...]:
+    """`score` (one field) or `a_field,b_field` (two scores of a pair; the preference is b - a)."""
+    parts = tuple(p.strip() for p in text.split(","))
+    if not 1 <= len(parts) <= 2 or not all(parts):
+        raise ConfigError(f"--score-field: expected FIELD or A_FIELD,B_FIELD, got {text!r}")
+    return parts
+
+
+def _number(value: Any, *, where: dict[str, Any]) -> tuple[VerdictState, float | None, str | None]:
+    if value is None:
+        return VerdictState.NULL, None, None
+    if isinstance(value, bool):
+        return VerdictState.GRADE, float(value), None
+    if isinstance(value, str):
+        try:
+            value = float(value)
+        except ValueError:
+            raise InputError(f"expected a number or null, got {value!r}", **where) from None
+    if not isinstance(value, (int, float)):
+        raise InputError(f"expected a number or null, got {type(value).__name__}", **where)
+    if math.isnan(value):
+        return VerdictState.FAILURE, None, "the score is NaN"
+    return VerdictState.GRADE, float(value), None
+
+
+def parse_prediction(row: Mapping[str, Any], *, id_field: str, score_fields: tuple[str, ...], path: str,
+                     line: int | None) -> Prediction:
+    """A Prediction from one row; a row with a truthy `error` or a failed `status` is a failure."""
+    try:
+        item_id = get_field(row, id_field)
+    except KeyError:
+        raise InputError("missing id", path=path, line=line, field=id_field) from None
+    error = row.get("error")
+    if error or str(row.get("status", "")).lower() in FAILED_STATUSES:
+        return Prediction(str(item_id), VerdictState.FAILURE, message=str(error or row.get("status")))
+    outcomes = []
+    for name in score_fields:
+        try:
+            value = get_field(row, name)
+        except KeyError:
+            raise InputError("missing score", path=path, line=line, field=name) from None
+        outcomes.append(_number(value, where={"path": path, "line": line, "field": name}))
+    failed = [message for state, _, message in outcomes if state is VerdictState.FAILURE]
+    if failed:
+        return Prediction(str(item_id), VerdictState.FAILURE, message=failed[0])
+    if any(state is VerdictState.NULL for state, _, _ in outcomes):
+        return Prediction(str(item_id), VerdictState.NULL)
+    scores = [score for _, score, _ in outcomes if score is not None]
+    return Prediction(str(item_id), VerdictState.GRADE, score=scores[-1] - scores[0] if len(scores) == 2 else scores[0])
+
+
+def _rows(path: Path, id_field: str) -> Iterator[tuple[int | None, Mapping[str, Any]]]:
+    if path.suffix.lower() == ".jsonl":
+        from ..jsonl import read_jsonl
+
+        yield from read_jsonl(path)
+        return
+    if not path.is_file():
+        raise InputError("file not found", path=str(path))
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as err:
+        raise InputError(f"not valid JSON ({err.msg})", path=str(path), line=err.lineno) from None
+    if isinstance(data, dict):  # {id: score} or {id: {fields}}
+        for key, value in data.items():
+            yield None, ({id_field: key, **value} if isinstance(value, dict) else {id_field: key, "score": value})
+    elif isinstance(data, list) and all(isinstance(row, dict) for row in data):
+        yield from ((None, row) for row in data)
+    else:
+        raise InputError("expected JSON Lines, a JSON list of objects, or a JSON object {id: score}", path=str(path))
+
+
+def read_predictions(path: str | Path, *, id_field: str = "id", score_field: str = "score",
+                     metric: str | None = None) -> Predictions:
+    """Judge outcomes from a file; `{metric}` in a field name is replaced by `metric`.
+
+    A row may carry a `metric` field (one row per item and metric); otherwise its score applies to
+    the metric being measured. Duplicate (id, metric) rows are an error.
+    """
+    fields = parse_score_fields(score_field.replace("{metric}", metric) if metric else score_field)
+    by_key: dict[tuple[str, str | None], Prediction] = {}
+    for number, (line, row) in enumerate(_rows(Path(path), id_field), start=1):
+        try:
+            prediction = parse_prediction(row, id_field=id_field, score_fields=fields, path=str(path), line=line)
+        except InputError as err:
+            if line is not None:
+                raise
+            message = str(err).removeprefix(f"{path}: ")
+            raise InputError(f"entry {number}: {message}", path=str(path)) from None
+        row_metric = row.get("metric")
+        key = (prediction.id, str(row_metric) if row_metric is not None else None)
+        if key in by_key:
+            where = f"line {line}" if line else f"entry {number}"
+            raise InputError(f"{where}: a second prediction for item {prediction.id!r}"
+                             + (f" and metric {row_metric!r}" if row_metric else ""), path=str(path), line=line,
+                             field=id_field)
+        by_key[key] = prediction
+    if not by_key:
+        raise InputError("no predictions in the file", path=str(path))
+    return Predictions(by_key, source=str(path))

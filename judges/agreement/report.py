@@ -1,0 +1,72 @@
+"""Writing agreement results: `agreement.json` (everything) and `agreement.md` (a table per metric)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any, Sequence
+
+from .bootstrap import Figure
+from .measure import MetricAgreement
+
+
+def report_dict(results: Sequence[MetricAgreement], *, labels: dict[str, Any], predictions: dict[str, Any]) -> dict:
+    from datetime import datetime, timezone
+
+    from .. import __version__
+
+    return {"judgelab": __version__, "created": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+            "labels": labels, "predictions": predictions, "metrics": {r.metric: r.to_dict() for r in results}}
+
+
+def _value(fig: Figure | None) -> tuple[str, str, str]:
+    if fig is None:
+        return "", "", ""
+    value = "n/a" if fig.value is None else f"{fig.value:.4f}"
+    ci = "" if fig.ci is None else f"[{fig.ci[0]:.4f}, {fig.ci[1]:.4f}]"
+    return value, ci, f"{fig.n} ({fig.n_items})"
+
+
+def metric_table(result: MetricAgreement) -> list[str]:
+    """Markdown lines: a heading line, the outcome counts, the table, and notes on missing values."""
+    counts = result.counts
+    scale = ", ".join(f"{v:g}" for v in result.scale)
+    lines = [f"### {result.metric}: {result.label_type.value} labels on [{scale}], "
+             f"annotators {', '.join(result.annotators)}",
+             "",
+             f"{result.n_items} items, {result.n_labels} labels. Judge outcomes: {counts.graded} graded, "
+             f"{counts.null} null, {counts.failed} failed, {counts.missing} missing; policy `{result.policy.value}`: "
+             f"{counts.excluded} excluded, {counts.counted_wrong} counted as wrong, {counts.imputed} imputed. "
+             f"{result.unmatched_predictions} predictions match no item."
+             + (f" Continuous judge scores cut at {result.judge_scale.threshold:g}."
+                if result.judge_scale.threshold is not None else ""),
+             "",
+             "| statistic | judge | 95% CI | n (items) | human-human | 95% CI | n (items) |",
+             "|---|---|---|---|---|---|---|"]
+    ceiling = {f.statistic: f for f in result.ceiling}
+    notes = []
+    for fig in result.judge:
+        lines.append("| " + " | ".join([fig.statistic, *_value(fig), *_value(ceiling.get(fig.statistic))]) + " |")
+        if fig.note:
+            notes.append(f"- {fig.statistic} (judge): {fig.note}")
+        if fig.statistic in ceiling and ceiling[fig.statistic].note:
+            notes.append(f"- {fig.statistic} (human-human): {ceiling[fig.statistic].note}")
+    if not result.ceiling:
+        notes.append("- no human-human ceiling: no item was labelled by two annotators")
+    return lines + ([""] + notes if notes else [])
+
+
+def write_report(out_dir: Path, results: Sequence[MetricAgreement], *, labels: dict[str, Any],
+                 predictions: dict[str, Any]) -> str:
+    """Write agreement.json and agreement.md into `out_dir`; return the markdown."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    data = report_dict(results, labels=labels, predictions=predictions)
+    (out_dir / "agreement.json").write_text(json.dumps(data, indent=2), encoding="utf-8")
+    header = [f"# Agreement with human labels: {labels['name']}", "",
+              f"Labels: {labels['source'] or labels['name']}. Predictions: `{predictions['path']}`. "
+              f"Bootstrap: {results[0].settings['resamples']} resamples of items, seed "
+              f"{results[0].settings['seed']}, percentile {results[0].settings['confidence']:.0%} intervals.", ""]
+    body = [line for result in results for line in metric_table(result) + [""]]
+    markdown = "\n".join(header + body)
+    (out_dir / "agreement.md").write_text(markdown, encoding="utf-8")
+    return markdown

@@ -1,0 +1,16 @@
+"""`judgelab compare RUN_DIR...`: pass rates side by side, flipped outcomes, train-versus-test gaps."""
+
+from __future__ import annotations
+
+import argparse
+
+from ..errors import ConfigError
+
+
+def run(args: argparse.Namespace) -> int:
+    from ..compare import Run, comparison_markdown
+
+    if len(args.runs) < 2:
+        raise ConfigError("compare needs at least two run folders")
+    print(comparison_markdown([Run.load(path) for path in args.runs]), end="")
+    return 0

@@ -1,0 +1,55 @@
+"""BEGIN (google/BEGIN-dataset): knowledge-grounded dialogue turns labelled for attribution, as binary faithfulness."""
+
+from __future__ import annotations
+
+import csv
+from pathlib import Path
+
+from ..errors import InputError
+from ..types import Sample
+from .schema import LabelledItem, LabelledSet, LabelType
+from .shared import shared_file
+
+FILES = {"wow": "begin_dev_wow.tsv", "cmu": "begin_dev_cmu.tsv", "tc": "begin_dev_tc.tsv"}
+COLUMNS = ("model_name", "data_source", "knowledge", "message", "response", "begin_label")
+# "Generic" responses (too vague to be attributed) are not fully attributable: label 0 unless dropped.
+LABELS = {"Fully attributable": 1.0, "Not fully attributable": 0.0, "Generic": 0.0}
+
+
+def read_begin_file(path: Path, subset: str, *, generic: str = "negative") -> list[LabelledItem]:
+    """One BEGIN TSV; ids are `<subset>/<data row, from 0>`. `generic`: "negative" (label 0) or "drop"."""
+    items = []
+    with path.open(encoding="utf-8", newline="") as handle:
+        rows = csv.reader(handle, delimiter="\t", quoting=csv.QUOTE_NONE)  # raw TSV: quotes are text
+        header = next(rows, None)
+        if header is None or tuple(header) != COLUMNS:
+            raise InputError(f"expected the columns {', '.join(COLUMNS)}", path=str(path), line=1)
+        for number, row in enumerate(rows):
+            line = number + 2
+            if len(row) != len(COLUMNS):
+                raise InputError(f"expected {len(COLUMNS)} tab-separated fields, got {len(row)}", path=str(path),
+                                 line=line)
+            record = dict(zip(COLUMNS, row, strict=True))
+            if record["begin_label"] not in LABELS:
+                raise InputError(f"unknown label {record['begin_label']!r}", path=str(path), line=line,
+                                 field="begin_label")
+            if generic == "drop" and record["begin_label"] == "Generic":
+                continue
+            sample = Sample(input=record["message"], references=(record["knowledge"],), expected_output="",
+                            actual_output=record["response"])
+            items.append(LabelledItem(
+                id=f"{subset}/{number}", metric="faithfulness", label=LABELS[record["begin_label"]],
+                label_type=LabelType.BINARY, scale=(0.0, 1.0), annotator="begin", sample=sample,
+                extra={"begin_label": record["begin_label"], "system": record["model_name"],
+                       "source": f"{path.name}:{line}"}))
+    return items
+
+
+def load_begin(subsets: tuple[str, ...] = ("wow", "cmu", "tc"), *, generic: str = "negative") -> LabelledSet:
+    """BEGIN dev sets from ../shared/datasets/begin (430 WoW, 416 CMU-DoG, 383 TopicalChat turns)."""
+    if generic not in ("negative", "drop"):
+        raise ValueError(f"generic must be 'negative' or 'drop', got {generic!r}")
+    items = [item for subset in subsets for item in read_begin_file(shared_file("begin", FILES[subset]), subset,
+                                                                    generic=generic)]
+    name = "begin" if len(subsets) == len(FILES) else "begin-" + "-".join(subsets)
+    return LabelledSet(name, tuple(items), source="google/BEGIN-dataset (dev), CC BY 4.0 / CDLA-Sharing-1.0")

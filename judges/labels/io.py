@@ -1,0 +1,28 @@
+"""Reading and writing labelled-item JSONL files (the schema of `judges.labels.schema.parse_item`)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Iterable
+
+from ..errors import InputError
+from ..jsonl import append_jsonl, read_jsonl
+from .schema import LabelledItem, LabelledSet, check_consistent, parse_item
+
+
+def read_labels(path: str | Path) -> LabelledSet:
+    """A labelled-item JSONL file as a LabelledSet named after the file."""
+    numbered = [(line, parse_item(record, path=str(path), line=line)) for line, record in read_jsonl(path)]
+    if not numbered:
+        raise InputError("no labelled items in the file", path=str(path))
+    check_consistent(numbered, path=str(path))
+    return LabelledSet(Path(path).stem, tuple(item for _, item in numbered), source=str(path))
+
+
+def write_labels(path: str | Path, items: Iterable[LabelledItem]) -> Path:
+    """Write items as labelled-item JSONL (one record per line)."""
+    path = Path(path)
+    with path.open("w", encoding="utf-8") as handle:
+        for item in items:
+            append_jsonl(handle, item.to_record())
+    return path

@@ -1,0 +1,74 @@
+"""Named labelled sets (lazy `module:function` targets) and the resolution of `--labels SET_OR_FILE`."""
+
+from __future__ import annotations
+
+import difflib
+import importlib
+from pathlib import Path
+from typing import Any
+
+from ..errors import ConfigError, InputError
+from .schema import LabelledSet
+
+# name -> (target, keyword arguments, what it is). Shared sets read ../shared/datasets; hub sets need the network.
+SETS: dict[str, tuple[str, dict[str, Any], str]] = {
+    "begin": ("judges.labels.begin:load_begin", {}, "BEGIN WoW + CMU-DoG + TopicalChat, binary faithfulness (1229)"),
+    "begin-wow": ("judges.labels.begin:load_begin", {"subsets": ("wow",)}, "BEGIN Wizard of Wikipedia (430)"),
+    "begin-cmu": ("judges.labels.begin:load_begin", {"subsets": ("cmu",)}, "BEGIN CMU-DoG (416)"),
+    "begin-tc": ("judges.labels.begin:load_begin", {"subsets": ("tc",)}, "BEGIN TopicalChat (383)"),
+    "topical-chat": ("judges.labels.topical_chat:load_topical_chat", {},
+                     "USR Topical-Chat groundedness, continuous faithfulness in [0, 1] (360)"),
+    "ragchecker": ("judges.labels.ragchecker:load_ragchecker", {},
+                   "RAGChecker pairwise preferences, correctness / completeness / overall, 2 annotators (560)"),
+    "alce": ("judges.labels.alce:load_alce", {}, "ALCE utility 1..5 as usefulness, ASQA + ELI5 (800)"),
+    "alce-asqa": ("judges.labels.alce:load_alce", {"datasets": ("asqa",)}, "ALCE utility, ASQA (400)"),
+    "alce-eli5": ("judges.labels.alce:load_alce", {"datasets": ("eli5",)}, "ALCE utility, ELI5 (400)"),
+    "wikieval": ("judges.labels.hub:load_wikieval", {}, "WikiEval pairs from the hub (network; or wikieval:FOLDER)"),
+    "ragtruth": ("judges.labels.hub:load_ragtruth", {},
+                 "RAGTruth response-level hallucination labels, wandb/RAGTruth-processed (network; ragtruth:DIR)"),
+}
+HUB_SETS = ("wikieval", "ragtruth")
+
+
+def load_set(name: str, *, split: str | None = None) -> LabelledSet:
+    """A named set; `wikieval:<repo or folder>` reads a hub set from elsewhere; unknown names get the closest ones."""
+    hub_name, _, location = name.partition(":")
+    if location and hub_name in HUB_SETS:
+        target = SETS[hub_name][0]
+        module, _, attr = target.partition(":")
+        extra = {} if split is None else {"split": split}
+        return getattr(importlib.import_module(module), attr)(location, **extra)
+    if name not in SETS:
+        close = difflib.get_close_matches(name, list(SETS), n=3)
+        hint = f"; did you mean {' or '.join(close)}?" if close else f"; known sets: {', '.join(SETS)}"
+        raise ConfigError(f"unknown labelled set {name!r}{hint}")
+    target, kwargs, _ = SETS[name]
+    module, _, attr = target.partition(":")
+    if split is not None:
+        if name not in HUB_SETS:
+            raise ConfigError(f"--split applies to hub sets ({', '.join(HUB_SETS)}), not {name!r}")
+        kwargs = {**kwargs, "split": split}
+    return getattr(importlib.import_module(module), attr)(**kwargs)
+
+
+def open_labels(spec: str, *, columns: str | None = None, metric: str | None = None, label_type: str | None = None,
+                scale: tuple[float, float] | None = None, split: str | None = None) -> LabelledSet:
+    """`--labels`: a set name, a labelled-item JSONL, or (with `columns`) a CSV/JSONL/JSON file or HF dataset."""
+    if columns is not None:
+        from .mapping import ColumnMapping, load_mapped
+        from .schema import LabelType
+
+        if not metric or not label_type:
+            raise ConfigError("--columns needs --metric and --label-type (binary, ordinal, continuous, preference)")
+        return load_mapped(spec, ColumnMapping.parse(columns), metric=metric, label_type=LabelType(label_type),
+                           scale=scale, split=split or "train")
+    if spec in SETS or spec.partition(":")[0] in HUB_SETS:
+        return load_set(spec, split=split)
+    if Path(spec).is_file():
+        from .io import read_labels
+
+        return read_labels(spec)
+    close = difflib.get_close_matches(spec, list(SETS), n=3)
+    hint = f" (did you mean {' or '.join(close)}?)" if close else \
+        "; give a set name, a labelled-item JSONL, or your own file with --columns"
+    raise InputError(f"no labelled set or file named {spec!r}{hint}")

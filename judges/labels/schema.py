@@ -1,0 +1,175 @@
+"""The labelled-item type: a sample, one human label for one metric, and who gave it."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from enum import Enum
+from typing import Any, Iterable, Mapping
+
+from ..errors import InputError
+from ..types import Sample
+
+
+class LabelType(str, Enum):
+    """What a label measures, which decides the agreement statistics."""
+
+    BINARY = "binary"  # 0 or 1 (1 = the good outcome, e.g. faithful)
+    ORDINAL = "ordinal"  # integers on a scale, e.g. 1..5
+    CONTINUOUS = "continuous"  # any number on a scale, e.g. a mean of annotators in [0, 1]
+    PREFERENCE = "preference"  # pairwise: < 0 prefers answer a (`actual_output`), > 0 answer b, 0 a tie
+
+
+@dataclass(frozen=True)
+class LabelledItem:
+    """One human label: `label` for `metric` given by `annotator` to `sample` (and `answer_b` for a pair).
+
+    Items with the same `id` and `metric` but different annotators are the same sample labelled twice;
+    that is what the human-human ceiling is computed from. `scale` is the label's (lowest, highest)
+    value; for binary labels it is (0, 1), for preferences it is symmetric around 0 (e.g. (-2, 2)).
+    """
+
+    id: str
+    metric: str
+    label: float
+    label_type: LabelType
+    scale: tuple[float, float]
+    annotator: str
+    sample: Sample
+    answer_b: str | None = None
+    extra: Mapping[str, Any] = field(default_factory=dict, compare=False)
+
+    def to_record(self) -> dict[str, Any]:
+        """The JSONL record (see `parse_item` for the schema)."""
+        out: dict[str, Any] = {
+            "id": self.id, "metric": self.metric, "label": _plain(self.label), "label_type": self.label_type.value,
+            "scale": [_plain(v) for v in self.scale], "annotator": self.annotator,
+            "input": self.sample.input, "references": list(self.sample.references),
+            "expected_output": self.sample.expected_output, "actual_output": self.sample.actual_output,
+        }
+        if self.answer_b is not None:
+            out["actual_output_b"] = self.answer_b
+        if self.extra:
+            out["extra"] = dict(self.extra)
+        return out
+
+
+@dataclass(frozen=True)
+class LabelledSet:
+    """Labelled items from one source, possibly several metrics and annotators."""
+
+    name: str
+    items: tuple[LabelledItem, ...]
+    source: str = ""
+
+    def metrics(self) -> list[str]:
+        return sorted({item.metric for item in self.items})
+
+    def for_metric(self, metric: str) -> LabelledSet:
+        if metric not in self.metrics():
+            raise InputError(f"no labels for metric {metric!r} in {self.name} (it has: {', '.join(self.metrics())})")
+        return LabelledSet(self.name, tuple(i for i in self.items if i.metric == metric), self.source)
+
+    def annotators(self) -> list[str]:
+        return sorted({item.annotator for item in self.items})
+
+
+def _plain(value: float) -> float | int:
+    return int(value) if float(value).is_integer() else value
+
+
+def check_label(label_type: LabelType, label: float, scale: tuple[float, float]) -> str | None:
+    """Why `label` is not a valid label of this type and scale, or None."""
+    lo, hi = scale
+    if not lo <= label <= hi:
+        return f"label {label:g} is outside the scale [{lo:g}, {hi:g}]"
+    if label_type is LabelType.BINARY and label not in (0, 1):
+        return f"a binary label is 0 or 1, got {label:g}"
+    if label_type is LabelType.ORDINAL and not float(label).is_integer():
+        return f"an ordinal label is a whole number, got {label:g}"
+    return None
+
+
+def check_scale(label_type: LabelType, scale: tuple[float, float]) -> str | None:
+    """Why `scale` does not suit the label type, or None."""
+    lo, hi = scale
+    if lo >= hi:
+        return "the low end of the scale must be below the high end"
+    if label_type is LabelType.BINARY and (lo, hi) != (0, 1):
+        return "a binary scale is [0, 1]"
+    if label_type is LabelType.ORDINAL and not (float(lo).is_integer() and float(hi).is_integer()):
+        return "an ordinal scale runs between whole numbers"
+    if label_type is LabelType.PREFERENCE and not lo < 0 < hi:
+        return "a preference scale has 0 (a tie) inside it, e.g. [-2, 2]"
+    return None
+
+
+def default_scale(label_type: LabelType) -> tuple[float, float] | None:
+    return (0.0, 1.0) if label_type is LabelType.BINARY else None
+
+
+def parse_item(record: dict[str, Any], *, path: str, line: int) -> LabelledItem:
+    """A LabelledItem from one JSONL record; an InputError names the file, line and field.
+
+    Required: `id` (string or number), `metric`, `label` (number), `label_type` (binary | ordinal |
+    continuous | preference), `input`, `actual_output`. `scale` ([low, high]) is required except for
+    binary labels. `annotator` defaults to "human"; `references` to []; `expected_output` to "".
+    Pairwise preferences also need `actual_output_b`. Anything under `extra` is kept as is.
+    """
+    def fail(message: str, name: str) -> InputError:
+        return InputError(message, path=path, line=line, field=name)
+
+    for name in ("id", "metric", "label", "label_type", "input", "actual_output"):
+        if record.get(name) is None:
+            raise fail("missing field", name)
+    try:
+        label_type = LabelType(record["label_type"])
+    except ValueError:
+        raise fail(f"must be one of {', '.join(t.value for t in LabelType)}", "label_type") from None
+    label = record["label"]
+    if isinstance(label, bool) or not isinstance(label, (int, float)) or math.isnan(label):
+        raise fail(f"expected a number, got {label!r}", "label")
+    scale = record.get("scale", default_scale(label_type))
+    if not isinstance(scale, (list, tuple)) or len(scale) != 2 \
+            or not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in scale):
+        raise fail("expected [low, high]", "scale")
+    scale = (float(scale[0]), float(scale[1]))
+    if problem := check_scale(label_type, scale):
+        raise fail(problem, "scale")
+    if problem := check_label(label_type, float(label), scale):
+        raise fail(problem, "label")
+    references = record.get("references", [])
+    if isinstance(references, str):
+        references = [references]
+    if not isinstance(references, list) or not all(isinstance(r, str) for r in references):
+        raise fail("expected a list of strings", "references")
+    for name in ("metric", "input", "actual_output", "expected_output", "actual_output_b", "annotator"):
+        if name in record and record[name] is not None and not isinstance(record[name], str):
+            raise fail(f"expected a string, got {type(record[name]).__name__}", name)
+    answer_b = record.get("actual_output_b")
+    if label_type is LabelType.PREFERENCE and answer_b is None:
+        raise fail("a preference label needs the second answer", "actual_output_b")
+    extra = record.get("extra", {})
+    if not isinstance(extra, dict):
+        raise fail("expected an object", "extra")
+    sample = Sample(input=record["input"], references=tuple(references),
+                    expected_output=record.get("expected_output") or "", actual_output=record["actual_output"])
+    return LabelledItem(id=str(record["id"]), metric=record["metric"], label=float(label), label_type=label_type,
+                        scale=scale, annotator=str(record.get("annotator") or "human"), sample=sample,
+                        answer_b=answer_b, extra=extra)
+
+
+def check_consistent(items: Iterable[tuple[int | None, LabelledItem]], *, path: str | None = None) -> None:
+    """One label type and scale per metric, and one label per (id, metric, annotator); items come with line numbers."""
+    kinds: dict[str, tuple[LabelType, tuple[float, float]]] = {}
+    seen: set[tuple[str, str, str]] = set()
+    for line, item in items:
+        kind = kinds.setdefault(item.metric, (item.label_type, item.scale))
+        if kind != (item.label_type, item.scale):
+            raise InputError(f"metric {item.metric!r} mixes label types or scales: {kind[0].value} {list(kind[1])} "
+                             f"before, {item.label_type.value} {list(item.scale)} here", path=path, line=line)
+        key = (item.id, item.metric, item.annotator)
+        if key in seen:
+            raise InputError(f"item {item.id!r} has a second {item.metric} label from annotator {item.annotator!r}",
+                             path=path, line=line, field="id")
+        seen.add(key)

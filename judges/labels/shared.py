@@ -1,0 +1,50 @@
+"""Where the shared human-labelled sets are: $JUDGELAB_SHARED, else ../shared/datasets beside the checkout."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from ..errors import InputError
+
+ENV_VAR = "JUDGELAB_SHARED"
+
+
+def shared_datasets_dir() -> Path:
+    """The folder holding begin/, topical_chat/, ragchecker/, alce/.
+
+    $JUDGELAB_SHARED may name the shared folder (with datasets/ inside) or the datasets folder itself;
+    without it, ../shared/datasets relative to the repository root (the checkout holding judges/),
+    then relative to the working directory. The data is read in place, never copied.
+    """
+    override = os.environ.get(ENV_VAR)
+    if override:
+        root = Path(override)
+        candidates = [root / "datasets", root]
+    else:
+        checkout = Path(__file__).resolve().parents[2]
+        candidates = [checkout.parent / "shared" / "datasets", Path.cwd().parent / "shared" / "datasets"]
+    for candidate in candidates:
+        if candidate.is_dir() and any((candidate / name).is_dir() for name in ("begin", "ragchecker", "alce")):
+            return candidate
+    where = f"${ENV_VAR}={override}" if override else "../shared/datasets"
+    raise InputError(f"shared labelled datasets not found at {where}; set {ENV_VAR} to the shared folder")
+
+
+def shared_file(*parts: str) -> Path:
+    """A file of the shared datasets; an InputError if it is missing."""
+    path = shared_datasets_dir().joinpath(*parts)
+    if not path.is_file():
+        raise InputError("shared dataset file not found", path=str(path))
+    return path
+
+
+def read_shared_json(*parts: str) -> object:
+    """A shared JSON file, parsed; a malformed file is an InputError naming it."""
+    import json
+
+    path = shared_file(*parts)
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as err:
+        raise InputError(f"not valid JSON ({err.msg})", path=str(path), line=err.lineno) from None

@@ -1,0 +1,365 @@
+"""Agreement statistics: exact values on hand-computed cases, the bootstrap, ceilings, policies, predictions, CLI."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+from conftest import ROOT, write_jsonl
+
+from judges.agreement import statistics as st
+from judges.agreement.bootstrap import figures, percentile_interval, resample_items, resample_rows
+from judges.agreement.measure import ceiling_rows, measure, minmax_scale
+from judges.agreement.policy import Policy
+from judges.agreement.predictions import Prediction, Predictions, read_predictions
+from judges.cli.main import main
+from judges.errors import ConfigError, InputError
+from judges.labels.schema import LabelledItem, LabelledSet, LabelType
+from judges.types import Sample, VerdictState
+
+SAMPLE = Sample(input="q", references=("r",), expected_output="", actual_output="a")
+
+
+def labelled_set(label_type, scale, rows, metric="m"):
+    """rows: (id, annotator, label)."""
+    items = tuple(LabelledItem(id=str(i), metric=metric, label=float(label), label_type=label_type, scale=scale,
+                               annotator=ann, sample=SAMPLE, answer_b="b" if label_type is LabelType.PREFERENCE
+                               else None) for i, ann, label in rows)
+    return LabelledSet("test", items)
+
+
+def predictions(scores):
+    """scores: id -> number, None (a null) or "failed"."""
+    out = {}
+    for key, score in scores.items():
+        if score == "failed":
+            out[(str(key), None)] = Prediction(str(key), VerdictState.FAILURE, message="timeout")
+        elif score is None:
+            out[(str(key), None)] = Prediction(str(key), VerdictState.NULL)
+        else:
+            out[(str(key), None)] = Prediction(str(key), VerdictState.GRADE, float(score))
+    return Predictions(out, source="test")
+
+
+A = np.array
+
+
+# --- exact values on small hand-computed cases -------------------------------------------------------------
+
+def test_correlations_by_hand():
+    # deviations (-2,-1,0,1,2) and (-1,-2,1,0,2): sum of products 8, sums of squares 10 -> r = 0.8;
+    # the values are their own ranks, so rho = 0.8; 8 concordant and 2 discordant pairs -> tau = 0.6.
+    h, j = A([1, 2, 3, 4, 5.]), A([2, 1, 4, 3, 5.])
+    assert st.PEARSON(h, j) == pytest.approx(0.8)
+    assert st.SPEARMAN(h, j) == pytest.approx(0.8)
+    assert st.KENDALL(h, j) == pytest.approx(0.6)
+
+
+def test_quadratic_weighted_kappa_by_hand():
+    # weights (i-j)^2/4 on 3 levels; observed disagreement (1/4 + 1/4)/4 = 1/8; expected
+    # sum(r_i c_j w_ij)/16 = 5.5/16; kappa = 1 - (1/8)/(5.5/16) = 7/11.
+    stat = st.choose_statistics(LabelType.ORDINAL, (1, 3), st.JudgeScale(True, False, None))[3]
+    assert stat.name == "weighted_kappa"
+    assert stat(A([1, 2, 3, 3.]), A([1, 3, 3, 2.])) == pytest.approx(7 / 11)
+
+
+def test_krippendorff_alpha_by_hand():
+    # interval alpha, coders (1,2,3) and (1,3,3): D_o = 2/6, D_e = 58/30, alpha = 1 - 5/29 = 24/29
+    interval = st.choose_statistics(LabelType.CONTINUOUS, (1, 3), st.JudgeScale(True, False, None))[-1]
+    assert interval(A([1, 2, 3.]), A([1, 3, 3.])) == pytest.approx(24 / 29)
+    # nominal alpha on 8 binary units with 2 disagreements: D_o = 4/16, D_e = 128/240 -> 0.53125
+    nominal = st.choose_statistics(LabelType.BINARY, (0, 1), st.JudgeScale(True, True, None))[-1]
+    assert nominal(A([1, 1, 1, 0, 0, 0, 1, 0.]), A([1, 1, 0, 0, 0, 1, 1, 0.])) == pytest.approx(0.53125)
+
+
+def test_binary_statistics_by_hand():
+    # TP 3, FN 1, FP 1, TN 3: balanced accuracy (3/4 + 3/4)/2, F1 6/8, MCC (9 - 1)/sqrt(4^4) = 0.5
+    h, j = A([1, 1, 1, 0, 0, 0, 1, 0.]), A([1, 1, 0, 0, 0, 1, 1, 0.])
+    assert st.BALANCED_ACCURACY(h, j) == pytest.approx(0.75)
+    assert st.F1(h, j) == pytest.approx(0.75)
+    assert st.MCC(h, j) == pytest.approx(0.5)
+    # 3 of the 4 (positive, negative) pairs are ordered by the score
+    assert st.AUROC(A([1, 1, 0, 0.]), A([0.9, 0.4, 0.5, 0.1])) == pytest.approx(0.75)
+
+
+def test_preference_agreement_by_hand():
+    h, j = A([2, -1, 0, 1.]), A([0.5, -0.2, 0.3, -0.1])
+    assert st.AGREEMENT(h, j) == 0.5  # rows 1, 2 agree; a human tie against a judge preference disagrees
+    assert st.DECISIVE_AGREEMENT(h, j) == pytest.approx(2 / 3)  # without the human tie
+
+
+def test_undefined_statistics_are_nan_not_errors():
+    assert np.isnan(st.PEARSON(A([1, 1, 1.]), A([1, 2, 3.])))
+    assert np.isnan(st.AUROC(A([1, 1, 1.]), A([0.1, 0.2, 0.3])))
+
+
+def test_batched_statistics_equal_the_library_call_per_resample():
+    rng = np.random.default_rng(7)
+    h, j = rng.integers(1, 6, size=(50, 40)).astype(float), rng.normal(size=(50, 40))
+    for stat in (st.PEARSON, st.SPEARMAN, st.AGREEMENT, st.DECISIVE_AGREEMENT):
+        expected = [stat(h[b], j[b] - 0.5 if "agreement" in stat.name else j[b]) for b in range(50)]
+        shifted = j - 0.5 if "agreement" in stat.name else j
+        np.testing.assert_allclose(stat.batch(h, shifted), expected, rtol=1e-12)
+
+
+# --- statistics chosen by the label type and the judge's scale ----------------------------------------------
+
+@pytest.mark.parametrize("label_type, scale, judge, names", [
+    (LabelType.ORDINAL, (1, 5), [1, 3, 5], ["pearson", "spearman", "kendall_tau_b", "weighted_kappa",
+                                            "krippendorff_alpha"]),
+    (LabelType.CONTINUOUS, (0, 1), [0, 0.5, 1], ["pearson", "spearman", "kendall_tau_b", "krippendorff_alpha"]),
+    (LabelType.BINARY, (0, 1), [0, 1, 1], ["balanced_accuracy", "f1", "mcc", "krippendorff_alpha"]),
+    (LabelType.BINARY, (0, 1), [0.2, 0.7], ["balanced_accuracy", "f1", "mcc", "krippendorff_alpha", "auroc"]),
+    (LabelType.PREFERENCE, (-2, 2), [0.3, -0.1], ["agreement", "agreement_decisive", "pearson", "spearman",
+                                                  "kendall_tau_b"]),
+])
+def test_statistics_by_label_type(label_type, scale, judge, names):
+    stats = st.choose_statistics(label_type, scale, st.describe_judge(judge, label_type, scale))
+    assert [s.name for s in stats] == names and all(s.reason is None for s in stats)
+
+
+def test_off_scale_judges_get_no_kappa_alpha_or_uncut_binary_statistics():
+    ordinal = st.choose_statistics(LabelType.ORDINAL, (1, 5), st.describe_judge([0.1, 0.9], LabelType.ORDINAL, (1, 5)))
+    assert {s.name: s.reason is None for s in ordinal} == {"pearson": True, "spearman": True, "kendall_tau_b": True,
+                                                           "weighted_kappa": False, "krippendorff_alpha": False}
+    binary = st.choose_statistics(LabelType.BINARY, (0, 1), st.describe_judge([1, 3, 5], LabelType.BINARY, (0, 1)))
+    assert [s.name for s in binary if s.reason is None] == ["auroc"]
+    given = st.describe_judge([1, 3, 5], LabelType.BINARY, (0, 1), threshold=3)
+    assert given.threshold == 3 and all(s.reason is None for s in st.choose_statistics(LabelType.BINARY, (0, 1), given))
+
+
+# --- the bootstrap -----------------------------------------------------------------------------------------
+
+def test_index_matrix_is_seeded_and_items_keep_their_rows_together():
+    index = resample_items(5, 200, seed=3)
+    assert index.shape == (200, 5) and np.array_equal(index, resample_items(5, 200, seed=3))
+    assert not np.array_equal(index, resample_items(5, 200, seed=4))
+    rows = resample_rows([np.array([2 * i, 2 * i + 1]) for i in range(5)], index)
+    assert rows.shape == (200, 10)
+    pairs = rows.reshape(200, 5, 2)
+    assert np.array_equal(pairs[..., 1], pairs[..., 0] + 1) and np.array_equal(pairs[..., 0] // 2, index)
+    ragged = resample_rows([np.array([0]), np.array([1, 2])], np.array([[1, 1], [0, 1]]))
+    assert [r.tolist() for r in ragged] == [[1, 2, 1, 2], [0, 1, 2]]
+
+
+def test_percentile_interval_and_undefined_resamples():
+    values = np.arange(1001, dtype=float)
+    (low, high), undefined = percentile_interval(values, 0.95)
+    assert (low, high, undefined) == (25.0, 975.0, 0)
+    values[:600] = np.nan
+    assert percentile_interval(values, 0.95) == (None, 600)
+
+
+def test_bootstrap_interval_holds_the_estimate_and_is_deterministic_with_the_seed():
+    rng = np.random.default_rng(0)
+    h = rng.integers(1, 6, 120).astype(float)
+    j = np.clip(h + rng.integers(-1, 2, 120), 1, 5)
+    groups = [np.array([i]) for i in range(120)]
+    stats = st.choose_statistics(LabelType.ORDINAL, (1, 5), st.describe_judge(j, LabelType.ORDINAL, (1, 5)))
+    views = {"value": j, "scaled": j, "binary": j}
+    first = figures(stats, h, views, groups, resamples=200, seed=11)
+    assert first == figures(stats, h, views, groups, resamples=200, seed=11)
+    other = figures(stats, h, views, groups, resamples=200, seed=12)
+    for fig, moved in zip(first, other, strict=True):
+        assert fig.ci[0] < fig.value < fig.ci[1] and (fig.n, fig.n_items) == (120, 120)
+        assert fig.ci != moved.ci and fig.value == moved.value
+
+
+# --- measure(): pooled rows, ceilings, policies ------------------------------------------------------------
+
+def test_preference_ceiling_and_pooled_judge_rows():
+    a1, a2 = [2, 1, 0, -1, -2], [1, 2, 0, -2, -1]
+    rows = [(i, "a1", a1[i]) for i in range(5)] + [(i, "a2", a2[i]) for i in range(5)]
+    judge = [0.4, 0.3, 0.0, 0.1, -0.5]  # item 3: the judge prefers b, both annotators preferred a
+    result = measure(labelled_set(LabelType.PREFERENCE, (-2, 2), rows), predictions(dict(enumerate(judge))),
+                     resamples=200)
+    # human-human: deviations (2,1,0,-1,-2) and (1,2,0,-2,-1): products sum 8 over 10 -> 0.8
+    assert result.figure("pearson", ceiling=True).value == pytest.approx(0.8)
+    assert result.figure("pearson", ceiling=True).n == 5
+    pooled = np.corrcoef(a1 + a2, judge + judge)[0, 1]  # the judge value repeated once per annotator
+    assert result.figure("pearson").value == pytest.approx(pooled) and result.figure("pearson").n == 10
+    assert result.figure("agreement").value == pytest.approx(8 / 10)  # the tie on item 2 (judge 0) agrees
+    assert result.figure("agreement_decisive").value == pytest.approx(6 / 8)  # without the tie's two rows
+    assert result.annotators == ["a1", "a2"] and result.n_items == 5 and result.n_labels == 10
+
+
+def test_no_ceiling_with_one_annotator_and_three_annotators_give_three_pairs():
+    single = labelled_set(LabelType.ORDINAL, (1, 5), [(i, "x", 1 + i % 5) for i in range(10)])
+    result = measure(single, predictions({i: 1 + (i + 1) % 5 for i in range(10)}), resamples=100)
+    assert result.ceiling == []
+    annotations = [[("a", 1.0), ("b", 2.0), ("c", 3.0)], [("b", 4.0), ("a", 5.0)]]
+    first, second, groups = ceiling_rows(annotations)
+    assert first.tolist() == [1, 1, 2, 5] and second.tolist() == [2, 3, 3, 4]
+    assert [g.tolist() for g in groups] == [[0, 1, 2], [3]]
+
+
+def test_minmax_scaling_maps_the_difference_onto_the_label_scale():
+    assert minmax_scale(A([-1, 0, 3.]), (-2, 2)).tolist() == [-2, -1, 2]
+    assert minmax_scale(A([0.5, 0.5]), (-2, 2)).tolist() == [0.5, 0.5]
+
+
+BINARY_ROWS = [(i, "h", label) for i, label in enumerate([1, 0, 1, 0, 1, 0, 1, 0])]
+OUTCOMES = {0: 1, 1: 0, 2: 1, 3: None, 4: "failed", 6: 1, 7: 0}  # item 5 has no prediction
+
+
+@pytest.mark.parametrize("policy, counts, n, balanced_accuracy", [
+    # kept items 0,1,2,6,7 all right
+    (Policy.EXCLUDE, {"excluded": 3, "counted_wrong": 0, "imputed": 0}, 5, 1.0),
+    # items 3 (label 0), 4 (label 1), 5 (label 0) get 1, 0, 1: TP 3 FN 1 TN 2 FP 2 -> (3/4 + 2/4)/2
+    (Policy.WRONG, {"excluded": 0, "counted_wrong": 3, "imputed": 0}, 8, 0.625),
+    # the median of the graded 1,0,1,1,0 is 1: TP 4 FN 0 TN 2 FP 2 -> (1 + 2/4)/2
+    (Policy.IMPUTE, {"excluded": 0, "counted_wrong": 0, "imputed": 3}, 8, 0.75),
+])
+def test_policies_and_their_counts(policy, counts, n, balanced_accuracy):
+    result = measure(labelled_set(LabelType.BINARY, (0, 1), BINARY_ROWS), predictions(OUTCOMES), policy=policy,
+                     resamples=100)
+    got = result.counts.to_dict()
+    assert {k: got[k] for k in ("graded", "null", "failed", "missing")} == {"graded": 5, "null": 1, "failed": 1,
+                                                                          "missing": 1}
+    assert {k: got[k] for k in counts} == counts
+    figure = result.figure("balanced_accuracy")
+    assert figure.n == n and figure.value == pytest.approx(balanced_accuracy)
+
+
+def test_wrong_for_a_continuous_judge_takes_the_far_end_of_its_range():
+    rows = [(i, "h", label) for i, label in enumerate([1, 1, 0, 0, 1])]
+    result = measure(labelled_set(LabelType.BINARY, (0, 1), rows), predictions({0: 7, 1: 9, 2: 3, 3: 2, 4: None}),
+                     policy=Policy.WRONG, threshold=5, resamples=100)
+    # item 4 (label 1) gets the judge's lowest value, 2: positives 7, 9, 2 against negatives 3, 2 order
+    # 4 pairs right, 1 wrong and 1 tie (half) -> 4.5 / 6
+    assert result.figure("auroc").value == pytest.approx(4.5 / 6)
+    assert result.judge_scale.threshold == 5
+
+
+def test_no_matching_prediction_is_one_clear_error():
+    with pytest.raises(InputError, match="no graded judge outcome for any m item"):
+        measure(labelled_set(LabelType.BINARY, (0, 1), BINARY_ROWS), predictions({"x9": 1}))
+
+
+def test_unmatched_predictions_are_counted():
+    result = measure(labelled_set(LabelType.BINARY, (0, 1), BINARY_ROWS),
+                     predictions({**{i: i % 2 for i in range(8)}, "extra": 1}), resamples=100)
+    assert result.unmatched_predictions == 1 and result.counts.graded == 8
+
+
+# --- reading external predictions -------------------------------------------------------------------------
+
+def test_predictions_from_jsonl_json_list_and_json_object(tmp_path):
+    lines = write_jsonl(tmp_path / "p.jsonl", [{"id": 1, "score": 4}, {"id": 2, "score": None},
+                                               {"id": 3, "score": 2, "error": "timeout"}, {"id": 4, "score": "3.5"},
+                                               {"id": 5, "score": True}])
+    got = read_predictions(lines).by_key
+    assert [(p.state.value, p.score) for p in got.values()] == [("grade", 4.0), ("null", None), ("failure", None),
+                                                                 ("grade", 3.5), ("grade", 1.0)]
+    listed = tmp_path / "p.json"
+    listed.write_text(json.dumps([{"uid": "a", "out": {"s": 0.5}}]), encoding="utf-8")
+    assert read_predictions(listed, id_field="uid", score_field="out.s").get("a", "m").score == 0.5
+    mapping = tmp_path / "m.json"
+    mapping.write_text('{"a": 1, "b": NaN, "c": null}', encoding="utf-8")
+    states = {k[0]: p.state.value for k, p in read_predictions(mapping).by_key.items()}
+    assert states == {"a": "grade", "b": "failure", "c": "null"}
+
+
+def test_pair_scores_give_the_preference_for_answer_b(tmp_path):
+    path = write_jsonl(tmp_path / "p.jsonl", [{"id": 1, "m1": {"correctness": 0.2}, "m2": {"correctness": 0.5}}])
+    got = read_predictions(path, score_field="m1.{metric},m2.{metric}", metric="correctness")
+    assert got.get("1", "correctness").score == pytest.approx(0.3)
+
+
+def test_rows_with_a_metric_field_are_kept_per_metric(tmp_path):
+    path = write_jsonl(tmp_path / "p.jsonl", [{"id": 1, "metric": "a", "score": 1}, {"id": 1, "metric": "b",
+                                                                                     "score": 0}])
+    got = read_predictions(path)
+    assert got.get("1", "a").score == 1 and got.get("1", "b").score == 0 and got.get("1", "c") is None
+
+
+@pytest.mark.parametrize("rows, message", [
+    ([{"id": 1, "score": "high"}], r"p.jsonl:1: expected a number or null, got 'high' \(field 'score'\)"),
+    ([{"score": 1}], r"p.jsonl:1: missing id \(field 'id'\)"),
+    ([{"id": 1, "score": 1}, {"id": 1, "score": 2}], r"p.jsonl:2: line 2: a second prediction for item '1'"),
+    ([{"id": 1, "value": 1}], r"p.jsonl:1: missing score \(field 'score'\)"),
+])
+def test_bad_prediction_files_name_the_line_and_field(tmp_path, rows, message):
+    with pytest.raises(InputError, match=message):
+        read_predictions(write_jsonl(tmp_path / "p.jsonl", rows))
+
+
+def test_bad_entry_of_a_json_list_is_named(tmp_path):
+    path = tmp_path / "p.json"
+    path.write_text(json.dumps([{"id": 1, "score": 1}, {"id": 2, "score": [1]}]), encoding="utf-8")
+    with pytest.raises(InputError, match=r"p.json: entry 2: expected a number or null, got list"):
+        read_predictions(path)
+    with pytest.raises(ConfigError, match="--score-field"):
+        read_predictions(path, score_field="a,b,c")
+
+
+# --- the command -------------------------------------------------------------------------------------------
+
+def test_agreement_command_writes_json_and_markdown(tmp_path, capsys):
+    labels = [{"id": i, "metric": "usefulness", "label": 1 + i % 5, "label_type": "ordinal", "scale": [1, 5],
+               "annotator": ann, "input": "q", "actual_output": "a"} for i in range(30) for ann in ("x", "y")]
+    labels = [dict(r, label=r["label"] if r["annotator"] == "x" else min(5, r["label"] + 1)) for r in labels]
+    preds = [{"id": i, "score": 1 + (i + (i % 3 == 0)) % 5} for i in range(29)] + [{"id": 29, "score": None}]
+    labels_path = write_jsonl(tmp_path / "labels.jsonl", labels)
+    preds_path = write_jsonl(tmp_path / "preds.jsonl", preds)
+    code = main(["agreement", "--labels", str(labels_path), "--predictions", str(preds_path), "--policy", "exclude",
+                 "--out", str(tmp_path / "out"), "--resamples", "100"])
+    assert code == 0
+    printed = capsys.readouterr().out
+    assert "| weighted_kappa |" in printed and "1 null" in printed and "wrote" in printed
+    data = json.loads((tmp_path / "out" / "agreement.json").read_text())
+    usefulness = data["metrics"]["usefulness"]
+    assert usefulness["outcomes"]["excluded"] == 1 and usefulness["annotators"] == ["x", "y"]
+    kappa = next(f for f in usefulness["judge"] if f["statistic"] == "weighted_kappa")
+    assert kappa["n"] == 58 and kappa["n_items"] == 29 and kappa["ci"][0] <= kappa["value"] <= kappa["ci"][1]
+    assert len(usefulness["ceiling"]) == 5 and usefulness["ceiling"][0]["n"] == 30
+    assert "| pearson |" in (tmp_path / "out" / "agreement.md").read_text()
+
+
+def test_agreement_command_reads_a_users_csv(tmp_path, capsys):
+    csv_path = tmp_path / "mine.csv"
+    csv_path.write_text("qid,question,answer,ok\n" + "".join(f"{i},q{i},a{i},{i % 2}\n" for i in range(20)),
+                        encoding="utf-8")
+    preds = write_jsonl(tmp_path / "p.jsonl", [{"qid": i, "p": 0.9 if i % 2 else 0.2 + i / 100} for i in range(20)])
+    code = main(["agreement", "--labels", str(csv_path), "--columns", "id=qid,input=question,actual_output=answer,"
+                 "label=ok", "--metric", "faithfulness", "--label-type", "binary", "--predictions", str(preds),
+                 "--id-field", "qid", "--score-field", "p", "--out", str(tmp_path / "o"), "--resamples", "100"])
+    assert code == 0
+    auroc = next(f for f in json.loads((tmp_path / "o" / "agreement.json").read_text())["metrics"]["faithfulness"]
+                 ["judge"] if f["statistic"] == "auroc")
+    assert auroc["value"] == 1.0 and auroc["n"] == 20
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--labels", "ragcheker", "--predictions", "p.jsonl"], "did you mean ragchecker"),
+    (["--labels", "alce", "--predictions", "missing.jsonl"], "missing.jsonl: file not found"),
+    (["--labels", "alce", "--predictions", "p.jsonl", "--metric", "faithfulness"], "no labels for metric"),
+    (["--labels", "x.csv", "--predictions", "p.jsonl", "--columns", "input=a,actual_output=b,label=c"],
+     "--columns needs --metric and --label-type"),
+])
+def test_agreement_command_errors_are_one_line(tmp_path, monkeypatch, capsys, args, message):
+    monkeypatch.chdir(tmp_path)
+    write_jsonl(tmp_path / "p.jsonl", [{"id": 1, "score": 1}])
+    assert main(["agreement", *args]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("judgelab: error:") and message in err and "\n" not in err
+
+
+def test_wikieval_pairs_from_a_local_copy_through_the_command(tmp_path, monkeypatch):
+    import datasets
+    import huggingface_hub.constants
+
+    monkeypatch.setattr(huggingface_hub.constants, "HF_HUB_OFFLINE", True)
+    monkeypatch.setattr(datasets.config, "HF_HUB_OFFLINE", True)
+    # item 0: the judge prefers answer a (as the labels do); item 1: answer b; item 2: a tie
+    preds = write_jsonl(tmp_path / "p.jsonl", [{"id": 0, "a": 5, "b": 1}, {"id": 1, "a": 2, "b": 4},
+                                               {"id": 2, "a": 3, "b": 3}])
+    code = main(["agreement", "--labels", f"wikieval:{ROOT / 'tests' / 'data' / 'wikieval'}", "--metric",
+                 "faithfulness", "--predictions", str(preds), "--score-field", "a,b", "--out", str(tmp_path / "o"),
+                 "--resamples", "100"])
+    assert code == 0
+    judge = {f["statistic"]: f for f in
+             json.loads((tmp_path / "o" / "agreement.json").read_text())["metrics"]["faithfulness"]["judge"]}
+    assert judge["agreement"]["value"] == pytest.approx(1 / 3) and judge["agreement"]["n"] == 3
+    assert judge["pearson"]["value"] is None and judge["pearson"]["note"].startswith("undefined")

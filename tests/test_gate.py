@@ -1,0 +1,111 @@
+"""The validation gate, run comparison and the pytest plugin, against the loopback stub judge."""
+
+import json
+import os
+import re
+import subprocess
+import sys
+import xml.etree.ElementTree as ET
+
+import pytest
+from conftest import ROOT
+from stub import stub_server
+
+from judges.errors import ConfigError
+from judges.gate import Bar, GateConfig, check_bars
+
+ENV = {**os.environ, "PYTHONPATH": str(ROOT), "OPENAI_API_KEY": "sk-fake"}
+TESTS = str(ROOT / "unit_tests" / "test.jsonl")
+
+
+def judgelab(*args, cwd):
+    return subprocess.run([sys.executable, "-m", "judges.cli.main", *args], capture_output=True, text=True, env=ENV,
+                          cwd=cwd, timeout=300)
+
+
+@pytest.fixture(scope="module")
+def stub():
+    with stub_server(latency_ms=1) as base:
+        yield base
+
+
+def test_bars_parse_and_check():
+    summary = {"total_pass_rate": 0.5, "metrics": {
+        m: {"pass_rate": 0.9, "n": 10, "format_failures": 1} for m in
+        ("answer_relevancy", "completeness", "faithfulness", "usefulness", "positive_acceptance", "negative_rejection")}}
+    bars = [Bar.parse("faithfulness=0.8"), Bar.parse("total=0.6"), Bar.parse("format_failure_rate=0.05", "max")]
+    results = check_bars(summary, bars)
+    assert [r.passed for r in results] == [True, False, False]
+    assert results[2].measured == pytest.approx(0.1)
+    assert results[1].describe() == "FAIL total >= 0.6 (measured 0.500)"
+    for bad in ("faithfulness", "speed=0.5", "total=high", "total=1.5"):
+        with pytest.raises(ConfigError):
+            Bar.parse(bad)
+
+
+def test_config_file_errors_are_one_line(tmp_path):
+    path = tmp_path / "gate.toml"
+    path.write_text("[judge]\nmodel = 'x'\n")
+    with pytest.raises(ConfigError, match="no bars"):
+        GateConfig.load(path)
+    path.write_text("[min]\ntotal = 0.5\n[extra]\n")
+    with pytest.raises(ConfigError, match="unknown section"):
+        GateConfig.load(path)
+
+
+def test_validate_fails_a_judge_below_its_bar_and_writes_junit(tmp_path, stub):
+    common = ["--judge", "openai/stub", "--api-base", stub, "--tests", TESTS, "--limit", "16",
+              "--cache", str(tmp_path / "c.sqlite")]
+    failing = judgelab("validate", *common, "--min", "total=0.99", "--min", "completeness=0.0", "--out",
+                       str(tmp_path / "v1"), "--junit", str(tmp_path / "junit.xml"), cwd=tmp_path)
+    assert failing.returncode == 1, failing.stderr[-2000:]
+    assert "FAIL total >= 0.99" in failing.stdout and "PASS completeness >= 0" in failing.stdout
+    suite = ET.parse(tmp_path / "junit.xml").getroot().find("testsuite")
+    assert suite.get("tests") == "2" and suite.get("failures") == "1"
+    failed = [case for case in suite.iter("testcase") if case.find("failure") is not None]
+    assert [case.get("name") for case in failed] == ["total >= 0.99"]
+    passing = judgelab("validate", *common, "--min", "total=0.0", "--out", str(tmp_path / "v2"), cwd=tmp_path)
+    assert passing.returncode == 0 and (tmp_path / "v2" / "junit.xml").is_file()
+
+
+def test_compare_lists_flips_and_the_train_test_gap(tmp_path, stub):
+    tuned = tmp_path / "tuned"
+    tuned.mkdir()
+    for template in (ROOT / "prompts" / "default").glob("*.jinja"):
+        (tuned / template.name).write_text(template.read_text().replace("You grade answers", "You carefully grade answers"))
+    runs = {}
+    for name, prompts, split_args in [("a", "default", ["--tests", TESTS]), ("b", str(tuned), ["--tests", TESTS]),
+                                      ("b-train", str(tuned), ["--tests", str(ROOT / "unit_tests"), "--split", "train"])]:
+        result = judgelab("meta-eval", "--judge", "openai/stub", "--api-base", stub, "--prompts", prompts,
+                          *split_args, "--limit", "16", "--out", str(tmp_path / name),
+                          "--cache", str(tmp_path / "c.sqlite"), cwd=tmp_path)
+        assert result.returncode == 0, result.stderr[-2000:]
+        runs[name] = json.loads((tmp_path / name / "report.json").read_text())
+    out = judgelab("compare", str(tmp_path / "a"), str(tmp_path / "b"), str(tmp_path / "b-train"), cwd=tmp_path)
+    assert out.returncode == 0, out.stderr
+    flipped = re.search(r"## a -> b: (\d+) flipped outcomes \((\d+) now pass, (\d+) now fail\)", out.stdout)
+    assert flipped and int(flipped.group(1)) > 0  # the stub grades by prompt text, so a new prompt flips some
+    assert int(flipped.group(1)) == int(flipped.group(2)) + int(flipped.group(3))
+    assert "## Train versus test" in out.stdout and "## a -> b-train" not in out.stdout
+
+
+def test_pytest_plugin_turns_bars_into_test_items(tmp_path, stub):
+    config = tmp_path / "judge.toml"
+    config.write_text(f"""
+[judge]
+model = "openai/stub"
+api_base = "{stub}"
+cache = "{tmp_path / 'c.sqlite'}"
+[tests]
+source = "{TESTS}"
+limit = 8
+[min]
+total = 0.99
+faithfulness = 0.0
+""")
+    result = subprocess.run([sys.executable, "-m", "pytest", "--judgelab", str(config), "-q", "-p", "no:cacheprovider",
+                             "--rootdir", str(tmp_path), str(tmp_path)], capture_output=True, text=True, env=ENV,
+                            cwd=tmp_path, timeout=300)
+    assert result.returncode == 1, result.stdout[-3000:]
+    assert "1 failed, 1 passed" in result.stdout
+    assert "FAIL total >= 0.99" in result.stdout

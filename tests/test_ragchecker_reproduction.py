@@ -1,0 +1,94 @@
+"""RAGChecker's published meta-evaluation, reproduced from its own files with its protocol (Pearson/Spearman x 100).
+
+Protocol of the source (data/meta_evaluation/meta_eval.py): per pair, RAGChecker's metric for model2 minus
+model1, min-max scaled to [-2, 2], repeated once per annotator and correlated with the 560 human labels;
+human-human is annotator 1 (rows 0, 2, 4, ...) against annotator 2 (rows 1, 3, 5, ...).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+
+import numpy as np
+import pytest
+from conftest import SHARED
+
+from judges.agreement.measure import measure
+from judges.agreement.predictions import read_predictions
+from judges.cli.main import main
+from judges.labels.registry import load_set
+
+BASELINE = SHARED / "datasets" / "ragchecker" / "baseline_ragchecker.json"
+SCORES = "model1.ragchecker.{metric}_label,model2.ragchecker.{metric}_label"
+# metric: (Pearson, Spearman) x 100 of RAGChecker vs humans, then of annotator 1 vs annotator 2
+PUBLISHED = {
+    "correctness": ((49.66, 46.9), (63.67, 59.19)),
+    "completeness": ((60.67, 58.1), (71.91, 68.36)),
+    "overall": ((61.93, 60.9), (70.09, 68.89)),
+}
+
+
+@pytest.fixture(scope="module")
+def results():
+    labels = load_set("ragchecker")
+    out = {}
+    for metric in PUBLISHED:
+        predictions = read_predictions(BASELINE, id_field="instance_id", score_field=SCORES, metric=metric)
+        out[metric] = measure(labels.for_metric(metric), predictions, resamples=200, seed=0)
+    return out
+
+
+@pytest.mark.parametrize("metric", list(PUBLISHED))
+def test_ragchecker_vs_humans_matches_the_paper(results, metric):
+    (pearson, spearman), _ = PUBLISHED[metric]
+    result = results[metric]
+    assert round(result.figure("pearson").value * 100, 2) == pearson
+    assert round(result.figure("spearman").value * 100, 1) == spearman  # published to one decimal
+    assert result.figure("pearson").n == 560 and result.figure("pearson").n_items == 280
+    assert result.counts.graded == 280 and result.counts.excluded == 0 and result.unmatched_predictions == 0
+
+
+@pytest.mark.parametrize("metric", list(PUBLISHED))
+def test_human_human_ceiling_matches_the_paper(results, metric):
+    _, (pearson, spearman) = PUBLISHED[metric]
+    result = results[metric]
+    assert round(result.figure("pearson", ceiling=True).value * 100, 2) == pearson
+    assert round(result.figure("spearman", ceiling=True).value * 100, 2) == spearman
+    assert result.figure("pearson", ceiling=True).n == 280
+
+
+def test_intervals_bracket_the_reproduced_figures(results):
+    for result in results.values():
+        for fig in result.judge + result.ceiling:
+            assert fig.ci is not None and fig.ci[0] < fig.value < fig.ci[1], fig
+
+
+def test_metric_mapping_is_precision_recall_f1():
+    """baseline_ragchecker.json's correctness/completeness/overall are claim precision, recall and their F1."""
+    rows = json.loads(BASELINE.read_text(encoding="utf-8"))
+    checked = 0
+    for row in rows:
+        for side in ("model1", "model2"):
+            scores = row[side]["ragchecker"]
+            p, r, f1 = scores["correctness_label"], scores["completeness_label"], scores["overall_label"]
+            assert math.isclose(f1, 2 * p * r / (p + r) if p + r else 0.0, abs_tol=1e-12)
+            checked += 1
+    assert checked == 560
+
+
+def test_the_command_reproduces_the_three_pearson_figures(tmp_path, capsys):
+    code = main(["agreement", "--labels", "ragchecker", "--predictions", str(BASELINE), "--id-field", "instance_id",
+                 "--score-field", SCORES, "--out", str(tmp_path), "--resamples", "100"])
+    assert code == 0 and "| pearson | 0.4966 |" in capsys.readouterr().out
+    metrics = json.loads((tmp_path / "agreement.json").read_text())["metrics"]
+    pearson = {m: next(f["value"] for f in metrics[m]["judge"] if f["statistic"] == "pearson") for m in PUBLISHED}
+    assert {m: round(v * 100, 2) for m, v in pearson.items()} == {m: PUBLISHED[m][0][0] for m in PUBLISHED}
+
+
+def test_scaling_is_the_sources_and_does_not_move_the_correlations():
+    from judges.agreement.measure import minmax_scale
+
+    delta = np.array([-0.5, 0.1, 0.25])
+    scaled = minmax_scale(delta, (-2.0, 2.0))
+    assert scaled.tolist() == pytest.approx(list(((delta - delta.min()) / (delta.max() - delta.min()) - 0.5) * 4))
