@@ -1,0 +1,17 @@
+"""`judgelab publish FOLDER --repo OWNER/NAME [--dry-run]`: push a leaderboard folder to a Hub dataset repo."""
+
+from __future__ import annotations
+
+import argparse
+
+
+def run(args: argparse.Namespace) -> int:
+    from ..leaderboard.publish import plan_publish, publish
+
+    plan = plan_publish(args.folder, args.repo, args.message)
+    print(plan.describe())
+    if args.dry_run:
+        print("dry run: nothing was pushed")
+        return 0
+    print(f"pushed: {publish(plan)}")
+    return 0

@@ -1,0 +1,1 @@
+"""Leaderboards: candidate judges over unit tests and human labels, the best judge per metric, and its pages."""

@@ -1,0 +1,124 @@
+"""Leaderboard rows from human labels: each candidate scores a seeded subset, then agreement with intervals."""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import random
+import time
+from typing import Any
+
+from ..agreement.predictions import Prediction, Predictions
+from ..errors import ConfigError
+from ..labels.schema import LabelledSet, LabelType
+from ..types import Sample, VerdictState
+from .config import Candidate, Evaluation
+from .entries import Entry
+
+# which GroUSE prompt grades which labelled metric (ALCE utility has no documents: relevancy 1-5 stands in)
+TEMPLATE_FOR = {"faithfulness": "faithfulness", "usefulness": "answer_relevancy"}
+# the figure ranked per label type; for a binary label and a 0/1 judge, AUROC equals balanced accuracy
+HEADLINE = {LabelType.BINARY: ("auroc", "balanced_accuracy"), LabelType.ORDINAL: ("spearman",),
+            LabelType.CONTINUOUS: ("spearman",)}
+BASELINE_SCORES = {"always-top": 1.0, "always-lowest": 0.0}
+
+
+def labelled_subset(evaluation: Evaluation) -> LabelledSet:
+    """The evaluation's metric, restricted to `limit` items drawn with a fixed seed (all annotators kept)."""
+    from ..labels.registry import open_labels
+
+    labels = open_labels(evaluation.source)
+    if evaluation.metric:
+        labels = labels.for_metric(evaluation.metric)
+    if len(labels.metrics()) != 1:
+        raise ConfigError(f"{evaluation.name}: choose one metric (has {', '.join(labels.metrics())})")
+    if labels.items[0].label_type.value == "preference":
+        raise ConfigError(f"{evaluation.name}: pairwise sets are scored with `judgelab agreement`, not ranked here")
+    ids = sorted({item.id for item in labels.items})
+    if evaluation.limit is not None and evaluation.limit < len(ids):
+        ids = sorted(random.Random(0).sample(ids, evaluation.limit))
+    keep = set(ids)
+    return LabelledSet(labels.name, tuple(item for item in labels.items if item.id in keep), labels.source)
+
+
+def _distinct_samples(labels: LabelledSet) -> dict[str, Sample]:
+    return {item.id: item.sample for item in labels.items}
+
+
+async def _llm_scores(candidate: Candidate, metric: str, samples: dict[str, Sample], cache: str) -> tuple[
+        dict[str, Prediction], dict[str, Any]]:
+    from ..session import JudgeOptions, open_judge
+
+    template = TEMPLATE_FOR.get(metric)
+    if template is None:
+        raise ConfigError(f"no judge prompt grades the labelled metric {metric!r} (known: {', '.join(TEMPLATE_FOR)})")
+    options = JudgeOptions(judge=str(candidate.model), prompts=candidate.prompts, api_base=candidate.api_base,
+                           cache_path=cache, **candidate.params)
+    with open_judge(options) as session:
+        async def one(item_id: str, sample: Sample) -> tuple[str, Prediction]:
+            verdict = (await session.judge.grade(template, sample)).verdict
+            return item_id, Prediction(item_id, verdict.state, verdict.grade, verdict.message)
+
+        pairs = await asyncio.gather(*(one(i, s) for i, s in samples.items()))
+        usage = session.runtime.usage
+        sha = hashlib.sha256(session.prompts.templates[template].sha256.encode()).hexdigest()[:12]
+        return dict(pairs), {"calls": usage.calls, "cost_usd": usage.cost, "prompt_sha": sha}
+
+
+async def _embedding_scores(candidate: Candidate, metric: str, samples: dict[str, Sample]) -> dict[str, Prediction]:
+    """Cosine similarity of the answer with its references (faithfulness) or with the question (usefulness)."""
+    import numpy as np
+
+    from ..rag.embeddings import open_embedder
+
+    embedder = open_embedder(str(candidate.model), api_base=candidate.api_base)
+    ids = list(samples)
+    answers = await embedder.embed([samples[i].actual_output for i in ids])
+    other = [(" ".join(samples[i].references) if metric == "faithfulness" else samples[i].input) for i in ids]
+    anchors = await embedder.embed(other)
+    cosine = np.sum(answers * anchors, axis=1) / (np.linalg.norm(answers, axis=1) * np.linalg.norm(anchors, axis=1))
+    return {i: Prediction(i, VerdictState.GRADE, float(c)) for i, c in zip(ids, cosine)}
+
+
+def _baseline_scores(name: str, samples: dict[str, Sample]) -> dict[str, Prediction]:
+    if name == "always-null":
+        return {i: Prediction(i, VerdictState.NULL, None, "baseline") for i in samples}
+    if name == "random":
+        rng = random.Random(0)
+        return {i: Prediction(i, VerdictState.GRADE, rng.random()) for i in samples}
+    if name in BASELINE_SCORES:
+        return {i: Prediction(i, VerdictState.GRADE, BASELINE_SCORES[name]) for i in samples}
+    raise ConfigError(f"baseline {name!r} has no meaning on human labels")
+
+
+def label_entries(candidate: Candidate, evaluation: Evaluation, cache: str, labels: LabelledSet) -> list[Entry]:
+    from ..agreement.measure import measure
+
+    metric = labels.metrics()[0]
+    samples = _distinct_samples(labels)
+    started = time.perf_counter()
+    extra: dict[str, Any] = {"calls": 0, "cost_usd": 0.0, "prompt_sha": None}
+    if candidate.kind == "llm":
+        scores, extra = asyncio.run(_llm_scores(candidate, metric, samples, cache))
+    elif candidate.kind == "embedding":
+        scores = asyncio.run(_embedding_scores(candidate, metric, samples))
+        extra["calls"] = len(samples)  # one score computed per item
+    else:
+        scores = _baseline_scores(str(candidate.baseline), samples)
+    seconds = time.perf_counter() - started
+    agreement = measure(labels, Predictions({(i, None): p for i, p in scores.items()}, candidate.name))
+    computed = {f.statistic for f in agreement.judge}
+    statistic = next((s for s in HEADLINE[agreement.label_type] if s in computed), HEADLINE[agreement.label_type][0])
+    figure = agreement.figure(statistic) if statistic in computed else None
+    ceiling = next((f for f in agreement.ceiling if f.statistic == statistic), None)
+    failed = sum(p.state is VerdictState.FAILURE for p in scores.values())
+    return [Entry(candidate=candidate.name, kind=candidate.kind, model=candidate.model,
+                  prompts=candidate.prompts if candidate.kind == "llm" else None, prompt_sha=extra["prompt_sha"],
+                  evaluation=evaluation.name, metric=metric, statistic=statistic,
+                  value=figure.value if figure else None,
+                  ci_low=figure.ci[0] if figure and figure.ci else None,
+                  ci_high=figure.ci[1] if figure and figure.ci else None,
+                  n=figure.n_items if figure else agreement.n_items, failure_rate=failed / len(scores) if scores else None, calls=int(extra["calls"]),
+                  cost_usd=float(extra["cost_usd"]), seconds=seconds,
+                  ceiling=ceiling.value if ceiling else None,
+                  note=figure.note if figure else "no figure: the judge's scores do not vary")]

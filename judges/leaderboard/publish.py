@@ -1,0 +1,44 @@
+"""Publishing a leaderboard folder to a Hugging Face Hub dataset repo, with a dry run that lists the commit."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..errors import ConfigError, InputError
+
+PUBLISHED = ("leaderboard.md", "leaderboard.csv", "leaderboard.json", "leaderboard.html")
+
+
+@dataclass(frozen=True)
+class PublishPlan:
+    repo_id: str
+    files: list[tuple[Path, str]]  # (local file, path in the repo)
+    message: str
+
+    def describe(self) -> str:
+        lines = [f"would commit to dataset repo {self.repo_id}: {self.message!r}"]
+        lines += [f"  {path_in_repo}  <- {local} ({local.stat().st_size} bytes)" for local, path_in_repo in self.files]
+        return "\n".join(lines)
+
+
+def plan_publish(folder: str | Path, repo_id: str, message: str | None = None) -> PublishPlan:
+    folder = Path(folder)
+    if "/" not in repo_id:
+        raise ConfigError(f"repo id {repo_id!r} must look like OWNER/NAME")
+    if not (folder / "leaderboard.json").is_file():
+        raise InputError("not a leaderboard folder: leaderboard.json is missing", path=str(folder))
+    files = [(folder / name, name) for name in PUBLISHED if (folder / name).is_file()]
+    files += [(png, png.name) for png in sorted(folder.glob("pareto_*.png"))]
+    return PublishPlan(repo_id, files, message or f"judgelab leaderboard ({len(files)} files)")
+
+
+def publish(plan: PublishPlan, token: str | None = None) -> str:
+    """Create one commit with every file (huggingface-hub); returns the commit URL."""
+    from huggingface_hub import CommitOperationAdd, HfApi
+
+    api = HfApi(token=token)
+    api.create_repo(plan.repo_id, repo_type="dataset", exist_ok=True)
+    operations = [CommitOperationAdd(path_in_repo=name, path_or_fileobj=str(local)) for local, name in plan.files]
+    info = api.create_commit(plan.repo_id, operations=operations, commit_message=plan.message, repo_type="dataset")
+    return str(info.commit_url)

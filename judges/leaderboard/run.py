@@ -1,0 +1,86 @@
+"""Runs every candidate on every evaluation through the shared runtime, picks the best, writes all the files."""
+
+from __future__ import annotations
+
+import hashlib
+import sys
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from .config import Candidate, Evaluation, LeaderboardConfig
+from .entries import Entry
+
+
+def _applies(candidate: Candidate, evaluation: Evaluation) -> bool:
+    if evaluation.kind == "unit_tests":
+        return candidate.kind != "embedding"  # an embedding score gives no GroUSE grades
+    return not (candidate.kind == "baseline" and candidate.baseline == "oracle")  # no oracle for human labels
+
+
+def _file_digest(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()[:12]
+
+
+def data_versions(evaluations: list[Evaluation], labelled: dict[str, Any]) -> dict[str, str]:
+    from ..paths import bundled_dir
+
+    versions = {}
+    for evaluation in evaluations:
+        if evaluation.kind == "unit_tests":
+            source = Path(evaluation.source)
+            file = source / f"{evaluation.split or 'test'}.jsonl" if source.is_dir() else source
+            shown = str(file.relative_to(bundled_dir("unit_tests").parent)) if file.is_relative_to(
+                bundled_dir("unit_tests").parent) else str(file)
+            digest = _file_digest(file) if file.is_file() else "hub"
+            versions[evaluation.name] = f"{shown} (sha256 {digest}), {evaluation.limit or 'all'} tests"
+        else:
+            labels = labelled[evaluation.name]
+            versions[evaluation.name] = (f"{labels.name}, metric {labels.metrics()[0]}, {len({i.id for i in labels.items})}"
+                                         f" items drawn with seed 0, {len(labels.items)} labels")
+    return versions
+
+
+def run_leaderboard(config: LeaderboardConfig, out: Path, log: Any = sys.stderr) -> tuple[list[Entry], list[Any], dict[str, Any]]:
+    from .. import __version__
+    from .html import render_html
+    from .label_entries import label_entries, labelled_subset
+    from .render import plot_pareto, write_tables
+    from .select import pick_best
+    from .unit_test_entries import unit_test_entries
+
+    labelled = {e.name: labelled_subset(e) for e in config.evaluations if e.kind == "labels"}  # fail early
+    entries: list[Entry] = []
+    for evaluation in config.evaluations:
+        for candidate in config.candidates:
+            if not _applies(candidate, evaluation):
+                continue
+            print(f"leaderboard: {candidate.name} on {evaluation.name}", file=log, flush=True)
+            if evaluation.kind == "unit_tests":
+                entries += unit_test_entries(candidate, evaluation, config.cache, out / "runs")
+            else:
+                entries += label_entries(candidate, evaluation, config.cache, labelled[evaluation.name])
+    picks = pick_best(entries, config.selection)
+    meta = {"date": datetime.now(timezone.utc).isoformat(timespec="seconds"), "judgelab_version": __version__,
+            "config": config.path, "data": data_versions(config.evaluations, labelled),
+            "judges": {c.name: _describe(c, entries) for c in config.candidates}}
+    write_tables(entries, picks, meta, out)
+    plots = []
+    for pick in picks:
+        if pick.metric in ("total",) or pick.evaluation.startswith("labels"):
+            name = f"pareto_{pick.evaluation.replace(':', '_')}_{pick.metric}.png"
+            plot = plot_pareto(entries, pick.evaluation, pick.metric, out / name)
+            if plot is not None:
+                plots.append(plot)
+    (out / "leaderboard.html").write_text(render_html(entries, picks, meta, plots), encoding="utf-8")
+    return entries, picks, meta
+
+
+def _describe(candidate: Candidate, entries: list[Entry]) -> str:
+    hashes = sorted({e.prompt_sha for e in entries if e.candidate == candidate.name and e.prompt_sha})
+    if candidate.kind == "baseline":
+        return f"baseline {candidate.baseline}"
+    if candidate.kind == "embedding":
+        return f"embedding cosine with {candidate.model}"
+    params = ", ".join(f"{k}={v}" for k, v in sorted(candidate.params.items()))
+    return f"{candidate.model}, prompts {candidate.prompts} (sha256 {', '.join(hashes) or '-'}){', ' + params if params else ''}"
