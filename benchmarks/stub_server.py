@@ -37,20 +37,44 @@ def judge_reply(prompt: str) -> str:
                      "answer_affirms_no_document_answers": False, "answer_contains_related_information": False,
                      "answer_only_asserts_no_document_answers": False, "content_analysis_sentence_by_sentence": []}
             return json.dumps({"answer_1": entry, "answer_2": entry})
-    if "noncommittal" in prompt:
+    task = _ragas_input(prompt)
+    if "noncommittal" in prompt:  # ragas answer relevancy: ResponseRelevanceOutput
         return json.dumps({"question": "What does the answer say?", "noncommittal": 0})
-    if "verdict" in prompt:
-        statements = re.findall(r'"statement":\s*"([^"]*)"', prompt) or ["stub statement"]
-        return json.dumps({"statements": [{"statement": s, "reason": "stub", "verdict": digest % 2} for s in statements]})
-    if "statements" in prompt:
-        return json.dumps({"statements": ["The answer makes one claim.", "It makes a second claim."]})
+    if "verdict" in prompt:  # ragas faithfulness, step 2: one verdict per statement of the input
+        statements = task.get("statements") if task else None
+        if not (isinstance(statements, list) and statements and all(isinstance(s, str) for s in statements)):
+            statements = re.findall(r'"statement":\s*"([^"]*)"', prompt) or ["stub statement"]
+        return json.dumps({"statements": [{"statement": s, "reason": "stub", "verdict": _bit(s)} for s in statements]})
+    if "statements" in prompt:  # ragas faithfulness, step 1: the answer's sentences as statements
+        answer = task.get("answer") if task else None
+        sentences = [s for s in re.split(r"(?<=[.!?])\s+", answer.strip()) if s][:8] if isinstance(answer, str) else []
+        return json.dumps({"statements": sentences or ["The answer makes one claim.", "It makes a second claim."]})
     return json.dumps({"text": "stub"})
+
+
+def _ragas_input(prompt: str) -> dict | None:
+    """The JSON input that closes a ragas PydanticPrompt (`input: {...}` then `Output: `), if any."""
+    start = prompt.rfind("\ninput: {")
+    if start < 0:
+        return None
+    text = prompt[start + len("\ninput: "):]
+    end = text.rfind("\nOutput:")
+    try:
+        task = json.loads(text[:end] if end >= 0 else text)
+    except ValueError:
+        return None
+    return task if isinstance(task, dict) else None
+
+
+def _bit(text: str) -> int:
+    return hashlib.sha256(text.encode()).digest()[0] % 2
 
 
 class Stub:
     def __init__(self, latency_s: float, max_concurrency: int, error_rate: float, garbage_rate: float,
                  seed: int) -> None:
         self.latency_s, self.error_rate, self.garbage_rate = latency_s, error_rate, garbage_rate
+        self.embedding_latency_s = latency_s
         self.slots = asyncio.Semaphore(max_concurrency)
         self.random = random.Random(seed)
         self.stats: Counter[str] = Counter()
@@ -96,7 +120,7 @@ class Stub:
         body = await request.json()
         inputs = body.get("input") or [""]
         inputs = [inputs] if isinstance(inputs, str) else inputs
-        await asyncio.sleep(self.latency_s)
+        await asyncio.sleep(self.embedding_latency_s)
         data = []
         for i, text in enumerate(inputs):
             rng = random.Random(str(text))
@@ -130,6 +154,8 @@ def build_app(stub: Stub) -> web.Application:
 
 async def serve(args: argparse.Namespace) -> None:
     stub = Stub(args.latency_ms / 1000, args.max_concurrency, args.error_rate, args.garbage_rate, args.seed)
+    if args.embedding_latency_ms is not None:
+        stub.embedding_latency_s = args.embedding_latency_ms / 1000
     runner = web.AppRunner(build_app(stub), access_log=None)
     await runner.setup()
     site = web.TCPSite(runner, "127.0.0.1", args.port, backlog=1024)
@@ -143,6 +169,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--port", type=int, default=0)
     parser.add_argument("--latency-ms", type=float, default=200)
+    parser.add_argument("--embedding-latency-ms", type=float, default=None,
+                        help="latency of /v1/embeddings (default: --latency-ms)")
     parser.add_argument("--max-concurrency", type=int, default=32)
     parser.add_argument("--error-rate", type=float, default=0.0, help="share of 5xx + 429 replies (half each)")
     parser.add_argument("--garbage-rate", type=float, default=0.0, help="share of replies that are not JSON")

@@ -88,7 +88,10 @@ def resolve_prompt_folder(spec: str) -> Path:
 
 def shipped_prompt_sets() -> list[str]:
     root = bundled_dir("prompts")
-    return sorted(p.name for p in root.iterdir() if p.is_dir() and not p.name.startswith(("_", "."))) if root.is_dir() else []
+    if not root.is_dir():
+        return []
+    # a set is a folder holding the four GroUSE templates (prompts/rag/ holds the metric suite's steps)
+    return sorted(p.name for p in root.iterdir() if p.is_dir() and (p / f"answer_relevancy{TEMPLATE_SUFFIX}").is_file())
 
 
 def load_prompt_set(spec: str, metrics: tuple[str, ...] = GROUSE_METRICS) -> PromptSet:

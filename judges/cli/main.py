@@ -13,6 +13,12 @@ COMMANDS = {
     "evaluate": ("judges.cli.evaluate_cmd", "grade your own grounded-QA JSONL with a judge (no conditions)"),
     "check-tests": ("judges.cli.check_tests_cmd", "validate unit-test files (structure, conditions, citations)"),
     "plot": ("judges.cli.plot_cmd", "draw the result-matrix plot of a run folder"),
+    "metrics": ("judges.cli.metrics_cmd", "run RAG-suite metrics (Ragas, TRACe, LlamaIndex, RAGChecker, ...) on a dataset"),
+    "agreement": ("judges.cli.agreement_cmd", "score a judge's outputs against human labels (with intervals)"),
+    "validate": ("judges.cli.validate_cmd", "gate a judge: exit non-zero when it misses a bar (JUnit XML too)"),
+    "compare": ("judges.cli.compare_cmd", "what changed between runs: flipped tests, train vs test pass rates"),
+    "leaderboard": ("judges.cli.leaderboard_cmd", "rank candidate judges per metric from a config; write the pages"),
+    "publish": ("judges.cli.publish_cmd", "push a leaderboard folder to a Hugging Face Hub dataset repo"),
 }
 
 
@@ -51,17 +57,22 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def add_test_options(parser: argparse.ArgumentParser, default_split: str) -> None:
+    parser.add_argument("--tests", default=None, metavar="FILE|DIR",
+                        help="unit-test JSONL, a folder with train.jsonl/test.jsonl, or 'grouse' (the hub "
+                             "dataset); default: the shipped unit_tests/")
+    parser.add_argument("--split", choices=["train", "test"], default=None,
+                        help=f"split of a folder or hub dataset (default {default_split} for the shipped suite, "
+                             "else test)")
+    parser.add_argument("--limit", type=int, metavar="N", help="only the first N unit tests")
+    parser.add_argument("--out", metavar="DIR", help="run folder (default results/runs/<run-id>)")
+
+
 def _configure(name: str, parser: argparse.ArgumentParser) -> None:
-    if name in ("meta-eval", "evaluate"):
+    if name in ("meta-eval", "evaluate", "validate"):
         add_judge_options(parser)
     if name == "meta-eval":
-        parser.add_argument("--tests", default=None, metavar="FILE|DIR",
-                            help="unit-test JSONL, a folder with train.jsonl/test.jsonl, or 'grouse' (the hub "
-                                 "dataset); default: the shipped unit_tests/")
-        parser.add_argument("--split", choices=["train", "test"], default=None,
-                            help="split of a folder or hub dataset (default train for the shipped suite, else test)")
-        parser.add_argument("--limit", type=int, metavar="N", help="only the first N unit tests")
-        parser.add_argument("--out", metavar="DIR", help="run folder (default results/runs/<run-id>)")
+        add_test_options(parser, "train")
         parser.add_argument("--samples", type=int, default=1, metavar="K",
                             help="judge each test K times and report grade variance and pass/fail flips")
         parser.add_argument("--dry-run", action="store_true",
@@ -78,6 +89,35 @@ def _configure(name: str, parser: argparse.ArgumentParser) -> None:
                             help="split used for --baselines when a folder is given (default test)")
     elif name == "plot":
         parser.add_argument("run_dir", metavar="RUN_DIR")
+    elif name == "validate":
+        add_test_options(parser, "test")
+        parser.add_argument("--min", action="append", metavar="METRIC=RATE",
+                            help="lowest acceptable pass rate, e.g. --min faithfulness=0.9 --min total=0.8")
+        parser.add_argument("--max", action="append", metavar="format_failure_rate=RATE",
+                            help="highest acceptable format-failure rate")
+        parser.add_argument("--config", metavar="TOML", help="judge, tests and bars from a file ([judge], [tests], "
+                                                             "[min], [max])")
+        parser.add_argument("--junit", metavar="FILE", help="JUnit XML path (default <run folder>/junit.xml)")
+    elif name == "compare":
+        parser.add_argument("runs", nargs="+", metavar="RUN_DIR", help="two or more meta-eval run folders")
+    elif name == "leaderboard":
+        parser.add_argument("config", metavar="CONFIG", help="TOML with [[candidates]], [[evaluations]], [selection]")
+        parser.add_argument("--out", default="results", metavar="DIR", help="where the leaderboard files go "
+                                                                            "(default results/)")
+    elif name == "publish":
+        parser.add_argument("folder", metavar="FOLDER", help="a leaderboard folder (e.g. results/)")
+        parser.add_argument("--repo", required=True, metavar="OWNER/NAME", help="Hub dataset repo")
+        parser.add_argument("--message", help="commit message")
+        parser.add_argument("--dry-run", action="store_true", help="list the files and the commit; push nothing")
+    elif name == "metrics":
+        from .metrics_cmd import configure as configure_metrics
+
+        add_judge_options(parser)
+        configure_metrics(parser)
+    elif name == "agreement":
+        from .agreement_cmd import configure
+
+        configure(parser)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

