@@ -16,7 +16,7 @@ GRADE_SPECS: dict[str, tuple[str, tuple[int, ...], tuple[str, ...]]] = {
     "faithfulness": ("faithfulness", (0, 1), ()),
     "usefulness": ("usefulness", (0, 1), ("answer_affirms_no_document_answers", "answer_contains_related_information")),
 }
-JUSTIFICATION_MAX_CHARS = 240
+JUSTIFICATION_MAX_CHARS = 160  # keeps constrained replies short: a small local judge writes ~85 tokens/s
 _FENCE = re.compile(r"```(?:json|JSON)?\s*(.*?)```", re.DOTALL)
 _REFUSAL = re.compile(r"\b(I can(?:no|')t|I am unable|I'm unable|I won't|I will not) (help|assist|comply|provide|do that)", re.I)
 
