@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from .errors import ConfigError
+from .toml_config import read_toml
 from .types import ALL_METRICS
 
 MIN_TARGETS = (*ALL_METRICS, "total")
@@ -97,13 +97,7 @@ class GateConfig:
 
     @classmethod
     def load(cls, path: str | Path) -> GateConfig:
-        path = Path(path)
-        if not path.is_file():
-            raise ConfigError(f"{path}: config file not found")
-        try:
-            data = tomllib.loads(path.read_text(encoding="utf-8"))
-        except tomllib.TOMLDecodeError as err:
-            raise ConfigError(f"{path}: not valid TOML: {err}") from None
+        data = read_toml(path)
         unknown = set(data) - {"judge", "tests", "min", "max"}
         if unknown:
             raise ConfigError(f"{path}: unknown section(s) {sorted(unknown)}; expected judge, tests, min, max")

@@ -70,6 +70,10 @@ def test_config_errors_name_the_table(tmp_path):
     path.write_text('[[candidates]]\nname = "a"\nmodel = "m"\ncolour = 1\n[[evaluations]]\nkind = "labels"\nsource = "x"\n')
     with pytest.raises(ConfigError, match=r"candidates\[0\]: unknown key\(s\) \['colour'\]"):
         load_config(path)
+    path.write_text('[[candidates]]\nname = "a"\nmodel = "m"\nparams = {temprature = 0}\n'
+                    '[[evaluations]]\nkind = "labels"\nsource = "x"\n')
+    with pytest.raises(ConfigError, match=r"params \['temprature'\]"):
+        load_config(path)
 
 
 @pytest.fixture(scope="module")

@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
-import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from ..errors import ConfigError
+from ..toml_config import read_toml
 
 CANDIDATE_KINDS = ("llm", "baseline", "embedding")
+JUDGE_PARAMS = ("temperature", "max_tokens", "seed", "extra", "json_schema", "concurrency", "timeout_s")
 EVALUATION_KINDS = ("unit_tests", "labels")
 
 
@@ -73,13 +74,7 @@ def _build(kind: type, table: dict[str, Any], where: str) -> Any:
 
 
 def load_config(path: str | Path) -> LeaderboardConfig:
-    path = Path(path)
-    if not path.is_file():
-        raise ConfigError(f"{path}: config file not found")
-    try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except tomllib.TOMLDecodeError as err:
-        raise ConfigError(f"{path}: not valid TOML: {err}") from None
+    data = read_toml(path)
     candidates = [_build(Candidate, c, f"{path}: candidates[{i}]") for i, c in enumerate(data.get("candidates", []))]
     evaluations = [_build(Evaluation, e, f"{path}: evaluations[{i}]") for i, e in enumerate(data.get("evaluations", []))]
     if not candidates or not evaluations:
@@ -89,6 +84,10 @@ def load_config(path: str | Path) -> LeaderboardConfig:
             raise ConfigError(f"{path}: candidates[{i}] kind {c.kind!r}; expected one of {', '.join(CANDIDATE_KINDS)}")
         if c.kind in ("llm", "embedding") and not c.model:
             raise ConfigError(f"{path}: candidates[{i}] ({c.name}) needs a model")
+        unknown = set(c.params) - set(JUDGE_PARAMS)
+        if unknown:
+            raise ConfigError(f"{path}: candidates[{i}] ({c.name}) params {sorted(unknown)}; expected some of "
+                              f"{', '.join(JUDGE_PARAMS)}")
         if c.kind == "baseline" and not c.baseline:
             raise ConfigError(f"{path}: candidates[{i}] ({c.name}) needs a baseline name")
     for i, e in enumerate(evaluations):
