@@ -59,8 +59,7 @@ def execute(tests: list, options, args: argparse.Namespace, tests_source: str, s
     from ..report import markdown_summary, read_rows, write_report
     from ..session import open_judge
 
-    out_dir.mkdir(parents=True, exist_ok=True)
-    started = time.perf_counter()
+    started = time.perf_counter()  # the folder is made once the judge is up, so a bad option leaves nothing
     with open_judge(options) as session:
         from tqdm import tqdm
 
