@@ -3,7 +3,8 @@
 Run: python benchmarks/stub_server.py --port 0 --latency-ms 200 --max-concurrency 32 --error-rate 0.2
 It prints `READY <port>` once it listens. GET /stats gives request counts; POST /reset clears them.
 Replies are valid for judgelab's and grouse's judge prompts (two-answer JSON with the metric's grade
-field) and for ragas' faithfulness and answer-relevancy prompts; /v1/embeddings returns unit vectors.
+field), judgelab's yes/no rubrics (with top logprobs of "yes" and "no" when asked), and ragas' faithfulness and
+answer-relevancy prompts; /v1/embeddings returns unit vectors.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ import asyncio
 import contextlib
 import hashlib
 import json
+import math
 import random
 import re
 import subprocess
@@ -37,6 +39,8 @@ def judge_reply(prompt: str) -> str:
                      "answer_affirms_no_document_answers": False, "answer_contains_related_information": False,
                      "answer_only_asserts_no_document_answers": False, "content_analysis_sentence_by_sentence": []}
             return json.dumps({"answer_1": entry, "answer_2": entry})
+    if '"grade": "yes"' in prompt:  # a judgelab yes/no rubric (LlamaIndex pass/fail, aspect critiques)
+        return json.dumps({"reason": "stub", "grade": ("no", "yes")[_bit(prompt)]})
     task = _ragas_input(prompt)
     if "noncommittal" in prompt:  # ragas answer relevancy: ResponseRelevanceOutput
         return json.dumps({"question": "What does the answer say?", "noncommittal": 0})
@@ -110,6 +114,13 @@ class Stub:
         n = int(body.get("n") or 1)
         choices = [{"index": i, "finish_reason": "stop", "message": {"role": "assistant", "content": content}}
                    for i in range(n)]
+        if body.get("logprobs"):  # one next token: "yes" or "no", with both among the top tokens
+            p_yes = 0.05 + 0.9 * (hashlib.sha256(prompt.encode()).digest()[1] / 255)
+            top = [{"token": "yes", "logprob": math.log(p_yes)}, {"token": "no", "logprob": math.log(1 - p_yes)}]
+            for choice in choices:
+                choice["message"]["content"] = "yes" if p_yes >= 0.5 else "no"
+                choice["logprobs"] = {"content": [{"token": choice["message"]["content"], "logprob": -0.1,
+                                                   "top_logprobs": top[:int(body.get("top_logprobs") or 2)]}]}
         usage = {"prompt_tokens": len(prompt) // 4, "completion_tokens": len(content) // 4,
                  "total_tokens": len(prompt) // 4 + len(content) // 4}
         return web.json_response({"id": f"stub-{self.stats['requests']}", "object": "chat.completion",

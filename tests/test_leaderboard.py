@@ -70,6 +70,10 @@ def test_config_errors_name_the_table(tmp_path):
     path.write_text('[[candidates]]\nname = "a"\nmodel = "m"\ncolour = 1\n[[evaluations]]\nkind = "labels"\nsource = "x"\n')
     with pytest.raises(ConfigError, match=r"candidates\[0\]: unknown key\(s\) \['colour'\]"):
         load_config(path)
+    path.write_text('[[candidates]]\nname = "a"\nkind = "metric"\nmodel = "m"\nmetrics = {faithfulness = "ragas_fidelity"}\n'
+                    '[[evaluations]]\nkind = "labels"\nsource = "x"\n')
+    with pytest.raises(ConfigError, match=r"candidates\[0\] \(a\): metrics.faithfulness = 'ragas_fidelity' is not"):
+        load_config(path)
     path.write_text('[[candidates]]\nname = "a"\nmodel = "m"\nparams = {temprature = 0}\n'
                     '[[evaluations]]\nkind = "labels"\nsource = "x"\n')
     with pytest.raises(ConfigError, match=r"params \['temprature'\]"):
@@ -103,6 +107,10 @@ def test_leaderboard_writes_four_files_with_intervals_and_a_best_judge_per_metri
         if e["value"] is not None and e["kind"] != "baseline":
             assert e["ci_low"] <= e["value"] <= e["ci_high"] and e["n"] > 0
     assert data["meta"]["judges"]["stub-default"].startswith("openai/stub, prompts default (sha256 ")
+    weighted = [e for e in data["entries"] if e["candidate"] == "stub-yes-prob"]
+    assert {e["evaluation"] for e in weighted} == {"labels:begin-cmu", "labels:topical-chat"}  # no GroUSE grades
+    assert all(e["prompts"] == "rag" and e["calls"] == 2 * 30 and e["failure_rate"] == 0 for e in weighted)
+    assert "llamaindex_faithfulness" in data["meta"]["judges"]["stub-yes-prob"]
     assert "sha256" in data["meta"]["data"]["unit_tests:unit_tests:test"]
     import pandas as pd
 

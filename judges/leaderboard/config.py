@@ -9,22 +9,29 @@ from typing import Any
 from ..errors import ConfigError
 from ..toml_config import read_toml
 
-CANDIDATE_KINDS = ("llm", "baseline", "embedding")
+CANDIDATE_KINDS = ("llm", "metric", "baseline", "embedding")
 JUDGE_PARAMS = ("temperature", "max_tokens", "seed", "extra", "json_schema", "concurrency", "timeout_s")
 EVALUATION_KINDS = ("unit_tests", "labels")
 
 
 @dataclass(frozen=True)
 class Candidate:
-    """A judge to rank: an LLM with a prompt set and parameters, a reference baseline, or an embedding score."""
+    """A judge to rank: an LLM with a GroUSE prompt set and parameters, an LLM behind a metric of the RAG suite,
+    a reference baseline, or an embedding score."""
 
     name: str
     kind: str = "llm"
-    model: str | None = None  # llm: a LiteLLM id or local judge; embedding: an embedding model
+    model: str | None = None  # llm and metric: a LiteLLM id or local judge; embedding: an embedding model
     prompts: str = "default"
     params: dict[str, Any] = field(default_factory=dict)
     baseline: str | None = None  # baseline: oracle / always-top / always-lowest / always-null / random
     api_base: str | None = None
+    metrics: dict[str, str] = field(default_factory=dict)  # metric: labelled metric -> suite metric scoring it
+    logprobs: bool = False  # metric: the probability-weighted grade from the judge's top next tokens
+
+    def scores(self, labelled_metric: str) -> bool:
+        """Whether this candidate gives a score for a labelled metric (a metric candidate only for those it maps)."""
+        return self.kind != "metric" or labelled_metric in self.metrics
 
 
 @dataclass(frozen=True)
@@ -82,7 +89,7 @@ def load_config(path: str | Path) -> LeaderboardConfig:
     for i, c in enumerate(candidates):
         if c.kind not in CANDIDATE_KINDS:
             raise ConfigError(f"{path}: candidates[{i}] kind {c.kind!r}; expected one of {', '.join(CANDIDATE_KINDS)}")
-        if c.kind in ("llm", "embedding") and not c.model:
+        if c.kind in ("llm", "metric", "embedding") and not c.model:
             raise ConfigError(f"{path}: candidates[{i}] ({c.name}) needs a model")
         unknown = set(c.params) - set(JUDGE_PARAMS)
         if unknown:
@@ -90,6 +97,8 @@ def load_config(path: str | Path) -> LeaderboardConfig:
                               f"{', '.join(JUDGE_PARAMS)}")
         if c.kind == "baseline" and not c.baseline:
             raise ConfigError(f"{path}: candidates[{i}] ({c.name}) needs a baseline name")
+        if c.kind == "metric":
+            _check_metric_map(c, f"{path}: candidates[{i}] ({c.name})")
     for i, e in enumerate(evaluations):
         if e.kind not in EVALUATION_KINDS:
             raise ConfigError(f"{path}: evaluations[{i}] kind {e.kind!r}; expected one of {', '.join(EVALUATION_KINDS)}")
@@ -98,3 +107,17 @@ def load_config(path: str | Path) -> LeaderboardConfig:
         raise ConfigError(f"{path}: candidate names must be unique")
     selection = _build(Selection, data.get("selection", {}), f"{path}: [selection]")
     return LeaderboardConfig(candidates, evaluations, selection, data.get("cache", ".judgelab/cache.sqlite"), str(path))
+
+
+def _check_metric_map(candidate: Candidate, where: str) -> None:
+    """A metric candidate maps labelled metrics to suite metrics that exist and score a single judge call chain."""
+    from ..rag.registry import build_registry
+
+    if not candidate.metrics or not isinstance(candidate.metrics, dict):
+        raise ConfigError(f"{where}: a metric candidate needs metrics = {{labelled_metric = \"suite_metric\"}}, "
+                          "e.g. {faithfulness = \"llamaindex_faithfulness\"}")
+    registry = build_registry()
+    for labelled, suite in candidate.metrics.items():
+        if suite not in registry:
+            raise ConfigError(f"{where}: metrics.{labelled} = {suite!r} is not a suite metric; "
+                              "see `judgelab metrics --list`")

@@ -65,6 +65,41 @@ async def _llm_scores(candidate: Candidate, metric: str, samples: dict[str, Samp
         return dict(pairs), {"calls": usage.calls, "cost_usd": usage.cost, "prompt_sha": sha}
 
 
+async def _metric_scores(candidate: Candidate, metric: str, samples: dict[str, Sample], cache: str) -> tuple[
+        dict[str, Prediction], dict[str, Any]]:
+    """The suite metric the candidate maps to the labelled metric, run on each item (references as contexts)."""
+    from ..rag.embeddings import open_embedder
+    from ..rag.judging import RagJudge
+    from ..rag.prompting import RagPrompts
+    from ..rag.registry import build_registry
+    from ..rag.runner import run_samples
+    from ..rag.sample import RagSample
+    from ..rag.settings import MetricSettings
+    from ..session import JudgeOptions, open_runtime
+
+    registry = build_registry()
+    spec = registry[candidate.metrics[metric]]
+    options = JudgeOptions(judge=str(candidate.model), api_base=candidate.api_base, cache_path=cache,
+                           **candidate.params)
+    prompts = RagPrompts(None)
+    embedder = open_embedder("local/multilingual-e5-small") if spec.uses_embeddings else None
+    rag_samples = [RagSample(id=i, question=s.input, answer=s.actual_output, contexts=tuple(s.references),
+                             ground_truth=s.expected_output or None) for i, s in samples.items()]
+    with open_runtime(options) as (model, runtime):
+        judge = RagJudge(runtime, model, prompts, options.params(), MetricSettings(logprobs=candidate.logprobs),
+                         embedder)
+        outcome = await run_samples(rag_samples, [spec], judge, registry, samples_in_flight=options.concurrency)
+        usage = runtime.usage
+    scores = {}
+    for row in outcome.rows:
+        verdict = row["metrics"][spec.name]["verdict"]
+        state = VerdictState(verdict["state"])
+        scores[row["id"]] = Prediction(row["id"], state, verdict.get("grade"), verdict.get("message")
+                                       or verdict.get("reason"))
+    sha = hashlib.sha256("".join(sorted(prompts.hashes().values())).encode()).hexdigest()[:12]
+    return scores, {"calls": usage.calls, "cost_usd": usage.cost, "prompt_sha": sha}
+
+
 async def _embedding_scores(candidate: Candidate, metric: str, samples: dict[str, Sample]) -> dict[str, Prediction]:
     """Cosine similarity of the answer with its references (faithfulness) or with the question (usefulness)."""
     import numpy as np
@@ -100,6 +135,8 @@ def label_entries(candidate: Candidate, evaluation: Evaluation, cache: str, labe
     extra: dict[str, Any] = {"calls": 0, "cost_usd": 0.0, "prompt_sha": None}
     if candidate.kind == "llm":
         scores, extra = asyncio.run(_llm_scores(candidate, metric, samples, cache))
+    elif candidate.kind == "metric":
+        scores, extra = asyncio.run(_metric_scores(candidate, metric, samples, cache))
     elif candidate.kind == "embedding":
         scores = asyncio.run(_embedding_scores(candidate, metric, samples))
         extra["calls"] = len(samples)  # one score computed per item
@@ -113,7 +150,7 @@ def label_entries(candidate: Candidate, evaluation: Evaluation, cache: str, labe
     ceiling = next((f for f in agreement.ceiling if f.statistic == statistic), None)
     failed = sum(p.state is VerdictState.FAILURE for p in scores.values())
     return [Entry(candidate=candidate.name, kind=candidate.kind, model=candidate.model,
-                  prompts=candidate.prompts if candidate.kind == "llm" else None, prompt_sha=extra["prompt_sha"],
+                  prompts={"llm": candidate.prompts, "metric": "rag"}.get(candidate.kind), prompt_sha=extra["prompt_sha"],
                   evaluation=evaluation.name, metric=metric, statistic=statistic,
                   value=figure.value if figure else None,
                   ci_low=figure.ci[0] if figure and figure.ci else None,

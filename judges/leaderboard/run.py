@@ -12,10 +12,12 @@ from .config import Candidate, Evaluation, LeaderboardConfig
 from .entries import Entry
 
 
-def _applies(candidate: Candidate, evaluation: Evaluation) -> bool:
+def _applies(candidate: Candidate, evaluation: Evaluation, labelled: dict[str, Any]) -> bool:
     if evaluation.kind == "unit_tests":
-        return candidate.kind != "embedding"  # an embedding score gives no GroUSE grades
-    return not (candidate.kind == "baseline" and candidate.baseline == "oracle")  # no oracle for human labels
+        return candidate.kind in ("llm", "baseline")  # only the GroUSE judge and the baselines give GroUSE grades
+    if candidate.kind == "baseline" and candidate.baseline == "oracle":
+        return False  # no oracle for human labels
+    return candidate.scores(labelled[evaluation.name].metrics()[0])
 
 
 def _file_digest(path: Path) -> str:
@@ -53,7 +55,7 @@ def run_leaderboard(config: LeaderboardConfig, out: Path, log: Any = sys.stderr)
     entries: list[Entry] = []
     for evaluation in config.evaluations:
         for candidate in config.candidates:
-            if not _applies(candidate, evaluation):
+            if not _applies(candidate, evaluation, labelled):
                 continue
             print(f"leaderboard: {candidate.name} on {evaluation.name}", file=log, flush=True)
             if evaluation.kind == "unit_tests":
@@ -82,5 +84,9 @@ def _describe(candidate: Candidate, entries: list[Entry]) -> str:
         return f"baseline {candidate.baseline}"
     if candidate.kind == "embedding":
         return f"embedding cosine with {candidate.model}"
+    if candidate.kind == "metric":
+        mapped = ", ".join(f"{label} by {suite}" for label, suite in sorted(candidate.metrics.items()))
+        weighting = ", probability-weighted from the top-5 next tokens" if candidate.logprobs else ""
+        return f"{candidate.model}, suite metrics ({mapped}; prompts/rag){weighting}"
     params = ", ".join(f"{k}={v}" for k, v in sorted(candidate.params.items()))
     return f"{candidate.model}, prompts {candidate.prompts} (sha256 {', '.join(hashes) or '-'}){', ' + params if params else ''}"
