@@ -90,8 +90,8 @@ def _to_completion(litellm: Any, response: Any, latency_s: float) -> Completion:
     choice = response.choices[0]
     usage = getattr(response, "usage", None)
     hidden = getattr(response, "_hidden_params", None) or {}
-    cost = hidden.get("response_cost")  # LiteLLM prices each reply as it arrives
-    if cost is None:
+    cost = hidden.get("response_cost")  # LiteLLM prices each reply as it arrives (None: it knows no price)
+    if "response_cost" not in hidden:  # an older reply shape: price it here
         try:
             cost = litellm.completion_cost(completion_response=response)
         except Exception:  # unknown model (a local server): no price known
