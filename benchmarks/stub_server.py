@@ -4,7 +4,7 @@ Run: python benchmarks/stub_server.py --port 0 --latency-ms 200 --max-concurrenc
 It prints `READY <port>` once it listens. GET /stats gives request counts; POST /reset clears them.
 Replies are valid for judgelab's and grouse's judge prompts (two-answer JSON with the metric's grade
 field), judgelab's yes/no rubrics (with top logprobs of "yes" and "no" when asked), and ragas' faithfulness and
-answer-relevancy prompts; /v1/embeddings returns unit vectors.
+answer-relevancy prompts; /v1/embeddings returns unit vectors (or a 500 at --error-rate).
 """
 
 from __future__ import annotations
@@ -132,6 +132,9 @@ class Stub:
         inputs = body.get("input") or [""]
         inputs = [inputs] if isinstance(inputs, str) else inputs
         await asyncio.sleep(self.embedding_latency_s)
+        if self.error_rate and self.random.random() < self.error_rate:
+            self.stats["embedding_500"] += 1
+            return web.json_response({"error": {"message": "injected server error"}}, status=500)
         data = []
         for i, text in enumerate(inputs):
             rng = random.Random(str(text))

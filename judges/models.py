@@ -34,19 +34,26 @@ class JudgeModel:
         return cls(name, name, json_schema=bool(json_schema), api_base=api_base)
 
 
-def check_api_key(model: JudgeModel) -> None:
-    """Fail before any call when the provider's key is missing (skipped for local and custom-base models)."""
-    if model.local or model.api_base:
-        return
+def missing_keys(model: JudgeModel) -> list[str] | None:
+    """The provider's key variables absent from the environment ([] when all are set; None when LiteLLM cannot tell)."""
     from .litellm_backend import import_litellm
 
     try:
         found = import_litellm().validate_environment(model=model.litellm_model)
     except Exception:  # a provider LiteLLM cannot check: let the first call tell
+        return None
+    if found.get("keys_in_environment", True):
+        return []
+    return list(found.get("missing_keys") or ["the provider's API key"])
+
+
+def check_api_key(model: JudgeModel) -> None:
+    """Fail before any call when the provider's key is missing (skipped for local and custom-base models)."""
+    if model.local or model.api_base:
         return
-    if not found.get("keys_in_environment", True):
-        missing = ", ".join(found.get("missing_keys") or []) or "the provider's API key"
-        raise BackendUnavailable(f"missing API key for {model.name}: set {missing} in the environment")
+    missing = missing_keys(model)
+    if missing:
+        raise BackendUnavailable(f"missing API key for {model.name}: set {', '.join(missing)} in the environment")
 
 
 @contextlib.contextmanager
@@ -59,8 +66,11 @@ def open_backend(model: JudgeModel, *, timeout_s: float = 120.0,
     from .litellm_backend import LiteLLMBackend
 
     if not model.local:
-        if not (connection or {}).get("api_key"):
+        connection = dict(connection or {})
+        if not connection.get("api_key"):
             check_api_key(model)
+            if model.api_base and missing_keys(model):
+                connection["api_key"] = "none"  # a self-hosted server (vLLM, llama.cpp, Ollama) needs no key
         yield LiteLLMBackend(api_base=model.api_base, timeout_s=timeout_s, connection=connection)
         return
     from .local_server import LlamaServer, smollm2_path

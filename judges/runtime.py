@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Callable
 
 from .backend import Backend, CallError, Completion, CompletionRequest
 from .cache import CacheMode, ReplyCache
@@ -91,24 +91,11 @@ class CallRuntime:
         return completion
 
     async def _call_with_retries(self, request: CompletionRequest) -> Completion:
-        from tenacity import AsyncRetrying, RetryCallState, retry_if_exception, stop_after_attempt, wait_exponential_jitter
-
-        settings = self.settings
-        jitter = wait_exponential_jitter(initial=settings.backoff_initial_s, max=settings.backoff_max_s)
-
-        def wait(state: RetryCallState) -> float:
-            err = state.outcome.exception() if state.outcome else None
-            hinted = getattr(err, "retry_after", None)
-            return min(float(hinted), settings.backoff_max_s) if hinted is not None else jitter(state)
-
-        def count_retry(_state: RetryCallState) -> None:
+        def count_retry(_state: Any) -> None:
             self.usage.retries += 1
 
         try:
-            async for attempt in AsyncRetrying(
-                stop=stop_after_attempt(settings.max_attempts), wait=wait, reraise=True, before_sleep=count_retry,
-                retry=retry_if_exception(lambda e: isinstance(e, CallError) and e.retryable),
-            ):
+            async for attempt in retrying(self.settings, on_retry=count_retry):
                 with attempt:
                     return await self._one_call(request)
         except CallError:
@@ -126,6 +113,22 @@ class CallRuntime:
             return await asyncio.wait_for(self.backend.complete(request), timeout=self.settings.timeout_s)
         except asyncio.TimeoutError:
             raise CallError(FailureKind.TIMEOUT, f"no reply within {self.settings.timeout_s:g} s", retryable=True) from None
+
+
+def retrying(settings: RuntimeSettings, on_retry: Callable[[Any], None] | None = None) -> Any:
+    """tenacity's retry loop for a provider call: retryable CallErrors only (429, 5xx, connection errors,
+    timeouts), exponential backoff with jitter, a Retry-After hint honoured; the last error is re-raised."""
+    from tenacity import AsyncRetrying, RetryCallState, retry_if_exception, stop_after_attempt, wait_exponential_jitter
+
+    jitter = wait_exponential_jitter(initial=settings.backoff_initial_s, max=settings.backoff_max_s)
+
+    def wait(state: RetryCallState) -> float:
+        err = state.outcome.exception() if state.outcome else None
+        hinted = getattr(err, "retry_after", None)
+        return min(float(hinted), settings.backoff_max_s) if hinted is not None else jitter(state)
+
+    return AsyncRetrying(stop=stop_after_attempt(settings.max_attempts), wait=wait, reraise=True,
+                         before_sleep=on_retry, retry=retry_if_exception(lambda e: isinstance(e, CallError) and e.retryable))
 
 
 def estimate_tokens(request: CompletionRequest) -> int:

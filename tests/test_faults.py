@@ -93,3 +93,25 @@ def test_a_planted_api_key_appears_in_no_file_the_run_writes(tmp_path):
     for path in written:
         assert FAKE_KEY.encode() not in path.read_bytes(), path
     assert FAKE_KEY not in result.stdout + result.stderr
+
+
+def test_embedding_calls_are_retried_on_server_errors():
+    import asyncio
+
+    from judges.rag.embeddings import LiteLLMEmbedder
+    from judges.runtime import RuntimeSettings
+
+    texts = [f"sentence number {i}" for i in range(6)]
+    with stub_server(latency_ms=1, error_rate=0.5, seed=1) as base:
+        embedder = LiteLLMEmbedder("openai/stub-embed", api_base=base,
+                                   retries=RuntimeSettings(max_attempts=6, backoff_initial_s=0.01, backoff_max_s=0.05))
+        os.environ.setdefault("OPENAI_API_KEY", "sk-fake")
+
+        async def each():
+            return [await embedder.embed([t]) for t in texts]
+
+        rows = asyncio.run(each())
+        served = stats(base)
+    assert all(r.shape == (1, 32) for r in rows)
+    assert embedder.retried > 0  # failures got past LiteLLM's own two retries, and ours took over
+    assert served["embeddings"] == len(texts)  # every text embedded once, after its failed tries

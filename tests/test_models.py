@@ -30,3 +30,20 @@ def test_params_skip_unset_values_and_credentials_stay_out_of_them():
     assert options.connection_extra() == {"api_key": "sk-x", "extra_headers": {"Authorization": "b"}}
     public = repr(options.public_params())
     assert "sk-x" not in public and "'b'" not in public and "credentials" in public
+
+
+def test_a_self_hosted_openai_compatible_server_needs_no_key(tmp_path, monkeypatch):
+    """`--judge openai/NAME --api-base URL` with no OPENAI_API_KEY set: calls go out with a placeholder key."""
+    import asyncio
+
+    from stub import stub_server
+
+    from judges.backend import CompletionRequest
+    from judges.models import open_backend
+
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    with stub_server(latency_ms=1) as base:
+        with open_backend(JudgeModel.from_name("openai/my-model", api_base=base)) as backend:
+            request = CompletionRequest("openai/my-model", ({"role": "user", "content": "Say something."},), {})
+            completion = asyncio.run(backend.complete(request))
+    assert completion.text and completion.prompt_tokens > 0

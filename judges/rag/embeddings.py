@@ -12,6 +12,7 @@ import numpy as np
 
 from ..backend import CallError
 from ..errors import BackendUnavailable
+from ..runtime import RuntimeSettings, retrying
 from ..types import FailureKind
 
 DEFAULT_EMBEDDINGS = "local/multilingual-e5-small"
@@ -77,19 +78,36 @@ class E5Embedder(_Cached):
 
 
 class LiteLLMEmbedder(_Cached):
-    """Any embedding model LiteLLM reaches (`openai/text-embedding-3-small`, `mistral/mistral-embed`, ...)."""
+    """Any embedding model LiteLLM reaches (`openai/text-embedding-3-small`, `mistral/mistral-embed`, ...),
+    retried on 429, 5xx, connection errors and timeouts like judge calls. LiteLLM's embedding path makes two
+    retries of its own under each attempt (it reads max_retries=0 as unset), so two attempts are the default."""
 
-    def __init__(self, model: str, *, api_base: str | None = None) -> None:
+    def __init__(self, model: str, *, api_base: str | None = None, retries: RuntimeSettings | None = None) -> None:
         super().__init__()
         self.name, self._api_base = model, api_base
+        self._retries = retries or RuntimeSettings(max_attempts=2)
+        self.retried = 0  # retries made, for the run's accounting
 
     async def _compute(self, texts: list[str]) -> np.ndarray:
+        def count(_state: Any) -> None:
+            self.retried += 1
+
+        async for attempt in retrying(self._retries, on_retry=count):
+            with attempt:
+                return await self._call(texts)
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    async def _call(self, texts: list[str]) -> np.ndarray:
         from ..litellm_backend import classify, import_litellm
 
         litellm = import_litellm()
         connection = {"api_base": self._api_base} if self._api_base else {}
         try:
-            response = await litellm.aembedding(model=self.name, input=texts, **connection)
+            response = await asyncio.wait_for(litellm.aembedding(model=self.name, input=texts, **connection),
+                                              timeout=self._retries.timeout_s)
+        except asyncio.TimeoutError:
+            raise CallError(FailureKind.TIMEOUT, f"no embedding within {self._retries.timeout_s:g} s",
+                            retryable=True) from None
         except Exception as err:  # every provider error becomes a CallError with a kind
             raise classify(err) from None
         return np.array([item["embedding"] for item in response.data], dtype=np.float32)
