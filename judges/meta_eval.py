@@ -66,9 +66,8 @@ async def run_meta_eval(tests: list[UnitTest], judge: GroundedQAJudge, results_p
     """
     for test in tests:  # every template renders for every test before any call is made
         judge.render_all(test.sample)
-    # More tests than call slots are in flight, so the slots stay full while some tests wait on a later stage;
-    # bounded all the same, so tests finish (and are written) steadily rather than all at the end.
-    in_flight = asyncio.Semaphore(4 * max(1, judge.runtime.settings.concurrency))
+    # Bounded, so tests finish (and are written) steadily rather than all at the end.
+    in_flight = asyncio.Semaphore(judge.runtime.items_in_flight(4))
     stopped: list[str] = []
 
     async def one(test: UnitTest, draw: int, order: int) -> TestResult | None:
@@ -86,7 +85,7 @@ async def run_meta_eval(tests: list[UnitTest], judge: GroundedQAJudge, results_p
     finished_results: dict[tuple[str, int], TestResult] = {}
     results_path.parent.mkdir(parents=True, exist_ok=True)
     with results_path.open("w", encoding="utf-8") as handle:
-        jobs = [one(test, draw, order) for order, (draw, test) in
+        jobs = [asyncio.ensure_future(one(test, draw, order)) for order, (draw, test) in  # started in order
                 enumerate((draw, test) for draw in range(draws) for test in tests)]
         for finished in asyncio.as_completed(jobs):
             result = await finished

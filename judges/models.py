@@ -73,10 +73,17 @@ def open_backend(model: JudgeModel, *, timeout_s: float = 120.0,
                 connection["api_key"] = "none"  # a self-hosted server (vLLM, llama.cpp, Ollama) needs no key
         yield LiteLLMBackend(api_base=model.api_base, timeout_s=timeout_s, connection=connection)
         return
+    from .litellm_backend import import_litellm
     from .local_server import LlamaServer, smollm2_path
 
-    with LlamaServer(smollm2_path()) as server:
+    server = LlamaServer(smollm2_path())
+    server.start()
+    try:
+        import_litellm()  # about 3 s, while the server loads the model
+        server.wait_ready()
         yield LiteLLMBackend(api_base=server.api_base, api_key="none", timeout_s=timeout_s)
+    finally:
+        server.stop()
 
 
 def judge_params(temperature: float | None, max_tokens: int | None, seed: int | None,

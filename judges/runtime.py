@@ -58,6 +58,13 @@ class CallRuntime:
         self._slots = PrioritySlots(self.settings.concurrency)
         self._limiters: dict[str, tuple[Any, Any]] = {}
 
+    def items_in_flight(self, per_slot: int) -> int:
+        """How many tests or samples to run at once: `per_slot` per call slot, so the slots stay full while some
+        wait on a later stage; but one at a time on a serial (local) model, so each one's calls reach the server
+        back to back and it reuses the prompt prefix they share instead of reading every prompt anew."""
+        slots = max(1, self.settings.concurrency)
+        return 1 if slots == 1 else per_slot * slots
+
     def _rate_limiters(self, model: str) -> tuple[Any, Any]:
         """Per-model request and token limiters (aiolimiter's leaky bucket), made on first use."""
         if model not in self._limiters:

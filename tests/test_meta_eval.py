@@ -138,3 +138,25 @@ def test_samples_report_grade_variance_and_flips(tmp_path):
     assert repeats["metrics"]["completeness"]["flip_rate"] == 0.5
     assert abs(repeats["metrics"]["completeness"]["mean_grade_variance"] - (8 / 9) / 2) < 1e-9
     assert repeats["metrics"]["answer_relevancy"]["flip_rate"] == 0.0
+
+
+def test_a_serial_judge_gets_each_tests_calls_back_to_back(tmp_path):
+    """On a one-slot (local) judge a test's calls are not interleaved with other tests', so llama.cpp can reuse
+    the prompt prefix they share; with more slots, tests overlap to keep the slots full."""
+    from judges.runtime import RuntimeSettings
+
+    records = [record(id=f"t{i}", actual_output=f"answer {i} [1].") for i in range(5)]
+    tests = load_unit_tests(write_jsonl(tmp_path / "u.jsonl", records))
+
+    def test_of(request):
+        return next(i for i in range(5) if f"answer {i} [1]." in request.messages[0]["content"])
+
+    def order(concurrency):
+        judge, backend = scripted_judge(perfect_script(), settings=RuntimeSettings(concurrency=concurrency))
+        asyncio.run(run_meta_eval(tests, judge, tmp_path / f"results{concurrency}.jsonl"))
+        return [test_of(r) for r in backend.requests]
+
+    serial = order(1)
+    assert serial == sorted(serial) and len(serial) == 15  # t0 x3, t1 x3, ...
+    parallel = order(2)
+    assert sorted(parallel) == serial and parallel != serial

@@ -152,7 +152,7 @@ def execute(args: argparse.Namespace, metrics: list[Any], registry: dict[str, An
         with (out_dir / "results.jsonl").open("w", encoding="utf-8") as handle, \
                 tqdm(total=len(samples), desc="samples", file=sys.stderr, disable=None) as bar:
             outcome = asyncio.run(run_samples(samples, metrics, judge, registry, out=handle,
-                                              samples_in_flight=options.concurrency, on_done=bar.update))
+                                              samples_in_flight=runtime.items_in_flight(1), on_done=bar.update))
         usage = dataclasses.asdict(runtime.usage)
     run_info = {"judge": model.name, "litellm_model": model.litellm_model, "params": options.public_params(),
                 "data": args.data, "n_samples": len(samples), "metrics": [s.name for s in metrics],

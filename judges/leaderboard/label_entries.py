@@ -88,7 +88,7 @@ async def _metric_scores(candidate: Candidate, metric: str, samples: dict[str, S
     with open_runtime(options) as (model, runtime):
         judge = RagJudge(runtime, model, prompts, options.params(), MetricSettings(logprobs=candidate.logprobs),
                          embedder)
-        outcome = await run_samples(rag_samples, [spec], judge, registry, samples_in_flight=options.concurrency)
+        outcome = await run_samples(rag_samples, [spec], judge, registry, samples_in_flight=runtime.items_in_flight(1))
         usage = runtime.usage
     scores = {}
     for row in outcome.rows:
