@@ -45,14 +45,18 @@ def run(args: argparse.Namespace) -> int:
         from tqdm import tqdm
 
         async def go() -> list[dict[str, Any]]:
-            async def one(sample_id: str, sample: Any) -> dict[str, Any]:
-                records = await session.judge.judge(sample)
+            in_flight = asyncio.Semaphore(session.runtime.items_in_flight(4))
+
+            async def one(order: int, sample_id: str, sample: Any) -> dict[str, Any]:
+                async with in_flight:  # earlier samples' calls first, so rows arrive steadily
+                    records = await session.judge.judge(sample, priority=order)
                 return {"id": sample_id, "metrics": {m: r.to_dict() for m, r in records.items()}}
 
             rows = []
             with (out_dir / "results.jsonl").open("w", encoding="utf-8") as handle, \
                     tqdm(total=len(samples), desc="samples", file=sys.stderr, disable=None) as bar:
-                for finished in asyncio.as_completed([one(i, s) for i, s in samples]):
+                jobs = [asyncio.ensure_future(one(n, i, s)) for n, (i, s) in enumerate(samples)]
+                for finished in asyncio.as_completed(jobs):
                     row = await finished
                     append_jsonl(handle, row)
                     rows.append(row)
