@@ -111,6 +111,8 @@ def test_leaderboard_writes_four_files_with_intervals_and_a_best_judge_per_metri
     assert {e["evaluation"] for e in weighted} == {"labels:begin-cmu", "labels:topical-chat"}  # no GroUSE grades
     assert all(e["prompts"] == "rag" and e["calls"] == 2 * 30 and e["failure_rate"] == 0 for e in weighted)
     assert "llamaindex_faithfulness" in data["meta"]["judges"]["stub-yes-prob"]
+    [null_on_labels] = [e for e in data["entries"] if e["candidate"] == "always-null" and e["evaluation"] == "labels:begin-cmu"]
+    assert null_on_labels["value"] is None and "null or failed" in null_on_labels["note"]
     assert "sha256" in data["meta"]["data"]["unit_tests:unit_tests:test"]
     import pandas as pd
 

@@ -143,19 +143,21 @@ def label_entries(candidate: Candidate, evaluation: Evaluation, cache: str, labe
     else:
         scores = _baseline_scores(str(candidate.baseline), samples)
     seconds = time.perf_counter() - started
+    failed = sum(p.state is VerdictState.FAILURE for p in scores.values())
+    base = dict(candidate=candidate.name, kind=candidate.kind, model=candidate.model,
+                prompts={"llm": candidate.prompts, "metric": "rag"}.get(candidate.kind), prompt_sha=extra["prompt_sha"],
+                evaluation=evaluation.name, metric=metric, failure_rate=failed / len(scores) if scores else None,
+                calls=int(extra["calls"]), cost_usd=float(extra["cost_usd"]), seconds=seconds)
+    if not any(p.state is VerdictState.GRADE and p.score is not None for p in scores.values()):
+        return [Entry(**base, statistic=HEADLINE[labels.items[0].label_type][0], value=None, ci_low=None,
+                      ci_high=None, n=len(samples), note="no figure: every item came back null or failed")]
     agreement = measure(labels, Predictions({(i, None): p for i, p in scores.items()}, candidate.name))
     computed = {f.statistic for f in agreement.judge}
     statistic = next((s for s in HEADLINE[agreement.label_type] if s in computed), HEADLINE[agreement.label_type][0])
     figure = agreement.figure(statistic) if statistic in computed else None
     ceiling = next((f for f in agreement.ceiling if f.statistic == statistic), None)
-    failed = sum(p.state is VerdictState.FAILURE for p in scores.values())
-    return [Entry(candidate=candidate.name, kind=candidate.kind, model=candidate.model,
-                  prompts={"llm": candidate.prompts, "metric": "rag"}.get(candidate.kind), prompt_sha=extra["prompt_sha"],
-                  evaluation=evaluation.name, metric=metric, statistic=statistic,
-                  value=figure.value if figure else None,
+    return [Entry(**base, statistic=statistic, value=figure.value if figure else None,
                   ci_low=figure.ci[0] if figure and figure.ci else None,
                   ci_high=figure.ci[1] if figure and figure.ci else None,
-                  n=figure.n_items if figure else agreement.n_items, failure_rate=failed / len(scores) if scores else None, calls=int(extra["calls"]),
-                  cost_usd=float(extra["cost_usd"]), seconds=seconds,
-                  ceiling=ceiling.value if ceiling else None,
+                  n=figure.n_items if figure else agreement.n_items, ceiling=ceiling.value if ceiling else None,
                   note=figure.note if figure else "no figure: the judge's scores do not vary")]
