@@ -110,7 +110,7 @@ def load_config(path: str | Path) -> LeaderboardConfig:
 
 
 def _check_metric_map(candidate: Candidate, where: str) -> None:
-    """A metric candidate maps labelled metrics to suite metrics that exist and score a single judge call chain."""
+    """A metric candidate maps each labelled metric it scores to a metric of the suite's registry."""
     from ..rag.registry import build_registry
 
     if not candidate.metrics or not isinstance(candidate.metrics, dict):

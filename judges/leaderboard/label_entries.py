@@ -94,8 +94,7 @@ async def _metric_scores(candidate: Candidate, metric: str, samples: dict[str, S
     for row in outcome.rows:
         verdict = row["metrics"][spec.name]["verdict"]
         state = VerdictState(verdict["state"])
-        scores[row["id"]] = Prediction(row["id"], state, verdict.get("grade"), verdict.get("message")
-                                       or verdict.get("reason"))
+        scores[row["id"]] = Prediction(row["id"], state, verdict.get("grade"), verdict.get("message"))
     sha = hashlib.sha256("".join(sorted(prompts.hashes().values())).encode()).hexdigest()[:12]
     return scores, {"calls": usage.calls, "cost_usd": usage.cost, "prompt_sha": sha}
 

@@ -86,7 +86,7 @@ class LiteLLMEmbedder(_Cached):
         super().__init__()
         self.name, self._api_base = model, api_base
         self._retries = retries or RuntimeSettings(max_attempts=2)
-        self.retried = 0  # retries made, for the run's accounting
+        self.retried = 0  # retries made so far (after LiteLLM's own)
 
     async def _compute(self, texts: list[str]) -> np.ndarray:
         def count(_state: Any) -> None:
