@@ -41,6 +41,7 @@ def test_equal_cost_ties_go_to_the_faster_judge_and_baselines_never_win():
     oracle = entry("oracle", 1.0, 1.0, 1.0, kind="baseline")
     [pick] = pick_best([a, b, oracle], Selection())
     assert pick.winner.candidate == "fast" and "oracle" in pick.excluded
+    assert "as cheap and faster (0.00 vs 0.01 s per call)" in pick.reason()
 
 
 def test_constraints_exclude_with_reasons():

@@ -25,8 +25,12 @@ class Pick:
         if self.leader is None or self.winner.candidate == self.leader.candidate:
             return "highest figure" + (f"; tied with {', '.join(t for t in self.tied if t != self.winner.candidate)}"
                                        if len(self.tied) > 1 else "")
-        return (f"tied with the leader {self.leader.candidate} (overlapping 95% intervals) and cheaper or faster "
-                f"({self.winner.cost_per_1k_calls:.4f} vs {self.leader.cost_per_1k_calls:.4f} USD per 1k calls)")
+        tie = f"tied with the leader {self.leader.candidate} (overlapping 95% intervals)"
+        if self.winner.cost_per_1k_calls < self.leader.cost_per_1k_calls:
+            return (f"{tie} and cheaper ({self.winner.cost_per_1k_calls:.4f} vs {self.leader.cost_per_1k_calls:.4f} "
+                    "USD per 1k calls)")
+        return (f"{tie}, as cheap and faster ({self.winner.seconds_per_call:.2f} vs {self.leader.seconds_per_call:.2f} "
+                "s per call)")
 
 
 def _overlaps(entry: Entry, leader: Entry) -> bool:
