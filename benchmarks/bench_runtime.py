@@ -56,6 +56,30 @@ def judgelab_run(base_url: str, tests: list, concurrency: int, cache_path: Path 
             "cached_calls": runtime.usage.cached_calls}
 
 
+def litellm_floor(base_url: str, calls: int, concurrency: int) -> dict:
+    """A bare loop of `litellm.acompletion` calls, C at a time, with nothing around them: what any runtime built on
+    LiteLLM can reach on this machine (judgelab's own overhead is the gap to this row)."""
+    from judges.litellm_backend import import_litellm
+
+    litellm = import_litellm()
+    messages = [{"role": "user", "content": 'Grade it. "usefulness": 0 or 1'}]
+
+    async def loop() -> None:
+        slots = asyncio.Semaphore(concurrency)
+
+        async def one(i: int) -> None:
+            async with slots:
+                await litellm.acompletion(model="openai/stub", messages=messages + [{"role": "user", "content": str(i)}],
+                                          api_base=base_url, api_key="none", num_retries=0)
+
+        await asyncio.gather(*(one(i) for i in range(calls)))
+
+    asyncio.run(loop())  # warm-up of clients and caches is the first call; time a second loop
+    started = time.perf_counter()
+    asyncio.run(loop())
+    return {"tool": "bare LiteLLM loop (floor)", "wall_s": time.perf_counter() - started, "samples": 0}
+
+
 def peer_run(tool: str, venvs: Path, base_url: str, samples_file: Path) -> dict:
     python = venvs / tool / "bin" / "python"
     out = subprocess.run([str(python), str(HERE / "peers" / f"run_{tool}.py"), "--base-url", base_url,
@@ -114,6 +138,9 @@ def main() -> None:
         stub_stats(base, reset=True)
         rows.append({"tool": "judgelab", **judgelab_run(base, tests, args.concurrency)})
         rows[-1]["requests"] = stub_stats(base, reset=True).get("requests", 0)
+        floor = litellm_floor(base, rows[0]["requests"], args.concurrency)
+        floor["requests"] = stub_stats(base, reset=True).get("requests", 0) // 2  # two loops ran; one was timed
+        rows.append(floor)
         if args.peers:
             subprocess.run(["bash", str(HERE / "peers" / "setup.sh"), args.venvs], check=True)
             for tool in ("grouse", "ragas"):

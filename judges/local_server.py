@@ -62,7 +62,7 @@ class LlamaServer:
         if importlib.util.find_spec("llama_cpp") is None:
             raise BackendUnavailable("the offline judge needs llama.cpp: pip install 'llama-cpp-python[server]==0.3.36'")
         self.port = free_port()
-        # flash attention: about 13% faster prompt reading and 15% faster decoding for SmolLM2 on 2 CPU cores
+        # flash attention: faster prompt reading and decoding for SmolLM2 (benchmarks/bench_offline_judge.py)
         command = [sys.executable, "-m", "llama_cpp.server", "--model", str(self.model_path), "--host", "127.0.0.1",
                    "--port", str(self.port), "--n_ctx", str(self.n_ctx), "--n_threads", str(self.threads),
                    "--flash_attn", "true"]
