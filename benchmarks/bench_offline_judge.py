@@ -22,7 +22,7 @@ sys.path.insert(0, str(ROOT))
 def measure(flash_attn: bool, prompts: list[str], schema: dict) -> dict:
     from llama_cpp import Llama
 
-    from judges.local_server import smollm2_path
+    from judges.calls.local_server import smollm2_path
 
     llm = Llama(str(smollm2_path()), n_ctx=4096, n_threads=2, flash_attn=flash_attn, verbose=False)
     read_tokens = read_s = 0.0
@@ -55,9 +55,9 @@ def measure(flash_attn: bool, prompts: list[str], schema: dict) -> dict:
 
 
 def main() -> None:
-    from judges.prompts import load_prompt_set
-    from judges.replies import reply_schema
-    from judges.unit_tests import load_unit_tests
+    from judges.judging.prompts import load_prompt_set
+    from judges.judging.replies import reply_schema
+    from judges.suite.loading import load_unit_tests
 
     prompt_set = load_prompt_set("default")
     tests = load_unit_tests(ROOT / "unit_tests", "train")[:4]

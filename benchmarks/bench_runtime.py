@@ -33,13 +33,13 @@ from stub_server import running_stub, stub_stats  # noqa: E402
 
 def judgelab_run(base_url: str, tests: list, concurrency: int, cache_path: Path | None = None) -> dict:
     """Time judgelab's meta-eval over `tests` in this process (LiteLLM imported and warmed first)."""
-    from judges.cache import CacheMode, ReplyCache
-    from judges.judge import GroundedQAJudge
-    from judges.litellm_backend import LiteLLMBackend, import_litellm
-    from judges.meta_eval import run_meta_eval
-    from judges.models import JudgeModel
-    from judges.prompts import load_prompt_set
-    from judges.runtime import CallRuntime, RuntimeSettings
+    from judges.calls.cache import CacheMode, ReplyCache
+    from judges.judging.grouse_judge import GroundedQAJudge
+    from judges.calls.litellm_backend import LiteLLMBackend, import_litellm
+    from judges.suite.scoring import run_meta_eval
+    from judges.calls.model_spec import JudgeModel
+    from judges.judging.prompts import load_prompt_set
+    from judges.calls.runtime import CallRuntime, RuntimeSettings
 
     import_litellm()
     cache = ReplyCache(cache_path) if cache_path else ReplyCache(":memory:", CacheMode.OFF)
@@ -59,7 +59,7 @@ def judgelab_run(base_url: str, tests: list, concurrency: int, cache_path: Path 
 def litellm_floor(base_url: str, calls: int, concurrency: int) -> dict:
     """A bare loop of `litellm.acompletion` calls, C at a time, with nothing around them: what any runtime built on
     LiteLLM can reach on this machine (judgelab's own overhead is the gap to this row)."""
-    from judges.litellm_backend import import_litellm
+    from judges.calls.litellm_backend import import_litellm
 
     litellm = import_litellm()
     messages = [{"role": "user", "content": 'Grade it. "usefulness": 0 or 1'}]
@@ -123,7 +123,7 @@ def main() -> None:
     parser.add_argument("--out", default=str(ROOT / "results" / "benchmarks"))
     args = parser.parse_args()
 
-    from judges.unit_tests import load_unit_tests
+    from judges.suite.loading import load_unit_tests
 
     all_tests = load_unit_tests(ROOT / "unit_tests" / "test.jsonl")
     tests = all_tests[:args.samples]

@@ -6,7 +6,7 @@ import tomllib
 from pathlib import Path
 from typing import Any
 
-from .errors import ConfigError
+from judges.errors import ConfigError
 
 
 def read_toml(path: str | Path) -> dict[str, Any]:

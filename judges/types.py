@@ -28,7 +28,7 @@ class UnitTest:
 
     id: str
     sample: Sample
-    conditions: dict[str, Any]  # metric -> judges.conditions.Condition
+    conditions: dict[str, Any]  # metric -> judges.suite.conditions.Condition
     test_type: str
     goal: str
     set_id: str | None = None

@@ -8,12 +8,12 @@ from typing import Any
 
 import pytest
 
-from judges.cache import CacheMode, ReplyCache
-from judges.judge import GroundedQAJudge
-from judges.models import JudgeModel
-from judges.prompts import load_prompt_set
-from judges.runtime import CallRuntime, RuntimeSettings
-from judges.scripted import ScriptedBackend
+from judges.calls.cache import CacheMode, ReplyCache
+from judges.judging.grouse_judge import GroundedQAJudge
+from judges.calls.model_spec import JudgeModel
+from judges.judging.prompts import load_prompt_set
+from judges.calls.runtime import CallRuntime, RuntimeSettings
+from judges.calls.scripted import ScriptedBackend
 
 ROOT = Path(__file__).resolve().parent.parent
 SHARED = ROOT.parent / "shared"

@@ -6,10 +6,10 @@ import asyncio
 import json
 from typing import Any
 
-from judges.backend import Completion, CompletionRequest
-from judges.cache import CacheMode, ReplyCache
-from judges.models import JudgeModel
-from judges.prompts import load_prompt_set
+from judges.calls.backend import Completion, CompletionRequest
+from judges.calls.cache import CacheMode, ReplyCache
+from judges.calls.model_spec import JudgeModel
+from judges.judging.prompts import load_prompt_set
 from judges.rag.embeddings import ScriptedEmbedder
 from judges.rag.judging import RagJudge
 from judges.rag.prompting import RagPrompts
@@ -17,8 +17,8 @@ from judges.rag.registry import build_registry
 from judges.rag.runner import run_sample
 from judges.rag.sample import RagSample
 from judges.rag.settings import MetricSettings
-from judges.runtime import CallRuntime, RuntimeSettings
-from judges.scripted import ScriptedBackend
+from judges.calls.runtime import CallRuntime, RuntimeSettings
+from judges.calls.scripted import ScriptedBackend
 
 FAST = RuntimeSettings(backoff_initial_s=0.0, backoff_max_s=0.0)
 

@@ -2,7 +2,7 @@
 
 import pytest
 
-from judges.conditions import Condition, derive_pa_nr, expected_pa_nr, judged_pa_nr
+from judges.suite.conditions import Condition, derive_pa_nr, expected_pa_nr, judged_pa_nr
 from judges.errors import ConditionError
 from judges.types import FailureKind, Outcome, Verdict
 

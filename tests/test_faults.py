@@ -99,7 +99,7 @@ def test_embedding_calls_are_retried_on_server_errors():
     import asyncio
 
     from judges.rag.embeddings import LiteLLMEmbedder
-    from judges.runtime import RuntimeSettings
+    from judges.calls.runtime import RuntimeSettings
 
     texts = [f"sentence number {i}" for i in range(6)]
     with stub_server(latency_ms=1, error_rate=0.5, seed=1) as base:

@@ -4,8 +4,8 @@ import asyncio
 
 from conftest import reply, scripted_judge
 
-from judges.backend import CallError
-from judges.scripted import by_metric
+from judges.calls.backend import CallError
+from judges.calls.scripted import by_metric
 from judges.types import FailureKind, Sample, VerdictState
 
 SAMPLE = Sample("Q?", ("ref one", "ref two"), "A [1].", "A [1].")

@@ -203,7 +203,7 @@ def offline(monkeypatch, tmp_path):
 
 
 def test_wikieval_loader_reads_the_hub_columns_as_preferences(offline):
-    from judges.labels.hub import load_wikieval
+    from judges.labels.hub_sets import load_wikieval
 
     labels = load_wikieval(str(DATA / "wikieval"))
     assert labels.metrics() == ["answer_relevancy", "faithfulness"] and len(labels.items) == 6
@@ -218,7 +218,7 @@ def test_wikieval_loader_reads_the_parquet_layout_of_the_hub(offline, tmp_path):
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    from judges.labels.hub import load_wikieval
+    from judges.labels.hub_sets import load_wikieval
 
     rows = [json.loads(line) for line in (DATA / "wikieval" / "train.jsonl").read_text().splitlines()]
     (tmp_path / "data").mkdir()
@@ -233,7 +233,7 @@ def test_ragtruth_loader_labels_a_response_with_any_span_unfaithful(offline):
 
 
 def test_hub_sets_offline_give_one_clear_error(offline, tmp_path, monkeypatch):
-    from judges.labels.hub import load_ragtruth
+    from judges.labels.hub_sets import load_ragtruth
 
     monkeypatch.chdir(tmp_path)
     with pytest.raises(InputError, match="cannot load split 'train' of 'explodinggradients/WikiEval'"):

@@ -5,8 +5,8 @@ import asyncio
 import pytest
 from stub import stub_server
 
-from judges.backend import CompletionRequest
-from judges.litellm_backend import LiteLLMBackend, import_litellm
+from judges.calls.backend import CompletionRequest
+from judges.calls.litellm_backend import LiteLLMBackend, import_litellm
 
 
 def call(base_url: str, model: str):

@@ -6,13 +6,13 @@ from dataclasses import replace
 
 from conftest import ROOT, record, reply, scripted_judge, write_jsonl
 
-from judges.backend import CallError
-from judges.meta_eval import run_meta_eval
-from judges.plot import plot_result_matrix
-from judges.report import summarize
-from judges.scripted import by_metric
+from judges.calls.backend import CallError
+from judges.suite.scoring import run_meta_eval
+from judges.runs.plot import plot_result_matrix
+from judges.runs.summary import summarize
+from judges.calls.scripted import by_metric
 from judges.types import FailureKind
-from judges.unit_tests import load_unit_tests
+from judges.suite.loading import load_unit_tests
 
 
 def perfect_script():
@@ -88,7 +88,7 @@ def test_by_type_breakdown_and_plot_on_the_train_split(tmp_path):
 
 def test_a_template_error_stops_the_run_before_any_call(tmp_path):
     from judges.errors import PromptError
-    from judges.prompts import PromptSet, PromptTemplate
+    from judges.judging.prompts import PromptSet, PromptTemplate
 
     tests = load_unit_tests(write_jsonl(tmp_path / "u.jsonl", [record()]))
     judge, backend = scripted_judge(perfect_script())
@@ -104,8 +104,8 @@ def test_a_template_error_stops_the_run_before_any_call(tmp_path):
 
 
 def test_max_cost_stops_cleanly_and_keeps_finished_tests(tmp_path):
-    from judges.runtime import CallRuntime, RuntimeSettings
-    from judges.scripted import ScriptedBackend
+    from judges.calls.runtime import CallRuntime, RuntimeSettings
+    from judges.calls.scripted import ScriptedBackend
 
     tests = load_unit_tests(write_jsonl(tmp_path / "u.jsonl", [record(id=f"t{i}") for i in range(10)]))
     judge, _ = scripted_judge(perfect_script())
@@ -119,7 +119,7 @@ def test_max_cost_stops_cleanly_and_keeps_finished_tests(tmp_path):
 
 
 def test_samples_report_grade_variance_and_flips(tmp_path):
-    from judges.report import stability
+    from judges.runs.summary import stability
 
     tests = load_unit_tests(write_jsonl(tmp_path / "u.jsonl", [record(id="a"), record(id="b")]))
 
@@ -143,7 +143,7 @@ def test_samples_report_grade_variance_and_flips(tmp_path):
 def test_a_serial_judge_gets_each_tests_calls_back_to_back(tmp_path):
     """On a one-slot (local) judge a test's calls are not interleaved with other tests', so llama.cpp can reuse
     the prompt prefix they share; with more slots, tests overlap to keep the slots full."""
-    from judges.runtime import RuntimeSettings
+    from judges.calls.runtime import RuntimeSettings
 
     records = [record(id=f"t{i}", actual_output=f"answer {i} [1].") for i in range(5)]
     tests = load_unit_tests(write_jsonl(tmp_path / "u.jsonl", records))

@@ -3,8 +3,8 @@
 import pytest
 
 from judges.errors import BackendUnavailable
-from judges.models import JudgeModel, judge_params
-from judges.session import JudgeOptions
+from judges.calls.model_spec import JudgeModel, judge_params
+from judges.judging.factory import JudgeOptions
 
 
 def test_local_judge_is_constrained_and_serial():
@@ -38,8 +38,8 @@ def test_a_self_hosted_openai_compatible_server_needs_no_key(tmp_path, monkeypat
 
     from stub import stub_server
 
-    from judges.backend import CompletionRequest
-    from judges.models import open_backend
+    from judges.calls.backend import CompletionRequest
+    from judges.calls.model_spec import open_backend
 
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     with stub_server(latency_ms=1) as base:

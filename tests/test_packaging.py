@@ -15,6 +15,6 @@ def test_every_subpackage_is_listed_for_the_wheel():
 def test_cli_and_pytest_plugin_entry_points():
     project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
     assert project["scripts"]["judgelab"] == "judges.cli.main:main"
-    assert project["entry-points"]["pytest11"]["judgelab"] == "judges.pytest_plugin"
+    assert project["entry-points"]["pytest11"]["judgelab"] == "judges.integrations.pytest_plugin"
     module = project["entry-points"]["pytest11"]["judgelab"].replace(".", "/") + ".py"
     assert (ROOT / module).is_file() and Path(ROOT / "prompts" / "default").is_dir()

@@ -5,7 +5,7 @@ import importlib.util
 import pytest
 
 from judges.errors import PromptError
-from judges.prompts import PromptTemplate, load_prompt_set
+from judges.judging.prompts import PromptTemplate, load_prompt_set
 from judges.types import GROUSE_METRICS, Sample
 
 SAMPLE = Sample("Why?", ("first ref", "second ref"), "Because [1].", "Because [2].")

@@ -12,10 +12,10 @@ import pytest
 from conftest import ROOT
 from rag_helpers import canned, make_judge
 
-from judges.cache import CacheMode, ReplyCache
+from judges.calls.cache import CacheMode, ReplyCache
 from judges.cli.main import main
 from judges.errors import InputError
-from judges.models import JudgeModel, judge_params
+from judges.calls.model_spec import JudgeModel, judge_params
 from judges.rag.dataset import load_rag_samples
 from judges.rag.embeddings import open_embedder
 from judges.rag.registry import build_registry, select
@@ -143,8 +143,8 @@ def test_every_metric_runs_from_the_cli_on_replayed_scripted_replies(tmp_path):
 
 
 def test_a_spent_cost_limit_stops_new_samples_and_keeps_finished_ones(tmp_path):
-    from judges.runtime import RuntimeSettings
-    from judges.scripted import ScriptedBackend
+    from judges.calls.runtime import RuntimeSettings
+    from judges.calls.scripted import ScriptedBackend
 
     backend = ScriptedBackend(lambda request: json.dumps({"reason": "r", "grade": 3}), cost_per_call=1.0)
     judge, _ = make_judge(backend=backend, runtime_settings=RuntimeSettings(max_cost=1.0, backoff_initial_s=0.0))

@@ -7,12 +7,12 @@ import math
 from conftest import ROOT
 from rag_helpers import LogprobBackend, canned, make_judge, score
 
-from judges.backend import CallError
+from judges.calls.backend import CallError
 from judges.rag.dataset import load_rag_samples
 from judges.rag.registry import build_registry
 from judges.rag.runner import run_sample, run_samples
 from judges.rag.sample import RagSample
-from judges.scripted import by_metric
+from judges.calls.scripted import by_metric
 from judges.types import FailureKind, VerdictState
 
 SAMPLE = RagSample("c", question="What is HTTP/2 multiplexing?",

@@ -91,8 +91,8 @@ def test_litellm_embedder_reads_vectors_and_maps_provider_errors(monkeypatch):
     import asyncio
     from types import SimpleNamespace
 
-    from judges.backend import CallError
-    from judges.litellm_backend import import_litellm
+    from judges.calls.backend import CallError
+    from judges.calls.litellm_backend import import_litellm
     from judges.rag.embeddings import LiteLLMEmbedder, open_embedder
 
     litellm = import_litellm()

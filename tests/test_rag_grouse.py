@@ -4,7 +4,7 @@ from conftest import reply
 from rag_helpers import scores
 
 from judges.rag.sample import RagSample
-from judges.scripted import by_metric
+from judges.calls.scripted import by_metric
 from judges.types import VerdictState
 
 SAMPLE = RagSample("g", question="How long is maternity leave?", answer="52 weeks [1].",

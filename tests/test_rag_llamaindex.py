@@ -7,7 +7,7 @@ import pytest
 from rag_helpers import LogprobBackend, embedder, score, scores, unit_vector
 
 from judges.rag.sample import RagSample
-from judges.scripted import by_metric
+from judges.calls.scripted import by_metric
 from judges.types import FailureKind
 
 IDS = RagSample("ids", retrieved_ids=("d7", "d2", "d9", "d4"), expected_ids=("d2", "d4", "d5"))

@@ -6,10 +6,10 @@ import json
 import pytest
 from rag_helpers import by_template_and_text, claims, embedder, score, scores, unit_vector, verdicts
 
-from judges.backend import CallError
+from judges.calls.backend import CallError
 from judges.errors import ConfigError
 from judges.rag.sample import RagSample
-from judges.scripted import by_metric
+from judges.calls.scripted import by_metric
 from judges.types import FailureKind, VerdictState
 
 LEAVE = RagSample("leave", question="Can she return to her job after maternity leave?",

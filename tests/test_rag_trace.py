@@ -5,7 +5,7 @@ import json
 from rag_helpers import scores
 
 from judges.rag.sample import RagSample
-from judges.scripted import by_metric
+from judges.calls.scripted import by_metric
 from judges.types import FailureKind, VerdictState
 
 ALL = ["trace_relevance", "trace_utilization", "trace_completeness", "trace_adherence", "trace_relevance_popular",

@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from judges.replies import ReplyError, entry_schema, parse_reply, reply_schema
+from judges.judging.replies import ReplyError, entry_schema, parse_reply, reply_schema
 from judges.types import FailureKind, VerdictState
 
 CLEAN = json.dumps({"answer_1": {"answer_relevancy_justification": "ok", "answer_relevancy": 5},

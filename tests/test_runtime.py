@@ -4,11 +4,11 @@ import asyncio
 
 import pytest
 
-from judges.backend import CallError, CompletionRequest
-from judges.cache import CacheMode, ReplyCache
+from judges.calls.backend import CallError, CompletionRequest
+from judges.calls.cache import CacheMode, ReplyCache
 from judges.errors import ReplayMiss
-from judges.runtime import CallRuntime, RuntimeSettings
-from judges.scripted import ScriptedBackend
+from judges.calls.runtime import CallRuntime, RuntimeSettings
+from judges.calls.scripted import ScriptedBackend
 from judges.types import FailureKind
 
 FAST = RuntimeSettings(backoff_initial_s=0.0, backoff_max_s=0.0, max_attempts=3)

@@ -2,7 +2,7 @@
 
 import asyncio
 
-from judges.slots import PrioritySlots
+from judges.calls.priority_slots import PrioritySlots
 
 
 def test_freed_slots_go_to_the_lowest_priority_first():

@@ -5,12 +5,12 @@ import json
 import pytest
 from conftest import ROOT, write_jsonl
 
-from judges.baselines import discrimination
-from judges.prompts import load_prompt_set
-from judges.suite_check import check_path, check_tests
-from judges.typology import TEST_TYPES
+from judges.suite.baselines import discrimination
+from judges.judging.prompts import load_prompt_set
+from judges.suite.checks import check_path, check_tests
+from judges.suite.test_types import TEST_TYPES
 from judges.types import ABSTENTION_SENTENCE
-from judges.unit_tests import load_unit_tests
+from judges.suite.loading import load_unit_tests
 
 
 def test_shipped_suite_has_no_problems():

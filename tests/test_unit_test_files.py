@@ -4,7 +4,7 @@ import pytest
 from conftest import ROOT, record, write_jsonl
 
 from judges.errors import ConditionError, InputError
-from judges.unit_tests import load_unit_tests
+from judges.suite.loading import load_unit_tests
 
 
 def test_loads_conditions_as_types(tmp_path):
@@ -60,7 +60,7 @@ def test_folder_split_and_missing_file(tmp_path):
 
 def test_hub_loader_reads_a_local_folder_through_datasets(tmp_path):
     """`--tests <repo>` goes through datasets.load_dataset; a local folder in the hub layout takes the same path."""
-    from judges.unit_tests import load_hub_unit_tests
+    from judges.suite.loading import load_hub_unit_tests
 
     hub_like = [{k: v for k, v in record(id=None).items() if k != "id"} for _ in range(3)]
     write_jsonl(tmp_path / "train.jsonl", hub_like[:1])

@@ -8,7 +8,7 @@ from typing import Mapping, Sequence
 
 import numpy as np
 
-from .statistics import Statistic
+from judges.agreement.statistics import Statistic
 
 DEFAULT_RESAMPLES = 1000
 DEFAULT_SEED = 0

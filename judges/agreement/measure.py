@@ -8,12 +8,12 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import InputError
-from ..labels.schema import LabelledSet, LabelType
-from .bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED, Figure, figures
-from .policy import OutcomeCounts, Policy, apply_policy
-from .predictions import Predictions
-from .statistics import JudgeScale, choose_statistics, describe_judge
+from judges.errors import InputError
+from judges.labels.schema import LabelledSet, LabelType
+from judges.agreement.bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED, Figure, figures
+from judges.agreement.policy import OutcomeCounts, Policy, apply_policy
+from judges.agreement.predictions import Predictions
+from judges.agreement.statistics import JudgeScale, choose_statistics, describe_judge
 
 
 @dataclass(frozen=True)

@@ -6,8 +6,8 @@ from dataclasses import asdict, dataclass
 from enum import Enum
 from typing import Any, Sequence
 
-from ..types import VerdictState
-from .predictions import Prediction
+from judges.types import VerdictState
+from judges.agreement.predictions import Prediction
 
 
 class Policy(str, Enum):

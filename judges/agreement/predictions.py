@@ -8,9 +8,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterator, Mapping
 
-from ..errors import ConfigError, InputError
-from ..labels.mapping import get_field
-from ..types import VerdictState
+from judges.errors import ConfigError, InputError
+from judges.labels.mapping import get_field
+from judges.types import VerdictState
 
 FAILED_STATUSES = {"failed", "failure", "error"}
 
@@ -95,7 +95,7 @@ def parse_prediction(row: Mapping[str, Any], *, id_field: str, score_fields: tup
 
 def _rows(path: Path, id_field: str) -> Iterator[tuple[int | None, Mapping[str, Any]]]:
     if path.suffix.lower() == ".jsonl":
-        from ..jsonl import read_jsonl
+        from judges.jsonl import read_jsonl
 
         yield from read_jsonl(path)
         return

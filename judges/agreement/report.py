@@ -6,14 +6,14 @@ import json
 from pathlib import Path
 from typing import Any, Sequence
 
-from .bootstrap import Figure
-from .measure import MetricAgreement
+from judges.agreement.bootstrap import Figure
+from judges.agreement.measure import MetricAgreement
 
 
 def report_dict(results: Sequence[MetricAgreement], *, labels: dict[str, Any], predictions: dict[str, Any]) -> dict:
     from datetime import datetime, timezone
 
-    from .. import __version__
+    from judges import __version__
 
     return {"judgelab": __version__, "created": datetime.now(timezone.utc).isoformat(timespec="seconds"),
             "labels": labels, "predictions": predictions, "metrics": {r.metric: r.to_dict() for r in results}}

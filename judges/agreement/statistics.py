@@ -9,7 +9,7 @@ from typing import Callable, Literal, Sequence
 
 import numpy as np
 
-from ..labels.schema import LabelType
+from judges.labels.schema import LabelType
 
 One = Callable[[np.ndarray, np.ndarray], float]
 Batch = Callable[[np.ndarray, np.ndarray], np.ndarray]

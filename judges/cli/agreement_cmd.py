@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from ..errors import ConfigError
+from judges.errors import ConfigError
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -53,12 +53,12 @@ def _scale(text: str | None) -> tuple[float, float] | None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..agreement.measure import measure
-    from ..agreement.policy import Policy
-    from ..agreement.predictions import read_predictions
-    from ..agreement.report import metric_table, write_report
-    from ..labels.registry import open_labels
-    from ..session import default_run_dir
+    from judges.agreement.measure import measure
+    from judges.agreement.policy import Policy
+    from judges.agreement.predictions import read_predictions
+    from judges.agreement.report import metric_table, write_report
+    from judges.labels.registry import open_labels
+    from judges.judging.factory import default_run_dir
 
     if args.resamples < 100:
         raise ConfigError("--resamples must be at least 100")

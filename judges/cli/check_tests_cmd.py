@@ -6,7 +6,7 @@ import argparse
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..suite_check import check_path
+    from judges.suite.checks import check_path
 
     failed = False
     for path in args.paths:
@@ -22,9 +22,9 @@ def run(args: argparse.Namespace) -> int:
 
 def print_discrimination(path: str, split: str) -> None:
     """Pass rates of the oracle and the constant / random baselines: a sound suite separates them."""
-    from ..baselines import discrimination, discrimination_markdown
-    from ..prompts import load_prompt_set
-    from ..unit_tests import load_unit_tests
+    from judges.suite.baselines import discrimination, discrimination_markdown
+    from judges.judging.prompts import load_prompt_set
+    from judges.suite.loading import load_unit_tests
 
     tests = load_unit_tests(path, split)
     print(f"\nDiscrimination on {path} ({len(tests)} tests, split {split}):\n")

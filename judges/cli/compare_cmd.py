@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import argparse
 
-from ..errors import ConfigError
+from judges.errors import ConfigError
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..compare import Run, comparison_markdown
+    from judges.runs.compare import Run, comparison_markdown
 
     if len(args.runs) < 2:
         raise ConfigError("compare needs at least two run folders")

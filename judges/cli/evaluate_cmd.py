@@ -10,8 +10,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from ..errors import ConfigError
-from .options import judge_options
+from judges.errors import ConfigError
+from judges.cli.options import judge_options
 
 
 def summarize_grades(rows: list[dict[str, Any]]) -> dict[str, Any]:
@@ -27,9 +27,9 @@ def summarize_grades(rows: list[dict[str, Any]]) -> dict[str, Any]:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..jsonl import append_jsonl
-    from ..samples import load_samples
-    from ..session import default_run_dir, open_judge
+    from judges.jsonl import append_jsonl
+    from judges.judging.samples import load_samples
+    from judges.judging.factory import default_run_dir, open_judge
 
     samples = load_samples(args.file)
     if args.limit is not None:

@@ -7,8 +7,8 @@ from pathlib import Path
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..leaderboard.config import load_config
-    from ..leaderboard.run import run_leaderboard
+    from judges.leaderboard.config import load_config
+    from judges.leaderboard.run import run_leaderboard
 
     config = load_config(args.config)
     out = Path(args.out)

@@ -6,7 +6,7 @@ import argparse
 import sys
 from typing import Sequence
 
-from ..models import DEFAULT_JUDGE
+from judges.calls.model_spec import DEFAULT_JUDGE
 
 COMMANDS = {
     "meta-eval": ("judges.cli.meta_eval_cmd", "score a judge against unit tests"),
@@ -110,12 +110,12 @@ def _configure(name: str, parser: argparse.ArgumentParser) -> None:
         parser.add_argument("--message", help="commit message")
         parser.add_argument("--dry-run", action="store_true", help="list the files and the commit; push nothing")
     elif name == "metrics":
-        from .metrics_cmd import configure as configure_metrics
+        from judges.cli.metrics_cmd import configure as configure_metrics
 
         add_judge_options(parser)
         configure_metrics(parser)
     elif name == "agreement":
-        from .agreement_cmd import configure
+        from judges.cli.agreement_cmd import configure
 
         configure(parser)
 
@@ -128,7 +128,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
     import importlib
 
-    from ..errors import JudgelabError
+    from judges.errors import JudgelabError
 
     try:
         return int(importlib.import_module(args.module).run(args) or 0)

@@ -9,13 +9,13 @@ import time
 from datetime import datetime, timezone
 from pathlib import Path
 
-from ..errors import ConfigError
-from ..paths import bundled_dir
-from .options import judge_options
+from judges.errors import ConfigError
+from judges.paths import bundled_dir
+from judges.cli.options import judge_options
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..unit_tests import load_unit_tests
+    from judges.suite.loading import load_unit_tests
 
     tests_source = args.tests or str(bundled_dir("unit_tests"))
     split = args.split or ("train" if args.tests is None else None)
@@ -32,14 +32,14 @@ def run(args: argparse.Namespace) -> int:
 
 
 def default_out(args: argparse.Namespace, split: str) -> Path:
-    from ..session import default_run_dir
+    from judges.judging.factory import default_run_dir
 
     return default_run_dir(Path("results/runs"), args.judge, Path(args.prompts).name, split)
 
 
 def dry_run(tests: list, options, draws: int) -> int:  # type: ignore[type-arg]
-    from ..estimate import estimate_meta_eval
-    from ..session import planning_judge
+    from judges.runs.cost_estimate import estimate_meta_eval
+    from judges.judging.factory import planning_judge
 
     judge, cache = planning_judge(options)
     try:
@@ -53,11 +53,11 @@ def dry_run(tests: list, options, draws: int) -> int:  # type: ignore[type-arg]
 
 def execute(tests: list, options, args: argparse.Namespace, tests_source: str, split: str | None,  # type: ignore[type-arg]
             out_dir: Path) -> int:
-    from .. import __version__
-    from ..meta_eval import run_meta_eval
-    from ..plot import plot_result_matrix
-    from ..report import markdown_summary, read_rows, write_report
-    from ..session import open_judge
+    from judges import __version__
+    from judges.suite.scoring import run_meta_eval
+    from judges.runs.plot import plot_result_matrix
+    from judges.runs.summary import markdown_summary, read_rows, write_report
+    from judges.judging.factory import open_judge
 
     started = time.perf_counter()  # the folder is made once the judge is up, so a bad option leaves nothing
     with open_judge(options) as session:

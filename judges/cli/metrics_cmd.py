@@ -13,8 +13,8 @@ import time
 from pathlib import Path
 from typing import Any, Iterator
 
-from ..errors import ConfigError
-from .options import judge_options
+from judges.errors import ConfigError
+from judges.cli.options import judge_options
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -64,7 +64,7 @@ def _pairs(items: list[str], option: str) -> dict[str, str]:
 
 
 def _settings(args: argparse.Namespace) -> Any:
-    from ..rag.settings import DEFAULT_RAGAS_SCORE_OF, MetricSettings
+    from judges.rag.settings import DEFAULT_RAGAS_SCORE_OF, MetricSettings
 
     try:
         weights = tuple(float(w) for w in args.correctness_weights.split(","))
@@ -88,21 +88,21 @@ def print_registry(registry: dict[str, Any]) -> None:
 @contextlib.contextmanager
 def _runtime(options: Any, needs_judge: bool) -> Iterator[tuple[Any, Any]]:
     """The judge's runtime, or, when no chosen metric calls a judge, a runtime that refuses calls (nothing starts)."""
-    from ..models import JudgeModel
-    from ..runtime import CallRuntime
-    from ..session import open_runtime
+    from judges.calls.model_spec import JudgeModel
+    from judges.calls.runtime import CallRuntime
+    from judges.judging.factory import open_runtime
 
     if needs_judge:
         with open_runtime(options) as pair:
             yield pair
         return
-    from ..rag.judging import NoJudgeBackend
+    from judges.rag.judging import NoJudgeBackend
 
     yield JudgeModel.from_name(options.judge, api_base=options.api_base), CallRuntime(NoJudgeBackend())
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..rag.registry import build_registry, select
+    from judges.rag.registry import build_registry, select
 
     registry = build_registry(_pairs(args.aspect, "--aspect"), _pairs(args.criterion, "--criterion"))
     if args.list:
@@ -116,7 +116,7 @@ def run(args: argparse.Namespace) -> int:
         select(registry, settings.ragas_score_of)  # unknown components fail here, before any call
     if args.limit is not None and args.limit < 1:
         raise ConfigError("--limit must be at least 1")
-    from ..rag.dataset import load_rag_samples
+    from judges.rag.dataset import load_rag_samples
 
     samples = load_rag_samples(args.data, split=args.split, config=args.hf_config, mapping=_pairs(args.map, "--map"))
     samples = samples[:args.limit] if args.limit else samples
@@ -129,13 +129,13 @@ def execute(args: argparse.Namespace, metrics: list[Any], registry: dict[str, An
             samples: list[Any]) -> int:
     from tqdm import tqdm
 
-    from ..prompts import load_prompt_set
-    from ..rag.embeddings import open_embedder
-    from ..rag.judging import RagJudge
-    from ..rag.prompting import RagPrompts
-    from ..rag.runner import run_samples
-    from ..rag.summary import summarize, summary_markdown
-    from ..session import default_run_dir
+    from judges.judging.prompts import load_prompt_set
+    from judges.rag.embeddings import open_embedder
+    from judges.rag.judging import RagJudge
+    from judges.rag.prompting import RagPrompts
+    from judges.rag.runner import run_samples
+    from judges.rag.summary import summarize, summary_markdown
+    from judges.judging.factory import default_run_dir
 
     options = judge_options(args)
     components = [registry[n] for n in settings.ragas_score_of] if any(s.name == "ragas_score" for s in metrics) else []

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from ..session import JudgeOptions
+from judges.judging.factory import JudgeOptions
 
 
 def judge_options(args: argparse.Namespace) -> JudgeOptions:

@@ -5,12 +5,12 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from ..errors import InputError
+from judges.errors import InputError
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..plot import plot_result_matrix
-    from ..report import read_rows
+    from judges.runs.plot import plot_result_matrix
+    from judges.runs.summary import read_rows
 
     run_dir = Path(args.run_dir)
     if not (run_dir / "results.jsonl").is_file():

@@ -6,7 +6,7 @@ import argparse
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..leaderboard.publish import plan_publish, publish
+    from judges.integrations.hub_publish import plan_publish, publish
 
     plan = plan_publish(args.folder, args.repo, args.message)
     print(plan.describe())

@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from ..errors import ConfigError
+from judges.errors import ConfigError
 
 JUDGE_KEYS = {"model": "judge", "prompts": "prompts", "api_base": "api_base", "temperature": "temperature",
               "max_tokens": "max_tokens", "seed": "seed", "json_schema": "json_schema", "cache": "cache",
@@ -26,11 +26,11 @@ def apply_config(args: argparse.Namespace, config: Any) -> None:
 
 def validate(args: argparse.Namespace) -> tuple[list[Any], Path]:
     """Run the meta-eval the gate asks for and check its bars; returns (bar results, run folder)."""
-    from ..gate import Bar, GateConfig, check_bars
-    from ..paths import bundled_dir
-    from ..unit_tests import load_unit_tests
-    from .meta_eval_cmd import default_out, execute
-    from .options import judge_options
+    from judges.runs.gate import Bar, GateConfig, check_bars
+    from judges.paths import bundled_dir
+    from judges.suite.loading import load_unit_tests
+    from judges.cli.meta_eval_cmd import default_out, execute
+    from judges.cli.options import judge_options
 
     bars = [Bar.parse(text, "min") for text in args.min or []] + [Bar.parse(text, "max") for text in args.max or []]
     if args.config:
@@ -50,7 +50,7 @@ def validate(args: argparse.Namespace) -> tuple[list[Any], Path]:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..gate import junit_xml
+    from judges.runs.gate import junit_xml
 
     results, out_dir = validate(args)
     junit = Path(args.junit) if args.junit else out_dir / "junit.xml"

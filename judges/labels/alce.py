@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..errors import InputError
-from ..types import Sample
-from .schema import LabelledItem, LabelledSet, LabelType
-from .shared import read_shared_json, shared_file
+from judges.errors import InputError
+from judges.types import Sample
+from judges.labels.schema import LabelledItem, LabelledSet, LabelType
+from judges.labels.shared import read_shared_json, shared_file
 
 SUMMARY_KEY = "overall_results"  # each system's block also holds its automatic scores under this key
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 import csv
 from pathlib import Path
 
-from ..errors import InputError
-from ..types import Sample
-from .schema import LabelledItem, LabelledSet, LabelType
-from .shared import shared_file
+from judges.errors import InputError
+from judges.types import Sample
+from judges.labels.schema import LabelledItem, LabelledSet, LabelType
+from judges.labels.shared import shared_file
 
 FILES = {"wow": "begin_dev_wow.tsv", "cmu": "begin_dev_cmu.tsv", "tc": "begin_dev_tc.tsv"}
 COLUMNS = ("model_name", "data_source", "knowledge", "message", "response", "begin_label")

@@ -5,9 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Iterable
 
-from ..errors import InputError
-from ..jsonl import append_jsonl, read_jsonl
-from .schema import LabelledItem, LabelledSet, check_consistent, parse_item
+from judges.errors import InputError
+from judges.jsonl import append_jsonl, read_jsonl
+from judges.labels.schema import LabelledItem, LabelledSet, check_consistent, parse_item
 
 
 def read_labels(path: str | Path) -> LabelledSet:

@@ -9,9 +9,9 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any, Iterable, Iterator, Mapping
 
-from ..errors import ConfigError, InputError
-from ..types import Sample
-from .schema import (LabelledItem, LabelledSet, LabelType, check_consistent, check_label, check_scale,
+from judges.errors import ConfigError, InputError
+from judges.types import Sample
+from judges.labels.schema import (LabelledItem, LabelledSet, LabelType, check_consistent, check_label, check_scale,
                      default_scale)
 
 _MISSING = object()
@@ -174,7 +174,7 @@ def iter_rows(source: str, *, split: str = "train") -> Iterator[tuple[int, Mappi
             for number, row in enumerate(reader, start=2):
                 yield number, row
     elif suffix == ".jsonl":
-        from ..jsonl import read_jsonl
+        from judges.jsonl import read_jsonl
 
         yield from read_jsonl(path)
     elif suffix == ".json":
@@ -188,7 +188,7 @@ def iter_rows(source: str, *, split: str = "train") -> Iterator[tuple[int, Mappi
             raise InputError("expected a JSON list of objects", path=source)
         yield from enumerate(data, start=1)
     else:
-        from .hub import load_hub_rows
+        from judges.labels.hub_sets import load_hub_rows
 
         yield from enumerate(load_hub_rows(source, split), start=1)
 

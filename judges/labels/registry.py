@@ -7,8 +7,8 @@ import importlib
 from pathlib import Path
 from typing import Any
 
-from ..errors import ConfigError, InputError
-from .schema import LabelledSet
+from judges.errors import ConfigError, InputError
+from judges.labels.schema import LabelledSet
 
 # name -> (target, keyword arguments, what it is). Shared sets read ../shared/datasets; hub sets need the network.
 SETS: dict[str, tuple[str, dict[str, Any], str]] = {
@@ -23,8 +23,8 @@ SETS: dict[str, tuple[str, dict[str, Any], str]] = {
     "alce": ("judges.labels.alce:load_alce", {}, "ALCE utility 1..5 as usefulness, ASQA + ELI5 (800)"),
     "alce-asqa": ("judges.labels.alce:load_alce", {"datasets": ("asqa",)}, "ALCE utility, ASQA (400)"),
     "alce-eli5": ("judges.labels.alce:load_alce", {"datasets": ("eli5",)}, "ALCE utility, ELI5 (400)"),
-    "wikieval": ("judges.labels.hub:load_wikieval", {}, "WikiEval pairs from the hub (network; or wikieval:FOLDER)"),
-    "ragtruth": ("judges.labels.hub:load_ragtruth", {},
+    "wikieval": ("judges.labels.hub_sets:load_wikieval", {}, "WikiEval pairs from the hub (network; or wikieval:FOLDER)"),
+    "ragtruth": ("judges.labels.hub_sets:load_ragtruth", {},
                  "RAGTruth response-level hallucination labels, wandb/RAGTruth-processed (network; ragtruth:DIR)"),
 }
 HUB_SETS = ("wikieval", "ragtruth")
@@ -55,8 +55,8 @@ def open_labels(spec: str, *, columns: str | None = None, metric: str | None = N
                 scale: tuple[float, float] | None = None, split: str | None = None) -> LabelledSet:
     """`--labels`: a set name, a labelled-item JSONL, or (with `columns`) a CSV/JSONL/JSON file or HF dataset."""
     if columns is not None:
-        from .mapping import ColumnMapping, load_mapped
-        from .schema import LabelType
+        from judges.labels.mapping import ColumnMapping, load_mapped
+        from judges.labels.schema import LabelType
 
         if not metric or not label_type:
             raise ConfigError("--columns needs --metric and --label-type (binary, ordinal, continuous, preference)")
@@ -65,7 +65,7 @@ def open_labels(spec: str, *, columns: str | None = None, metric: str | None = N
     if spec in SETS or spec.partition(":")[0] in HUB_SETS:
         return load_set(spec, split=split)
     if Path(spec).is_file():
-        from .io import read_labels
+        from judges.labels.io import read_labels
 
         return read_labels(spec)
     close = difflib.get_close_matches(spec, list(SETS), n=3)

@@ -7,8 +7,8 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any, Iterable, Mapping
 
-from ..errors import InputError
-from ..types import Sample
+from judges.errors import InputError
+from judges.types import Sample
 
 
 class LabelType(str, Enum):

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from ..errors import InputError
+from judges.errors import InputError
 
 ENV_VAR = "JUDGELAB_SHARED"
 

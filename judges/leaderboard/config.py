@@ -6,8 +6,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..errors import ConfigError
-from ..toml_config import read_toml
+from judges.errors import ConfigError
+from judges.toml_config import read_toml
 
 CANDIDATE_KINDS = ("llm", "metric", "baseline", "embedding")
 JUDGE_PARAMS = ("temperature", "max_tokens", "seed", "extra", "json_schema", "concurrency", "timeout_s")
@@ -111,7 +111,7 @@ def load_config(path: str | Path) -> LeaderboardConfig:
 
 def _check_metric_map(candidate: Candidate, where: str) -> None:
     """A metric candidate maps each labelled metric it scores to a metric of the suite's registry."""
-    from ..rag.registry import build_registry
+    from judges.rag.registry import build_registry
 
     if not candidate.metrics or not isinstance(candidate.metrics, dict):
         raise ConfigError(f"{where}: a metric candidate needs metrics = {{labelled_metric = \"suite_metric\"}}, "

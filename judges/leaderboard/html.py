@@ -7,9 +7,9 @@ import html
 from pathlib import Path
 from typing import Any
 
-from .entries import Entry
-from .render import interval
-from .select import Pick
+from judges.leaderboard.entries import Entry
+from judges.leaderboard.render import interval
+from judges.leaderboard.select import Pick
 
 SORT_SCRIPT = """
 document.querySelectorAll('table.sortable th').forEach(th => th.addEventListener('click', () => {

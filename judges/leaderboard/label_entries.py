@@ -8,12 +8,12 @@ import random
 import time
 from typing import Any
 
-from ..agreement.predictions import Prediction, Predictions
-from ..errors import ConfigError
-from ..labels.schema import LabelledSet, LabelType
-from ..types import Sample, VerdictState
-from .config import Candidate, Evaluation
-from .entries import Entry
+from judges.agreement.predictions import Prediction, Predictions
+from judges.errors import ConfigError
+from judges.labels.schema import LabelledSet, LabelType
+from judges.types import Sample, VerdictState
+from judges.leaderboard.config import Candidate, Evaluation
+from judges.leaderboard.entries import Entry
 
 # which GroUSE prompt grades which labelled metric (ALCE utility has no documents: relevancy 1-5 stands in)
 TEMPLATE_FOR = {"faithfulness": "faithfulness", "usefulness": "answer_relevancy"}
@@ -25,7 +25,7 @@ BASELINE_SCORES = {"always-top": 1.0, "always-lowest": 0.0}
 
 def labelled_subset(evaluation: Evaluation) -> LabelledSet:
     """The evaluation's metric, restricted to `limit` items drawn with a fixed seed (all annotators kept)."""
-    from ..labels.registry import open_labels
+    from judges.labels.registry import open_labels
 
     labels = open_labels(evaluation.source)
     if evaluation.metric:
@@ -47,7 +47,7 @@ def _distinct_samples(labels: LabelledSet) -> dict[str, Sample]:
 
 async def _llm_scores(candidate: Candidate, metric: str, samples: dict[str, Sample], cache: str) -> tuple[
         dict[str, Prediction], dict[str, Any]]:
-    from ..session import JudgeOptions, open_judge
+    from judges.judging.factory import JudgeOptions, open_judge
 
     template = TEMPLATE_FOR.get(metric)
     if template is None:
@@ -68,14 +68,14 @@ async def _llm_scores(candidate: Candidate, metric: str, samples: dict[str, Samp
 async def _metric_scores(candidate: Candidate, metric: str, samples: dict[str, Sample], cache: str) -> tuple[
         dict[str, Prediction], dict[str, Any]]:
     """The suite metric the candidate maps to the labelled metric, run on each item (references as contexts)."""
-    from ..rag.embeddings import open_embedder
-    from ..rag.judging import RagJudge
-    from ..rag.prompting import RagPrompts
-    from ..rag.registry import build_registry
-    from ..rag.runner import run_samples
-    from ..rag.sample import RagSample
-    from ..rag.settings import MetricSettings
-    from ..session import JudgeOptions, open_runtime
+    from judges.rag.embeddings import open_embedder
+    from judges.rag.judging import RagJudge
+    from judges.rag.prompting import RagPrompts
+    from judges.rag.registry import build_registry
+    from judges.rag.runner import run_samples
+    from judges.rag.sample import RagSample
+    from judges.rag.settings import MetricSettings
+    from judges.judging.factory import JudgeOptions, open_runtime
 
     registry = build_registry()
     spec = registry[candidate.metrics[metric]]
@@ -103,7 +103,7 @@ async def _embedding_scores(candidate: Candidate, metric: str, samples: dict[str
     """Cosine similarity of the answer with its references (faithfulness) or with the question (usefulness)."""
     import numpy as np
 
-    from ..rag.embeddings import open_embedder
+    from judges.rag.embeddings import open_embedder
 
     embedder = open_embedder(str(candidate.model), api_base=candidate.api_base)
     ids = list(samples)
@@ -126,7 +126,7 @@ def _baseline_scores(name: str, samples: dict[str, Sample]) -> dict[str, Predict
 
 
 def label_entries(candidate: Candidate, evaluation: Evaluation, cache: str, labels: LabelledSet) -> list[Entry]:
-    from ..agreement.measure import measure
+    from judges.agreement.measure import measure
 
     metric = labels.metrics()[0]
     samples = _distinct_samples(labels)

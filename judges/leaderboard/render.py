@@ -6,8 +6,8 @@ import json
 from pathlib import Path
 from typing import Any
 
-from .entries import Entry
-from .select import Pick
+from judges.leaderboard.entries import Entry
+from judges.leaderboard.select import Pick
 
 
 def _fmt(value: float | None, digits: int = 3) -> str:

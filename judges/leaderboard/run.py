@@ -8,8 +8,8 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from .config import Candidate, Evaluation, LeaderboardConfig
-from .entries import Entry
+from judges.leaderboard.config import Candidate, Evaluation, LeaderboardConfig
+from judges.leaderboard.entries import Entry
 
 
 def _applies(candidate: Candidate, evaluation: Evaluation, labelled: dict[str, Any]) -> bool:
@@ -25,7 +25,7 @@ def _file_digest(path: Path) -> str:
 
 
 def data_versions(evaluations: list[Evaluation], labelled: dict[str, Any]) -> dict[str, str]:
-    from ..paths import bundled_dir
+    from judges.paths import bundled_dir
 
     versions = {}
     for evaluation in evaluations:
@@ -44,12 +44,12 @@ def data_versions(evaluations: list[Evaluation], labelled: dict[str, Any]) -> di
 
 
 def run_leaderboard(config: LeaderboardConfig, out: Path, log: Any = sys.stderr) -> tuple[list[Entry], list[Any], dict[str, Any]]:
-    from .. import __version__
-    from .html import render_html
-    from .label_entries import label_entries, labelled_subset
-    from .render import plot_pareto, write_tables
-    from .select import pick_best
-    from .unit_test_entries import unit_test_entries
+    from judges import __version__
+    from judges.leaderboard.html import render_html
+    from judges.leaderboard.label_entries import label_entries, labelled_subset
+    from judges.leaderboard.render import plot_pareto, write_tables
+    from judges.leaderboard.select import pick_best
+    from judges.leaderboard.unit_test_entries import unit_test_entries
 
     labelled = {e.name: labelled_subset(e) for e in config.evaluations if e.kind == "labels"}  # fail early
     entries: list[Entry] = []

@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass
 
-from .config import Selection
-from .entries import Entry
+from judges.leaderboard.config import Selection
+from judges.leaderboard.entries import Entry
 
 
 @dataclass

@@ -9,10 +9,10 @@ from typing import Any
 
 import numpy as np
 
-from ..report import summarize
-from ..types import ALL_METRICS
-from .config import Candidate, Evaluation
-from .entries import Entry
+from judges.runs.summary import summarize
+from judges.types import ALL_METRICS
+from judges.leaderboard.config import Candidate, Evaluation
+from judges.leaderboard.entries import Entry
 
 RESAMPLES, SEED = 1000, 0
 
@@ -58,11 +58,11 @@ def rows_to_entries(rows: list[dict[str, Any]], base: dict[str, Any], seconds: f
 
 
 def unit_test_entries(candidate: Candidate, evaluation: Evaluation, cache: str, runs_dir: Path) -> list[Entry]:
-    from ..baselines import run_baseline
-    from ..meta_eval import run_meta_eval
-    from ..prompts import load_prompt_set
-    from ..session import JudgeOptions, open_judge
-    from ..unit_tests import load_unit_tests
+    from judges.suite.baselines import run_baseline
+    from judges.suite.scoring import run_meta_eval
+    from judges.judging.prompts import load_prompt_set
+    from judges.judging.factory import JudgeOptions, open_judge
+    from judges.suite.loading import load_unit_tests
 
     tests = load_unit_tests(evaluation.source, evaluation.split)[:evaluation.limit]
     base = dict(candidate=candidate.name, kind=candidate.kind, model=candidate.model, evaluation=evaluation.name)

@@ -7,12 +7,12 @@ import asyncio
 from collections import Counter
 from typing import TYPE_CHECKING, Any
 
-from .parsing import string_list
-from .rubric import Scale, rubric_grade
-from .spec import Scored
+from judges.rag.parsing import string_list
+from judges.rag.rubric import Scale, rubric_grade
+from judges.rag.spec import Scored
 
 if TYPE_CHECKING:
-    from .scope import MetricRun
+    from judges.rag.scope import MetricRun
 
 # Built-in definitions (judgelab's wording). A "yes" verdict / a high grade means the answer has the property.
 ASPECTS = {

@@ -5,9 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Mapping
 
-from ..errors import InputError
-from ..jsonl import read_jsonl
-from .sample import RagSample, parse_record
+from judges.errors import InputError
+from judges.jsonl import read_jsonl
+from judges.rag.sample import RagSample, parse_record
 
 HF_PREFIX = "hf:"
 _BUILDERS = {".parquet": "parquet", ".json": "json", ".jsonl": "json", ".csv": "csv", ".arrow": "arrow"}

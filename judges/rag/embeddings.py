@@ -10,10 +10,10 @@ from typing import Any, Callable, Mapping, Protocol, Sequence
 
 import numpy as np
 
-from ..backend import CallError
-from ..errors import BackendUnavailable
-from ..runtime import RuntimeSettings, retrying
-from ..types import FailureKind
+from judges.calls.backend import CallError
+from judges.errors import BackendUnavailable
+from judges.calls.runtime import RuntimeSettings, retrying
+from judges.types import FailureKind
 
 DEFAULT_EMBEDDINGS = "local/multilingual-e5-small"
 _E5_NAMES = (DEFAULT_EMBEDDINGS, "e5")
@@ -98,7 +98,7 @@ class LiteLLMEmbedder(_Cached):
         raise AssertionError("unreachable")  # pragma: no cover
 
     async def _call(self, texts: list[str]) -> np.ndarray:
-        from ..litellm_backend import classify, import_litellm
+        from judges.calls.litellm_backend import classify, import_litellm
 
         litellm = import_litellm()
         connection = {"api_base": self._api_base} if self._api_base else {}

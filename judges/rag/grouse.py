@@ -4,15 +4,15 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ..conditions import judged_pa_nr
-from ..errors import ConfigError
-from ..judge import GroundedQAJudge, MetricRecord
-from ..types import FailureKind, Sample, Verdict, VerdictState
-from .judging import SAMPLE_PRIORITY, StepFailed
-from .spec import Scored
+from judges.suite.conditions import judged_pa_nr
+from judges.errors import ConfigError
+from judges.judging.grouse_judge import GroundedQAJudge, MetricRecord
+from judges.types import FailureKind, Sample, Verdict, VerdictState
+from judges.rag.judging import SAMPLE_PRIORITY, StepFailed
+from judges.rag.spec import Scored
 
 if TYPE_CHECKING:
-    from .scope import MetricRun
+    from judges.rag.scope import MetricRun
 
 
 async def _records(run: MetricRun) -> dict[str, MetricRecord]:

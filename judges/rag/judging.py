@@ -6,17 +6,17 @@ from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping, TypeVar
 
-from ..backend import CallError, Completion, CompletionRequest
-from ..errors import ConfigError
-from ..models import JudgeModel
-from ..prompts import PromptSet
-from ..replies import ReplyError, extract_json
-from ..runtime import CallRuntime
-from ..types import FailureKind
-from .embeddings import Embedder
-from .logprobs import WeightedGrade, weighted_grade
-from .prompting import RagPrompts
-from .settings import MetricSettings
+from judges.calls.backend import CallError, Completion, CompletionRequest
+from judges.errors import ConfigError
+from judges.calls.model_spec import JudgeModel
+from judges.judging.prompts import PromptSet
+from judges.judging.replies import ReplyError, extract_json
+from judges.calls.runtime import CallRuntime
+from judges.types import FailureKind
+from judges.rag.embeddings import Embedder
+from judges.rag.logprobs import WeightedGrade, weighted_grade
+from judges.rag.prompting import RagPrompts
+from judges.rag.settings import MetricSettings
 
 T = TypeVar("T")
 # The running sample's order: its calls get a call slot before later samples' calls (set by the runner per sample).

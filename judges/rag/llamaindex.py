@@ -5,12 +5,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Callable
 
-from . import retrieval, steps
-from .rubric import Scale, rubric_grade
-from .spec import Scored
+from judges.rag import retrieval, steps
+from judges.rag.rubric import Scale, rubric_grade
+from judges.rag.spec import Scored
 
 if TYPE_CHECKING:
-    from .scope import MetricRun
+    from judges.rag.scope import MetricRun
 
 
 def _ids(run: MetricRun, measure: Callable[..., float | None], empty_reason: str) -> Scored:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
-from ..replies import ReplyError
+from judges.judging.replies import ReplyError
 
 _TRUE = {"true", "yes", "1", "supported", "relevant", "pass"}
 _FALSE = {"false", "no", "0", "unsupported", "not supported", "irrelevant", "fail"}

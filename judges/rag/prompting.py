@@ -5,9 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..errors import PromptError
-from ..paths import bundled_dir
-from ..prompts import TEMPLATE_SUFFIX, PromptTemplate
+from judges.errors import PromptError
+from judges.paths import bundled_dir
+from judges.judging.prompts import TEMPLATE_SUFFIX, PromptTemplate
 
 
 def shipped_rag_folder() -> Path:

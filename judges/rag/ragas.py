@@ -8,17 +8,17 @@ import re
 import statistics
 from typing import TYPE_CHECKING, Any
 
-from ..replies import ReplyError
-from ..types import FailureKind, VerdictState
-from . import steps
-from .formulas import fraction, harmonic_mean, precision_at_each_rank, ranked_context_precision, statement_f1
-from .judging import StepFailed
-from .parsing import as_bool, as_text, field, keyed_entries, keyed_object_schema, reason_schema, string_list
-from .spec import Scored
-from .text import keyed_sentences, normalize_entity
+from judges.judging.replies import ReplyError
+from judges.types import FailureKind, VerdictState
+from judges.rag import steps
+from judges.rag.formulas import fraction, harmonic_mean, precision_at_each_rank, ranked_context_precision, statement_f1
+from judges.rag.judging import StepFailed
+from judges.rag.parsing import as_bool, as_text, field, keyed_entries, keyed_object_schema, reason_schema, string_list
+from judges.rag.spec import Scored
+from judges.rag.text import keyed_sentences, normalize_entity
 
 if TYPE_CHECKING:
-    from .scope import MetricRun
+    from judges.rag.scope import MetricRun
 
 
 async def faithfulness(run: MetricRun) -> Scored:

@@ -6,12 +6,12 @@ from __future__ import annotations
 import asyncio
 from typing import TYPE_CHECKING, Any
 
-from . import steps
-from .formulas import fraction
-from .spec import Scored
+from judges.rag import steps
+from judges.rag.formulas import fraction
+from judges.rag.spec import Scored
 
 if TYPE_CHECKING:
-    from .scope import MetricRun
+    from judges.rag.scope import MetricRun
 
 NO_ANSWER_CLAIMS = "the answer makes no claims"
 NO_TRUTH_CLAIMS = "the ground truth makes no claims"

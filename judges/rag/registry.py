@@ -6,8 +6,8 @@ from __future__ import annotations
 import difflib
 from typing import Iterable
 
-from ..errors import ConfigError
-from .spec import MetricSpec
+from judges.errors import ConfigError
+from judges.rag.spec import MetricSpec
 
 _R = "judges.rag."
 Q, A, C, G = "question", "answer", "contexts", "ground_truth"
@@ -29,7 +29,7 @@ def _criterion(name: str, definition: str) -> MetricSpec:
 
 
 def _builtins() -> list[MetricSpec]:
-    from .critiques import ASPECTS, CRITERIA
+    from judges.rag.critiques import ASPECTS, CRITERIA
 
     rc = "ragchecker:"
     specs = [

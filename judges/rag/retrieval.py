@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 from typing import Sequence
 
-from .formulas import fraction
+from judges.rag.formulas import fraction
 
 
 def top_k(retrieved: Sequence[str], k: int | None) -> list[str]:

@@ -6,12 +6,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Hashable, Mapping
 
-from ..replies import ReplyError
-from .logprobs import WeightedGrade
-from .parsing import as_text, field, reason_schema
+from judges.judging.replies import ReplyError
+from judges.rag.logprobs import WeightedGrade
+from judges.rag.parsing import as_text, field, reason_schema
 
 if TYPE_CHECKING:
-    from .scope import MetricRun
+    from judges.rag.scope import MetricRun
 
 
 @dataclass(frozen=True)

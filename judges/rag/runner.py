@@ -7,12 +7,12 @@ import asyncio
 from dataclasses import dataclass
 from typing import IO, Any, Callable, Mapping, Sequence
 
-from ..errors import BudgetExhausted
-from ..jsonl import append_jsonl
-from .judging import SAMPLE_PRIORITY, RagJudge
-from .sample import RagSample
-from .scope import SampleScope
-from .spec import MetricResult, MetricSpec
+from judges.errors import BudgetExhausted
+from judges.jsonl import append_jsonl
+from judges.rag.judging import SAMPLE_PRIORITY, RagJudge
+from judges.rag.sample import RagSample
+from judges.rag.scope import SampleScope
+from judges.rag.spec import MetricResult, MetricSpec
 
 
 @dataclass

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Mapping
 
-from ..errors import InputError
+from judges.errors import InputError
 
 # Field -> the record keys accepted for it, first match wins (judgelab / GroUSE / Ragas / RAGBench names).
 ALIASES: dict[str, tuple[str, ...]] = {

@@ -5,12 +5,12 @@ from __future__ import annotations
 import asyncio
 from typing import Any, Awaitable, Callable, Hashable, Mapping, TypeVar
 
-from ..backend import CallError
-from ..types import Verdict
-from .judging import RagJudge, StepFailed
-from .sample import RagSample
-from .settings import MetricSettings
-from .spec import MetricResult, MetricSpec
+from judges.calls.backend import CallError
+from judges.types import Verdict
+from judges.rag.judging import RagJudge, StepFailed
+from judges.rag.sample import RagSample
+from judges.rag.settings import MetricSettings
+from judges.rag.spec import MetricResult, MetricSpec
 
 T = TypeVar("T")
 Log = list[dict[str, Any]]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..errors import ConfigError
+from judges.errors import ConfigError
 
 DEFAULT_RAGAS_SCORE_OF = ("ragas_faithfulness", "ragas_answer_relevancy", "ragas_context_precision",
                           "ragas_context_recall")

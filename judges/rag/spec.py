@@ -6,7 +6,7 @@ import importlib
 from dataclasses import dataclass, field
 from typing import Any, Awaitable, Callable, Mapping
 
-from ..types import Verdict, VerdictState
+from judges.types import Verdict, VerdictState
 
 
 @dataclass(frozen=True)

@@ -7,13 +7,13 @@ import asyncio
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from ..types import FailureKind
-from .formulas import cosine
-from .judging import StepFailed
-from .parsing import as_bool, as_text, field, int_list, keyed_entries, keyed_object_schema, reason_schema, string_list
+from judges.types import FailureKind
+from judges.rag.formulas import cosine
+from judges.rag.judging import StepFailed
+from judges.rag.parsing import as_bool, as_text, field, int_list, keyed_entries, keyed_object_schema, reason_schema, string_list
 
 if TYPE_CHECKING:
-    from .scope import MetricRun
+    from judges.rag.scope import MetricRun
 
 LABELS = {"answer": "answer", "ground_truth": "reference answer", "contexts": "retrieved passages"}
 MAX_ITEMS = 25

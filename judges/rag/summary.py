@@ -6,7 +6,7 @@ import statistics
 from collections import Counter
 from typing import Any, Mapping, Sequence
 
-from .spec import MetricSpec
+from judges.rag.spec import MetricSpec
 
 
 def summarize(rows: Sequence[dict[str, Any]], metrics: Sequence[MetricSpec]) -> dict[str, dict[str, Any]]:

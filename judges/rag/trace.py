@@ -6,13 +6,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from .formulas import fraction
-from .parsing import as_bool, as_text, field, keyed_entries, keyed_object_schema, reason_schema
-from .spec import Scored
-from .text import keyed_sentences
+from judges.rag.formulas import fraction
+from judges.rag.parsing import as_bool, as_text, field, keyed_entries, keyed_object_schema, reason_schema
+from judges.rag.spec import Scored
+from judges.rag.text import keyed_sentences
 
 if TYPE_CHECKING:
-    from .scope import MetricRun
+    from judges.rag.scope import MetricRun
 
 POPULAR_RELEVANCE_CAP = 20  # the popular write-up's relevance: min(1, relevant sentences / 20)
 

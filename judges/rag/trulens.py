@@ -7,13 +7,13 @@ import asyncio
 import statistics
 from typing import TYPE_CHECKING, Any
 
-from .parsing import as_text, field, keyed_entries, keyed_object_schema, reason_schema
-from .rubric import Scale, rubric_grade
-from .spec import Scored
-from .text import keyed_sentences
+from judges.rag.parsing import as_text, field, keyed_entries, keyed_object_schema, reason_schema
+from judges.rag.rubric import Scale, rubric_grade
+from judges.rag.spec import Scored
+from judges.rag.text import keyed_sentences
 
 if TYPE_CHECKING:
-    from .scope import MetricRun
+    from judges.rag.scope import MetricRun
 
 SCALE = Scale.points(0, 3)
 

@@ -6,9 +6,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .errors import ConfigError
-from .toml_config import read_toml
-from .types import ALL_METRICS
+from judges.errors import ConfigError
+from judges.toml_config import read_toml
+from judges.types import ALL_METRICS
 
 MIN_TARGETS = (*ALL_METRICS, "total")
 MAX_TARGETS = ("format_failure_rate",)

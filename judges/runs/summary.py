@@ -7,7 +7,7 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any, Iterable
 
-from .types import ALL_METRICS, Outcome
+from judges.types import ALL_METRICS, Outcome
 
 SHORT = {"answer_relevancy": "AR", "completeness": "C", "faithfulness": "F", "usefulness": "U",
          "positive_acceptance": "PA", "negative_rejection": "NR"}
@@ -119,6 +119,6 @@ def write_report(out_dir: Path, run: dict[str, Any], rows: list[dict[str, Any]])
 
 
 def read_rows(results_path: Path) -> list[dict[str, Any]]:
-    from .jsonl import read_jsonl
+    from judges.jsonl import read_jsonl
 
     return [row for _, row in read_jsonl(results_path)]

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from .report import SHORT
+from judges.runs.summary import SHORT
 
 COLOURS = {"pass": "#2e7d32", "fail": "#c62828", "format_failure": "#9e9e9e"}
 

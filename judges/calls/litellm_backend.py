@@ -6,8 +6,8 @@ import os
 import time
 from typing import Any
 
-from .backend import CallError, Completion, CompletionRequest
-from .types import FailureKind
+from judges.calls.backend import CallError, Completion, CompletionRequest
+from judges.types import FailureKind
 
 
 def import_litellm() -> Any:

@@ -5,9 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from .errors import InputError
-from .jsonl import read_jsonl
-from .types import Sample
+from judges.errors import InputError
+from judges.jsonl import read_jsonl
+from judges.types import Sample
 
 
 def need(record: dict[str, Any], key: str, kind: type, *, path: str, line: int, label: str | None = None) -> Any:

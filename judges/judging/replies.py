@@ -7,7 +7,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from .types import FailureKind, Verdict
+from judges.types import FailureKind, Verdict
 
 # metric -> (grade field, allowed grades, boolean fields asked before the grade)
 GRADE_SPECS: dict[str, tuple[str, tuple[int, ...], tuple[str, ...]]] = {

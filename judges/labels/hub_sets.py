@@ -5,9 +5,9 @@ from __future__ import annotations
 import json
 from typing import Any, Iterable, Mapping
 
-from ..errors import InputError
-from ..types import Sample
-from .schema import LabelledItem, LabelledSet, LabelType
+from judges.errors import InputError
+from judges.types import Sample
+from judges.labels.schema import LabelledItem, LabelledSet, LabelType
 
 WIKIEVAL_REPO = "explodinggradients/WikiEval"
 RAGTRUTH_REPO = "wandb/RAGTruth-processed"

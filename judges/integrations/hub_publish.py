@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..errors import ConfigError, InputError
+from judges.errors import ConfigError, InputError
 
 PUBLISHED = ("leaderboard.md", "leaderboard.csv", "leaderboard.json", "leaderboard.html")
 

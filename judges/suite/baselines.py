@@ -10,17 +10,17 @@ import json
 import random
 from typing import Any, Callable
 
-from .backend import CompletionRequest
-from .cache import CacheMode, ReplyCache
-from .judge import GroundedQAJudge
-from .meta_eval import TestResult, score_unit_test
-from .models import JudgeModel
-from .prompts import PromptSet
-from .replies import GRADE_SPECS
-from .runtime import CallRuntime
-from .scripted import ScriptedBackend
-from .typology import BY_NAME
-from .types import GROUSE_METRICS, UnitTest
+from judges.calls.backend import CompletionRequest
+from judges.calls.cache import CacheMode, ReplyCache
+from judges.judging.grouse_judge import GroundedQAJudge
+from judges.suite.scoring import TestResult, score_unit_test
+from judges.calls.model_spec import JudgeModel
+from judges.judging.prompts import PromptSet
+from judges.judging.replies import GRADE_SPECS
+from judges.calls.runtime import CallRuntime
+from judges.calls.scripted import ScriptedBackend
+from judges.suite.test_types import BY_NAME
+from judges.types import GROUSE_METRICS, UnitTest
 
 Grade = float | None
 GradeFn = Callable[[str, UnitTest | None], Grade]
@@ -74,7 +74,7 @@ def run_baseline(name: str, tests: list[UnitTest], prompts: PromptSet, seed: int
 
 def discrimination(tests: list[UnitTest], prompts: PromptSet, seed: int = 0) -> dict[str, dict[str, float | None]]:
     """Pass rate per metric (and total) of every reference judge on `tests`."""
-    from .report import summarize
+    from judges.runs.summary import summarize
 
     table = {}
     for name in baseline_grade_fns(seed):
@@ -85,7 +85,7 @@ def discrimination(tests: list[UnitTest], prompts: PromptSet, seed: int = 0) -> 
 
 
 def discrimination_markdown(table: dict[str, dict[str, float | None]]) -> str:
-    from .report import SHORT
+    from judges.runs.summary import SHORT
 
     columns = [*SHORT, "total"]
     lines = ["| judge | " + " | ".join(SHORT.get(c, c) for c in columns) + " |", "|---|" + "---|" * len(columns)]

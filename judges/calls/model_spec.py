@@ -6,8 +6,8 @@ import contextlib
 from dataclasses import dataclass
 from typing import Any, Iterator
 
-from .backend import Backend
-from .errors import BackendUnavailable
+from judges.calls.backend import Backend
+from judges.errors import BackendUnavailable
 
 DEFAULT_JUDGE = "local/smollm2-135m"
 LOCAL_MODELS = {"local/smollm2-135m": "smollm2-135m"}
@@ -36,7 +36,7 @@ class JudgeModel:
 
 def missing_keys(model: JudgeModel) -> list[str] | None:
     """The provider's key variables absent from the environment ([] when all are set; None when LiteLLM cannot tell)."""
-    from .litellm_backend import import_litellm
+    from judges.calls.litellm_backend import import_litellm
 
     try:
         found = import_litellm().validate_environment(model=model.litellm_model)
@@ -63,7 +63,7 @@ def open_backend(model: JudgeModel, *, timeout_s: float = 120.0,
 
     `connection` holds credential-like arguments (api_key, extra headers): sent, never cached or logged.
     """
-    from .litellm_backend import LiteLLMBackend
+    from judges.calls.litellm_backend import LiteLLMBackend
 
     if not model.local:
         connection = dict(connection or {})
@@ -73,8 +73,8 @@ def open_backend(model: JudgeModel, *, timeout_s: float = 120.0,
                 connection["api_key"] = "none"  # a self-hosted server (vLLM, llama.cpp, Ollama) needs no key
         yield LiteLLMBackend(api_base=model.api_base, timeout_s=timeout_s, connection=connection)
         return
-    from .litellm_backend import import_litellm
-    from .local_server import LlamaServer, smollm2_path
+    from judges.calls.litellm_backend import import_litellm
+    from judges.calls.local_server import LlamaServer, smollm2_path
 
     server = LlamaServer(smollm2_path())
     server.start()

@@ -5,9 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from .cache import ReplyCache
-from .judge import GroundedQAJudge
-from .types import UnitTest
+from judges.calls.cache import ReplyCache
+from judges.judging.grouse_judge import GroundedQAJudge
+from judges.types import UnitTest
 
 EXPECTED_COMPLETION_TOKENS = 150  # a two-answer JSON reply with short justifications
 
@@ -36,7 +36,7 @@ class Estimate:
 def estimate_meta_eval(tests: list[UnitTest], judge: GroundedQAJudge, draws: int = 1,
                        cache: ReplyCache | None = None) -> Estimate:
     """Per test and draw: relevancy and completeness always, then faithfulness or usefulness (+ faithfulness)."""
-    from .litellm_backend import import_litellm
+    from judges.calls.litellm_backend import import_litellm
 
     litellm = import_litellm()
     model = judge.model.litellm_model

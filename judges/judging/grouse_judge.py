@@ -6,12 +6,12 @@ import asyncio
 from dataclasses import dataclass, field
 from typing import Any
 
-from .backend import CallError, CompletionRequest
-from .models import JudgeModel
-from .prompts import PromptSet, sample_variables
-from .replies import ReplyError, parse_reply, reply_schema
-from .runtime import CallRuntime
-from .types import FailureKind, GROUSE_METRICS, Sample, Verdict, VerdictState
+from judges.calls.backend import CallError, CompletionRequest
+from judges.calls.model_spec import JudgeModel
+from judges.judging.prompts import PromptSet, sample_variables
+from judges.judging.replies import ReplyError, parse_reply, reply_schema
+from judges.calls.runtime import CallRuntime
+from judges.types import FailureKind, GROUSE_METRICS, Sample, Verdict, VerdictState
 
 REASK = ("Your reply could not be read: {error}. Reply again with only the JSON object, "
          "in exactly the format the instructions give.")

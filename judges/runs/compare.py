@@ -8,8 +8,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .errors import InputError
-from .report import SHORT, read_rows
+from judges.errors import InputError
+from judges.runs.summary import SHORT, read_rows
 
 
 @dataclass

@@ -7,8 +7,8 @@ import re
 from dataclasses import dataclass
 from typing import Callable
 
-from .errors import ConditionError
-from .types import Outcome, Verdict, VerdictState
+from judges.errors import ConditionError
+from judges.types import Outcome, Verdict, VerdictState
 
 _OPERATORS: dict[str, Callable[[float, float], bool]] = {
     "==": operator.eq, ">=": operator.ge, "<=": operator.le, ">": operator.gt, "<": operator.lt,

@@ -7,7 +7,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from .types import FailureKind
+from judges.types import FailureKind
 
 
 @dataclass(frozen=True)

@@ -9,12 +9,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterator
 
-from .cache import CacheMode, ReplyCache
-from .errors import ConfigError
-from .judge import GroundedQAJudge
-from .models import DEFAULT_JUDGE, JudgeModel, judge_params, open_backend
-from .prompts import PromptSet, load_prompt_set
-from .runtime import CallRuntime, RuntimeSettings
+from judges.calls.cache import CacheMode, ReplyCache
+from judges.errors import ConfigError
+from judges.judging.grouse_judge import GroundedQAJudge
+from judges.calls.model_spec import DEFAULT_JUDGE, JudgeModel, judge_params, open_backend
+from judges.judging.prompts import PromptSet, load_prompt_set
+from judges.calls.runtime import CallRuntime, RuntimeSettings
 
 _SECRET_NAME = re.compile(r"key|token|secret|password|auth|header|cookie", re.I)
 

@@ -6,11 +6,11 @@ import asyncio
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from .backend import Backend, CallError, Completion, CompletionRequest
-from .cache import CacheMode, ReplyCache
-from .errors import BudgetExhausted, ReplayMiss
-from .slots import PrioritySlots
-from .types import FailureKind
+from judges.calls.backend import Backend, CallError, Completion, CompletionRequest
+from judges.calls.cache import CacheMode, ReplyCache
+from judges.errors import BudgetExhausted, ReplayMiss
+from judges.calls.priority_slots import PrioritySlots
+from judges.types import FailureKind
 
 
 @dataclass

@@ -9,9 +9,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .errors import PromptError
-from .paths import bundled_dir
-from .types import GROUSE_METRICS, Sample
+from judges.errors import PromptError
+from judges.paths import bundled_dir
+from judges.types import GROUSE_METRICS, Sample
 
 TEMPLATE_SUFFIX = ".txt.jinja"
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Callable, Iterable
 
-from .backend import Completion, CompletionRequest
+from judges.calls.backend import Completion, CompletionRequest
 
 Reply = str | Exception
 Script = Callable[[CompletionRequest], Reply]

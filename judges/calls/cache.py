@@ -9,8 +9,8 @@ import time
 from enum import Enum
 from pathlib import Path
 
-from .backend import Completion, CompletionRequest
-from .errors import ConfigError
+from judges.calls.backend import Completion, CompletionRequest
+from judges.errors import ConfigError
 
 
 class CacheMode(str, Enum):

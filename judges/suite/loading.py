@@ -5,11 +5,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Iterable
 
-from .conditions import Condition
-from .errors import InputError
-from .jsonl import read_jsonl
-from .samples import need, parse_sample
-from .types import GROUSE_METRICS, UnitTest
+from judges.suite.conditions import Condition
+from judges.errors import InputError
+from judges.jsonl import read_jsonl
+from judges.judging.samples import need, parse_sample
+from judges.types import GROUSE_METRICS, UnitTest
 
 HUB_ALIASES = {"grouse": "illuin/grouse"}
 SPLITS = ("train", "test")
@@ -68,7 +68,7 @@ def load_unit_tests(source: str | Path, split: str | None = None) -> list[UnitTe
 
 def load_hub_unit_tests(repo_or_folder: str, split: str) -> list[UnitTest]:
     """Load a GroUSE-layout dataset (train.jsonl, test.jsonl) from the hub or a local folder via `datasets`."""
-    from .hub import load_split_records
+    from judges.suite.hub_dataset import load_split_records
 
     records = load_split_records(repo_or_folder, split)
     label = f"{repo_or_folder}[{split}]"

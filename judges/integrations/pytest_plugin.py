@@ -22,8 +22,8 @@ class _Validation:
 
     def results(self) -> list[Any]:
         if self._results is None:
-            from .cli.main import build_parser
-            from .cli.validate_cmd import validate
+            from judges.cli.main import build_parser
+            from judges.cli.validate_cmd import validate
 
             args = build_parser().parse_args(["validate", "--config", self.config_path, "--out", self.out_dir])
             self._results, _ = validate(args)
@@ -50,7 +50,7 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
     config_path = config.getoption("judgelab")
     if not config_path:
         return
-    from .gate import GateConfig
+    from judges.runs.gate import GateConfig
 
     gate = GateConfig.load(config_path)
     out_dir = str(config._tmp_path_factory.mktemp("judgelab"))  # type: ignore[attr-defined]

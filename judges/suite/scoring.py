@@ -7,11 +7,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
 
-from .conditions import Condition, expected_pa_nr, judged_pa_nr
-from .errors import BudgetExhausted
-from .judge import GroundedQAJudge, MetricRecord
-from .jsonl import append_jsonl
-from .types import ALL_METRICS, Outcome, UnitTest, Verdict
+from judges.suite.conditions import Condition, expected_pa_nr, judged_pa_nr
+from judges.errors import BudgetExhausted
+from judges.judging.grouse_judge import GroundedQAJudge, MetricRecord
+from judges.jsonl import append_jsonl
+from judges.types import ALL_METRICS, Outcome, UnitTest, Verdict
 
 
 @dataclass

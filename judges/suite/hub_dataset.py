@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .errors import InputError
+from judges.errors import InputError
 
 
 def load_split_records(repo_or_folder: str, split: str) -> list[dict[str, Any]]:

@@ -1,0 +1,1 @@
+"""Reaching judge models: backends, the call runtime (limits, retries, timeouts), the reply cache, model specs."""

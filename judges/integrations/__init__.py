@@ -1,0 +1,1 @@
+"""judgelab inside other tools: the pytest plugin and publishing to the Hugging Face Hub."""

@@ -1,0 +1,1 @@
+"""Runs: the one run service, run folders, summaries, plots, comparisons, estimates and the gate."""
