@@ -83,9 +83,20 @@ class Stub:
         self.random = random.Random(seed)
         self.stats: Counter[str] = Counter()
         self.in_flight = self.peak = 0
+        self.status, self.known_model, self.hang_rate = 0, "", 0.0
 
     async def chat(self, request: web.Request) -> web.Response:
         body = await request.json()
+        if self.status:  # a broken endpoint: every request gets this status (401, 403, 500, ...)
+            self.stats[str(self.status)] += 1
+            return web.json_response({"error": {"message": f"injected status {self.status}"}}, status=self.status)
+        if self.known_model and body.get("model") != self.known_model:
+            self.stats["404"] += 1
+            return web.json_response({"error": {"message": f"The model `{body.get('model')}` does not exist",
+                                                 "code": "model_not_found"}}, status=404)
+        if self.hang_rate and self.random.random() < self.hang_rate:
+            self.stats["hung"] += 1
+            await asyncio.Event().wait()  # never answers
         async with self.slots:
             self.in_flight += 1
             self.peak = max(self.peak, self.in_flight)
@@ -168,6 +179,7 @@ def build_app(stub: Stub) -> web.Application:
 
 async def serve(args: argparse.Namespace) -> None:
     stub = Stub(args.latency_ms / 1000, args.max_concurrency, args.error_rate, args.garbage_rate, args.seed)
+    stub.status, stub.known_model, stub.hang_rate = args.status, args.model, args.hang_rate
     if args.embedding_latency_ms is not None:
         stub.embedding_latency_s = args.embedding_latency_ms / 1000
     runner = web.AppRunner(build_app(stub), access_log=None)
@@ -189,6 +201,9 @@ def main() -> None:
     parser.add_argument("--error-rate", type=float, default=0.0, help="share of 5xx + 429 replies (half each)")
     parser.add_argument("--garbage-rate", type=float, default=0.0, help="share of replies that are not JSON")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--hang-rate", type=float, default=0.0, help="share of requests never answered")
+    parser.add_argument("--status", type=int, default=0, help="answer every chat request with this HTTP status")
+    parser.add_argument("--model", default="", help="the only model id served; others get a 404 (default: any)")
     asyncio.run(serve(parser.parse_args()))
 
 

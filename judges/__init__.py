@@ -1,3 +1,45 @@
-"""judgelab: meta-evaluation of LLM judges for RAG answers (GroUSE-style unit tests and more)."""
+"""judgelab: meta-evaluation of LLM judges for RAG answers (GroUSE-style unit tests, RAG metrics, agreement).
+
+The public API is imported lazily, so `import judges` costs nothing until a name is used:
+
+    from judges import load_tests, run_unit_tests
+    run = run_unit_tests(load_tests(split="train", limit=2), out="results/runs/api-example")
+    print(run.summary["total_pass_rate"]); run.to_pandas()
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
 
 __version__ = "0.1.0"
+
+_EXPORTS = {
+    "load_tests": "judges.runs.api",
+    "load_samples": "judges.runs.api",
+    "run_unit_tests": "judges.runs.api",
+    "grade_samples": "judges.runs.api",
+    "run_metrics": "judges.runs.api",
+    "Run": "judges.runs.run",
+    "JudgeOptions": "judges.judging.factory",
+    "Sample": "judges.types",
+    "UnitTest": "judges.types",
+    "Verdict": "judges.types",
+    "JudgelabError": "judges.errors",
+}
+__all__ = ["__version__", *_EXPORTS]
+
+if TYPE_CHECKING:
+    from judges.errors import JudgelabError
+    from judges.judging.factory import JudgeOptions
+    from judges.runs.api import grade_samples, load_samples, load_tests, run_metrics, run_unit_tests
+    from judges.runs.run import Run
+    from judges.types import Sample, UnitTest, Verdict
+
+
+def __getattr__(name: str) -> Any:
+    if name in _EXPORTS:
+        value = getattr(importlib.import_module(_EXPORTS[name]), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module 'judges' has no attribute {name!r}")

@@ -8,6 +8,11 @@ JudgelabError                 base; `str(err)` is the one line shown to the user
  +-- BackendUnavailable       a judge backend that cannot start (missing package, no API key)
  +-- ReplayMiss               replay mode asked for a call that was never recorded
  +-- BudgetExhausted          --max-cost was reached: the run stops cleanly, keeping what was done
+ +-- EndpointUnusable         the judge's endpoint cannot serve the run (refused, DNS, 401/403, unknown model,
+                              a hung server, or its first calls all failed the same way): the run stops at once
+
+Each class carries the process exit code the CLI returns for it (`exit_code`): 2 for bad usage or input, 3 for an
+unusable endpoint or backend, 4 for a spent budget. A failed gate (1) is not an error.
 """
 
 from __future__ import annotations
@@ -15,6 +20,8 @@ from __future__ import annotations
 
 class JudgelabError(Exception):
     """Base class of errors a user can cause and fix."""
+
+    exit_code = 2
 
 
 class InputError(JudgelabError):
@@ -44,6 +51,8 @@ class ConfigError(JudgelabError):
 class BackendUnavailable(JudgelabError):
     """A judge backend that cannot be reached or started."""
 
+    exit_code = 3
+
 
 class ReplayMiss(JudgelabError):
     """Replay mode met a call that is not in the cache."""
@@ -51,3 +60,11 @@ class ReplayMiss(JudgelabError):
 
 class BudgetExhausted(JudgelabError):
     """The run's cost limit was reached; no new call starts."""
+
+    exit_code = 4
+
+
+class EndpointUnusable(JudgelabError):
+    """The judge's endpoint cannot serve this run; the run stops within one timeout of the first failures."""
+
+    exit_code = 3

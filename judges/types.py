@@ -42,6 +42,7 @@ class FailureKind(str, Enum):
     TIMEOUT = "timeout"
     UNPARSEABLE = "unparseable"
     REFUSED = "refused"
+    UPSTREAM_FAILED = "upstream_failed"  # not asked: a step it depends on failed
 
 
 class VerdictState(str, Enum):
@@ -97,8 +98,10 @@ class Verdict:
 
 
 class Outcome(str, Enum):
-    """Result of checking one verdict against one condition."""
+    """Result of checking one verdict against one condition: the judge was right, the judge was wrong, or the run
+    failed to get a verdict (a call or parse failure, or a step upstream of it failed); the last is never counted
+    as the judge's wrong grade."""
 
     PASS = "pass"
-    FAIL = "fail"  # a wrong grade
-    FORMAT_FAILURE = "format_failure"  # the judge produced no usable verdict
+    WRONG_GRADE = "wrong_grade"
+    FAILURE = "failure"

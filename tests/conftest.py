@@ -54,6 +54,14 @@ def scripted_judge(script: Any, *, json_schema: bool = False, cache: ReplyCache 
     return GroundedQAJudge(runtime, load_prompt_set("default"), model, {"temperature": 0}), backend
 
 
+def run_tests(tests: list[Any], judge: GroundedQAJudge, out: Path | None = None, draws: int = 1) -> Any:
+    """Unit tests through the run service with a (scripted) judge; returns the Run (folder written under `out`)."""
+    from judges.runs.service import run_task
+    from judges.runs.tasks import UnitTestTask
+
+    return run_task(UnitTestTask(tests, judge, draws), judge.runtime, out, {"judge": judge.model.name})
+
+
 @pytest.fixture
 def make_record():
     return record

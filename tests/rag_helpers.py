@@ -14,7 +14,7 @@ from judges.rag.embeddings import ScriptedEmbedder
 from judges.rag.judging import RagJudge
 from judges.rag.prompting import RagPrompts
 from judges.rag.registry import build_registry
-from judges.rag.runner import run_sample
+from judges.rag.scope import score_sample as run_sample
 from judges.rag.sample import RagSample
 from judges.rag.settings import MetricSettings
 from judges.calls.runtime import CallRuntime, RuntimeSettings
@@ -61,6 +61,15 @@ def scores(names: list[str], sample: RagSample, script: Any = None, **kwargs: An
     judge, backend = make_judge(script, **kwargs)
     registry = build_registry()
     return asyncio.run(run_sample(sample, [registry[n] for n in names], judge, registry)), backend
+
+
+def run_metrics_task(samples: list[RagSample], specs: list[Any], judge: RagJudge, registry: Any,
+                     path: Any = None) -> Any:
+    """Several samples through the run service (a MetricsTask); returns its Execution (records, stop)."""
+    from judges.runs.service import execute
+    from judges.runs.tasks import MetricsTask
+
+    return asyncio.run(execute(MetricsTask(samples, specs, judge, registry), judge.runtime, path))
 
 
 def claims(*items: str) -> str:

@@ -35,10 +35,10 @@ def test_condition_round_trips_to_string():
 def test_check_separates_format_failure_from_wrong_grade():
     condition = Condition.parse("==5")
     assert condition.check(Verdict.graded(5)) is Outcome.PASS
-    assert condition.check(Verdict.graded(3)) is Outcome.FAIL
-    assert condition.check(Verdict.null()) is Outcome.FAIL
-    assert condition.check(Verdict.failed(FailureKind.UNPARSEABLE, "x")) is Outcome.FORMAT_FAILURE
-    assert Condition.parse("==None").check(Verdict.failed(FailureKind.TIMEOUT, "x")) is Outcome.FORMAT_FAILURE
+    assert condition.check(Verdict.graded(3)) is Outcome.WRONG_GRADE
+    assert condition.check(Verdict.null()) is Outcome.WRONG_GRADE
+    assert condition.check(Verdict.failed(FailureKind.UNPARSEABLE, "x")) is Outcome.FAILURE
+    assert Condition.parse("==None").check(Verdict.failed(FailureKind.TIMEOUT, "x")) is Outcome.FAILURE
 
 
 @pytest.mark.parametrize("ar_null, c_null, expected", [

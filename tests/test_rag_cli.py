@@ -10,7 +10,7 @@ import sys
 
 import pytest
 from conftest import ROOT
-from rag_helpers import canned, make_judge
+from rag_helpers import canned, make_judge, run_metrics_task
 
 from judges.calls.cache import CacheMode, ReplyCache
 from judges.cli.main import main
@@ -19,7 +19,6 @@ from judges.calls.model_spec import JudgeModel, judge_params
 from judges.rag.dataset import load_rag_samples
 from judges.rag.embeddings import open_embedder
 from judges.rag.registry import build_registry, select
-from judges.rag.runner import run_samples
 
 DATA = ROOT / "tests" / "data" / "rag_samples.jsonl"
 ENV = {**os.environ, "PYTHONPATH": str(ROOT), "HF_HUB_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1"}
@@ -90,7 +89,7 @@ def test_retrieval_metrics_run_without_starting_a_judge(tmp_path):
     assert result.returncode == 0, result.stderr[-2000:]
     rows = [json.loads(line) for line in (tmp_path / "run" / "results.jsonl").read_text().splitlines()]
     thames = next(r for r in rows if r["id"] == "thames-1")
-    assert thames["metrics"]["mrr"]["score"] == 1.0 and thames["metrics"]["precision_at_k"]["score"] == 0.5
+    assert thames["metrics"]["mrr"]["verdict"]["grade"] == 1.0 and thames["metrics"]["precision_at_k"]["verdict"]["grade"] == 0.5
 
 
 CLI_JUDGE = ["--judge", "openai/scripted", "--api-base", "http://127.0.0.1:9/v1", "--json-schema"]
@@ -103,7 +102,7 @@ def record_scripted_replies(cache_path):
     judge, backend = make_judge(canned, json_schema=True, cache=cache, model=model,
                                 params=judge_params(0.0, 512, 0, None), embedder=open_embedder("e5"))
     registry = build_registry()
-    rows = asyncio.run(run_samples(load_rag_samples(str(DATA)), select(registry, ["all"]), judge, registry)).rows
+    rows = run_metrics_task(load_rag_samples(str(DATA)), select(registry, ["all"]), judge, registry).records
     cache.close()
     return rows, backend
 
@@ -125,12 +124,12 @@ def test_every_metric_runs_from_the_cli_on_replayed_scripted_replies(tmp_path):
         assert set(row["metrics"]) == set(registry)
         for name, entry in row["metrics"].items():
             assert entry["verdict"]["state"] in ("grade", "null"), (row["id"], name, entry["verdict"])
-            if registry[name].uses_judge and entry["applicable"] and name != "ragas_score" and \
+            if registry[name].uses_judge and entry.get("applicable", True) and name != "ragas_score" and \
                     registry[name].family != "grouse" and entry["verdict"]["state"] == "grade":
                 assert entry["calls"] and all(len(c["prompt_sha256"]) == 64 for c in entry["calls"]), name
     leave = rows["leave-1"]["metrics"]
-    assert all(leave[name]["applicable"] for name in registry)  # the first sample has every input
-    assert not rows["thames-1"]["metrics"]["ragas_context_recall"]["applicable"]
+    assert all(leave[name].get("applicable", True) for name in registry)  # the first sample has every input
+    assert not rows["thames-1"]["metrics"]["ragas_context_recall"].get("applicable", True)
     replayed = {r["id"]: {m: e.get("score") for m, e in r["metrics"].items()} for r in recorded}
     assert replayed == {i: {m: e.get("score") for m, e in row["metrics"].items()} for i, row in rows.items()}
     report = json.loads((out / "summary.json").read_text())
@@ -147,11 +146,11 @@ def test_a_spent_cost_limit_stops_new_samples_and_keeps_finished_ones(tmp_path):
     from judges.calls.scripted import ScriptedBackend
 
     backend = ScriptedBackend(lambda request: json.dumps({"reason": "r", "grade": 3}), cost_per_call=1.0)
-    judge, _ = make_judge(backend=backend, runtime_settings=RuntimeSettings(max_cost=1.0, backoff_initial_s=0.0))
+    judge, _ = make_judge(backend=backend, runtime_settings=RuntimeSettings(max_cost=1.0, backoff_initial_s=0.0, concurrency=1))
     registry = build_registry()
     samples = load_rag_samples(str(DATA))
-    with (tmp_path / "results.jsonl").open("w") as handle:
-        outcome = asyncio.run(run_samples(samples, [registry["trulens_answer_relevance"]], judge, registry,
-                                          out=handle, samples_in_flight=1))
-    assert [row["id"] for row in outcome.rows] == ["leave-1"] and "--max-cost 1 USD reached" in outcome.stopped
+    outcome = run_metrics_task(samples, [registry["trulens_answer_relevance"]], judge, registry,
+                               tmp_path / "results.jsonl")
+    assert [row["id"] for row in outcome.records] == ["leave-1"]
+    assert outcome.stop.reason == "budget" and "--max-cost 1 USD reached" in outcome.stop.message
     assert len((tmp_path / "results.jsonl").read_text().splitlines()) == 1

@@ -5,12 +5,13 @@ import json
 import math
 
 from conftest import ROOT
-from rag_helpers import LogprobBackend, canned, make_judge, score
+from rag_helpers import run_metrics_task, LogprobBackend, canned, make_judge, score
 
 from judges.calls.backend import CallError
 from judges.rag.dataset import load_rag_samples
 from judges.rag.registry import build_registry
-from judges.rag.runner import run_sample, run_samples
+from judges.calls.runtime import RuntimeSettings
+from judges.rag.scope import score_sample as run_sample
 from judges.rag.sample import RagSample
 from judges.calls.scripted import by_metric
 from judges.types import FailureKind, VerdictState
@@ -49,8 +50,8 @@ def test_rubric_turns_the_criterion_into_steps_once_per_run():
     judge, backend = make_judge(by_metric({"rubric_steps": steps, "rubric_grade": grade(4)}))
     registry = build_registry()
     other = RagSample("d", question="Q2?", answer="A2.")
-    rows = asyncio.run(run_samples([SAMPLE, other], [registry["rubric_helpfulness"]], judge, registry)).rows
-    assert [row["metrics"]["rubric_helpfulness"]["score"] for row in rows] == [0.75, 0.75]
+    rows = run_metrics_task([SAMPLE, other], [registry["rubric_helpfulness"]], judge, registry).records
+    assert [row["metrics"]["rubric_helpfulness"]["verdict"]["grade"] for row in rows] == [0.75, 0.75]
     assert [r.metric for r in backend.requests].count("rubric_steps") == 1
     assert rows[1]["metrics"]["rubric_helpfulness"]["details"]["steps"] == ["Read the question.",
                                                                           "Check the answer addresses it."]
@@ -60,12 +61,13 @@ def test_rubric_turns_the_criterion_into_steps_once_per_run():
 def test_failed_evaluation_steps_are_tried_again_by_the_next_sample():
     steps = json.dumps({"steps": ["Read.", "Grade."]})
     judge, backend = make_judge(by_metric({"rubric_steps": [CallError(FailureKind.API_ERROR, "down"), steps],
-                                           "rubric_grade": grade(3)}))
+                                           "rubric_grade": grade(3)}),
+                                runtime_settings=RuntimeSettings(concurrency=1, backoff_initial_s=0, backoff_max_s=0))
     registry = build_registry()
-    rows = asyncio.run(run_samples([SAMPLE, RagSample("d", question="Q2?", answer="A2.")],
-                                   [registry["rubric_helpfulness"]], judge, registry, samples_in_flight=1)).rows
+    rows = run_metrics_task([SAMPLE, RagSample("d", question="Q2?", answer="A2.")],
+                            [registry["rubric_helpfulness"]], judge, registry).records
     first, second = (row["metrics"]["rubric_helpfulness"] for row in rows)
-    assert first["verdict"]["failure_kind"] == "api_error" and second["score"] == 0.5
+    assert first["verdict"]["failure_kind"] == "api_error" and second["verdict"]["grade"] == 0.5
 
 
 def test_rubric_weighted_by_logprobs_g_eval_style():

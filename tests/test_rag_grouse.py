@@ -21,7 +21,7 @@ def test_graded_sample_runs_the_grouse_pipeline_once():
     assert results["grouse_usefulness"].verdict.state is VerdictState.NULL
     assert results["grouse_positive_acceptance"].verdict.state is VerdictState.NULL
     assert len(backend.requests) == 3
-    assert len(results["grouse_answer_relevancy"].details["prompt_sha256"]) == 64
+    assert len(results["grouse_answer_relevancy"].calls[0]["prompt_sha256"]) == 64
 
 
 def test_abstention_gives_positive_acceptance_and_negative_rejection():

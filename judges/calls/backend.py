@@ -52,12 +52,17 @@ class Completion:
 
 
 class CallError(Exception):
-    """A call that produced no reply; `retryable` errors (429, 5xx, connection, timeout) are tried again."""
+    """A call that produced no reply; `retryable` errors (429, 5xx, connection, timeout) are tried again.
+
+    `endpoint_problem` marks errors that say the endpoint itself cannot serve: "auth" (401/403), "not_found"
+    (unknown model or path), "connection" (refused, DNS); the runtime stops the run on them.
+    """
 
     def __init__(self, kind: FailureKind, message: str, *, retryable: bool = False,
-                 retry_after: float | None = None) -> None:
+                 retry_after: float | None = None, endpoint_problem: str | None = None) -> None:
         super().__init__(message)
         self.kind, self.retryable, self.retry_after = kind, retryable, retry_after
+        self.endpoint_problem = endpoint_problem
 
 
 class Backend(Protocol):

@@ -69,6 +69,13 @@ class ReplyCache:
             self._db.execute("INSERT OR REPLACE INTO replies (key, model, reply, created) VALUES (?, ?, ?, ?)",
                              (request.cache_key(), request.model, json.dumps(completion.to_dict()), time.time()))
 
+    def forget(self, request: CompletionRequest) -> None:
+        """Drop one stored reply (an unusable one), so the next run asks again."""
+        if self._db is None or self.mode is not CacheMode.READ_WRITE:
+            return
+        with self._lock:
+            self._db.execute("DELETE FROM replies WHERE key = ?", (request.cache_key(),))
+
     def close(self) -> None:
         if self._db is not None:
             self._db.close()

@@ -34,6 +34,23 @@ def _retry_after(err: Exception) -> float | None:
         return None
 
 
+def _connection_failed(litellm: Any, err: Exception) -> bool:
+    """No connection could be made (refused, DNS, reset): LiteLLM reports it as APIConnectionError or, for
+    OpenAI-compatible servers, as an InternalServerError whose cause is the client's connection error."""
+    import openai
+
+    if isinstance(err, litellm.Timeout):
+        return False
+    chain: list[BaseException] = []
+    current: BaseException | None = err
+    while current is not None and len(chain) < 5:
+        chain.append(current)
+        current = current.__cause__ or current.__context__
+    return any(isinstance(e, (litellm.APIConnectionError, openai.APIConnectionError))
+               and not isinstance(e, (litellm.Timeout, openai.APITimeoutError)) for e in chain) \
+        or "Connection error" in str(err)
+
+
 def classify(err: Exception) -> CallError:
     """Map a LiteLLM / OpenAI exception to a CallError with a failure kind and a retry decision."""
     litellm = import_litellm()
@@ -42,8 +59,13 @@ def classify(err: Exception) -> CallError:
         return CallError(FailureKind.TIMEOUT, message, retryable=True)
     if isinstance(err, litellm.ContentPolicyViolationError):
         return CallError(FailureKind.REFUSED, message)
-    if isinstance(err, (litellm.RateLimitError, litellm.APIConnectionError, litellm.InternalServerError,
-                        litellm.ServiceUnavailableError)):
+    if isinstance(err, (litellm.AuthenticationError, litellm.PermissionDeniedError)):
+        return CallError(FailureKind.API_ERROR, message, endpoint_problem="auth")
+    if isinstance(err, litellm.NotFoundError):
+        return CallError(FailureKind.API_ERROR, message, endpoint_problem="not_found")
+    if _connection_failed(litellm, err):
+        return CallError(FailureKind.API_ERROR, message, retryable=True, endpoint_problem="connection")
+    if isinstance(err, (litellm.RateLimitError, litellm.InternalServerError, litellm.ServiceUnavailableError)):
         return CallError(FailureKind.API_ERROR, message, retryable=True, retry_after=_retry_after(err))
     status = getattr(err, "status_code", None)
     retryable = isinstance(status, int) and (status == 429 or status >= 500)

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import Any, Iterator
 
 from judges.calls.backend import Backend
-from judges.errors import BackendUnavailable
+from judges.errors import BackendUnavailable, ConfigError
 
 DEFAULT_JUDGE = "local/smollm2-135m"
 LOCAL_MODELS = {"local/smollm2-135m": "smollm2-135m"}
@@ -30,7 +30,7 @@ class JudgeModel:
             return cls(name, f"openai/{LOCAL_MODELS[name]}", json_schema=True if json_schema is None else json_schema,
                        local=True, max_parallel_calls=1)
         if name.startswith("local/"):
-            raise BackendUnavailable(f"unknown local judge {name!r}; known: {', '.join(LOCAL_MODELS)}")
+            raise ConfigError(f"unknown local judge {name!r}; known: {', '.join(LOCAL_MODELS)}")
         return cls(name, name, json_schema=bool(json_schema), api_base=api_base)
 
 

@@ -3,19 +3,21 @@
 from __future__ import annotations
 
 import asyncio
+import itertools
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from judges.calls.backend import Backend, CallError, Completion, CompletionRequest
 from judges.calls.cache import CacheMode, ReplyCache
-from judges.errors import BudgetExhausted, ReplayMiss
+from judges.errors import BudgetExhausted, EndpointUnusable, ReplayMiss
 from judges.calls.priority_slots import PrioritySlots
 from judges.types import FailureKind
 
 
 @dataclass
 class Usage:
-    """Running totals of calls, tokens and cost."""
+    """Running totals of calls, tokens and cost; `failures` counts failed calls by kind (call errors after their
+    retries, and replies that could not be used)."""
 
     calls: int = 0
     cached_calls: int = 0
@@ -24,6 +26,10 @@ class Usage:
     prompt_tokens: int = 0
     completion_tokens: int = 0
     cost: float = 0.0
+    failures: dict[str, int] = field(default_factory=dict)
+
+    def note_failure(self, kind: FailureKind) -> None:
+        self.failures[kind.value] = self.failures.get(kind.value, 0) + 1
 
     def add(self, completion: Completion) -> None:
         self.calls += 1
@@ -43,6 +49,8 @@ class RuntimeSettings:
     requests_per_minute: float | None = None
     tokens_per_minute: float | None = None  # counted on the prompt estimate plus max_tokens
     max_cost: float | None = None  # USD; no new call starts once spent
+    endpoint: str = "the provider's API"  # named in the one line shown when the endpoint is unusable
+    same_failures_to_stop: int = 3  # the first calls all failing the same way, before any reply: stop the run
 
 
 @dataclass
@@ -57,6 +65,9 @@ class CallRuntime:
     def __post_init__(self) -> None:
         self._slots = PrioritySlots(self.settings.concurrency)
         self._limiters: dict[str, tuple[Any, Any]] = {}
+        self._answered = False  # a reply has come from the endpoint in this run
+        self._call_numbers = itertools.count(1)
+        self._early_failures: list[CallError] = []
 
     def items_in_flight(self, per_slot: int) -> int:
         """How many tests or samples to run at once: `per_slot` per call slot, so the slots stay full while some
@@ -91,22 +102,61 @@ class CallRuntime:
             if self.settings.max_cost is not None and self.usage.cost >= self.settings.max_cost:
                 raise BudgetExhausted(f"--max-cost {self.settings.max_cost:g} USD reached "
                                       f"(spent {self.usage.cost:.4f})")
-            completion = await self._call_with_retries(request)
+            try:
+                completion = await self._call_with_retries(request)
+            except CallError as err:
+                self._check_endpoint(request, err)
+                raise
+            self._answered = True
             self.usage.add(completion)
         if self.cache is not None:
             self.cache.put(request, completion)
         return completion
 
+    def next_call_number(self) -> int:
+        """A number for a call record, unique in this run (items that share a step list the same call)."""
+        return next(self._call_numbers)
+
+    def discard(self, request: CompletionRequest) -> None:
+        """Forget a reply that proved unusable (it could not be parsed), so a re-run asks again."""
+        if self.cache is not None:
+            self.cache.forget(request)
+
+    def _check_endpoint(self, request: CompletionRequest, err: CallError) -> None:
+        """Raise EndpointUnusable when the failure says the endpoint cannot serve this run: a refused, unknown or
+        unauthorised endpoint, a timeout before anything answered, or its first calls all failing the same way."""
+        problem = err.endpoint_problem
+        if problem in ("auth", "not_found") or (not self._answered and problem == "connection"):
+            raise EndpointUnusable(self._unusable(request, err)) from None
+        if self._answered:
+            return
+        if err.kind is FailureKind.TIMEOUT:
+            raise EndpointUnusable(self._unusable(request, err)) from None
+        self._early_failures.append(err)
+        firsts = self._early_failures[:self.settings.same_failures_to_stop]
+        if len(firsts) == self.settings.same_failures_to_stop and len({(e.kind, str(e)[:60]) for e in firsts}) == 1:
+            raise EndpointUnusable(self._unusable(request, err)) from None
+
+    def _unusable(self, request: CompletionRequest, err: CallError) -> str:
+        return f"judge {request.model} at {self.settings.endpoint} is unusable: {err}"
+
     async def _call_with_retries(self, request: CompletionRequest) -> Completion:
         def count_retry(_state: Any) -> None:
             self.usage.retries += 1
 
+        def worth_retrying(err: BaseException) -> bool:
+            if not (isinstance(err, CallError) and err.retryable):
+                return False
+            # before anything has answered, a timeout or a refused connection is not retried: it stops the run
+            return self._answered or not (err.kind is FailureKind.TIMEOUT or err.endpoint_problem == "connection")
+
         try:
-            async for attempt in retrying(self.settings, on_retry=count_retry):
+            async for attempt in retrying(self.settings, on_retry=count_retry, retry_if=worth_retrying):
                 with attempt:
                     return await self._one_call(request)
-        except CallError:
+        except CallError as err:
             self.usage.failed_calls += 1
+            self.usage.note_failure(err.kind)
             raise
         raise AssertionError("unreachable")  # pragma: no cover
 
@@ -122,9 +172,11 @@ class CallRuntime:
             raise CallError(FailureKind.TIMEOUT, f"no reply within {self.settings.timeout_s:g} s", retryable=True) from None
 
 
-def retrying(settings: RuntimeSettings, on_retry: Callable[[Any], None] | None = None) -> Any:
+def retrying(settings: RuntimeSettings, on_retry: Callable[[Any], None] | None = None,
+             retry_if: Callable[[BaseException], bool] | None = None) -> Any:
     """tenacity's retry loop for a provider call: retryable CallErrors only (429, 5xx, connection errors,
-    timeouts), exponential backoff with jitter, a Retry-After hint honoured; the last error is re-raised."""
+    timeouts; narrowed by `retry_if`), exponential backoff with jitter, a Retry-After hint honoured; the last error
+    is re-raised."""
     from tenacity import AsyncRetrying, RetryCallState, retry_if_exception, stop_after_attempt, wait_exponential_jitter
 
     jitter = wait_exponential_jitter(initial=settings.backoff_initial_s, max=settings.backoff_max_s)
@@ -135,7 +187,7 @@ def retrying(settings: RuntimeSettings, on_retry: Callable[[Any], None] | None =
         return min(float(hinted), settings.backoff_max_s) if hinted is not None else jitter(state)
 
     return AsyncRetrying(stop=stop_after_attempt(settings.max_attempts), wait=wait, reraise=True,
-                         before_sleep=on_retry, retry=retry_if_exception(lambda e: isinstance(e, CallError) and e.retryable))
+                         before_sleep=on_retry, retry=retry_if_exception(retry_if or (lambda e: isinstance(e, CallError) and e.retryable)))
 
 
 def estimate_tokens(request: CompletionRequest) -> int:

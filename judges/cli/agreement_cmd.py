@@ -58,7 +58,7 @@ def run(args: argparse.Namespace) -> int:
     from judges.agreement.predictions import read_predictions
     from judges.agreement.report import metric_table, write_report
     from judges.labels.registry import open_labels
-    from judges.judging.factory import default_run_dir
+    from judges.runs.folder import default_run_dir
 
     if args.resamples < 100:
         raise ConfigError("--resamples must be at least 100")

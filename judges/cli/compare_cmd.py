@@ -1,4 +1,4 @@
-"""`judgelab compare RUN_DIR...`: pass rates side by side, flipped outcomes, train-versus-test gaps."""
+"""`judgelab compare RUN_DIR...`: figures side by side, flipped outcomes, train-versus-test gaps."""
 
 from __future__ import annotations
 
@@ -8,7 +8,8 @@ from judges.errors import ConfigError
 
 
 def run(args: argparse.Namespace) -> int:
-    from judges.runs.compare import Run, comparison_markdown
+    from judges.runs.compare import comparison_markdown
+    from judges.runs.run import Run
 
     if len(args.runs) < 2:
         raise ConfigError("compare needs at least two run folders")

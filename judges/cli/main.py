@@ -17,6 +17,7 @@ COMMANDS = {
     "agreement": ("judges.cli.agreement_cmd", "score a judge's outputs against human labels (with intervals)"),
     "validate": ("judges.cli.validate_cmd", "gate a judge: exit non-zero when it misses a bar (JUnit XML too)"),
     "compare": ("judges.cli.compare_cmd", "what changed between runs: flipped tests, train vs test pass rates"),
+    "show": ("judges.cli.show_cmd", "print a run folder's summary and the items the judge got wrong or failed"),
     "leaderboard": ("judges.cli.leaderboard_cmd", "rank candidate judges per metric from a config; write the pages"),
     "publish": ("judges.cli.publish_cmd", "push a leaderboard folder to a Hugging Face Hub dataset repo"),
 }
@@ -43,7 +44,8 @@ def add_judge_options(parser: argparse.ArgumentParser) -> None:
                          help="replay: recorded replies only, a miss is an error (for CI)")
     runtime.add_argument("--rpm", type=float, metavar="N", help="at most N requests per minute per model")
     runtime.add_argument("--tpm", type=float, metavar="N", help="at most N tokens per minute per model (estimated)")
-    runtime.add_argument("--max-cost", type=float, metavar="USD", help="stop cleanly once this much is spent")
+    runtime.add_argument("--max-cost", type=float, metavar="USD",
+                         help="stop cleanly once this much is spent (exit 4; every paid reply is cached)")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -87,14 +89,14 @@ def _configure(name: str, parser: argparse.ArgumentParser) -> None:
                             help="also print the pass rates of the oracle and constant/random baseline judges")
         parser.add_argument("--split", choices=["train", "test"], default="test",
                             help="split used for --baselines when a folder is given (default test)")
-    elif name == "plot":
+    elif name in ("plot", "show"):
         parser.add_argument("run_dir", metavar="RUN_DIR")
     elif name == "validate":
         add_test_options(parser, "test")
         parser.add_argument("--min", action="append", metavar="METRIC=RATE",
                             help="lowest acceptable pass rate, e.g. --min faithfulness=0.9 --min total=0.8")
-        parser.add_argument("--max", action="append", metavar="format_failure_rate=RATE",
-                            help="highest acceptable format-failure rate")
+        parser.add_argument("--max", action="append", metavar="failure_rate=RATE",
+                            help="highest acceptable share of judged verdicts the run failed to get")
         parser.add_argument("--config", metavar="TOML", help="judge, tests and bars from a file ([judge], [tests], "
                                                              "[min], [max])")
         parser.add_argument("--junit", metavar="FILE", help="JUnit XML path (default <run folder>/junit.xml)")
@@ -127,14 +129,19 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.print_help()
         return 0
     import importlib
+    import warnings
 
     from judges.errors import JudgelabError
+
+    # A run stopped at once (an unusable endpoint) cancels calls LiteLLM had created but not started; Python
+    # then warns about each never-awaited coroutine at exit. They are expected, and not the user's concern.
+    warnings.filterwarnings("ignore", message=r"coroutine '.*' was never awaited", category=RuntimeWarning)
 
     try:
         return int(importlib.import_module(args.module).run(args) or 0)
     except JudgelabError as err:
         print(f"judgelab: error: {err}", file=sys.stderr)
-        return 2
+        return err.exit_code
     except KeyboardInterrupt:
         print("judgelab: interrupted; finished calls are in the cache, rerun the same command to resume",
               file=sys.stderr)

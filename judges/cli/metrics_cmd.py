@@ -1,20 +1,15 @@
-"""`judgelab metrics`: run RAG-suite metrics over a JSONL or HF dataset; writes results.jsonl (per sample, as each
-ends), summary.json and summary.md. `--list` prints the registry."""
+"""`judgelab metrics`: run RAG-suite metrics over a JSONL or HF dataset; writes the run folder. `--list` prints the
+registry."""
 
 from __future__ import annotations
 
 import argparse
-import asyncio
-import contextlib
-import dataclasses
-import json
-import sys
-import time
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
-from judges.errors import ConfigError
 from judges.cli.options import judge_options
+from judges.cli.render import finish_run
+from judges.errors import ConfigError
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -85,22 +80,6 @@ def print_registry(registry: dict[str, Any]) -> None:
         print(f"{spec.name:<{width}}  {spec.family:<10}  needs {needs:<40}  {spec.description}")
 
 
-@contextlib.contextmanager
-def _runtime(options: Any, needs_judge: bool) -> Iterator[tuple[Any, Any]]:
-    """The judge's runtime, or, when no chosen metric calls a judge, a runtime that refuses calls (nothing starts)."""
-    from judges.calls.model_spec import JudgeModel
-    from judges.calls.runtime import CallRuntime
-    from judges.judging.factory import open_runtime
-
-    if needs_judge:
-        with open_runtime(options) as pair:
-            yield pair
-        return
-    from judges.rag.judging import NoJudgeBackend
-
-    yield JudgeModel.from_name(options.judge, api_base=options.api_base), CallRuntime(NoJudgeBackend())
-
-
 def run(args: argparse.Namespace) -> int:
     from judges.rag.registry import build_registry, select
 
@@ -127,45 +106,11 @@ def run(args: argparse.Namespace) -> int:
 
 def execute(args: argparse.Namespace, metrics: list[Any], registry: dict[str, Any], settings: Any,
             samples: list[Any]) -> int:
-    from tqdm import tqdm
+    from judges.runs.api import run_metrics
+    from judges.runs.folder import default_run_dir
 
-    from judges.judging.prompts import load_prompt_set
-    from judges.rag.embeddings import open_embedder
-    from judges.rag.judging import RagJudge
-    from judges.rag.prompting import RagPrompts
-    from judges.rag.runner import run_samples
-    from judges.rag.summary import summarize, summary_markdown
-    from judges.judging.factory import default_run_dir
-
-    options = judge_options(args)
-    components = [registry[n] for n in settings.ragas_score_of] if any(s.name == "ragas_score" for s in metrics) else []
-    involved = [*metrics, *components]
-    prompts = RagPrompts(Path(args.rag_prompts) if args.rag_prompts else None)
-    grouse = load_prompt_set(options.prompts) if any(s.family == "grouse" for s in involved) else None
-    embedder = (open_embedder(args.embeddings, api_base=args.embeddings_api_base)
-                if any(s.uses_embeddings for s in involved) else None)
     out_dir = Path(args.out) if args.out else default_run_dir(Path("results/runs"), "metrics", args.judge)
-    out_dir.mkdir(parents=True, exist_ok=True)
-    started = time.monotonic()
-    with _runtime(options, any(s.uses_judge for s in involved)) as (model, runtime):
-        judge = RagJudge(runtime, model, prompts, options.params(), settings, embedder, grouse)
-        with (out_dir / "results.jsonl").open("w", encoding="utf-8") as handle, \
-                tqdm(total=len(samples), desc="samples", file=sys.stderr, disable=None) as bar:
-            outcome = asyncio.run(run_samples(samples, metrics, judge, registry, out=handle,
-                                              samples_in_flight=runtime.items_in_flight(1), on_done=bar.update))
-        usage = dataclasses.asdict(runtime.usage)
-    run_info = {"judge": model.name, "litellm_model": model.litellm_model, "params": options.public_params(),
-                "data": args.data, "n_samples": len(samples), "metrics": [s.name for s in metrics],
-                "embeddings": embedder.name if embedder else None, "logprobs": settings.logprobs,
-                "settings": dataclasses.asdict(settings), "rag_prompts_sha256": prompts.hashes(),
-                "grouse_prompts": {"name": grouse.name, "sha256": grouse.hashes()} if grouse else None,
-                "duration_s": round(time.monotonic() - started, 2), "usage": usage, "stopped": outcome.stopped}
-    summary = summarize(outcome.rows, metrics)
-    (out_dir / "summary.json").write_text(json.dumps({"run": run_info, "summary": summary}, indent=2), encoding="utf-8")
-    markdown = summary_markdown(summary, run_info)
-    (out_dir / "summary.md").write_text(markdown, encoding="utf-8")
-    print(markdown, end="")
-    if outcome.stopped:
-        print(f"stopped early after {len(outcome.rows)} of {len(samples)} samples: {outcome.stopped}")
-    print(f"wrote {out_dir}/results.jsonl, summary.json, summary.md")
-    return 0
+    run = run_metrics(samples, [spec.name for spec in metrics], judge_options(args), out=out_dir, progress=True,
+                      data=args.data, settings=settings, embeddings=args.embeddings,
+                      embeddings_api_base=args.embeddings_api_base, rag_prompts=args.rag_prompts, registry=registry)
+    return finish_run(run, ["results.jsonl", "run.json", "summary.md"])

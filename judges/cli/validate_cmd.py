@@ -1,36 +1,35 @@
-"""`judgelab validate`: run a judge on unit tests and exit non-zero when it misses a bar; writes JUnit XML."""
+"""`judgelab validate`: run a judge on unit tests and exit 1 when it misses a bar; writes JUnit XML."""
 
 from __future__ import annotations
 
 import argparse
-import json
 from pathlib import Path
 from typing import Any
 
 from judges.errors import ConfigError
 
-JUDGE_KEYS = {"model": "judge", "prompts": "prompts", "api_base": "api_base", "temperature": "temperature",
-              "max_tokens": "max_tokens", "seed": "seed", "json_schema": "json_schema", "cache": "cache",
-              "cache_mode": "cache_mode", "concurrency": "concurrency"}
-TEST_KEYS = {"source": "tests", "split": "split", "limit": "limit"}
+TEST_ARGS = {"source": "tests", "split": "split", "limit": "limit"}
 
 
 def apply_config(args: argparse.Namespace, config: Any) -> None:
     """Settings from a config file fill in the command line (the file wins over defaults)."""
-    for section, keys in ((config.judge, JUDGE_KEYS), (config.tests, TEST_KEYS)):
-        for key, value in section.items():
-            if key not in keys:
-                raise ConfigError(f"unknown key {key!r} in the config; expected one of {', '.join(keys)}")
-            setattr(args, keys[key], value)
+    from judges.runs.gate import TEST_KEYS, judge_settings
+
+    settings = judge_settings(config.judge)
+    for key, value in settings.items():
+        setattr(args, {"cache_path": "cache"}.get(key, key), value)
+    for key, value in config.tests.items():
+        if key not in TEST_KEYS:
+            raise ConfigError(f"unknown key {key!r} in [tests]; expected one of {', '.join(TEST_KEYS)}")
+        setattr(args, TEST_ARGS[key], value)
 
 
-def validate(args: argparse.Namespace) -> tuple[list[Any], Path]:
-    """Run the meta-eval the gate asks for and check its bars; returns (bar results, run folder)."""
-    from judges.runs.gate import Bar, GateConfig, check_bars
-    from judges.paths import bundled_dir
-    from judges.suite.loading import load_unit_tests
-    from judges.cli.meta_eval_cmd import default_out, execute
+def run(args: argparse.Namespace) -> int:
+    from judges.cli.meta_eval_cmd import default_out
     from judges.cli.options import judge_options
+    from judges.cli.render import finish_run
+    from judges.runs.api import load_tests, run_unit_tests
+    from judges.runs.gate import Bar, GateConfig, check_bars, junit_xml
 
     bars = [Bar.parse(text, "min") for text in args.min or []] + [Bar.parse(text, "max") for text in args.max or []]
     if args.config:
@@ -39,20 +38,15 @@ def validate(args: argparse.Namespace) -> tuple[list[Any], Path]:
         bars = config.bars + bars
     if not bars:
         raise ConfigError("nothing to validate: give --min METRIC=RATE (e.g. --min total=0.8) or --config FILE")
-    tests_source = args.tests or str(bundled_dir("unit_tests"))
     split = args.split or ("test" if args.tests is None else None)
-    tests = load_unit_tests(tests_source, split)[:args.limit]
-    out_dir = Path(args.out) if args.out else default_out(args, f"validate-{split or Path(tests_source).stem}")
-    args.samples = 1
-    execute(tests, judge_options(args), args, tests_source, split, out_dir)
-    summary = json.loads((out_dir / "report.json").read_text(encoding="utf-8"))["summary"]
-    return check_bars(summary, bars), out_dir
-
-
-def run(args: argparse.Namespace) -> int:
-    from judges.runs.gate import junit_xml
-
-    results, out_dir = validate(args)
+    tests = load_tests(args.tests, split, args.limit)
+    out_dir = default_out(args, f"validate-{split or Path(args.tests).stem}")
+    run = run_unit_tests(tests, judge_options(args), out=out_dir, progress=True,
+                         data=args.tests or "unit_tests (shipped)", split=split)
+    finish_run(run, ["results.jsonl", "run.json", "summary.md"], quiet=True)
+    if run.stop_reason:
+        return run.exit_code  # an endpoint or budget stop: no verdict on the bars
+    results = check_bars(run.summary, bars)
     junit = Path(args.junit) if args.junit else out_dir / "junit.xml"
     junit_xml(results, f"judgelab.{args.judge}", junit)
     for result in results:

@@ -22,11 +22,14 @@ class _Validation:
 
     def results(self) -> list[Any]:
         if self._results is None:
-            from judges.cli.main import build_parser
-            from judges.cli.validate_cmd import validate
+            from pathlib import Path
 
-            args = build_parser().parse_args(["validate", "--config", self.config_path, "--out", self.out_dir])
-            self._results, _ = validate(args)
+            from judges.runs.gate import GateConfig, run_gate
+
+            results, run = run_gate(GateConfig.load(self.config_path), Path(self.out_dir))
+            if run.stop_reason:
+                raise RuntimeError(f"judgelab: the gate's run stopped ({run.stop_reason}): {run.stop_message}")
+            self._results = results
         return self._results
 
 

@@ -39,6 +39,18 @@ class JudgeOptions:
     tokens_per_minute: float | None = None
     max_cost: float | None = None
 
+    def check(self) -> None:
+        """Reject values no run can use, before anything starts."""
+        if self.concurrency < 1:
+            raise ConfigError("--concurrency must be at least 1")
+        if self.max_cost is not None and not self.max_cost > 0:
+            raise ConfigError(f"--max-cost must be a positive number of USD, got {self.max_cost:g}")
+        if not self.timeout_s > 0:
+            raise ConfigError(f"--timeout must be a positive number of seconds, got {self.timeout_s:g}")
+        for name, value in (("--rpm", self.requests_per_minute), ("--tpm", self.tokens_per_minute)):
+            if value is not None and not value > 0:
+                raise ConfigError(f"{name} must be positive, got {value:g}")
+
     @staticmethod
     def parse_extra(text: str | None) -> dict[str, Any]:
         if not text:
@@ -78,14 +90,15 @@ class JudgeSession:
 @contextlib.contextmanager
 def open_runtime(options: JudgeOptions) -> Iterator[tuple[JudgeModel, CallRuntime]]:
     """Check options, start the backend (and the local server when needed) with its cache, yield, clean up."""
-    if options.concurrency < 1:
-        raise ConfigError("--concurrency must be at least 1")
+    options.check()
     model = JudgeModel.from_name(options.judge, api_base=options.api_base, json_schema=options.json_schema)
     cache = ReplyCache(options.cache_path, CacheMode.parse(options.cache_mode))
     concurrency = min(options.concurrency, model.max_parallel_calls or options.concurrency)
     settings = RuntimeSettings(concurrency=concurrency, timeout_s=options.timeout_s,
                                requests_per_minute=options.requests_per_minute,
-                               tokens_per_minute=options.tokens_per_minute, max_cost=options.max_cost)
+                               tokens_per_minute=options.tokens_per_minute, max_cost=options.max_cost,
+                               endpoint=model.api_base or ("a local llama.cpp server" if model.local
+                                                           else "the provider's API"))
     try:
         with open_backend(model, timeout_s=options.timeout_s, connection=options.connection_extra()) as backend:
             yield model, CallRuntime(backend, cache, settings)
@@ -94,9 +107,9 @@ def open_runtime(options: JudgeOptions) -> Iterator[tuple[JudgeModel, CallRuntim
 
 
 @contextlib.contextmanager
-def open_judge(options: JudgeOptions) -> Iterator[JudgeSession]:
+def open_judge(options: JudgeOptions, prompts: PromptSet | None = None) -> Iterator[JudgeSession]:
     """A GroUSE judge (four metric prompts) on the shared runtime; prompts load before anything starts."""
-    prompts = load_prompt_set(options.prompts)
+    prompts = prompts or load_prompt_set(options.prompts)
     with open_runtime(options) as (model, runtime):
         yield JudgeSession(GroundedQAJudge(runtime, prompts, model, options.params()), model, prompts, runtime)
 
@@ -115,11 +128,3 @@ def planning_judge(options: JudgeOptions) -> tuple[GroundedQAJudge, ReplyCache |
     cache_file = Path(options.cache_path)
     cache = ReplyCache(cache_file, CacheMode.READ_ONLY) if cache_file.is_file() else None
     return GroundedQAJudge(CallRuntime(DryRunBackend()), prompts, model, options.params()), cache
-
-
-def default_run_dir(root: Path, *parts: str) -> Path:
-    from datetime import datetime, timezone
-
-    stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ")
-    slug = "-".join(re.sub(r"[^A-Za-z0-9.]+", "_", p).strip("_") for p in parts if p)
-    return root / f"{stamp}-{slug}"

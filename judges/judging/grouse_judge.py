@@ -1,48 +1,18 @@
-"""The GroUSE-style LLM judge: one call per metric, typed parsing, one re-ask, and the pipeline's null rules."""
+"""The GroUSE-style grounded-QA judge: one call per metric through the shared ask path, and the pipeline's rules."""
 
 from __future__ import annotations
 
 import asyncio
-from dataclasses import dataclass, field
 from typing import Any
 
-from judges.calls.backend import CallError, CompletionRequest
 from judges.calls.model_spec import JudgeModel
-from judges.judging.prompts import PromptSet, sample_variables
-from judges.judging.replies import ReplyError, parse_reply, reply_schema
 from judges.calls.runtime import CallRuntime
-from judges.types import FailureKind, GROUSE_METRICS, Sample, Verdict, VerdictState
-
-REASK = ("Your reply could not be read: {error}. Reply again with only the JSON object, "
-         "in exactly the format the instructions give.")
-
-
-@dataclass
-class MetricRecord:
-    """Everything one metric's judging produced for one sample: verdict, raw replies, prompt hash, usage."""
-
-    metric: str
-    verdict: Verdict
-    prompt_sha256: str | None = None
-    replies: list[str] = field(default_factory=list)
-    expected_verdict: Verdict | None = None  # the judge's grade of the reference answer (answer 1)
-    calls: int = 0
-    cached_calls: int = 0
-    prompt_tokens: int = 0
-    completion_tokens: int = 0
-    cost: float = 0.0
-    model_version: str | None = None
-
-    def to_dict(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"verdict": self.verdict.to_dict(), "prompt_sha256": self.prompt_sha256,
-                               "replies": self.replies, "calls": self.calls, "cached_calls": self.cached_calls,
-                               "prompt_tokens": self.prompt_tokens, "completion_tokens": self.completion_tokens,
-                               "cost": self.cost}
-        if self.expected_verdict is not None:
-            out["expected_output_verdict"] = self.expected_verdict.to_dict()
-        if self.model_version:
-            out["model_version"] = self.model_version
-        return out
+from judges.calls.backend import CompletionRequest
+from judges.judging.asking import StepFailed, ask
+from judges.judging.prompts import PromptSet, sample_variables
+from judges.judging.records import MetricRecord
+from judges.judging.replies import ParsedReply, parse_reply, reply_schema
+from judges.types import GROUSE_METRICS, FailureKind, Sample, Verdict, VerdictState
 
 
 class GroundedQAJudge:
@@ -64,52 +34,46 @@ class GroundedQAJudge:
         return CompletionRequest(self.model.litellm_model, tuple(messages), params, metric=metric, draw=draw)
 
     async def grade(self, metric: str, sample: Sample, draw: int = 0, priority: int = 0) -> MetricRecord:
+        """One metric's verdict: a grade, a null the judge gave, or a failure with its kind."""
         template = self.prompts.templates[metric]
-        record = MetricRecord(metric, Verdict.failed(FailureKind.UNPARSEABLE, "not judged"), template.sha256)
-        messages = [{"role": "user", "content": template.render(**sample_variables(sample))}]
-        for attempt in (1, 2):
-            try:
-                completion = await self.runtime.call(self.request(metric, messages, draw), priority)
-            except CallError as err:
-                record.verdict = Verdict.failed(err.kind, str(err))
-                return record
-            record.calls += 1
-            record.cached_calls += int(completion.cached)
-            record.prompt_tokens += completion.prompt_tokens
-            record.completion_tokens += completion.completion_tokens
-            record.cost += 0.0 if completion.cached else completion.cost
-            record.model_version = completion.model_version or record.model_version
-            record.replies.append(completion.text)
-            try:
-                parsed = parse_reply(metric, completion.text)
-            except ReplyError as err:
-                if err.kind is FailureKind.REFUSED or attempt == 2:
-                    record.verdict = Verdict.failed(err.kind, str(err))
-                    return record
-                messages += [{"role": "assistant", "content": completion.text},
-                             {"role": "user", "content": REASK.format(error=err)}]
-                continue
-            record.verdict, record.expected_verdict = parsed.actual, parsed.expected
+        record = MetricRecord(metric, Verdict.failed(FailureKind.UNPARSEABLE, "not judged"))
+        try:
+            parsed: ParsedReply = await ask(
+                self.runtime, lambda messages: self.request(metric, messages, draw),
+                template.render(**sample_variables(sample)), lambda text: parse_reply(metric, text), record.calls,
+                template=metric, sha256=template.sha256, priority=priority)
+        except StepFailed as err:
+            record.verdict = Verdict.failed(err.kind, str(err))
             return record
-        return record  # pragma: no cover - the loop always returns
+        record.verdict = parsed.actual
+        if parsed.expected is not None:
+            record.details["expected_output_verdict"] = parsed.expected.to_dict()
+        return record
 
     async def judge(self, sample: Sample, draw: int = 0, priority: int = 0) -> dict[str, MetricRecord]:
         """GroUSE's pipeline: usefulness only when relevancy is null; faithfulness null when usefulness is.
 
-        `draw` > 0 asks the same questions again as a distinct, separately cached call (stability runs);
-        `priority` orders this sample's calls against other samples' (lower goes first).
+        A failed relevancy (or usefulness) leaves what depends on it failed as "upstream_failed": nothing is judged
+        as if the failed call had come back null. `draw` > 0 asks the same questions again as a distinct,
+        separately cached call (stability runs); `priority` orders this sample's calls against other samples'.
         """
         relevancy, completeness = await asyncio.gather(self.grade("answer_relevancy", sample, draw, priority),
                                                        self.grade("completeness", sample, draw, priority))
-        if relevancy.verdict.state is VerdictState.GRADE:
+        if relevancy.verdict.is_failure:
+            upstream = f"not judged: answer relevancy failed ({relevancy.verdict.failure_kind.value})"  # type: ignore[union-attr]
+            usefulness = MetricRecord("usefulness", Verdict.failed(FailureKind.UPSTREAM_FAILED, upstream))
+            faithfulness = MetricRecord("faithfulness", Verdict.failed(FailureKind.UPSTREAM_FAILED, upstream))
+        elif relevancy.verdict.state is VerdictState.GRADE:
             usefulness = MetricRecord("usefulness", Verdict.null("not judged: answer relevancy is graded"))
             faithfulness = await self.grade("faithfulness", sample, draw, priority)
         else:
             usefulness = await self.grade("usefulness", sample, draw, priority)
-            if usefulness.verdict.state is VerdictState.NULL:
+            if usefulness.verdict.is_failure:
+                upstream = f"not judged: usefulness failed ({usefulness.verdict.failure_kind.value})"  # type: ignore[union-attr]
+                faithfulness = MetricRecord("faithfulness", Verdict.failed(FailureKind.UPSTREAM_FAILED, upstream))
+            elif usefulness.verdict.state is VerdictState.NULL:
                 faithfulness = MetricRecord("faithfulness", Verdict.null("not judged: usefulness came back null"))
             else:
                 faithfulness = await self.grade("faithfulness", sample, draw, priority)
         return {"answer_relevancy": relevancy, "completeness": completeness,
                 "faithfulness": faithfulness, "usefulness": usefulness}
-

@@ -7,7 +7,7 @@ import hashlib
 import importlib.util
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterable
 
 from judges.errors import PromptError
 from judges.paths import bundled_dir
@@ -62,6 +62,14 @@ class PromptSet:
 
     def hashes(self) -> dict[str, str]:
         return {metric: template.sha256 for metric, template in self.templates.items()}
+
+
+def check_renders(prompts: PromptSet, samples: Iterable[Sample], metrics: Iterable[str] | None = None) -> None:
+    """Render every template for every sample: a template error surfaces here, before any call."""
+    chosen = list(metrics or prompts.templates)
+    for sample in samples:
+        for metric in chosen:
+            prompts.render(metric, sample)
 
 
 def sample_variables(sample: Sample) -> dict[str, Any]:

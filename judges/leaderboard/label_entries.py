@@ -6,6 +6,7 @@ import asyncio
 import hashlib
 import random
 import time
+from pathlib import Path
 from typing import Any
 
 from judges.agreement.predictions import Prediction, Predictions
@@ -14,6 +15,7 @@ from judges.labels.schema import LabelledSet, LabelType
 from judges.types import Sample, VerdictState
 from judges.leaderboard.config import Candidate, Evaluation
 from judges.leaderboard.entries import Entry
+from judges.leaderboard.unit_test_entries import run_stopped
 
 # which GroUSE prompt grades which labelled metric (ALCE utility has no documents: relevancy 1-5 stands in)
 TEMPLATE_FOR = {"faithfulness": "faithfulness", "usefulness": "answer_relevancy"}
@@ -45,58 +47,57 @@ def _distinct_samples(labels: LabelledSet) -> dict[str, Sample]:
     return {item.id: item.sample for item in labels.items}
 
 
-async def _llm_scores(candidate: Candidate, metric: str, samples: dict[str, Sample], cache: str) -> tuple[
+def _predictions(run: Any, metric: str) -> dict[str, Prediction]:
+    out = {}
+    for record in run.records:
+        verdict = record["metrics"][metric]["verdict"]
+        out[record["id"]] = Prediction(record["id"], VerdictState(verdict["state"]), verdict.get("grade"),
+                                       verdict.get("message"))
+    return out
+
+
+def _short_sha(hashes: list[str]) -> str:
+    return hashlib.sha256("".join(sorted(hashes)).encode()).hexdigest()[:12]
+
+
+def _llm_scores(candidate: Candidate, metric: str, samples: dict[str, Sample], cache: str, out: Path) -> tuple[
         dict[str, Prediction], dict[str, Any]]:
-    from judges.judging.factory import JudgeOptions, open_judge
+    """The candidate's GroUSE prompt for the labelled metric, graded alone on each item (its run under `out`)."""
+    from judges.judging.factory import JudgeOptions
+    from judges.runs.api import grade_samples
 
     template = TEMPLATE_FOR.get(metric)
     if template is None:
         raise ConfigError(f"no judge prompt grades the labelled metric {metric!r} (known: {', '.join(TEMPLATE_FOR)})")
     options = JudgeOptions(judge=str(candidate.model), prompts=candidate.prompts, api_base=candidate.api_base,
                            cache_path=cache, **candidate.params)
-    with open_judge(options) as session:
-        async def one(item_id: str, sample: Sample) -> tuple[str, Prediction]:
-            verdict = (await session.judge.grade(template, sample)).verdict
-            return item_id, Prediction(item_id, verdict.state, verdict.grade, verdict.message)
-
-        pairs = await asyncio.gather(*(one(i, s) for i, s in samples.items()))
-        usage = session.runtime.usage
-        sha = hashlib.sha256(session.prompts.templates[template].sha256.encode()).hexdigest()[:12]
-        return dict(pairs), {"calls": usage.calls, "cost_usd": usage.cost, "prompt_sha": sha}
+    run = grade_samples(list(samples.items()), options, metrics=[template], out=out)
+    if run.stop_reason:
+        raise run_stopped(run)
+    usage = run.summary["usage"]
+    sha = _short_sha([run.config["prompts"]["sha256"][template]])
+    return _predictions(run, template), {"calls": usage["calls"], "cost_usd": usage["cost"], "prompt_sha": sha}
 
 
-async def _metric_scores(candidate: Candidate, metric: str, samples: dict[str, Sample], cache: str) -> tuple[
+def _metric_scores(candidate: Candidate, metric: str, samples: dict[str, Sample], cache: str, out: Path) -> tuple[
         dict[str, Prediction], dict[str, Any]]:
     """The suite metric the candidate maps to the labelled metric, run on each item (references as contexts)."""
-    from judges.rag.embeddings import open_embedder
-    from judges.rag.judging import RagJudge
-    from judges.rag.prompting import RagPrompts
-    from judges.rag.registry import build_registry
-    from judges.rag.runner import run_samples
+    from judges.judging.factory import JudgeOptions
     from judges.rag.sample import RagSample
     from judges.rag.settings import MetricSettings
-    from judges.judging.factory import JudgeOptions, open_runtime
+    from judges.runs.api import run_metrics
 
-    registry = build_registry()
-    spec = registry[candidate.metrics[metric]]
+    name = candidate.metrics[metric]
     options = JudgeOptions(judge=str(candidate.model), api_base=candidate.api_base, cache_path=cache,
                            **candidate.params)
-    prompts = RagPrompts(None)
-    embedder = open_embedder("local/multilingual-e5-small") if spec.uses_embeddings else None
     rag_samples = [RagSample(id=i, question=s.input, answer=s.actual_output, contexts=tuple(s.references),
                              ground_truth=s.expected_output or None) for i, s in samples.items()]
-    with open_runtime(options) as (model, runtime):
-        judge = RagJudge(runtime, model, prompts, options.params(), MetricSettings(logprobs=candidate.logprobs),
-                         embedder)
-        outcome = await run_samples(rag_samples, [spec], judge, registry, samples_in_flight=runtime.items_in_flight(1))
-        usage = runtime.usage
-    scores = {}
-    for row in outcome.rows:
-        verdict = row["metrics"][spec.name]["verdict"]
-        state = VerdictState(verdict["state"])
-        scores[row["id"]] = Prediction(row["id"], state, verdict.get("grade"), verdict.get("message"))
-    sha = hashlib.sha256("".join(sorted(prompts.hashes().values())).encode()).hexdigest()[:12]
-    return scores, {"calls": usage.calls, "cost_usd": usage.cost, "prompt_sha": sha}
+    run = run_metrics(rag_samples, [name], options, out=out, settings=MetricSettings(logprobs=candidate.logprobs))
+    if run.stop_reason:
+        raise run_stopped(run)
+    usage = run.summary["usage"]
+    return _predictions(run, name), {"calls": usage["calls"], "cost_usd": usage["cost"],
+                                     "prompt_sha": _short_sha(list(run.config["rag_prompts_sha256"].values()))}
 
 
 async def _embedding_scores(candidate: Candidate, metric: str, samples: dict[str, Sample]) -> dict[str, Prediction]:
@@ -125,17 +126,19 @@ def _baseline_scores(name: str, samples: dict[str, Sample]) -> dict[str, Predict
     raise ConfigError(f"baseline {name!r} has no meaning on human labels")
 
 
-def label_entries(candidate: Candidate, evaluation: Evaluation, cache: str, labels: LabelledSet) -> list[Entry]:
+def label_entries(candidate: Candidate, evaluation: Evaluation, cache: str, labels: LabelledSet,
+                  runs_dir: Path) -> list[Entry]:
     from judges.agreement.measure import measure
+    from judges.leaderboard.unit_test_entries import run_folder
 
     metric = labels.metrics()[0]
     samples = _distinct_samples(labels)
     started = time.perf_counter()
     extra: dict[str, Any] = {"calls": 0, "cost_usd": 0.0, "prompt_sha": None}
     if candidate.kind == "llm":
-        scores, extra = asyncio.run(_llm_scores(candidate, metric, samples, cache))
+        scores, extra = _llm_scores(candidate, metric, samples, cache, run_folder(runs_dir, candidate, evaluation))
     elif candidate.kind == "metric":
-        scores, extra = asyncio.run(_metric_scores(candidate, metric, samples, cache))
+        scores, extra = _metric_scores(candidate, metric, samples, cache, run_folder(runs_dir, candidate, evaluation))
     elif candidate.kind == "embedding":
         scores = asyncio.run(_embedding_scores(candidate, metric, samples))
         extra["calls"] = len(samples)  # one score computed per item

@@ -61,7 +61,7 @@ def run_leaderboard(config: LeaderboardConfig, out: Path, log: Any = sys.stderr)
             if evaluation.kind == "unit_tests":
                 entries += unit_test_entries(candidate, evaluation, config.cache, out / "runs")
             else:
-                entries += label_entries(candidate, evaluation, config.cache, labelled[evaluation.name])
+                entries += label_entries(candidate, evaluation, config.cache, labelled[evaluation.name], out / "runs")
     picks = pick_best(entries, config.selection)
     meta = {"date": datetime.now(timezone.utc).isoformat(timespec="seconds"), "judgelab_version": __version__,
             "config": config.path, "data": data_versions(config.evaluations, labelled),

@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import asyncio
+import hashlib
 import time
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from judges.runs.summary import summarize
 from judges.types import ALL_METRICS
 from judges.leaderboard.config import Candidate, Evaluation
 from judges.leaderboard.entries import Entry
@@ -27,7 +26,8 @@ def wilson(passed: int, n: int) -> tuple[float | None, float | None]:
 
 
 def total_interval(rows: list[dict[str, Any]]) -> tuple[float | None, float | None]:
-    """Bootstrap over tests of the mean of the six pass rates (one index matrix, seeded)."""
+    """Bootstrap over completed tests of the mean of the six pass rates (one index matrix, seeded)."""
+    rows = [r for r in rows if all(r["metrics"][m]["outcome"] != "failure" for m in ALL_METRICS)]
     if not rows:
         return None, None
     passes = np.array([[row["metrics"][m]["outcome"] == "pass" for m in ALL_METRICS] for row in rows], dtype=float)
@@ -37,51 +37,64 @@ def total_interval(rows: list[dict[str, Any]]) -> tuple[float | None, float | No
     return float(low), float(high)
 
 
-def rows_to_entries(rows: list[dict[str, Any]], base: dict[str, Any], seconds: float) -> list[Entry]:
-    summary = summarize(rows)
-    usage = summary["usage"]["total"]
+def run_to_entries(run: Any, base: dict[str, Any], seconds: float) -> list[Entry]:
+    summary = run.summary
+    usage = summary["usage"]
     judged = [summary["metrics"][m] for m in ALL_METRICS[:4]]
     n_verdicts = sum(s["n"] for s in judged)
-    failure_rate = sum(s["format_failures"] for s in judged) / n_verdicts if n_verdicts else None
+    failure_rate = sum(s["failures"] for s in judged) / n_verdicts if n_verdicts else None
     common = dict(base, failure_rate=failure_rate, calls=int(usage["calls"]), cost_usd=float(usage["cost"]),
                   seconds=seconds)
+    rows = [r for r in run.records if r.get("draw", 0) == 0]
     entries = []
     for metric in ALL_METRICS:
         stats = summary["metrics"][metric]
-        low, high = wilson(stats["passed"], stats["n"])
+        low, high = wilson(stats["passed"], stats["completed"])
         entries.append(Entry(**common, metric=metric, statistic="pass_rate", value=stats["pass_rate"], ci_low=low,
-                             ci_high=high, n=stats["n"]))
+                             ci_high=high, n=stats["completed"]))
     low, high = total_interval(rows)
     entries.append(Entry(**common, metric="total", statistic="pass_rate", value=summary["total_pass_rate"],
-                         ci_low=low, ci_high=high, n=len(rows)))
+                         ci_low=low, ci_high=high, n=summary["completed_tests"]))
     return entries
 
 
 def unit_test_entries(candidate: Candidate, evaluation: Evaluation, cache: str, runs_dir: Path) -> list[Entry]:
+    """The candidate's run on the evaluation's unit tests (its folder under `runs_dir`), as leaderboard rows."""
+    from judges.judging.factory import JudgeOptions
+    from judges.runs.api import run_unit_tests
     from judges.suite.baselines import run_baseline
-    from judges.suite.scoring import run_meta_eval
-    from judges.judging.prompts import load_prompt_set
-    from judges.judging.factory import JudgeOptions, open_judge
     from judges.suite.loading import load_unit_tests
 
     tests = load_unit_tests(evaluation.source, evaluation.split)[:evaluation.limit]
     base = dict(candidate=candidate.name, kind=candidate.kind, model=candidate.model, evaluation=evaluation.name)
+    out = run_folder(runs_dir, candidate, evaluation)
     started = time.perf_counter()
     if candidate.kind == "baseline":
-        prompts = load_prompt_set(candidate.prompts)
-        rows = [r.to_dict() for r in run_baseline(str(candidate.baseline), tests, prompts)]
-        entries = rows_to_entries(rows, dict(base, prompts=None, prompt_sha=None), 0.0)
+        run = run_baseline(str(candidate.baseline), tests, candidate.prompts, out=out)
+        entries = run_to_entries(run, dict(base, prompts=None, prompt_sha=None), 0.0)
         for entry in entries:
             entry.calls, entry.cost_usd = 0, 0.0  # scripted replies: no model was called
         return entries
     options = JudgeOptions(judge=str(candidate.model), prompts=candidate.prompts, api_base=candidate.api_base,
                            cache_path=cache, **candidate.params)
-    out = runs_dir / f"{candidate.name}--{evaluation.name.replace(':', '_')}"
-    with open_judge(options) as session:
-        run = asyncio.run(run_meta_eval(tests, session.judge, out / "results.jsonl"))
-        prompt_sha = "".join(sorted(session.prompts.hashes().values()))
-    import hashlib
-
+    run = run_unit_tests(tests, options, out=out, data=str(evaluation.source), split=evaluation.split)
+    if run.stop_reason:
+        raise run_stopped(run)
+    prompt_sha = "".join(sorted(run.config["prompts"]["sha256"].values()))
     short = hashlib.sha256(prompt_sha.encode()).hexdigest()[:12]
-    return rows_to_entries([r.to_dict() for r in run.results], dict(base, prompts=candidate.prompts, prompt_sha=short),
-                           time.perf_counter() - started)
+    return run_to_entries(run, dict(base, prompts=candidate.prompts, prompt_sha=short), time.perf_counter() - started)
+
+
+def run_folder(runs_dir: Path, candidate: Candidate, evaluation: Evaluation) -> Path:
+    """runs/<candidate>--<evaluation>, safe for any evaluation name."""
+    import re
+
+    return runs_dir / f"{candidate.name}--{re.sub(r'[^A-Za-z0-9._-]+', '_', evaluation.name)}"
+
+
+def run_stopped(run: Any) -> Exception:
+    """The error a leaderboard raises when a candidate's run stopped early (its figures would mislead)."""
+    from judges.errors import BudgetExhausted, EndpointUnusable, JudgelabError
+
+    kind = {"budget": BudgetExhausted, "endpoint_unusable": EndpointUnusable}.get(run.stop_reason, JudgelabError)
+    return kind(f"{run.folder}: {run.stop_message}")

@@ -6,7 +6,8 @@ from typing import TYPE_CHECKING, Any
 
 from judges.suite.conditions import judged_pa_nr
 from judges.errors import ConfigError
-from judges.judging.grouse_judge import GroundedQAJudge, MetricRecord
+from judges.judging.grouse_judge import GroundedQAJudge
+from judges.judging.records import MetricRecord
 from judges.types import FailureKind, Sample, Verdict, VerdictState
 from judges.rag.judging import SAMPLE_PRIORITY, StepFailed
 from judges.rag.spec import Scored
@@ -24,7 +25,9 @@ async def _records(run: MetricRun) -> dict[str, MetricRecord]:
 
     async def make(log: list[dict[str, Any]]) -> dict[str, MetricRecord]:
         grouse = GroundedQAJudge(judge.runtime, judge.grouse_prompts, judge.model, judge.params)  # type: ignore[arg-type]
-        return await grouse.judge(sample, priority=SAMPLE_PRIORITY.get())
+        records = await grouse.judge(sample, priority=SAMPLE_PRIORITY.get())
+        log.extend(call for record in records.values() for call in record.calls)
+        return records
 
     return await run.step("grouse", make)
 
@@ -40,7 +43,7 @@ def _scored(verdict: Verdict, details: dict[str, Any]) -> Scored:
 async def judged(run: MetricRun) -> Scored:
     """answer_relevancy and completeness 1-5, faithfulness and usefulness 0/1, or null (GroUSE's rules)."""
     record = (await _records(run))[run.option("metric")]
-    details = {k: v for k, v in record.to_dict().items() if k != "verdict"}
+    details = dict(record.details)
     if record.verdict.justification:
         details["justification"] = record.verdict.justification
     return _scored(record.verdict, details)

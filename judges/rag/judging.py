@@ -7,10 +7,11 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping, TypeVar
 
 from judges.calls.backend import CallError, Completion, CompletionRequest
+from judges.judging.asking import StepFailed, ask, call_logged
 from judges.errors import ConfigError
 from judges.calls.model_spec import JudgeModel
 from judges.judging.prompts import PromptSet
-from judges.judging.replies import ReplyError, extract_json
+from judges.judging.replies import extract_json
 from judges.calls.runtime import CallRuntime
 from judges.types import FailureKind
 from judges.rag.embeddings import Embedder
@@ -19,26 +20,9 @@ from judges.rag.prompting import RagPrompts
 from judges.rag.settings import MetricSettings
 
 T = TypeVar("T")
-# The running sample's order: its calls get a call slot before later samples' calls (set by the runner per sample).
+# The running sample's order: its calls get a call slot before later samples' calls (set by the run service per item).
 SAMPLE_PRIORITY: ContextVar[int] = ContextVar("judgelab_rag_sample_priority", default=0)
-REASK = ("Your reply could not be used: {error}. Reply again with only the JSON object, "
-         "in exactly the format the instructions give.")
 LOGPROB_PARAMS = {"logprobs": True, "top_logprobs": 5, "max_tokens": 1}
-
-
-class StepFailed(Exception):
-    """A judging step produced nothing usable; the metrics that need it fail with `kind`."""
-
-    def __init__(self, kind: FailureKind, message: str) -> None:
-        super().__init__(message)
-        self.kind = kind
-
-
-def call_record(template: str, sha256: str, completion: Completion, **extra: Any) -> dict[str, Any]:
-    """What a metric's record keeps of one call: the template, its hash, the raw reply and the accounting."""
-    return {"template": template, "prompt_sha256": sha256, "reply": completion.text, "cached": completion.cached,
-            "prompt_tokens": completion.prompt_tokens, "completion_tokens": completion.completion_tokens,
-            "cost": completion.cost, **extra}
 
 
 @dataclass
@@ -61,37 +45,23 @@ class RagJudge:
             merged["response_format"] = {"type": "json_object", "schema": schema}
         return CompletionRequest(self.model.litellm_model, tuple(messages), merged, metric=template)
 
-    async def _call(self, request: CompletionRequest) -> Completion:
-        try:
-            return await self.runtime.call(request, SAMPLE_PRIORITY.get())
-        except CallError as err:
-            raise StepFailed(err.kind, str(err)) from None
-
     async def ask_json(self, template: str, variables: Mapping[str, Any], schema: dict[str, Any],
                        parse: Callable[[Any], T], log: list[dict[str, Any]], *,
                        params: Mapping[str, Any] | None = None) -> T:
         """Render, call, parse with `parse` (which raises ReplyError on a bad shape); ask again once if unusable."""
         prompt = self.prompts.template(template)
-        messages = [{"role": "user", "content": prompt.render(**variables, grade_only=False)}]
-        for attempt in (1, 2):
-            completion = await self._call(self._request(template, messages, schema, params))
-            log.append(call_record(template, prompt.sha256, completion))
-            try:
-                return parse(extract_json(completion.text))
-            except ReplyError as err:
-                if err.kind is FailureKind.REFUSED or attempt == 2:
-                    raise StepFailed(err.kind, f"{template}: {err}") from None
-                messages += [{"role": "assistant", "content": completion.text},
-                             {"role": "user", "content": REASK.format(error=err)}]
-        raise AssertionError("unreachable")  # pragma: no cover
+        return await ask(self.runtime, lambda messages: self._request(template, messages, schema, params),
+                         prompt.render(**variables, grade_only=False), lambda text: parse(extract_json(text)), log,
+                         template=template, sha256=prompt.sha256, priority=SAMPLE_PRIORITY.get())
 
     async def ask_grade_token(self, template: str, variables: Mapping[str, Any], grades: Mapping[str, float],
                               log: list[dict[str, Any]]) -> WeightedGrade:
         """The template in grade-only mode, one token, its top-5 logprobs: the probability-weighted grade."""
         prompt = self.prompts.template(template)
         messages = [{"role": "user", "content": prompt.render(**variables, grade_only=True)}]
-        completion = await self._call(self._request(template, messages, None, LOGPROB_PARAMS))
-        log.append(call_record(template, prompt.sha256, completion, top_logprobs=completion.top_logprobs))
+        completion = await call_logged(self.runtime, self._request(template, messages, None, LOGPROB_PARAMS), log,
+                                       template=template, sha256=prompt.sha256, priority=SAMPLE_PRIORITY.get())
+        log[-1]["top_logprobs"] = completion.top_logprobs
         if not completion.top_logprobs:
             raise StepFailed(FailureKind.UNPARSEABLE, f"{template}: the backend returned no logprobs")
         weighted = weighted_grade(completion.top_logprobs[0], grades)

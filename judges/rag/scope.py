@@ -3,17 +3,26 @@
 from __future__ import annotations
 
 import asyncio
-from typing import Any, Awaitable, Callable, Hashable, Mapping, TypeVar
+from typing import Any, Awaitable, Callable, Hashable, Mapping, Sequence, TypeVar
 
 from judges.calls.backend import CallError
 from judges.types import Verdict
 from judges.rag.judging import RagJudge, StepFailed
 from judges.rag.sample import RagSample
 from judges.rag.settings import MetricSettings
-from judges.rag.spec import MetricResult, MetricSpec
+from judges.judging.records import MetricRecord
+from judges.rag.spec import MetricSpec
 
 T = TypeVar("T")
 Log = list[dict[str, Any]]
+
+
+async def score_sample(sample: RagSample, metrics: Sequence[MetricSpec], judge: RagJudge,
+                       registry: Mapping[str, MetricSpec]) -> dict[str, MetricRecord]:
+    """Every chosen metric on one sample, concurrently; steps they share are made once."""
+    scope = SampleScope(sample, judge, registry)
+    results = await asyncio.gather(*(scope.result(spec.name) for spec in metrics))
+    return {r.metric: r for r in results}
 
 
 class SampleScope:
@@ -24,7 +33,7 @@ class SampleScope:
         self.sample, self.judge, self.registry = sample, judge, registry
         self._steps: dict[Hashable, tuple[asyncio.Task[Any], Log]] = {}
         self._logs: dict[Hashable, Log] = {}
-        self._results: dict[str, asyncio.Task[MetricResult]] = {}
+        self._results: dict[str, asyncio.Task[MetricRecord]] = {}
 
     async def step(self, key: Hashable, make: Callable[[Log], Awaitable[T]], *, whole_run: bool = False) -> T:
         """The step's value, made on first use; `whole_run` steps are made once for all samples."""
@@ -39,22 +48,22 @@ class SampleScope:
     def calls(self, keys: list[Hashable]) -> Log:
         return [call for key in keys for call in self._logs.get(key, [])]
 
-    async def result(self, name: str) -> MetricResult:
+    async def result(self, name: str) -> MetricRecord:
         if name not in self._results:
             self._results[name] = asyncio.ensure_future(self._run(self.registry[name]))
         return await asyncio.shield(self._results[name])
 
-    async def _run(self, spec: MetricSpec) -> MetricResult:
+    async def _run(self, spec: MetricSpec) -> MetricRecord:
         missing = self.sample.missing(spec.needs)
         if missing:
-            return MetricResult.not_applicable(spec.name, missing)
+            return MetricRecord.not_applicable(spec.name, missing)
         run = MetricRun(self, spec)
         try:
             scored = await spec.load()(run)
         except (StepFailed, CallError) as err:
-            return MetricResult(spec.name, Verdict.failed(err.kind, str(err)), calls=run.calls())
+            return MetricRecord(spec.name, Verdict.failed(err.kind, str(err)), calls=run.calls())
         verdict = Verdict.null(scored.reason) if scored.value is None else Verdict.graded(float(scored.value))
-        return MetricResult(spec.name, verdict, scored.details, run.calls())
+        return MetricRecord(spec.name, verdict, scored.details, run.calls())
 
 
 def _stale(task: asyncio.Task[Any], whole_run: bool) -> bool:
@@ -92,7 +101,7 @@ class MetricRun:
             self._used.append(key)
         return await self.scope.step(key, make, whole_run=whole_run)
 
-    async def result(self, name: str) -> MetricResult:
+    async def result(self, name: str) -> MetricRecord:
         return await self.scope.result(name)
 
     def calls(self) -> Log:

@@ -6,7 +6,6 @@ import importlib
 from dataclasses import dataclass, field
 from typing import Any, Awaitable, Callable, Mapping
 
-from judges.types import Verdict, VerdictState
 
 
 @dataclass(frozen=True)
@@ -44,34 +43,3 @@ class MetricSpec:
         return {"name": self.name, "family": self.family, "needs": list(self.needs), "description": self.description,
                 "uses_judge": self.uses_judge, "uses_embeddings": self.uses_embeddings,
                 "higher_is_better": self.higher_is_better, **({"options": dict(self.options)} if self.options else {})}
-
-
-@dataclass
-class MetricResult:
-    """One metric on one sample: the verdict (score, null with reason, or failure with kind), the intermediate
-    record, and the judge calls behind it (template, prompt hash, raw reply)."""
-
-    metric: str
-    verdict: Verdict
-    details: dict[str, Any] = field(default_factory=dict)
-    calls: list[dict[str, Any]] = field(default_factory=list)
-    applicable: bool = True
-
-    @classmethod
-    def not_applicable(cls, metric: str, missing: list[str]) -> MetricResult:
-        reason = f"not applicable: the sample has no {', '.join(missing)}"
-        return cls(metric, Verdict.null(reason), applicable=False)
-
-    @property
-    def value(self) -> float | None:
-        return self.verdict.grade if self.verdict.state is VerdictState.GRADE else None
-
-    def to_dict(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"verdict": self.verdict.to_dict(), "applicable": self.applicable}
-        if self.verdict.state is VerdictState.GRADE:
-            out["score"] = self.verdict.grade
-        if self.details:
-            out["details"] = self.details
-        if self.calls:
-            out["calls"] = self.calls
-        return out

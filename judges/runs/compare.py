@@ -1,87 +1,92 @@
-"""Comparing meta-eval runs: pass rates side by side, flipped outcomes, and the train-versus-test gap."""
+"""Comparing runs: figures side by side, what changed item by item, and the train-versus-test gap."""
 
 from __future__ import annotations
 
 import hashlib
 import json
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from judges.errors import InputError
-from judges.runs.summary import SHORT, read_rows
+from judges.runs.markdown import pct, table
+from judges.runs.run import Run
+from judges.runs.summary import SHORT
 
 
-@dataclass
-class Run:
-    """A run folder's metadata, summary and outcomes by (test id, metric) for draw 0."""
-
-    path: Path
-    info: dict[str, Any]
-    summary: dict[str, Any]
-    outcomes: dict[tuple[str, str], str]
-
-    @classmethod
-    def load(cls, path: str | Path) -> Run:
-        path = Path(path)
-        report_path = path / "report.json"
-        if not report_path.is_file():
-            raise InputError("not a meta-eval run folder: report.json is missing", path=str(path))
-        report = json.loads(report_path.read_text(encoding="utf-8"))
-        outcomes = {(row["id"], metric): entry["outcome"] for row in read_rows(path / "results.jsonl")
-                    if row.get("draw", 0) == 0 for metric, entry in row["metrics"].items()}
-        return cls(path, report["run"], report["summary"], outcomes)
-
-    @property
-    def variant(self) -> str:
-        """Judge plus a short hash of its prompt set: what a prompt or model change changes."""
-        prompts = json.dumps(self.info.get("prompt_sha256", {}), sort_keys=True)
-        return f"{self.info['judge']} / {self.info['prompts']} #{hashlib.sha256(prompts.encode()).hexdigest()[:8]}"
-
-    @property
-    def split(self) -> str:
-        return str(self.info.get("split") or Path(str(self.info.get("tests", "?"))).stem)
+def variant(run: Run) -> str:
+    """Judge plus a short hash of its prompt set: what a prompt or model change changes."""
+    prompts = run.config.get("prompts") or {}
+    digest = hashlib.sha256(json.dumps(prompts.get("sha256", {}), sort_keys=True).encode()).hexdigest()[:8]
+    return f"{run.config.get('judge')} / {prompts.get('name', '-')} #{digest}"
 
 
-def flips(before: Run, after: Run) -> list[tuple[str, str, str, str]]:
-    """(test id, metric, outcome before, outcome after) wherever pass became non-pass or the reverse."""
+def split_of(run: Run) -> str:
+    return str(run.config.get("split") or Path(str(run.config.get("data", "?"))).stem)
+
+
+def _name(run: Run) -> str:
+    return run.folder.name if run.folder else "?"
+
+
+def _state(entry: dict[str, Any], unit_tests: bool) -> str:
+    if unit_tests:
+        return str(entry["outcome"])
+    verdict = entry["verdict"]
+    return f"{verdict['grade']:g}" if verdict["state"] == "grade" else verdict["state"]
+
+
+def changes(before: Run, after: Run) -> list[tuple[str, str, str, str]]:
+    """(item id, metric, before, after) for each draw-0 item and metric present in both runs whose outcome
+    (unit tests: pass versus not) or verdict (other runs: grade or state) changed."""
+    unit_tests = before.kind == after.kind == "unit_tests"
+
+    def states(run: Run) -> dict[tuple[str, str], str]:
+        return {(r["id"], m): _state(e, unit_tests) for r in run.records if r.get("draw", 0) == 0
+                for m, e in r["metrics"].items()}
+
+    old, new = states(before), states(after)
     changed = []
-    for key in sorted(set(before.outcomes) & set(after.outcomes)):
-        old, new = before.outcomes[key], after.outcomes[key]
-        if (old == "pass") != (new == "pass"):
-            changed.append((*key, old, new))
+    for key in sorted(set(old) & set(new)):
+        flipped = (old[key] == "pass") != (new[key] == "pass") if unit_tests else old[key] != new[key]
+        if flipped:
+            changed.append((*key, old[key], new[key]))
     return changed
 
 
-def comparison_markdown(runs: list[Run]) -> str:
-    def pct(value: float | None) -> str:
-        return "n/a" if value is None else f"{100 * value:.1f}%"
+def _figures(run: Run) -> dict[str, str]:
+    metrics = run.summary.get("metrics", {})
+    if run.kind == "unit_tests":
+        cells = {SHORT.get(m, m): pct(s["pass_rate"]) for m, s in metrics.items()}
+        cells["total"] = pct(run.summary.get("total_pass_rate"))
+        cells["run failures"] = str(run.summary.get("failures", 0))
+        return cells
+    return {m: "n/a" if s["mean"] is None else f"{s['mean']:.3f}" for m, s in metrics.items()}
 
-    lines = ["| run | judge / prompts | split | n | " + " | ".join(SHORT.values()) + " | total |",
-             "|---|---|---|---|" + "---|" * (len(SHORT) + 1)]
-    for run in runs:
-        cells = " | ".join(pct(run.summary["metrics"][m]["pass_rate"]) for m in SHORT)
-        lines.append(f"| {run.path.name} | {run.variant} | {run.split} | {run.summary['n_tests']} | {cells} | "
-                     f"{pct(run.summary['total_pass_rate'])} |")
+
+def comparison_markdown(runs: list[Run]) -> str:
+    lines = ["Unit-test runs show pass rates over completed tests; other runs show mean grades.", "",
+             table([{"run": _name(r), "judge / prompts": variant(r), "kind": r.kind, "split": split_of(r),
+                     "n": r.summary.get("n_items", 0), **_figures(r)} for r in runs])]
     by_variant: dict[str, dict[str, float]] = {}
     for run in runs:
-        by_variant.setdefault(run.variant, {})[run.split] = run.summary["total_pass_rate"]
+        if run.kind == "unit_tests" and run.summary.get("total_pass_rate") is not None:
+            by_variant.setdefault(variant(run), {})[split_of(run)] = run.summary["total_pass_rate"]
     gaps = {v: s for v, s in by_variant.items() if "train" in s and "test" in s}
     if gaps:
         lines += ["", "## Train versus test (a large gap means the prompt fits the train split)", "",
-                  "| judge / prompts | train | test | gap |", "|---|---|---|---|"]
-        for variant, splits in gaps.items():
-            lines.append(f"| {variant} | {pct(splits['train'])} | {pct(splits['test'])} | "
-                         f"{100 * (splits['train'] - splits['test']):+.1f} pts |")
+                  table([{"judge / prompts": v, "train": pct(s["train"]), "test": pct(s["test"]),
+                          "gap": f"{100 * (s['train'] - s['test']):+.1f} pts"} for v, s in gaps.items()])]
     for index, before in enumerate(runs):
         for after in runs[index + 1:]:
-            if before.split != after.split:
+            if split_of(before) != split_of(after) or before.kind != after.kind:
                 continue
-            changed = flips(before, after)
-            gained = sum(new == "pass" for *_, new in changed)
-            lines += ["", f"## {before.path.name} -> {after.path.name}: {len(changed)} flipped outcomes "
-                          f"({gained} now pass, {len(changed) - gained} now fail)", ""]
+            changed = changes(before, after)
+            if before.kind == "unit_tests":
+                gained = sum(new == "pass" for *_, new in changed)
+                title = f"{len(changed)} flipped outcomes ({gained} now pass, {len(changed) - gained} now do not)"
+            else:
+                title = f"{len(changed)} changed verdicts"
+            lines += ["", f"## {_name(before)} -> {_name(after)}: {title}", ""]
             if changed:
-                lines += ["| test | metric | before | after |", "|---|---|---|---|"]
-                lines += [f"| {test} | {metric} | {old} | {new} |" for test, metric, old, new in changed]
+                lines.append(table([{"item": i, "metric": m, "before": old, "after": new}
+                                    for i, m, old, new in changed]))
     return "\n".join(lines) + "\n"

@@ -11,7 +11,8 @@ from judges.toml_config import read_toml
 from judges.types import ALL_METRICS
 
 MIN_TARGETS = (*ALL_METRICS, "total")
-MAX_TARGETS = ("format_failure_rate",)
+MAX_TARGETS = ("failure_rate",)
+ALIASES = {"format_failure_rate": "failure_rate"}  # the name judgelab 0.1 used
 
 
 @dataclass(frozen=True)
@@ -29,6 +30,7 @@ class Bar:
     @classmethod
     def parse(cls, text: str, kind: str = "min") -> Bar:
         target, sep, value = text.partition("=")
+        target = ALIASES.get(target.strip(), target)
         allowed = MIN_TARGETS if kind == "min" else MAX_TARGETS
         if not sep or target.strip() not in allowed:
             raise ConfigError(f"bad --{kind} {text!r}: expected NAME=VALUE with NAME one of {', '.join(allowed)}")
@@ -58,12 +60,13 @@ class BarResult:
 
 
 def measure(summary: dict[str, Any], target: str) -> float | None:
+    """A pass rate (over completed tests), the total, or the share of judged verdicts the run failed to get."""
     if target == "total":
         return summary["total_pass_rate"]
-    if target == "format_failure_rate":
+    if target == "failure_rate":
         judged = [summary["metrics"][m] for m in ALL_METRICS[:4]]
         n = sum(stats["n"] for stats in judged)
-        return sum(stats["format_failures"] for stats in judged) / n if n else None
+        return sum(stats["failures"] for stats in judged) / n if n else None
     return summary["metrics"][target]["pass_rate"]
 
 
@@ -85,6 +88,36 @@ def junit_xml(results: list[BarResult], suite: str, path: Path) -> None:
             failure.text = result.describe()
     path.parent.mkdir(parents=True, exist_ok=True)
     ET.ElementTree(root).write(path, encoding="utf-8", xml_declaration=True)
+
+
+JUDGE_KEYS = {"model": "judge", "prompts": "prompts", "api_base": "api_base", "temperature": "temperature",
+              "max_tokens": "max_tokens", "seed": "seed", "json_schema": "json_schema", "cache": "cache_path",
+              "cache_mode": "cache_mode", "concurrency": "concurrency"}
+TEST_KEYS = ("source", "split", "limit")
+
+
+def judge_settings(judge: dict[str, Any]) -> dict[str, Any]:
+    """A config's [judge] table as JudgeOptions fields."""
+    unknown = set(judge) - set(JUDGE_KEYS)
+    if unknown:
+        raise ConfigError(f"unknown key(s) {sorted(unknown)} in [judge]; expected one of {', '.join(JUDGE_KEYS)}")
+    return {JUDGE_KEYS[key]: value for key, value in judge.items()}
+
+
+def run_gate(config: GateConfig, out: Path | None) -> tuple[list[BarResult], Any]:
+    """Run the unit tests the gate names with its judge, and check its bars: (bar results, the Run)."""
+    from judges.runs.api import judge_options, load_tests, run_unit_tests
+
+    unknown = set(config.tests) - set(TEST_KEYS)
+    if unknown:
+        raise ConfigError(f"unknown key(s) {sorted(unknown)} in [tests]; expected one of {', '.join(TEST_KEYS)}")
+    source = config.tests.get("source")
+    split = config.tests.get("split") or ("test" if source is None else None)
+    tests = load_tests(source, split, config.tests.get("limit"))
+    settings = judge_settings(config.judge)
+    options = judge_options(settings.pop("judge", "local/smollm2-135m"), settings)
+    run = run_unit_tests(tests, options, out=out, data=str(source or "unit_tests (shipped)"), split=split)
+    return check_bars(run.summary, config.bars), run
 
 
 @dataclass

@@ -1,16 +1,21 @@
-"""The result-matrix plot of a run: unit tests x metrics, coloured pass / wrong grade / format failure."""
+"""The result-matrix plot of a run: items x metrics, coloured by outcome (unit tests) or by verdict state."""
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
-from judges.runs.summary import SHORT
+from judges.runs.summary import SHORT, metric_names
 
-COLOURS = {"pass": "#2e7d32", "fail": "#c62828", "format_failure": "#9e9e9e"}
+if TYPE_CHECKING:
+    from judges.runs.run import Run
+
+OUTCOME_COLOURS = {"pass": "#2e7d32", "wrong_grade": "#c62828", "failure": "#9e9e9e"}
+STATE_COLOURS = {"grade": "#1565c0", "null": "#ffb300", "failure": "#9e9e9e"}
 
 
-def plot_result_matrix(rows: list[dict[str, Any]], path: Path, title: str = "") -> Path:
+def plot_result_matrix(run: Run, path: Path) -> Path:
+    """Draw draw-0 items x metrics; unit-test runs show pass / wrong grade / failure, others the verdict state."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -18,18 +23,23 @@ def plot_result_matrix(rows: list[dict[str, Any]], path: Path, title: str = "") 
     from matplotlib.colors import ListedColormap
     from matplotlib.patches import Patch
 
-    order = list(COLOURS)
-    metrics = list(SHORT)
-    grid = [[order.index(row["metrics"][m]["outcome"]) for m in metrics] for row in rows]
-    height = min(max(3.0, 0.18 * len(rows) + 1.5), 60.0)
-    fig, ax = plt.subplots(figsize=(6.5, height))
-    ax.imshow(grid or [[0] * len(metrics)], cmap=ListedColormap(list(COLOURS.values())), vmin=0, vmax=2,
+    records = [r for r in run.records if r.get("draw", 0) == 0]
+    metrics = metric_names(records)
+    by_outcome = run.kind == "unit_tests"
+    colours = OUTCOME_COLOURS if by_outcome else STATE_COLOURS
+    order = list(colours)
+    grid = [[order.index(r["metrics"][m]["outcome"] if by_outcome else r["metrics"][m]["verdict"]["state"])
+             if m in r["metrics"] else 2 for m in metrics] for r in records]
+    height = min(max(3.0, 0.18 * len(records) + 1.5), 60.0)
+    fig, ax = plt.subplots(figsize=(max(6.5, 0.5 * len(metrics) + 3), height))
+    ax.imshow(grid or [[0] * max(1, len(metrics))], cmap=ListedColormap(list(colours.values())), vmin=0, vmax=2,
               aspect="auto", interpolation="nearest")
-    ax.set_xticks(range(len(metrics)), [SHORT[m] for m in metrics])
-    ax.set_yticks(range(len(rows)), [row["id"] for row in rows], fontsize=6 if len(rows) > 40 else 8)
+    ax.set_xticks(range(len(metrics)), [SHORT.get(m, m) for m in metrics], rotation=0 if by_outcome else 60,
+                  fontsize=8)
+    ax.set_yticks(range(len(records)), [r["id"] for r in records], fontsize=6 if len(records) > 40 else 8)
     ax.xaxis.tick_top()
-    ax.set_title(title, fontsize=9, pad=24)
-    ax.legend(handles=[Patch(color=c, label=k.replace("_", " ")) for k, c in COLOURS.items()],
+    ax.set_title(run.title, fontsize=9, pad=24)
+    ax.legend(handles=[Patch(color=c, label=k.replace("_", " ")) for k, c in colours.items()],
               loc="upper center", bbox_to_anchor=(0.5, -0.01), ncol=3, fontsize=8, frameon=False)
     fig.tight_layout()
     fig.savefig(path, dpi=110)

@@ -1,68 +1,140 @@
-"""Aggregates unit-test results into pass rates (format failures apart from wrong grades) and writes reports."""
+"""The one summarizer of a run's records: verdict counts per metric, unit-test outcomes, usage, and Markdown."""
 
 from __future__ import annotations
 
-import json
-from collections import defaultdict
-from pathlib import Path
-from typing import Any, Iterable
+import statistics
+from collections import Counter, defaultdict
+from typing import Any, Iterable, Mapping, Sequence
 
 from judges.types import ALL_METRICS, Outcome
 
 SHORT = {"answer_relevancy": "AR", "completeness": "C", "faithfulness": "F", "usefulness": "U",
          "positive_acceptance": "PA", "negative_rejection": "NR"}
+USAGE_KEYS = ("calls", "cached_calls", "failed_calls", "prompt_tokens", "completion_tokens", "cost")
 
 
-def rates(outcomes: Iterable[str]) -> dict[str, Any]:
-    """Counts and rates of pass, wrong grade and format failure."""
+def call_usage(calls: Iterable[Mapping[str, Any]]) -> dict[str, Any]:
+    """Totals over call records: replies (and how many came from the cache), failed calls (no reply, or a reply
+    that could not be used) by kind, tokens, cost."""
+    out: dict[str, Any] = dict.fromkeys(USAGE_KEYS, 0.0)
+    failures: Counter[str] = Counter()
+    for call in calls:
+        if "error" in call:
+            failures[call["error"]] += 1
+            continue
+        if call.get("unusable"):
+            failures[call["unusable"]] += 1
+        out["calls"] += 1
+        out["cached_calls"] += bool(call.get("cached"))
+        out["prompt_tokens"] += call.get("prompt_tokens", 0)
+        out["completion_tokens"] += call.get("completion_tokens", 0)
+        out["cost"] += call.get("cost", 0.0)
+    out["failed_calls"] = sum(failures.values())
+    out = {k: (v if k == "cost" else int(v)) for k, v in out.items()}
+    out["failures"] = dict(sorted(failures.items()))
+    return out
+
+
+def verdict_counts(entries: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """Graded / null / not applicable / failed (by kind) over one metric's entries, and the graded mean."""
+    verdicts = [e["verdict"] for e in entries]
+    grades = [v["grade"] for v in verdicts if v["state"] == "grade"]
+    kinds = Counter(v.get("failure_kind") for v in verdicts if v["state"] == "failure")
+    not_applicable = sum(e.get("applicable") is False for e in entries)
+    return {"n": len(entries), "graded": len(grades),
+            "null": sum(v["state"] == "null" for v in verdicts) - not_applicable, "not_applicable": not_applicable,
+            "failed": sum(kinds.values()), "failure_kinds": dict(sorted(kinds.items())),
+            "mean": statistics.fmean(grades) if grades else None,
+            "stdev": statistics.stdev(grades) if len(grades) > 1 else None}
+
+
+def outcome_rates(outcomes: Iterable[str]) -> dict[str, Any]:
+    """Pass and wrong-grade rates over the tests that completed; run failures counted beside, never as wrong."""
     values = list(outcomes)
-    n = len(values)
-    count = {o.value: sum(v == o.value for v in values) for o in Outcome}
-    share = (lambda k: count[k] / n if n else None)
-    return {"n": n, "passed": count["pass"], "wrong_grade": count["fail"], "format_failures": count["format_failure"],
-            "pass_rate": share("pass"), "wrong_grade_rate": share("fail"), "format_failure_rate": share("format_failure")}
+    count = Counter(values)
+    completed = count[Outcome.PASS.value] + count[Outcome.WRONG_GRADE.value]
+    return {"n": len(values), "completed": completed, "passed": count[Outcome.PASS.value],
+            "wrong_grades": count[Outcome.WRONG_GRADE.value], "failures": count[Outcome.FAILURE.value],
+            "pass_rate": count[Outcome.PASS.value] / completed if completed else None,
+            "wrong_grade_rate": count[Outcome.WRONG_GRADE.value] / completed if completed else None,
+            "failure_rate": count[Outcome.FAILURE.value] / len(values) if values else None}
 
 
-def summarize(rows: list[dict[str, Any]]) -> dict[str, Any]:
-    """Pass rates per metric, the total (mean of the six), per test type, and call usage per metric."""
-    per_metric = {m: rates(r["metrics"][m]["outcome"] for r in rows) for m in ALL_METRICS}
-    defined = [v["pass_rate"] for v in per_metric.values() if v["pass_rate"] is not None]
-    by_type: dict[str, list[dict[str, Any]]] = defaultdict(list)
-    for row in rows:
-        by_type[row["test_type"]].append(row)
-    per_type = {}
-    for test_type, group in by_type.items():
-        metric_rates = {m: rates(r["metrics"][m]["outcome"] for r in group)["pass_rate"] for m in ALL_METRICS}
-        per_type[test_type] = {"n": len(group), "pass_rates": metric_rates,
-                               "total": sum(metric_rates.values()) / len(metric_rates)}
-    usage: dict[str, dict[str, float]] = {}
-    for metric in ALL_METRICS[:4]:
-        entries = [r["metrics"][metric] for r in rows]
-        usage[metric] = {key: sum(e.get(key, 0) for e in entries)
-                         for key in ("calls", "cached_calls", "prompt_tokens", "completion_tokens", "cost")}
-    usage["total"] = {key: sum(u[key] for u in usage.values()) for key in usage["answer_relevancy"]}
-    return {"n_tests": len(rows), "metrics": per_metric,
-            "total_pass_rate": sum(defined) / len(defined) if defined else None,
-            "format_failures": sum(v["format_failures"] for v in per_metric.values()),
-            "wrong_grades": sum(v["wrong_grade"] for v in per_metric.values()),
-            "tests_passing_all": sum(r["passed_all"] for r in rows), "by_test_type": per_type, "usage": usage}
+def metric_names(records: Sequence[Mapping[str, Any]]) -> list[str]:
+    names: dict[str, None] = {}
+    for record in records:
+        names.update(dict.fromkeys(record["metrics"]))
+    return list(names)
 
 
-def stability(rows: list[dict[str, Any]]) -> dict[str, Any] | None:
+def summarize(records: Sequence[Mapping[str, Any]], kind: str) -> dict[str, Any]:
+    """Everything a report shows, computed from the records alone (so a summary always matches its results.jsonl).
+
+    Every run: per metric, the verdict counts and mean grade, and usage. Unit-test runs (records with outcomes)
+    also get pass / wrong-grade rates over completed tests, failure counts, the total (mean of the metrics' pass
+    rates), per test type, and stability over repeated draws.
+    """
+    first_draw = [r for r in records if r.get("draw", 0) == 0]
+    metrics: dict[str, dict[str, Any]] = {}
+    unit_tests = kind == "unit_tests"
+    for metric in metric_names(records):
+        entries = [r["metrics"][metric] for r in first_draw if metric in r["metrics"]]
+        metrics[metric] = verdict_counts(entries)
+        metrics[metric]["usage"] = call_usage(c for e in entries for c in e.get("calls", []))
+        if unit_tests:
+            metrics[metric].update(outcome_rates(e["outcome"] for e in entries))
+    summary: dict[str, Any] = {"n_items": len(first_draw), "metrics": metrics,
+                               "usage": call_usage(c for r in records for c in item_calls(r))}
+    if unit_tests:
+        rates = [m["pass_rate"] for m in metrics.values() if m["pass_rate"] is not None]
+        summary.update({
+            "total_pass_rate": statistics.fmean(rates) if rates else None,
+            "completed_tests": sum(all(e["outcome"] != "failure" for e in r["metrics"].values()) for r in first_draw),
+            "tests_passing_all": sum(all(e["outcome"] == "pass" for e in r["metrics"].values()) for r in first_draw),
+            "wrong_grades": sum(m["wrong_grades"] for m in metrics.values()),
+            "failures": sum(m["failures"] for m in metrics.values()),
+            "by_test_type": by_test_type(first_draw)})
+        repeats = stability(records)
+        if repeats is not None:
+            summary["stability"] = repeats
+    return summary
+
+
+def item_calls(record: Mapping[str, Any]) -> list[Mapping[str, Any]]:
+    """An item's calls, each once (metrics that share a step list the same calls)."""
+    seen: dict[tuple[Any, ...], Mapping[str, Any]] = {}
+    for entry in record["metrics"].values():
+        for call in entry.get("calls", []):
+            seen.setdefault(call.get("call", id(call)), call)
+    return list(seen.values())
+
+
+def by_test_type(records: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    groups: dict[str, list[Mapping[str, Any]]] = defaultdict(list)
+    for record in records:
+        groups[record.get("test_type") or "-"].append(record)
+    out = {}
+    for test_type, group in sorted(groups.items()):
+        rates = {m: outcome_rates(r["metrics"][m]["outcome"] for r in group)["pass_rate"] for m in ALL_METRICS
+                 if m in group[0]["metrics"]}
+        defined = [v for v in rates.values() if v is not None]
+        out[test_type] = {"n": len(group), "pass_rates": rates, "total": statistics.fmean(defined) if defined else None}
+    return out
+
+
+def stability(records: Sequence[Mapping[str, Any]]) -> dict[str, Any] | None:
     """Over repeated draws of the same tests: mean grade variance and the rate at which pass/fail flips."""
-    by_test: dict[str, list[dict[str, Any]]] = defaultdict(list)
-    for row in rows:
-        by_test[row["id"]].append(row)
+    by_test: dict[str, list[Mapping[str, Any]]] = defaultdict(list)
+    for record in records:
+        by_test[record["id"]].append(record)
     repeated = [group for group in by_test.values() if len(group) > 1]
     if not repeated:
         return None
-    import statistics
-
     out: dict[str, Any] = {"tests": len(repeated), "draws": max(len(g) for g in repeated), "metrics": {}}
-    for metric in ALL_METRICS:
+    for metric in metric_names(records):
         variances, flips = [], 0
         for group in repeated:
-            grades = [r["metrics"][metric]["verdict"].get("grade") for r in group
+            grades = [r["metrics"][metric]["verdict"]["grade"] for r in group
                       if r["metrics"][metric]["verdict"]["state"] == "grade"]
             if len(grades) > 1:
                 variances.append(statistics.pvariance(grades))
@@ -70,55 +142,3 @@ def stability(rows: list[dict[str, Any]]) -> dict[str, Any] | None:
         out["metrics"][metric] = {"mean_grade_variance": statistics.fmean(variances) if variances else None,
                                   "flip_rate": flips / len(repeated)}
     return out
-
-
-def _pct(value: float | None) -> str:
-    return "n/a" if value is None else f"{100 * value:.1f}%"
-
-
-def markdown_summary(report: dict[str, Any]) -> str:
-    run, summary = report["run"], report["summary"]
-    lines = [f"# judgelab meta-eval: {run['judge']} with prompts {run['prompts']}", "",
-             f"Unit tests: {summary['n_tests']} from {run['tests']} (split {run.get('split') or '-'}); "
-             f"run {run['run_id']}.", "",
-             "| metric | pass | wrong grade | format failure | n |", "|---|---|---|---|---|"]
-    for metric, stats in summary["metrics"].items():
-        lines.append(f"| {metric} | {_pct(stats['pass_rate'])} | {_pct(stats['wrong_grade_rate'])} | "
-                     f"{_pct(stats['format_failure_rate'])} | {stats['n']} |")
-    lines.append(f"| **total (mean of six)** | **{_pct(summary['total_pass_rate'])}** | | | |")
-    usage = summary["usage"]["total"]
-    lines += ["", f"Calls: {int(usage['calls'])} ({int(usage['cached_calls'])} from cache); tokens: "
-              f"{int(usage['prompt_tokens'])} prompt + {int(usage['completion_tokens'])} completion; "
-              f"cost: ${usage['cost']:.4f}."]
-    if run.get("stopped"):
-        lines += ["", f"**Stopped early:** {run['stopped']}; the tests above are those that finished."]
-    if report.get("stability"):
-        repeats = report["stability"]
-        lines += ["", f"## Stability ({repeats['draws']} draws of {repeats['tests']} tests)", "",
-                  "| metric | mean grade variance | pass/fail flip rate |", "|---|---|---|"]
-        for metric, stats in repeats["metrics"].items():
-            variance = "n/a" if stats["mean_grade_variance"] is None else f"{stats['mean_grade_variance']:.3f}"
-            lines.append(f"| {metric} | {variance} | {_pct(stats['flip_rate'])} |")
-    lines += ["", "## By test type", "",
-              "| test type | n | " + " | ".join(SHORT.values()) + " | total |",
-              "|---|---|" + "---|" * (len(SHORT) + 1)]
-    for test_type, stats in sorted(summary["by_test_type"].items()):
-        cells = " | ".join(_pct(stats["pass_rates"][m]) for m in SHORT)
-        lines.append(f"| {test_type} | {stats['n']} | {cells} | {_pct(stats['total'])} |")
-    return "\n".join(lines) + "\n"
-
-
-def write_report(out_dir: Path, run: dict[str, Any], rows: list[dict[str, Any]]) -> dict[str, Any]:
-    report = {"run": run, "summary": summarize(rows)}
-    repeats = stability(rows)
-    if repeats is not None:
-        report["stability"] = repeats
-    (out_dir / "report.json").write_text(json.dumps(report, indent=2, ensure_ascii=False), encoding="utf-8")
-    (out_dir / "summary.md").write_text(markdown_summary(report), encoding="utf-8")
-    return report
-
-
-def read_rows(results_path: Path) -> list[dict[str, Any]]:
-    from judges.jsonl import read_jsonl
-
-    return [row for _, row in read_jsonl(results_path)]

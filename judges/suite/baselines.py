@@ -5,15 +5,14 @@ Each is a ScriptedBackend behind the real GroundedQAJudge, so the pipeline's nul
 
 from __future__ import annotations
 
-import asyncio
 import json
 import random
-from typing import Any, Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Callable
 
 from judges.calls.backend import CompletionRequest
 from judges.calls.cache import CacheMode, ReplyCache
 from judges.judging.grouse_judge import GroundedQAJudge
-from judges.suite.scoring import TestResult, score_unit_test
 from judges.calls.model_spec import JudgeModel
 from judges.judging.prompts import PromptSet
 from judges.judging.replies import GRADE_SPECS
@@ -21,6 +20,9 @@ from judges.calls.runtime import CallRuntime
 from judges.calls.scripted import ScriptedBackend
 from judges.suite.test_types import BY_NAME
 from judges.types import GROUSE_METRICS, UnitTest
+
+if TYPE_CHECKING:
+    from judges.runs.run import Run
 
 Grade = float | None
 GradeFn = Callable[[str, UnitTest | None], Grade]
@@ -51,8 +53,14 @@ def baseline_grade_fns(seed: int = 0) -> dict[str, GradeFn]:
     }
 
 
-def run_baseline(name: str, tests: list[UnitTest], prompts: PromptSet, seed: int = 0) -> list[TestResult]:
-    """Judge `tests` with the named reference judge and score them like any model run."""
+def run_baseline(name: str, tests: list[UnitTest], prompts: PromptSet | str = "default", seed: int = 0,
+                 out: Path | None = None) -> Run:
+    """Judge `tests` with the named reference judge through the run service, scored like any model run."""
+    from judges.judging.prompts import load_prompt_set
+    from judges.runs.service import run_task
+    from judges.runs.tasks import UnitTestTask
+
+    prompts = load_prompt_set(prompts) if isinstance(prompts, str) else prompts
     grade_fn = baseline_grade_fns(seed)[name]
     by_prompt: dict[str, UnitTest] = {}
     for test in tests:
@@ -65,20 +73,16 @@ def run_baseline(name: str, tests: list[UnitTest], prompts: PromptSet, seed: int
 
     runtime = CallRuntime(ScriptedBackend(script), ReplyCache(":memory:", CacheMode.OFF))
     judge = GroundedQAJudge(runtime, prompts, JudgeModel(f"baseline/{name}", f"baseline/{name}"))
-
-    async def go() -> list[TestResult]:
-        return [score_unit_test(test, await judge.judge(test.sample)) for test in tests]
-
-    return asyncio.run(go())
+    config = {"judge": f"baseline/{name}", "prompts": {"name": prompts.name, "folder": str(prompts.folder),
+                                                       "sha256": prompts.hashes()}, "n_tests": len(tests)}
+    return run_task(UnitTestTask(tests, judge), runtime, out, config)
 
 
 def discrimination(tests: list[UnitTest], prompts: PromptSet, seed: int = 0) -> dict[str, dict[str, float | None]]:
     """Pass rate per metric (and total) of every reference judge on `tests`."""
-    from judges.runs.summary import summarize
-
     table = {}
     for name in baseline_grade_fns(seed):
-        summary = summarize([result.to_dict() for result in run_baseline(name, tests, prompts, seed)])
+        summary = run_baseline(name, tests, prompts, seed).summary
         table[name] = {metric: stats["pass_rate"] for metric, stats in summary["metrics"].items()}
         table[name]["total"] = summary["total_pass_rate"]
     return table

@@ -56,10 +56,10 @@ class Condition:
         return _OPERATORS[self.op](value, self.target)
 
     def check(self, verdict: Verdict) -> Outcome:
-        """Pass, fail (wrong grade) or format failure (the judge gave no usable verdict)."""
+        """Pass, wrong grade, or failure (the run got no usable verdict: never counted as a wrong grade)."""
         if verdict.state is VerdictState.FAILURE:
-            return Outcome.FORMAT_FAILURE
-        return Outcome.PASS if self.accepts(verdict.grade) else Outcome.FAIL
+            return Outcome.FAILURE
+        return Outcome.PASS if self.accepts(verdict.grade) else Outcome.WRONG_GRADE
 
 
 def derive_pa_nr(relevancy_is_null: bool, completeness_is_null: bool) -> tuple[float | None, float | None]:

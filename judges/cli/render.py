@@ -1,0 +1,37 @@
+"""What every command prints when a run ends: the summary, the files written, a one-line failure summary on
+stderr, and the exit code the run's ending maps to."""
+
+from __future__ import annotations
+
+import sys
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from judges.runs.run import Run
+
+
+def failure_summary(run: Run) -> str | None:
+    """"12 of 456 calls failed: 9 timeout, 3 unparseable", from the finished items' call records."""
+    usage = run.summary.get("usage", {})
+    failures = usage.get("failures") or {}
+    failed = sum(failures.values())
+    if not failed:
+        return None
+    asked = usage.get("calls", 0) + sum(n for kind, n in failures.items() if kind not in ("unparseable", "refused"))
+    kinds = ", ".join(f"{n} {kind}" for kind, n in sorted(failures.items(), key=lambda kv: (-kv[1], kv[0])))
+    return f"{failed} of {asked} calls failed: {kinds}"
+
+
+def finish_run(run: Run, files: list[str], *, quiet: bool = False) -> int:
+    """Print the summary and where it went; one stderr line for failed calls and one for an early stop."""
+    if not quiet:
+        print((run.folder / "summary.md").read_text(encoding="utf-8") if run.folder else "", end="")
+        if run.folder is not None:
+            print(f"wrote {run.folder}/" + ", ".join(files))
+    failed = failure_summary(run)
+    if run.stop_reason:  # one line: why it stopped (naming the model, endpoint and error), and what failed
+        print(f"judgelab: stopped ({run.stop_reason}): {run.stop_message}" + (f"; {failed}" if failed else ""),
+              file=sys.stderr)
+    elif failed:
+        print(f"judgelab: {failed}", file=sys.stderr)
+    return run.exit_code

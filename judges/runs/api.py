@@ -1,0 +1,164 @@
+"""The public run functions: load unit tests, run them, grade samples, run RAG metrics; each returns a Run.
+
+The CLI is a client of these: a command parses its arguments, calls one of them, and renders the Run.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+from pathlib import Path
+from typing import Any, Iterator, Sequence
+
+from judges.calls.model_spec import DEFAULT_JUDGE
+from judges.errors import ConfigError, InputError
+from judges.judging.factory import JudgeOptions
+from judges.runs.run import Run
+from judges.types import Sample, UnitTest
+
+
+def judge_options(judge: str | JudgeOptions, overrides: dict[str, Any]) -> JudgeOptions:
+    """Options from a model id or a JudgeOptions, with keyword overrides (any JudgeOptions field)."""
+    base = judge if isinstance(judge, JudgeOptions) else JudgeOptions(judge=judge)
+    unknown = set(overrides) - {f.name for f in dataclasses.fields(JudgeOptions)}
+    if unknown:
+        raise ConfigError(f"unknown judge option(s) {', '.join(sorted(unknown))}; "
+                          f"known: {', '.join(f.name for f in dataclasses.fields(JudgeOptions))}")
+    options = dataclasses.replace(base, **overrides)
+    options.check()
+    return options
+
+
+def load_tests(source: str | Path | None = None, split: str | None = None, limit: int | None = None) -> list[UnitTest]:
+    """Unit tests from a JSONL file, a folder with train/test splits, or "grouse"; default: the shipped suite's
+    train split."""
+    from judges.paths import bundled_dir
+    from judges.suite.loading import load_unit_tests
+
+    if limit is not None and limit < 1:
+        raise ConfigError("--limit must be at least 1")
+    if source is None:
+        source, split = bundled_dir("unit_tests"), split or "train"
+    return load_unit_tests(source, split)[:limit]
+
+
+def load_samples(path: str | Path, limit: int | None = None) -> list[tuple[str, Sample]]:
+    """(id, sample) pairs from a grounded-QA JSONL file."""
+    from judges.judging.samples import load_samples as read
+
+    if limit is not None and limit < 1:
+        raise ConfigError("--limit must be at least 1")
+    samples = read(path)[:limit]
+    if not samples:
+        raise InputError("no samples in the file", path=str(path))
+    return samples
+
+
+def _config(options: JudgeOptions, prompts: Any, **extra: Any) -> dict[str, Any]:
+    from judges import __version__
+
+    return {"judgelab_version": __version__, "judge": options.judge, "api_base": options.api_base,
+            "prompts": None if prompts is None else {"name": prompts.name, "folder": str(prompts.folder),
+                                                     "sha256": prompts.hashes()},
+            "params": options.public_params(), "cache": {"path": options.cache_path, "mode": options.cache_mode},
+            "max_cost": options.max_cost, **extra}
+
+
+def _out(out: str | Path | None) -> Path | None:
+    return Path(out) if out is not None else None
+
+
+def run_unit_tests(tests: Sequence[UnitTest], judge: str | JudgeOptions = DEFAULT_JUDGE, *,
+                   out: str | Path | None = None, draws: int = 1, progress: bool = False, data: str | None = None,
+                   split: str | None = None, **options: Any) -> Run:
+    """Score a judge against unit tests: each test's verdicts checked against its conditions."""
+    from judges.judging.factory import open_judge
+    from judges.judging.prompts import check_renders, load_prompt_set
+    from judges.runs.service import run_task
+    from judges.runs.tasks import UnitTestTask
+
+    opts = judge_options(judge, options)
+    if draws < 1:
+        raise ConfigError("--samples must be at least 1")
+    if not tests:
+        raise InputError("no unit tests to run")
+    prompts = load_prompt_set(opts.prompts)
+    check_renders(prompts, (test.sample for test in tests))  # before the judge (or a local server) starts
+    config = _config(opts, prompts, data=data, split=split, n_tests=len(tests), draws=draws)
+    with open_judge(opts, prompts) as session:
+        config.update(litellm_model=session.model.litellm_model, json_schema=session.model.json_schema)
+        return run_task(UnitTestTask(tests, session.judge, draws), session.runtime, _out(out), config,
+                        progress=progress)
+
+
+def grade_samples(samples: Sequence[tuple[str, Sample]], judge: str | JudgeOptions = DEFAULT_JUDGE, *,
+                  metrics: Sequence[str] | None = None, out: str | Path | None = None, progress: bool = False,
+                  data: str | None = None, **options: Any) -> Run:
+    """Grade a user's samples with a GroUSE judge: the full pipeline, or only the named metrics."""
+    from judges.judging.factory import open_judge
+    from judges.judging.prompts import check_renders, load_prompt_set
+    from judges.runs.service import run_task
+    from judges.runs.tasks import GradeTask
+
+    opts = judge_options(judge, options)
+    prompts = load_prompt_set(opts.prompts)
+    check_renders(prompts, (sample for _, sample in samples), metrics)
+    config = _config(opts, prompts, data=data, n_samples=len(samples), metrics=list(metrics or prompts.templates))
+    with open_judge(opts, prompts) as session:
+        config.update(litellm_model=session.model.litellm_model, json_schema=session.model.json_schema)
+        return run_task(GradeTask(samples, session.judge, metrics), session.runtime, _out(out), config,
+                        progress=progress)
+
+
+def run_metrics(samples: Sequence[Any], metrics: Sequence[str], judge: str | JudgeOptions = DEFAULT_JUDGE, *,
+                out: str | Path | None = None, progress: bool = False, data: str | None = None,
+                settings: Any = None, embeddings: str | None = "local/multilingual-e5-small",
+                embeddings_api_base: str | None = None, rag_prompts: str | Path | None = None,
+                registry: dict[str, Any] | None = None, **options: Any) -> Run:
+    """RAG-suite metrics (names or family names) on samples (RagSample objects, or a JSONL path)."""
+    from judges.judging.prompts import load_prompt_set
+    from judges.rag.dataset import load_rag_samples
+    from judges.rag.embeddings import open_embedder
+    from judges.rag.judging import RagJudge
+    from judges.rag.prompting import RagPrompts
+    from judges.rag.registry import build_registry, select
+    from judges.rag.settings import MetricSettings
+    from judges.runs.service import run_task
+    from judges.runs.tasks import MetricsTask
+
+    opts = judge_options(judge, options)
+    registry = registry if registry is not None else build_registry()
+    chosen = select(registry, list(metrics))
+    settings = settings or MetricSettings()
+    components = select(registry, list(settings.ragas_score_of)) if any(s.name == "ragas_score" for s in chosen) else []
+    involved = [*chosen, *components]
+    if isinstance(samples, (str, Path)):
+        data, samples = str(samples), load_rag_samples(str(samples))
+    if not samples:
+        raise InputError("no samples to run", path=data)
+    prompts = RagPrompts(Path(rag_prompts) if rag_prompts else None)
+    grouse = load_prompt_set(opts.prompts) if any(s.family == "grouse" for s in involved) else None
+    embedder = (open_embedder(embeddings, api_base=embeddings_api_base)
+                if embeddings and any(s.uses_embeddings for s in involved) else None)
+    config = _config(opts, grouse, data=data, n_samples=len(samples), metrics=[s.name for s in chosen],
+                     embeddings=embedder.name if embedder else None, settings=dataclasses.asdict(settings),
+                     rag_prompts_sha256=prompts.hashes())
+    with _metrics_runtime(opts, any(s.uses_judge for s in involved)) as (model, runtime):
+        config.update(litellm_model=model.litellm_model, json_schema=model.json_schema)
+        judge_ = RagJudge(runtime, model, prompts, opts.params(), settings, embedder, grouse)
+        return run_task(MetricsTask(samples, chosen, judge_, registry), runtime, _out(out), config, progress=progress)
+
+
+@contextlib.contextmanager
+def _metrics_runtime(options: JudgeOptions, needs_judge: bool) -> Iterator[tuple[Any, Any]]:
+    """The judge's runtime, or, when no chosen metric calls a judge, a runtime that refuses calls (nothing starts)."""
+    from judges.calls.model_spec import JudgeModel
+    from judges.calls.runtime import CallRuntime
+    from judges.judging.factory import open_runtime
+    from judges.rag.judging import NoJudgeBackend
+
+    if needs_judge:
+        with open_runtime(options) as pair:
+            yield pair
+        return
+    yield JudgeModel.from_name(options.judge, api_base=options.api_base), CallRuntime(NoJudgeBackend())

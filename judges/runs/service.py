@@ -1,0 +1,171 @@
+"""The one run service: every kind of run (unit tests, grading samples, RAG metrics) goes through `execute`.
+
+It owns the loop over items: ordering (items start in order, earlier items' calls go first), bounded items in
+flight, the budget stop, the stop on an unusable endpoint, progress, streaming each finished item to
+`results.jsonl`, usage accounting and the stop reason. A task only says how to judge one item.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Protocol, Sequence
+
+from judges.calls.runtime import CallRuntime
+from judges.errors import BudgetExhausted, EndpointUnusable, JudgelabError
+from judges.jsonl import append_jsonl
+from judges.runs.run import Run
+from judges.runs.summary import call_usage, item_calls, summarize
+
+
+@dataclass(frozen=True)
+class Item:
+    """One unit of work: a unit test (one draw of it) or a sample; `order` is its place in the run."""
+
+    id: str
+    order: int
+    payload: Any
+    draw: int = 0
+
+
+class Task(Protocol):
+    """A kind of run: its items, a check made before any call, and how to judge one item into a record (its
+    "metrics" and item fields)."""
+
+    kind: str
+    items: Sequence[Item]
+    items_per_slot: int  # items in flight per call slot (a serial local judge always gets one at a time)
+
+    def check(self) -> None: ...
+
+    async def run_item(self, item: Item) -> dict[str, Any]: ...
+
+
+@dataclass
+class Stop:
+    """Why a run ended before its last item: "budget", "endpoint_unusable", "error" or "interrupted"."""
+
+    reason: str
+    message: str
+
+
+@dataclass
+class Execution:
+    """What `execute` produced: finished records (item order), and the stop, if the run ended early."""
+
+    records: list[dict[str, Any]] = field(default_factory=list)
+    stop: Stop | None = None
+
+
+def _stop_for(err: JudgelabError) -> Stop:
+    if isinstance(err, BudgetExhausted):
+        return Stop("budget", str(err))
+    if isinstance(err, EndpointUnusable):
+        return Stop("endpoint_unusable", str(err))
+    return Stop("error", str(err))
+
+
+async def execute(task: Task, runtime: CallRuntime, results_path: Path | None, *, progress: bool = False,
+                  execution: Execution | None = None) -> Execution:
+    """Judge every item of `task`; each finished record is appended to `results_path` at once.
+
+    A spent budget stops new items (those in flight finish their paid calls; every reply is cached). An unusable
+    endpoint or another judgelab error stops everything at once. Either way every finished item is kept.
+    `execution` may be passed in so a caller keeps what finished even when the loop is interrupted.
+    """
+    done = execution if execution is not None else Execution()
+    items = list(task.items)
+    in_flight = asyncio.Semaphore(runtime.items_in_flight(task.items_per_slot))
+    bar = _progress_bar(task, len(items), progress)
+    handle = None
+    if results_path is not None:
+        results_path.parent.mkdir(parents=True, exist_ok=True)
+        handle = results_path.open("w", encoding="utf-8")
+    jobs: list[asyncio.Task[None]] = []
+
+    async def one(item: Item) -> None:
+        async with in_flight:
+            if done.stop is not None:
+                return
+            try:
+                record = await task.run_item(item)
+            except JudgelabError as err:
+                if done.stop is None:
+                    done.stop = _stop_for(err)
+                if not isinstance(err, BudgetExhausted):
+                    for job in jobs:  # nothing more can be learnt from this endpoint: stop at once
+                        if job is not asyncio.current_task():
+                            job.cancel()
+                return
+        record = {"id": item.id, "order": item.order, "draw": item.draw, **record}
+        record["usage"] = call_usage(item_calls(record))
+        if handle is not None:
+            append_jsonl(handle, record)
+        done.records.append(record)
+        if bar is not None:
+            bar.update()
+            usage = runtime.usage
+            bar.set_postfix(calls=usage.calls, cost=f"${usage.cost:.4f}", refresh=False)
+
+    try:
+        jobs.extend(asyncio.ensure_future(one(item)) for item in items)  # started in order
+        await asyncio.gather(*jobs, return_exceptions=True)
+        for job in jobs:
+            if not job.cancelled() and job.exception() is not None:
+                raise job.exception()  # type: ignore[misc]
+    finally:
+        if handle is not None:
+            handle.close()
+        if bar is not None:
+            bar.close()
+        done.records.sort(key=lambda r: (r["draw"], r["order"]))
+    return done
+
+
+def run_task(task: Task, runtime: CallRuntime, out: Path | None, config: dict[str, Any], *,
+             progress: bool = False) -> Run:
+    """Run `task` to its end (or its stop) and return the Run; with `out`, the run folder is written as it goes:
+    results.jsonl item by item, then run.json and summary.md, even when interrupted."""
+    import dataclasses
+    import time
+    from datetime import datetime, timezone
+
+    task.check()
+    execution = Execution()
+    started, started_at = time.perf_counter(), datetime.now(timezone.utc).isoformat(timespec="seconds")
+    try:
+        asyncio.run(execute(task, runtime, out / "results.jsonl" if out else None, progress=progress,
+                            execution=execution))
+    except KeyboardInterrupt:
+        execution.stop = Stop("interrupted", "interrupted; rerun the same command to resume from the cache")
+        raise
+    finally:
+        usage = dataclasses.asdict(runtime.usage)
+        run = Run(task.kind, {**config, "model_version": _model_version(execution.records)}, execution.records,
+                  summarize(execution.records, task.kind), usage, execution.stop.reason if execution.stop else None,
+                  execution.stop.message if execution.stop else None,
+                  {"started_at": started_at, "finished_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+                   "duration_s": round(time.perf_counter() - started, 2)})
+        if out is not None:
+            run.save(out)
+    return run
+
+
+def _model_version(records: list[dict[str, Any]]) -> str | None:
+    """The model version the provider reported (its fingerprint or served model id), if any call said."""
+    for record in records:
+        for call in item_calls(record):
+            if call.get("model_version"):
+                return str(call["model_version"])
+    return None
+
+
+def _progress_bar(task: Task, total: int, enabled: bool) -> Any:
+    if not enabled:
+        return None
+    from tqdm import tqdm
+
+    unit = "test" if task.kind == "unit_tests" else "sample"
+    return tqdm(total=total, desc=task.kind.replace("_", " "), unit=unit, file=sys.stderr, disable=None)

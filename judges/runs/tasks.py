@@ -1,0 +1,93 @@
+"""The kinds of run, as tasks for the run service: unit tests, grading samples, and RAG-suite metrics."""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass, field
+from typing import Any, Mapping, Sequence
+
+from judges.judging.grouse_judge import GroundedQAJudge
+from judges.judging.prompts import check_renders
+from judges.runs.service import Item
+from judges.suite.scoring import score_unit_test
+from judges.types import Sample, UnitTest
+
+
+@dataclass
+class UnitTestTask:
+    """Unit tests judged by a GroUSE judge, `draws` times each; every verdict is checked against its condition."""
+
+    tests: Sequence[UnitTest]
+    judge: GroundedQAJudge
+    draws: int = 1
+    kind: str = "unit_tests"
+    items_per_slot: int = 4
+    items: list[Item] = field(init=False)
+
+    def __post_init__(self) -> None:
+        pairs = [(draw, test) for draw in range(self.draws) for test in self.tests]
+        self.items = [Item(test.id, order, test, draw) for order, (draw, test) in enumerate(pairs)]
+
+    def check(self) -> None:
+        check_renders(self.judge.prompts, (test.sample for test in self.tests))
+
+    async def run_item(self, item: Item) -> dict[str, Any]:
+        test: UnitTest = item.payload
+        result = score_unit_test(test, await self.judge.judge(test.sample, item.draw, priority=item.order))
+        return {"test_type": test.test_type, "set_id": test.set_id, "source": test.source,
+                "passed_all": all(o.value == "pass" for o in result.outcomes.values()),
+                "metrics": result.metrics_dict()}
+
+
+@dataclass
+class GradeTask:
+    """A user's samples graded by a GroUSE judge: the full pipeline, or only `metrics` (each graded alone)."""
+
+    samples: Sequence[tuple[str, Sample]]
+    judge: GroundedQAJudge
+    metrics: Sequence[str] | None = None
+    kind: str = "grade"
+    items_per_slot: int = 4
+    items: list[Item] = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.items = [Item(sample_id, order, sample) for order, (sample_id, sample) in enumerate(self.samples)]
+
+    def check(self) -> None:
+        check_renders(self.judge.prompts, (sample for _, sample in self.samples), self.metrics)
+
+    async def run_item(self, item: Item) -> dict[str, Any]:
+        sample: Sample = item.payload
+        if self.metrics is None:
+            records = await self.judge.judge(sample, priority=item.order)
+        else:
+            graded = await asyncio.gather(*(self.judge.grade(m, sample, priority=item.order) for m in self.metrics))
+            records = dict(zip(self.metrics, graded))
+        return {"metrics": {metric: record.to_dict() for metric, record in records.items()}}
+
+
+@dataclass
+class MetricsTask:
+    """RAG-suite metrics on samples; each sample's shared steps (claims, questions, ...) are made once."""
+
+    samples: Sequence[Any]  # judges.rag.sample.RagSample
+    metrics: Sequence[Any]  # judges.rag.spec.MetricSpec
+    judge: Any  # judges.rag.judging.RagJudge
+    registry: Mapping[str, Any]
+    kind: str = "metrics"
+    items_per_slot: int = 1
+    items: list[Item] = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.items = [Item(sample.id, order, sample) for order, sample in enumerate(self.samples)]
+
+    def check(self) -> None:
+        return None  # metric templates are rendered from code-built variables; inputs are checked on loading
+
+    async def run_item(self, item: Item) -> dict[str, Any]:
+        from judges.rag.judging import SAMPLE_PRIORITY
+        from judges.rag.scope import score_sample
+
+        SAMPLE_PRIORITY.set(item.order)  # this task's context: inherited by the steps it starts
+        records = await score_sample(item.payload, self.metrics, self.judge, self.registry)
+        return {"metrics": {name: record.to_dict() for name, record in records.items()}}
