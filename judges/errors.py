@@ -11,8 +11,8 @@ JudgelabError                 base; `str(err)` is the one line shown to the user
  +-- EndpointUnusable         the judge's endpoint cannot serve the run (refused, DNS, 401/403, unknown model,
                               a hung server, or its first calls all failed the same way): the run stops at once
 
-Each class carries the process exit code the CLI returns for it (`exit_code`): 2 for bad usage or input, 3 for an
-unusable endpoint or backend, 4 for a spent budget. A failed gate (1) is not an error.
+Each class carries the process exit code the CLI returns for it (`exit_code`): 2 for bad usage, input or setup
+(before any call), 3 for an unusable endpoint, 4 for a spent budget. A failed gate (1) is not an error.
 """
 
 from __future__ import annotations
@@ -49,9 +49,7 @@ class ConfigError(JudgelabError):
 
 
 class BackendUnavailable(JudgelabError):
-    """A judge backend that cannot be reached or started."""
-
-    exit_code = 3
+    """A judge backend that cannot be set up (a missing package, no API key): fixed before any call."""
 
 
 class ReplayMiss(JudgelabError):

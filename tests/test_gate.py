@@ -31,7 +31,7 @@ def stub():
 
 def test_bars_parse_and_check():
     summary = {"total_pass_rate": 0.5, "metrics": {
-        m: {"pass_rate": 0.9, "n": 10, "format_failures": 1} for m in
+        m: {"pass_rate": 0.9, "n": 10, "failures": 1} for m in
         ("answer_relevancy", "completeness", "faithfulness", "usefulness", "positive_acceptance", "negative_rejection")}}
     bars = [Bar.parse("faithfulness=0.8"), Bar.parse("total=0.6"), Bar.parse("format_failure_rate=0.05", "max")]
     results = check_bars(summary, bars)
@@ -80,10 +80,10 @@ def test_compare_lists_flips_and_the_train_test_gap(tmp_path, stub):
                           *split_args, "--limit", "16", "--out", str(tmp_path / name),
                           "--cache", str(tmp_path / "c.sqlite"), cwd=tmp_path)
         assert result.returncode == 0, result.stderr[-2000:]
-        runs[name] = json.loads((tmp_path / name / "report.json").read_text())
+        runs[name] = json.loads((tmp_path / name / "run.json").read_text())
     out = judgelab("compare", str(tmp_path / "a"), str(tmp_path / "b"), str(tmp_path / "b-train"), cwd=tmp_path)
     assert out.returncode == 0, out.stderr
-    flipped = re.search(r"## a -> b: (\d+) flipped outcomes \((\d+) now pass, (\d+) now fail\)", out.stdout)
+    flipped = re.search(r"## a -> b: (\d+) flipped outcomes \((\d+) now pass, (\d+) now do not\)", out.stdout)
     assert flipped and int(flipped.group(1)) > 0  # the stub grades by prompt text, so a new prompt flips some
     assert int(flipped.group(1)) == int(flipped.group(2)) + int(flipped.group(3))
     assert "## Train versus test" in out.stdout and "## a -> b-train" not in out.stdout

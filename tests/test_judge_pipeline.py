@@ -25,7 +25,7 @@ def test_graded_relevancy_skips_usefulness_and_judges_faithfulness():
                                              "completeness": reply("completeness", 4),
                                              "faithfulness": reply("faithfulness", 1)}))
     assert sorted(metrics_called(backend)) == ["answer_relevancy", "completeness", "faithfulness"]
-    assert records["usefulness"].verdict.state is VerdictState.NULL and records["usefulness"].calls == 0
+    assert records["usefulness"].verdict.state is VerdictState.NULL and records["usefulness"].calls == []
     assert records["faithfulness"].verdict.grade == 1 and records["completeness"].verdict.grade == 4
 
 
@@ -52,10 +52,11 @@ def test_unparseable_reply_is_asked_again_once_then_fails():
                                              "completeness": ["garbage", "still garbage"],
                                              "faithfulness": reply("faithfulness", 1)}))
     relevancy, completeness = records["answer_relevancy"], records["completeness"]
-    assert relevancy.verdict.grade == 5 and relevancy.calls == 2 and relevancy.replies[0] == "not json"
+    assert relevancy.verdict.grade == 5 and len(relevancy.calls) == 2 and relevancy.calls[0]["reply"] == "not json"
+    assert relevancy.calls[0]["unusable"] == "unparseable" and "unusable" not in relevancy.calls[1]
     reask = [r for r in backend.requests if r.metric == "answer_relevancy"][1]
     assert [m["role"] for m in reask.messages] == ["user", "assistant", "user"]
-    assert completeness.verdict.failure_kind is FailureKind.UNPARSEABLE and completeness.calls == 2
+    assert completeness.verdict.failure_kind is FailureKind.UNPARSEABLE and len(completeness.calls) == 2
 
 
 def test_refusal_is_not_asked_again():
@@ -87,4 +88,4 @@ def test_schema_is_sent_only_when_the_model_supports_it():
 def test_every_record_carries_its_prompt_hash():
     records, _ = judge_once(by_metric({"answer_relevancy": reply("answer_relevancy", 5),
                                        "completeness": reply("completeness", 5), "faithfulness": reply("faithfulness", 1)}))
-    assert all(len(records[m].prompt_sha256) == 64 for m in ("answer_relevancy", "completeness", "faithfulness"))
+    assert all(len(records[m].calls[0]["prompt_sha256"]) == 64 for m in ("answer_relevancy", "completeness", "faithfulness"))

@@ -2,7 +2,7 @@
 
 import pytest
 
-from judges.errors import BackendUnavailable
+from judges.errors import BackendUnavailable, ConfigError
 from judges.calls.model_spec import JudgeModel, judge_params
 from judges.judging.factory import JudgeOptions
 
@@ -19,7 +19,7 @@ def test_api_models_send_no_schema_unless_asked():
 
 
 def test_unknown_local_judge_is_named():
-    with pytest.raises(BackendUnavailable, match="local/nope"):
+    with pytest.raises(ConfigError, match="local/nope"):
         JudgeModel.from_name("local/nope")
 
 

@@ -79,8 +79,8 @@ def test_samples_through_datasets_from_a_local_parquet_file(tmp_path):
     result = run_cli("--metrics", "hit_rate,mrr", "--data", f"hf:{path}", "--out", str(tmp_path / "run"),
                      cwd=tmp_path)
     assert result.returncode == 0, result.stderr[-2000:]
-    summary = json.loads((tmp_path / "run" / "summary.json").read_text())["summary"]
-    assert summary["hit_rate"]["scored"] == 2 and summary["hit_rate"]["not_applicable"] == 1
+    summary = json.loads((tmp_path / "run" / "run.json").read_text())["summary"]["metrics"]
+    assert summary["hit_rate"]["graded"] == 2 and summary["hit_rate"]["not_applicable"] == 1
 
 
 def test_retrieval_metrics_run_without_starting_a_judge(tmp_path):
@@ -116,7 +116,7 @@ def test_every_metric_runs_from_the_cli_on_replayed_scripted_replies(tmp_path):
     result = run_cli("--metrics", "all", "--data", str(DATA), "--out", str(out), "--cache", str(cache),
                      "--cache-mode", "replay", *CLI_JUDGE, cwd=tmp_path)
     assert result.returncode == 0, result.stderr[-3000:]
-    assert {p.name for p in out.iterdir()} == {"results.jsonl", "summary.json", "summary.md"}
+    assert {p.name for p in out.iterdir()} == {"results.jsonl", "run.json", "summary.md"}
     rows = {row["id"]: row for row in map(json.loads, (out / "results.jsonl").read_text().splitlines())}
     registry = build_registry()
     assert set(rows) == {"leave-1", "marriage-1", "thames-1"}
@@ -130,14 +130,14 @@ def test_every_metric_runs_from_the_cli_on_replayed_scripted_replies(tmp_path):
     leave = rows["leave-1"]["metrics"]
     assert all(leave[name].get("applicable", True) for name in registry)  # the first sample has every input
     assert not rows["thames-1"]["metrics"]["ragas_context_recall"].get("applicable", True)
-    replayed = {r["id"]: {m: e.get("score") for m, e in r["metrics"].items()} for r in recorded}
-    assert replayed == {i: {m: e.get("score") for m, e in row["metrics"].items()} for i, row in rows.items()}
-    report = json.loads((out / "summary.json").read_text())
-    assert report["run"]["usage"]["cached_calls"] == report["run"]["usage"]["calls"] > 0
-    assert report["run"]["embeddings"] == "local/multilingual-e5-small"
-    assert set(report["run"]["rag_prompts_sha256"]) >= {"claims", "claim_support", "trace_labels", "rubric_grade"}
-    stats = report["summary"]["ragas_context_recall"]
-    assert (stats["scored"], stats["not_applicable"], stats["failed"]) == (2, 1, 0)
+    replayed = {r["id"]: {m: e["verdict"].get("grade") for m, e in r["metrics"].items()} for r in recorded}
+    assert replayed == {i: {m: e["verdict"].get("grade") for m, e in row["metrics"].items()} for i, row in rows.items()}
+    report = json.loads((out / "run.json").read_text())
+    assert report["usage"]["cached_calls"] == report["usage"]["calls"] > 0
+    assert report["config"]["embeddings"] == "local/multilingual-e5-small"
+    assert set(report["config"]["rag_prompts_sha256"]) >= {"claims", "claim_support", "trace_labels", "rubric_grade"}
+    stats = report["summary"]["metrics"]["ragas_context_recall"]
+    assert (stats["graded"], stats["not_applicable"], stats["failed"]) == (2, 1, 0)
     assert "| ragas_faithfulness | ragas |" in (out / "summary.md").read_text()
 
 

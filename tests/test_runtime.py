@@ -4,6 +4,8 @@ import asyncio
 
 import pytest
 
+from judges.errors import EndpointUnusable
+
 from judges.calls.backend import CallError, CompletionRequest
 from judges.calls.cache import CacheMode, ReplyCache
 from judges.errors import ReplayMiss
@@ -43,9 +45,49 @@ def test_slow_call_times_out_as_a_timeout_failure():
             await asyncio.sleep(5)
 
     runtime = CallRuntime(Slow(), None, RuntimeSettings(timeout_s=0.05, max_attempts=1))
+    runtime._answered = True  # the endpoint answered earlier calls: this one alone timed out
     with pytest.raises(CallError) as err:
         asyncio.run(runtime.call(REQUEST))
     assert err.value.kind is FailureKind.TIMEOUT
+
+
+def test_a_timeout_before_anything_answered_makes_the_endpoint_unusable_after_one_timeout():
+    """A hung server costs one timeout, not timeout x attempts: nothing has ever answered, so it is not retried."""
+    class Hung:
+        calls = 0
+
+        async def complete(self, request):
+            Hung.calls += 1
+            await asyncio.sleep(5)
+
+    runtime = CallRuntime(Hung(), None, RuntimeSettings(timeout_s=0.05, max_attempts=4, backoff_initial_s=0))
+    with pytest.raises(EndpointUnusable, match="no reply within 0.05 s"):
+        asyncio.run(runtime.call(REQUEST))
+    assert Hung.calls == 1
+
+
+def test_the_first_calls_failing_the_same_way_make_the_endpoint_unusable():
+    runtime = CallRuntime(ScriptedBackend(lambda r: CallError(FailureKind.API_ERROR, "HTTP 500", retryable=True)),
+                          None, RuntimeSettings(max_attempts=2, backoff_initial_s=0, backoff_max_s=0))
+
+    async def three():
+        for _ in range(3):
+            try:
+                await runtime.call(REQUEST)
+            except CallError:
+                continue
+
+    with pytest.raises(EndpointUnusable, match="HTTP 500"):
+        asyncio.run(three())
+    assert runtime.usage.failures == {"api_error": 3} and runtime.usage.retries == 3
+
+
+def test_an_auth_error_stops_at_once_even_after_replies():
+    replies = iter(["ok", CallError(FailureKind.API_ERROR, "401 invalid key", endpoint_problem="auth")])
+    runtime = CallRuntime(ScriptedBackend(lambda r: next(replies)), None, FAST)
+    asyncio.run(runtime.call(REQUEST))
+    with pytest.raises(EndpointUnusable, match="401 invalid key"):
+        asyncio.run(runtime.call(CompletionRequest("m", ({"role": "user", "content": "other"},))))
 
 
 def test_cache_serves_a_repeat_without_a_call_and_replay_fails_on_a_miss(tmp_path):

@@ -141,8 +141,7 @@ def run_metrics(samples: Sequence[Any], metrics: Sequence[str], judge: str | Jud
     embedder = (open_embedder(embeddings, api_base=embeddings_api_base)
                 if embeddings and any(s.uses_embeddings for s in involved) else None)
     config = _config(opts, grouse, data=data, n_samples=len(samples), metrics=[s.name for s in chosen],
-                     embeddings=embedder.name if embedder else None, settings=dataclasses.asdict(settings),
-                     rag_prompts_sha256=prompts.hashes())
+                     embeddings=embedder.name if embedder else None, settings=dataclasses.asdict(settings))
     with _metrics_runtime(opts, any(s.uses_judge for s in involved)) as (model, runtime):
         config.update(litellm_model=model.litellm_model, json_schema=model.json_schema)
         judge_ = RagJudge(runtime, model, prompts, opts.params(), settings, embedder, grouse)

@@ -40,6 +40,10 @@ class Task(Protocol):
 
     def check(self) -> None: ...
 
+    def provenance(self) -> dict[str, Any]:
+        """What the run's config records once the items are done (e.g. the hashes of the templates used)."""
+        ...
+
     async def run_item(self, item: Item) -> dict[str, Any]: ...
 
 
@@ -143,7 +147,8 @@ def run_task(task: Task, runtime: CallRuntime, out: Path | None, config: dict[st
         raise
     finally:
         usage = dataclasses.asdict(runtime.usage)
-        run = Run(task.kind, {**config, "model_version": _model_version(execution.records)}, execution.records,
+        config = {**config, **task.provenance(), "model_version": _model_version(execution.records)}
+        run = Run(task.kind, config, execution.records,
                   summarize(execution.records, task.kind), usage, execution.stop.reason if execution.stop else None,
                   execution.stop.message if execution.stop else None,
                   {"started_at": started_at, "finished_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),

@@ -31,6 +31,9 @@ class UnitTestTask:
     def check(self) -> None:
         check_renders(self.judge.prompts, (test.sample for test in self.tests))
 
+    def provenance(self) -> dict[str, Any]:
+        return {}
+
     async def run_item(self, item: Item) -> dict[str, Any]:
         test: UnitTest = item.payload
         result = score_unit_test(test, await self.judge.judge(test.sample, item.draw, priority=item.order))
@@ -55,6 +58,9 @@ class GradeTask:
 
     def check(self) -> None:
         check_renders(self.judge.prompts, (sample for _, sample in self.samples), self.metrics)
+
+    def provenance(self) -> dict[str, Any]:
+        return {}
 
     async def run_item(self, item: Item) -> dict[str, Any]:
         sample: Sample = item.payload
@@ -83,6 +89,9 @@ class MetricsTask:
 
     def check(self) -> None:
         return None  # metric templates are rendered from code-built variables; inputs are checked on loading
+
+    def provenance(self) -> dict[str, Any]:
+        return {"rag_prompts_sha256": self.judge.prompts.hashes()}  # the templates the metrics used
 
     async def run_item(self, item: Item) -> dict[str, Any]:
         from judges.rag.judging import SAMPLE_PRIORITY
