@@ -43,7 +43,7 @@ def summary_markdown(run: Run) -> str:
     if run.kind == "unit_tests":
         lines += _unit_test_tables(run)
     else:
-        lines += _verdict_table(summary)
+        lines += _verdict_table(summary, config.get("metric_info") or {})
     lines += ["", failures_line(summary)]
     return "\n".join(lines) + "\n"
 
@@ -87,11 +87,14 @@ def _given(verdict: dict[str, Any]) -> str:
     return f"failure: {verdict.get('failure_kind')}"
 
 
-def _verdict_table(summary: dict[str, Any]) -> list[str]:
+def _verdict_table(summary: dict[str, Any], info: dict[str, Any]) -> list[str]:
     rows = []
     for metric, s in summary["metrics"].items():
         kinds = ", ".join(f"{k} {v}" for k, v in s["failure_kinds"].items())
-        rows.append({"metric": metric, "mean": "n/a" if s["mean"] is None else f"{s['mean']:.3f}",
+        about = info.get(metric, {})
+        described = {"family": about["family"], "better": "higher" if about["higher_is_better"] else "lower"} \
+            if about else {}
+        rows.append({"metric": metric, **described, "mean": "n/a" if s["mean"] is None else f"{s['mean']:.3f}",
                      "graded": s["graded"], "null": s["null"], "not applicable": s["not_applicable"],
                      "failed": f"{s['failed']}" + (f" ({kinds})" if kinds else ""), "n": s["n"]})
     return [table(rows)]

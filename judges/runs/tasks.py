@@ -91,7 +91,9 @@ class MetricsTask:
         return None  # metric templates are rendered from code-built variables; inputs are checked on loading
 
     def provenance(self) -> dict[str, Any]:
-        return {"rag_prompts_sha256": self.judge.prompts.hashes()}  # the templates the metrics used
+        return {"rag_prompts_sha256": self.judge.prompts.hashes(),  # the templates the metrics used
+                "metric_info": {spec.name: {"family": spec.family, "higher_is_better": spec.higher_is_better}
+                                for spec in self.metrics}}
 
     async def run_item(self, item: Item) -> dict[str, Any]:
         from judges.rag.judging import SAMPLE_PRIORITY
