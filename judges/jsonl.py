@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 from typing import Any, Iterator
 
+from judges.calls.secrets import scrub
 from judges.errors import InputError
 
 
@@ -28,6 +29,6 @@ def read_jsonl(path: str | Path) -> Iterator[tuple[int, dict[str, Any]]]:
 
 
 def append_jsonl(handle: Any, obj: dict[str, Any]) -> None:
-    """Write one object as a line and flush it, so a crash loses nothing already written."""
-    handle.write(json.dumps(obj, ensure_ascii=False) + "\n")
+    """Write one object as a line and flush it, so a crash loses nothing already written; secrets are masked."""
+    handle.write(json.dumps(scrub(obj), ensure_ascii=False) + "\n")
     handle.flush()

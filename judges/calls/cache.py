@@ -10,6 +10,7 @@ from enum import Enum
 from pathlib import Path
 
 from judges.calls.backend import Completion, CompletionRequest
+from judges.calls.secrets import scrub
 from judges.errors import ConfigError
 
 
@@ -67,7 +68,7 @@ class ReplyCache:
             return
         with self._lock:
             self._db.execute("INSERT OR REPLACE INTO replies (key, model, reply, created) VALUES (?, ?, ?, ?)",
-                             (request.cache_key(), request.model, json.dumps(completion.to_dict()), time.time()))
+                             (request.cache_key(), request.model, json.dumps(scrub(completion.to_dict())), time.time()))
 
     def close(self) -> None:
         if self._db is not None:
