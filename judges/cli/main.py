@@ -49,6 +49,8 @@ def add_judge_options(parser: argparse.ArgumentParser) -> None:
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="judgelab", description="Check the LLM judges of your RAG answers "
                                      "against unit tests before you trust them.")
+    parser.add_argument("--debug", action="store_true",
+                        help="show the full traceback of an error instead of its one-line message")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name, (module, help_text) in COMMANDS.items():
         command = sub.add_parser(name, help=help_text, description=help_text)
@@ -136,6 +138,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return int(importlib.import_module(args.module).run(args) or 0)
     except JudgelabError as err:
+        if args.debug:
+            raise
         print(f"judgelab: error: {err}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
