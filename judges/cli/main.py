@@ -146,6 +146,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         print("judgelab: interrupted; finished calls are in the cache, rerun the same command to resume",
               file=sys.stderr)
         return 130
+    except Exception as err:  # unforeseen: still one line, the traceback only with --debug
+        if args.debug:
+            raise
+        from judges.calls.secrets import scrub_text
+
+        print(f"judgelab: unexpected error: {type(err).__name__}: {scrub_text(str(err))} (rerun with --debug for the "
+              "traceback)", file=sys.stderr)
+        return 1
 
 
 if __name__ == "__main__":
