@@ -5,6 +5,8 @@ It prints `READY <port>` once it listens. GET /stats gives request counts; POST 
 Replies are valid for judgelab's and grouse's judge prompts (two-answer JSON with the metric's grade
 field), judgelab's yes/no rubrics (with top logprobs of "yes" and "no" when asked), and ragas' faithfulness and
 answer-relevancy prompts; /v1/embeddings returns unit vectors (or a 500 at --error-rate).
+--echo-auth-rate makes a share of chat requests fail with a 400 whose body echoes the request's Authorization
+header and its JSON body, as careless proxies do: a client must not write that error anywhere unmasked.
 """
 
 from __future__ import annotations
@@ -76,8 +78,9 @@ def _bit(text: str) -> int:
 
 class Stub:
     def __init__(self, latency_s: float, max_concurrency: int, error_rate: float, garbage_rate: float,
-                 seed: int) -> None:
+                 seed: int, echo_auth_rate: float = 0.0) -> None:
         self.latency_s, self.error_rate, self.garbage_rate = latency_s, error_rate, garbage_rate
+        self.echo_auth_rate = echo_auth_rate
         self.embedding_latency_s = latency_s
         self.slots = asyncio.Semaphore(max_concurrency)
         self.random = random.Random(seed)
@@ -102,9 +105,18 @@ class Stub:
             self.peak = max(self.peak, self.in_flight)
             try:
                 await asyncio.sleep(self.latency_s)
+                if self.echo_auth_rate and self.random.random() < self.echo_auth_rate:
+                    return self._echo(request, body)
                 return self._reply(body)
             finally:
                 self.in_flight -= 1
+
+    def _echo(self, request: web.Request, body: dict) -> web.Response:
+        """A 400 that repeats the caller's credentials: the Authorization header and the whole request body."""
+        self.stats["requests"] += 1
+        self.stats["echo"] += 1
+        message = f"bad request from {request.headers.get('Authorization', '')}; body {json.dumps(body)}"
+        return web.json_response({"error": {"message": message, "type": "invalid_request_error"}}, status=400)
 
     def _reply(self, body: dict) -> web.Response:
         self.stats["requests"] += 1
@@ -178,7 +190,8 @@ def build_app(stub: Stub) -> web.Application:
 
 
 async def serve(args: argparse.Namespace) -> None:
-    stub = Stub(args.latency_ms / 1000, args.max_concurrency, args.error_rate, args.garbage_rate, args.seed)
+    stub = Stub(args.latency_ms / 1000, args.max_concurrency, args.error_rate, args.garbage_rate, args.seed,
+                args.echo_auth_rate)
     stub.status, stub.known_model, stub.hang_rate = args.status, args.model, args.hang_rate
     if args.embedding_latency_ms is not None:
         stub.embedding_latency_s = args.embedding_latency_ms / 1000
@@ -200,6 +213,8 @@ def main() -> None:
     parser.add_argument("--max-concurrency", type=int, default=32)
     parser.add_argument("--error-rate", type=float, default=0.0, help="share of 5xx + 429 replies (half each)")
     parser.add_argument("--garbage-rate", type=float, default=0.0, help="share of replies that are not JSON")
+    parser.add_argument("--echo-auth-rate", type=float, default=0.0,
+                        help="share of chat requests answered by a 400 echoing the Authorization header and body")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--hang-rate", type=float, default=0.0, help="share of requests never answered")
     parser.add_argument("--status", type=int, default=0, help="answer every chat request with this HTTP status")

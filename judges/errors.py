@@ -3,6 +3,7 @@
 JudgelabError                 base; `str(err)` is the one line shown to the user
  +-- InputError               bad input file: names the file, line and field
  |    +-- ConditionError      a condition string that does not parse
+ |    +-- InputProblems       every problem of an input file, one `file:line:field: message` line each
  +-- PromptError              a prompt folder or template that cannot be used
  +-- ConfigError              a bad command-line option or configuration value
  +-- BackendUnavailable       a judge backend that cannot start (missing package, no API key)
@@ -29,7 +30,7 @@ class InputError(JudgelabError):
 
     def __init__(self, message: str, *, path: str | None = None, line: int | None = None,
                  field: str | None = None) -> None:
-        self.path, self.line, self.field = path, line, field
+        self.path, self.line, self.field, self.message = path, line, field, message
         where = ":".join(str(p) for p in (path, line) if p is not None)
         prefix = f"{where}: " if where else ""
         suffix = f" (field {field!r})" if field else ""
@@ -38,6 +39,15 @@ class InputError(JudgelabError):
 
 class ConditionError(InputError):
     """A unit-test condition that does not parse."""
+
+
+class InputProblems(InputError):
+    """Every problem found in an input file; `str(err)` is one `file:line:field: message` line per problem."""
+
+    def __init__(self, problems: list[str], *, line_numbers: list[int] | None = None) -> None:
+        self.problems = list(problems)
+        self.line_numbers = line_numbers or [0] * len(self.problems)  # 0: a problem of the whole file
+        super().__init__("\n".join(self.problems))
 
 
 class PromptError(JudgelabError):

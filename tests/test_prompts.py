@@ -35,6 +35,45 @@ def test_missing_variable_fails_before_any_call(tmp_path):
         template.render(input="x")
 
 
+def write_set(folder, **overrides):
+    """A prompt folder: each metric's template is `overrides[metric]` or a plain one using every variable."""
+    folder.mkdir(exist_ok=True)
+    for metric in GROUSE_METRICS:
+        text = overrides.get(metric, "{{ input }} {{ contexts }} {{ expected_output }} {{ actual_output }}")
+        (folder / f"{metric}.txt.jinja").write_text(text)
+    return folder
+
+
+def test_syntax_error_names_the_template_file_and_line(tmp_path):
+    folder = write_set(tmp_path / "p", completeness="Q: {{ input }}\nA: {{ actual_output }\n")
+    with pytest.raises(PromptError) as err:
+        load_prompt_set(str(folder))
+    assert str(err.value) == f"{folder / 'completeness.txt.jinja'}:2: invalid template: unexpected '}}'"
+
+
+def test_undefined_variable_names_the_file_and_line_before_any_call(tmp_path):
+    folder = write_set(tmp_path / "p", faithfulness="{{ actual_output }}\n\nGround truth: {{ ground_truth }}")
+    with pytest.raises(PromptError) as err:
+        load_prompt_set(str(folder))
+    assert str(err.value) == (f"{folder / 'faithfulness.txt.jinja'}:3: undefined variable 'ground_truth'; "
+                              "a template may use actual_output, contexts, expected_output, input")
+
+
+def test_a_template_that_never_shows_the_answer_under_test_is_refused(tmp_path):
+    folder = write_set(tmp_path / "p", usefulness="{{ input }} {{ expected_output }}")
+    with pytest.raises(PromptError) as err:
+        load_prompt_set(str(folder))
+    assert str(err.value) == (f"{folder / 'usefulness.txt.jinja'}: never uses {{{{ actual_output }}}}, so the judge "
+                              "would not see the answer under test")
+
+
+def test_render_error_names_the_line(tmp_path):
+    template = PromptTemplate("completeness", tmp_path / "c.txt.jinja", "Q\n\n{{ input.missing.deeper }}")
+    with pytest.raises(PromptError) as err:
+        template.render(input="x")
+    assert str(err.value) == f"{tmp_path / 'c.txt.jinja'}:3: cannot render: 'str object' has no attribute 'missing'"
+
+
 def test_sandbox_blocks_unsafe_attribute_access(tmp_path):
     template = PromptTemplate("completeness", tmp_path / "c.txt.jinja", "{{ input.__class__.__mro__ }}")
     with pytest.raises(PromptError):
@@ -48,7 +87,7 @@ def test_hash_changes_with_the_template_text(tmp_path):
 
 
 def test_folder_missing_a_metric_is_named(tmp_path):
-    (tmp_path / "answer_relevancy.txt.jinja").write_text("{{ input }}")
+    (tmp_path / "answer_relevancy.txt.jinja").write_text("{{ input }} {{ actual_output }}")
     with pytest.raises(PromptError, match="completeness.txt.jinja"):
         load_prompt_set(str(tmp_path))
 

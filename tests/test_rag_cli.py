@@ -62,9 +62,11 @@ def test_samples_from_jsonl_accept_judgelab_grouse_and_ragas_field_names():
 
 def test_a_bad_field_names_file_line_and_field(tmp_path):
     bad = tmp_path / "bad.jsonl"
-    bad.write_text(json.dumps({"question": "Q?", "contexts": "not a list"}) + "\n")
-    with pytest.raises(InputError, match=r"bad.jsonl:1: expected a list, got str \(field 'contexts'\)"):
+    bad.write_text(json.dumps({"question": "Q?", "contexts": "not a list"}) + "\n{\n")
+    with pytest.raises(InputError) as err:
         load_rag_samples(str(bad))
+    assert str(err.value) == (f"{bad}:1:contexts: expected a list, got str\n"  # every problem of the file at once
+                              f"{bad}:2: not valid JSON (Expecting property name enclosed in double quotes at column 1)")
 
 
 def test_samples_through_datasets_from_a_local_parquet_file(tmp_path):

@@ -42,14 +42,16 @@ def _one_set(split="train"):
 def test_validator_catches_planted_defects(tmp_path, index, change, expected):
     records = _one_set()
     records[index].update(change)
-    problems = check_tests(load_unit_tests(write_jsonl(tmp_path / "t.jsonl", records)))
+    problems = check_tests(load_unit_tests(write_jsonl(tmp_path / "t.jsonl", records)), strict=True)
     assert any(expected in p for p in problems), problems
 
 
 def test_validator_catches_a_missing_type_and_shared_questions(tmp_path):
     records = _one_set()[:-1]
-    problems = check_tests(load_unit_tests(write_jsonl(tmp_path / "t.jsonl", records)))
+    tests = load_unit_tests(write_jsonl(tmp_path / "t.jsonl", records))
+    problems = check_tests(tests, strict=True)
     assert any("missing types ['Low faithfulness 3']" in p for p in problems)
+    assert check_tests(tests) == []  # house rules apply only when asked (or on the shipped suite)
     write_jsonl(tmp_path / "train.jsonl", _one_set())
     write_jsonl(tmp_path / "test.jsonl", _one_set())
     _, problems = check_path(tmp_path)

@@ -4,6 +4,7 @@ import pytest
 from conftest import ROOT, record, write_jsonl
 
 from judges.errors import ConditionError, InputError
+from judges.suite.conditions import Condition
 from judges.suite.loading import load_unit_tests
 
 
@@ -20,21 +21,65 @@ def test_bad_json_line_names_file_and_line(tmp_path):
         load_unit_tests(path)
 
 
-@pytest.mark.parametrize("broken, field", [
-    ({"input": 3}, "'input'"), ({"references": "one"}, "'references'"), ({"references": ["a", 2]}, "'references'"),
-    ({"metadata": {}}, "metadata.test_type"),
+@pytest.mark.parametrize("broken, problem", [
+    ({"input": 3}, "input: expected a string, got int"), ({"references": "one"}, "references: expected a list, got str"),
+    ({"references": ["a", 2]}, "references: every reference must be a string"),
+    ({"metadata": {}}, "metadata.test_type: missing field"), ({"actual_output": " "}, "actual_output: must not be empty"),
+    ({"references": []}, "references: must not be empty"),
 ])
-def test_bad_fields_are_named(tmp_path, broken, field):
+def test_bad_fields_are_named(tmp_path, broken, problem):
     path = write_jsonl(tmp_path / "u.jsonl", [record(id="ok"), record(id="bad", **broken)])
     with pytest.raises(InputError) as err:
         load_unit_tests(path)
-    assert ":2:" in str(err.value) and field in str(err.value)
+    assert str(err.value) == f"{path}:2:{problem}"
+
+
+def test_every_problem_of_a_file_is_reported_at_once(tmp_path):
+    conditions = {**record()["conditions"], "answer_relevancy_condition": "==6", "faithfulness_condition": "==3",
+                  "completeness_condition": "<1"}
+    path = write_jsonl(tmp_path / "u.jsonl", [record(input="", references=[]), record(id="t2", conditions=conditions),
+                                              record(), record(id="t4", expected_output=None)])
+    path.write_bytes(path.read_bytes() + b'{"id": "caf\xe9"}\n[1, 2]\n{oops\n')
+    with pytest.raises(InputError) as err:
+        load_unit_tests(path)
+    assert str(err.value).splitlines() == [
+        f"{path}:1:references: must not be empty",
+        f"{path}:1:input: must not be empty",
+        f"{path}:2:conditions.answer_relevancy_condition: no answer_relevancy grade can meet '==6': grades are 1-5 or null",
+        f"{path}:2:conditions.completeness_condition: no completeness grade can meet '<1': grades are 1-5 or null",
+        f"{path}:2:conditions.faithfulness_condition: no faithfulness grade can meet '==3': grades are 0 or 1, or null",
+        f"{path}:3:id: duplicate id 't1' (first on line 1)",
+        f"{path}:4:expected_output: expected a string, got NoneType",
+        f"{path}:5: not UTF-8 text (byte 0xe9 at column 12); save the file as UTF-8",
+        f"{path}:6: each line must be a JSON object",
+        f"{path}:7: not valid JSON (Expecting property name enclosed in double quotes at column 2)",
+    ]
+
+
+def test_empty_and_oversized_files_are_named(tmp_path, monkeypatch):
+    empty = tmp_path / "empty.jsonl"
+    empty.write_text("\n\n")
+    with pytest.raises(InputError) as err:
+        load_unit_tests(empty)
+    assert str(err.value) == f"{empty}: the file holds no records (one JSON object per line expected)"
+    monkeypatch.setenv("JUDGELAB_MAX_RECORD_BYTES", "100")
+    path = write_jsonl(tmp_path / "u.jsonl", [record()])
+    size = len(path.read_bytes())
+    with pytest.raises(InputError) as err:
+        load_unit_tests(path)
+    assert str(err.value) == (f"{path}:1: record of {size:,} bytes is over the 100-byte limit "
+                              "(set JUDGELAB_MAX_RECORD_BYTES to raise it)")
 
 
 def test_bad_condition_fails_at_load(tmp_path):
     bad = record(conditions={**record()["conditions"], "faithfulness_condition": "=>1"})
-    with pytest.raises(ConditionError, match=r"u\.jsonl:1.*faithfulness_condition"):
-        load_unit_tests(write_jsonl(tmp_path / "u.jsonl", [bad]))
+    path = write_jsonl(tmp_path / "u.jsonl", [bad])
+    with pytest.raises(InputError) as err:
+        load_unit_tests(path)
+    assert str(err.value) == (f"{path}:1:conditions.faithfulness_condition: test t1: bad condition '=>1'; "
+                              "expected e.g. '==5', '<5', '>=4', '==None'")
+    with pytest.raises(ConditionError):  # the parser alone still raises its own kind
+        Condition.parse("=>1")
 
 
 def test_missing_condition_is_named(tmp_path):
@@ -45,7 +90,7 @@ def test_missing_condition_is_named(tmp_path):
 
 
 def test_duplicate_ids_are_rejected(tmp_path):
-    with pytest.raises(InputError, match="duplicate id 't1'"):
+    with pytest.raises(InputError, match=r"u\.jsonl:2:id: duplicate id 't1' \(first on line 1\)"):
         load_unit_tests(write_jsonl(tmp_path / "u.jsonl", [record(), record()]))
 
 

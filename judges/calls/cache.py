@@ -10,6 +10,7 @@ from enum import Enum
 from pathlib import Path
 
 from judges.calls.backend import Completion, CompletionRequest
+from judges.calls.secrets import scrub
 from judges.errors import ConfigError
 
 
@@ -36,6 +37,9 @@ CREATE TABLE IF NOT EXISTS replies (
 )"""
 
 
+_FIX = "give another --cache PATH, run with --cache-mode off, or delete the file"
+
+
 class ReplyCache:
     """Stores only the request's hash, the model id and the reply: never messages' secrets or headers."""
 
@@ -49,17 +53,36 @@ class ReplyCache:
                 self.path.parent.mkdir(parents=True, exist_ok=True)
             elif not self.path.is_file():
                 raise ConfigError(f"cache {self.path} does not exist (mode {mode.value})")
-            self._db = sqlite3.connect(str(self.path), check_same_thread=False, isolation_level=None)
-            self._db.execute("PRAGMA journal_mode=WAL")
-            self._db.execute("PRAGMA synchronous=NORMAL")
-            self._db.execute(_SCHEMA)
+            try:
+                self._db = sqlite3.connect(str(self.path), check_same_thread=False, isolation_level=None)
+                self._check_schema(self._db)
+                self._db.execute("PRAGMA journal_mode=WAL")
+                self._db.execute("PRAGMA synchronous=NORMAL")
+                self._db.execute(_SCHEMA)
+            except sqlite3.Error as err:
+                self.close()
+                raise ConfigError(f"cache {self.path} cannot be used ({err}): {_FIX}") from None
+
+    def _check_schema(self, db: sqlite3.Connection) -> None:
+        """A file that holds other tables, or a `replies` table of another shape, is not judgelab's cache."""
+        tables = {row[0] for row in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        columns = {row[1] for row in db.execute("PRAGMA table_info(replies)")}
+        if tables and (tables != {"replies"} or columns != {"key", "model", "reply", "created"}):
+            self.close()
+            raise ConfigError(f"cache {self.path} is an SQLite file but not a judgelab reply cache (tables: "
+                              f"{', '.join(sorted(tables))}): {_FIX}")
 
     def get(self, request: CompletionRequest) -> Completion | None:
         if self._db is None:
             return None
         with self._lock:
             row = self._db.execute("SELECT reply FROM replies WHERE key = ?", (request.cache_key(),)).fetchone()
-        return Completion.from_dict(json.loads(row[0])) if row else None
+        if not row:
+            return None
+        try:
+            return Completion.from_dict(json.loads(row[0]))
+        except (ValueError, KeyError, TypeError):  # a damaged row is a miss: the call is made again
+            return None
 
     def put(self, request: CompletionRequest, completion: Completion) -> None:
         """Write the reply at once (autocommit), so a killed run keeps every finished call."""
@@ -67,7 +90,7 @@ class ReplyCache:
             return
         with self._lock:
             self._db.execute("INSERT OR REPLACE INTO replies (key, model, reply, created) VALUES (?, ?, ?, ?)",
-                             (request.cache_key(), request.model, json.dumps(completion.to_dict()), time.time()))
+                             (request.cache_key(), request.model, json.dumps(scrub(completion.to_dict())), time.time()))
 
     def forget(self, request: CompletionRequest) -> None:
         """Drop one stored reply (an unusable one), so the next run asks again."""

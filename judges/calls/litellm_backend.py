@@ -7,6 +7,7 @@ import time
 from typing import Any
 
 from judges.calls.backend import CallError, Completion, CompletionRequest
+from judges.calls.secrets import register_secret, register_secrets_in, scrub_text
 from judges.types import FailureKind
 
 
@@ -54,7 +55,8 @@ def _connection_failed(litellm: Any, err: Exception) -> bool:
 def classify(err: Exception) -> CallError:
     """Map a LiteLLM / OpenAI exception to a CallError with a failure kind and a retry decision."""
     litellm = import_litellm()
-    message = f"{type(err).__name__}: {str(err).splitlines()[0] if str(err) else ''}"[:300]
+    # secrets are masked before the cut, so that half a key never survives it
+    message = scrub_text(f"{type(err).__name__}: {str(err).splitlines()[0] if str(err) else ''}")[:300]
     if isinstance(err, litellm.Timeout):
         return CallError(FailureKind.TIMEOUT, message, retryable=True)
     if isinstance(err, litellm.ContentPolicyViolationError):
@@ -79,18 +81,20 @@ class LiteLLMBackend:
                  connection: dict[str, Any] | None = None) -> None:
         self._connection = {k: v for k, v in (("api_base", api_base), ("api_key", api_key)) if v is not None}
         self._connection.update(connection or {})
+        register_secret(api_key)
+        register_secrets_in(self._connection)
         self._timeout_s = timeout_s
 
     async def complete(self, request: CompletionRequest) -> Completion:
         litellm = import_litellm()
         params = dict(request.params)
-        extra = params.pop("extra", None) or {}
+        extra = merge_nested(params.pop("extra", None) or {}, self._connection)
         started = time.perf_counter()
         for _attempt in range(3):  # drop parameters a model rejects, then try again
             try:
                 response = await litellm.acompletion(
                     model=request.model, messages=list(request.messages), drop_params=True,
-                    timeout=self._timeout_s, num_retries=0, **self._connection, **params, **extra)
+                    timeout=self._timeout_s, num_retries=0, **params, **extra)
                 break
             except litellm.UnsupportedParamsError as err:
                 rejected = [name for name in params if name in str(err)]
@@ -106,6 +110,17 @@ class LiteLLMBackend:
         else:
             raise CallError(FailureKind.API_ERROR, "the model rejected the call's parameters")
         return _to_completion(litellm, response, time.perf_counter() - started)
+
+
+def merge_nested(base: dict[str, Any], more: dict[str, Any]) -> dict[str, Any]:
+    """`base` with `more` merged in, nested dicts merged key by key (credentials split out of --extra go back in)."""
+    merged = dict(base)
+    for key, value in more.items():
+        if isinstance(value, dict) and isinstance(merged.get(key), dict):
+            merged[key] = merge_nested(merged[key], value)
+        else:
+            merged[key] = value
+    return merged
 
 
 def _to_completion(litellm: Any, response: Any, latency_s: float) -> Completion:

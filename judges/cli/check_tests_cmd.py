@@ -1,23 +1,30 @@
-"""`judgelab check-tests FILE|DIR`: validate unit-test files; exits 1 when any problem is found."""
+"""`judgelab check-tests FILE|DIR`: validate unit-test files; exit 1 on problems, 2 on a file that cannot be read."""
 
 from __future__ import annotations
 
 import argparse
+import sys
 
 
 def run(args: argparse.Namespace) -> int:
+    from judges.errors import InputError
     from judges.suite.checks import check_path
 
-    failed = False
+    failed = unreadable = False
     for path in args.paths:
-        count, problems = check_path(path)
+        try:
+            count, problems = check_path(path, strict=True if args.strict else None)
+        except InputError as err:  # every problem of the file, then the next file
+            print(f"judgelab: error: {err}", file=sys.stderr)
+            unreadable = True
+            continue
         for problem in problems:
             print(problem)
         print(f"{path}: {count} unit tests, {len(problems)} problem(s)")
         failed = failed or bool(problems)
         if args.baselines:
             print_discrimination(path, args.split)
-    return 1 if failed else 0
+    return 2 if unreadable else 1 if failed else 0
 
 
 def print_discrimination(path: str, split: str) -> None:

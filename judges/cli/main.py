@@ -51,6 +51,8 @@ def add_judge_options(parser: argparse.ArgumentParser) -> None:
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="judgelab", description="Check the LLM judges of your RAG answers "
                                      "against unit tests before you trust them.")
+    parser.add_argument("--debug", action="store_true",
+                        help="show the full traceback of an error instead of its one-line message")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name, (module, help_text) in COMMANDS.items():
         command = sub.add_parser(name, help=help_text, description=help_text)
@@ -87,6 +89,9 @@ def _configure(name: str, parser: argparse.ArgumentParser) -> None:
         parser.add_argument("paths", nargs="+", metavar="FILE|DIR", help="unit-test files, or folders of them")
         parser.add_argument("--baselines", action="store_true",
                             help="also print the pass rates of the oracle and constant/random baseline judges")
+        parser.add_argument("--strict", action="store_true",
+                            help="also apply the shipped suite's house rules (each type's conditions and shape, "
+                                 "3-6 references, complete sets); always on for the shipped unit_tests/")
         parser.add_argument("--split", choices=["train", "test"], default="test",
                             help="split used for --baselines when a folder is given (default test)")
     elif name in ("plot", "show"):
@@ -140,12 +145,22 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return int(importlib.import_module(args.module).run(args) or 0)
     except JudgelabError as err:
+        if args.debug:
+            raise
         print(f"judgelab: error: {err}", file=sys.stderr)
         return err.exit_code
     except KeyboardInterrupt:
         print("judgelab: interrupted; finished calls are in the cache, rerun the same command to resume",
               file=sys.stderr)
         return 130
+    except Exception as err:  # unforeseen: still one line, the traceback only with --debug
+        if args.debug:
+            raise
+        from judges.calls.secrets import scrub_text
+
+        print(f"judgelab: unexpected error: {type(err).__name__}: {scrub_text(str(err))} (a bug in judgelab; rerun "
+              "with --debug for the traceback)", file=sys.stderr)
+        return 70  # sysexits' EX_SOFTWARE: not 1, which means a gate failed
 
 
 if __name__ == "__main__":

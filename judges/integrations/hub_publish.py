@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from judges.errors import ConfigError, InputError
+from judges.errors import BackendUnavailable, ConfigError, InputError
 
 PUBLISHED = ("leaderboard.md", "leaderboard.csv", "leaderboard.json", "leaderboard.html")
 
@@ -34,11 +34,28 @@ def plan_publish(folder: str | Path, repo_id: str, message: str | None = None) -
 
 
 def publish(plan: PublishPlan, token: str | None = None) -> str:
-    """Create one commit with every file (huggingface-hub); returns the commit URL."""
+    """Create one commit with every file (huggingface-hub); returns the commit URL. An unreachable Hub or a refused
+    push is one BackendUnavailable line."""
     from huggingface_hub import CommitOperationAdd, HfApi
+    from huggingface_hub.errors import HfHubHTTPError, OfflineModeIsEnabled
 
     api = HfApi(token=token)
-    api.create_repo(plan.repo_id, repo_type="dataset", exist_ok=True)
-    operations = [CommitOperationAdd(path_in_repo=name, path_or_fileobj=str(local)) for local, name in plan.files]
-    info = api.create_commit(plan.repo_id, operations=operations, commit_message=plan.message, repo_type="dataset")
+    try:
+        api.create_repo(plan.repo_id, repo_type="dataset", exist_ok=True)
+        operations = [CommitOperationAdd(path_in_repo=name, path_or_fileobj=str(local)) for local, name in plan.files]
+        info = api.create_commit(plan.repo_id, operations=operations, commit_message=plan.message, repo_type="dataset")
+    except HfHubHTTPError as err:
+        status = err.response.status_code if err.response is not None else "?"
+        raise BackendUnavailable(f"the Hugging Face Hub refused the push to {plan.repo_id} (HTTP {status}); nothing "
+                                 "was pushed: log in with `hf auth login` or set HF_TOKEN") from None
+    except Exception as err:
+        if not (isinstance(err, (OfflineModeIsEnabled, ConnectionError, TimeoutError)) or _is_transport_error(err)):
+            raise
+        raise BackendUnavailable(f"cannot reach the Hugging Face Hub ({type(err).__name__}); nothing was pushed: check "
+                                 "the network, or use --dry-run to list the commit") from None
     return str(info.commit_url)
+
+
+def _is_transport_error(err: Exception) -> bool:
+    """An HTTP client's connection or timeout error (huggingface-hub's client is an httpx flavour; matched by name)."""
+    return any(kind.__name__ in ("TransportError", "NetworkError", "TimeoutException") for kind in type(err).__mro__)

@@ -10,13 +10,12 @@ from pathlib import Path
 from typing import Any, Iterator
 
 from judges.calls.cache import CacheMode, ReplyCache
+from judges.calls.secrets import credential_paths, split_credentials
 from judges.errors import ConfigError
 from judges.judging.grouse_judge import GroundedQAJudge
 from judges.calls.model_spec import DEFAULT_JUDGE, JudgeModel, judge_params, open_backend
 from judges.judging.prompts import PromptSet, load_prompt_set
 from judges.calls.runtime import CallRuntime, RuntimeSettings
-
-_SECRET_NAME = re.compile(r"key|token|secret|password|auth|header|cookie", re.I)
 
 
 @dataclass
@@ -64,19 +63,21 @@ class JudgeOptions:
         return value
 
     def generation_extra(self) -> dict[str, Any]:
-        """Extra arguments that shape the reply (part of the cache key and the reports)."""
-        return {k: v for k, v in self.extra.items() if not _SECRET_NAME.search(k)}
+        """Extra arguments that shape the reply (part of the cache key and the reports): credential fields at any
+        depth (`api_key`, `extra_body.api_key`, `metadata.token`, `extra_headers`) are split out."""
+        return split_credentials(self.extra)[0]
 
     def connection_extra(self) -> dict[str, Any]:
-        """Extra arguments that look like credentials: sent with each call, never hashed, stored or logged."""
-        return {k: v for k, v in self.extra.items() if _SECRET_NAME.search(k)}
+        """The credential fields of the extras, nested as given: sent with each call, never hashed, stored or logged."""
+        return split_credentials(self.extra)[1] or {}
 
     def params(self) -> dict[str, Any]:
         return judge_params(self.temperature, self.max_tokens, self.seed, self.generation_extra())
 
     def public_params(self) -> dict[str, Any]:
         """Parameters as recorded in reports; credential-like extras are named but never shown."""
-        return {**self.params(), **({"credentials": sorted(self.connection_extra())} if self.connection_extra() else {})}
+        hidden = credential_paths(self.extra)
+        return {**self.params(), **({"credentials": hidden} if hidden else {})}
 
 
 @dataclass

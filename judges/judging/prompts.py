@@ -29,15 +29,42 @@ class PromptTemplate:
         return hashlib.sha256(self.source.encode("utf-8")).hexdigest()
 
     @functools.cached_property
-    def _compiled(self) -> Any:
-        from jinja2 import StrictUndefined, TemplateError
+    def _environment(self) -> Any:
+        from jinja2 import StrictUndefined
         from jinja2.sandbox import SandboxedEnvironment
 
-        env = SandboxedEnvironment(undefined=StrictUndefined, keep_trailing_newline=False, autoescape=False)
+        return SandboxedEnvironment(undefined=StrictUndefined, keep_trailing_newline=False, autoescape=False)
+
+    @functools.cached_property
+    def _compiled(self) -> Any:
+        from jinja2 import TemplateSyntaxError
+
+        env = self._environment
+        try:  # compiled under the file's name, so a render error's traceback gives the template's line
+            code = env.compile(self.source, name=self.path.name, filename=str(self.path))
+        except TemplateSyntaxError as err:
+            raise PromptError(f"{self.path}:{err.lineno}: invalid template: {err.message}") from None
+        return env.template_class.from_code(env, code, env.make_globals(None), None)
+
+    def check_variables(self, allowed: set[str], required: tuple[str, ...] = ()) -> None:
+        """Before any call: the template parses, uses only `allowed` variables, and uses each `required` one."""
+        from jinja2 import TemplateSyntaxError, meta, nodes
+
         try:
-            return env.from_string(self.source)
-        except TemplateError as err:
-            raise PromptError(f"{self.path}: invalid template: {err}") from None
+            tree = self._environment.parse(self.source)
+        except TemplateSyntaxError as err:
+            raise PromptError(f"{self.path}:{err.lineno}: invalid template: {err.message}") from None
+        if any(True for _ in meta.find_referenced_templates(tree)):
+            raise PromptError(f"{self.path}: include, import and extends are not supported: a template stands alone")
+        used = meta.find_undeclared_variables(tree)
+        for name in sorted(used - allowed):
+            line = min(n.lineno for n in tree.find_all(nodes.Name) if n.name == name)
+            raise PromptError(f"{self.path}:{line}: undefined variable {name!r}; a template may use "
+                              f"{', '.join(sorted(allowed))}")
+        for name in required:
+            if name not in used:
+                raise PromptError(f"{self.path}: never uses {{{{ {name} }}}}, so the judge would not see the answer "
+                                  "under test")
 
     def render(self, **variables: Any) -> str:
         """Render in the sandbox; a variable the template uses but is not given is an error, not ''."""
@@ -45,8 +72,10 @@ class PromptTemplate:
 
         try:
             return self._compiled.render(**variables).strip()
-        except TemplateError as err:
-            raise PromptError(f"{self.path}: cannot render: {err}") from None
+        except (TemplateError, TypeError, ValueError, ArithmeticError, LookupError, AttributeError) as err:
+            line = _template_line(err, str(self.path))
+            where = f"{self.path}:{line}" if line else str(self.path)
+            raise PromptError(f"{where}: cannot render: {err}") from None
 
 
 @dataclass(frozen=True)
@@ -70,6 +99,17 @@ def check_renders(prompts: PromptSet, samples: Iterable[Sample], metrics: Iterab
     for sample in samples:
         for metric in chosen:
             prompts.render(metric, sample)
+
+
+def _template_line(err: Exception, filename: str) -> int | None:
+    """The template line a render error was raised from (Jinja maps its frames to template lines)."""
+    import traceback
+
+    lines = [frame.lineno for frame in traceback.extract_tb(err.__traceback__) if frame.filename == filename]
+    return lines[-1] if lines else None
+
+
+SAMPLE_VARIABLES = ("input", "contexts", "expected_output", "actual_output")
 
 
 def sample_variables(sample: Sample) -> dict[str, Any]:
@@ -109,5 +149,10 @@ def load_prompt_set(spec: str, metrics: tuple[str, ...] = GROUSE_METRICS) -> Pro
         path = folder / f"{metric}{TEMPLATE_SUFFIX}"
         if not path.is_file():
             raise PromptError(f"{folder}: missing {path.name} (a prompt folder holds one template per metric)")
-        templates[metric] = PromptTemplate(metric, path, path.read_text(encoding="utf-8"))
+        try:
+            source = path.read_text(encoding="utf-8")
+        except UnicodeDecodeError as err:
+            raise PromptError(f"{path}: not UTF-8 text (byte {err.start}); save the template as UTF-8") from None
+        templates[metric] = PromptTemplate(metric, path, source)
+        templates[metric].check_variables(set(SAMPLE_VARIABLES), required=("actual_output",))
     return PromptSet(spec if spec in ("grouse", *shipped_prompt_sets()) else str(folder), folder, templates)

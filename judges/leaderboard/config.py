@@ -2,31 +2,49 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
+
+from typing_extensions import TypedDict
+
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, with_config
 
 from judges.errors import ConfigError
-from judges.toml_config import read_toml
+from judges.toml_config import read_toml, validate_config
 
 CANDIDATE_KINDS = ("llm", "metric", "baseline", "embedding")
 JUDGE_PARAMS = ("temperature", "max_tokens", "seed", "extra", "json_schema", "concurrency", "timeout_s")
 EVALUATION_KINDS = ("unit_tests", "labels")
+_STRICT = ConfigDict(extra="forbid", frozen=True, strict=True)
 
 
-@dataclass(frozen=True)
-class Candidate:
+@with_config(ConfigDict(extra="forbid", strict=True))
+class JudgeParams(TypedDict, total=False):
+    """A candidate's judge parameters (those of `judgelab meta-eval`); kept a plain dict for JudgeOptions."""
+
+    temperature: float | None
+    max_tokens: int | None
+    seed: int | None
+    extra: dict[str, Any]
+    json_schema: bool | None
+    concurrency: int
+    timeout_s: float
+
+
+class Candidate(BaseModel):
     """A judge to rank: an LLM with a GroUSE prompt set and parameters, an LLM behind a metric of the RAG suite,
     a reference baseline, or an embedding score."""
 
+    model_config = _STRICT
+
     name: str
-    kind: str = "llm"
+    kind: Literal["llm", "metric", "baseline", "embedding"] = "llm"
     model: str | None = None  # llm and metric: a LiteLLM id or local judge; embedding: an embedding model
     prompts: str = "default"
-    params: dict[str, Any] = field(default_factory=dict)
+    params: JudgeParams = Field(default_factory=dict)  # type: ignore[arg-type]
     baseline: str | None = None  # baseline: oracle / always-top / always-lowest / always-null / random
     api_base: str | None = None
-    metrics: dict[str, str] = field(default_factory=dict)  # metric: labelled metric -> suite metric scoring it
+    metrics: dict[str, str] = Field(default_factory=dict)  # metric: labelled metric -> suite metric scoring it
     logprobs: bool = False  # metric: the probability-weighted grade from the judge's top next tokens
 
     def scores(self, labelled_metric: str) -> bool:
@@ -34,14 +52,15 @@ class Candidate:
         return self.kind != "metric" or labelled_metric in self.metrics
 
 
-@dataclass(frozen=True)
-class Evaluation:
+class Evaluation(BaseModel):
     """Unit tests (a file or folder, a split, a limit) or a labelled set (a name or file, a metric, a limit)."""
 
-    kind: str
+    model_config = _STRICT
+
+    kind: Literal["unit_tests", "labels"]
     source: str
-    split: str | None = None
-    limit: int | None = None
+    split: Literal["train", "test"] | None = None
+    limit: int | None = Field(default=None, ge=1)
     metric: str | None = None  # labels: which labelled metric
 
     @property
@@ -51,62 +70,51 @@ class Evaluation:
         return f"labels:{self.source}"
 
 
-@dataclass(frozen=True)
-class Selection:
+class Selection(BaseModel):
     """Ranking rule and optional constraints; ties (overlapping intervals) go to the cheaper, then faster judge."""
 
-    max_cost_per_1k_calls: float | None = None
-    min_unit_test_pass_rate: float | None = None
-    max_failure_rate: float | None = None
+    model_config = _STRICT
+
+    max_cost_per_1k_calls: float | None = Field(default=None, ge=0)
+    min_unit_test_pass_rate: float | None = Field(default=None, ge=0, le=1)
+    max_failure_rate: float | None = Field(default=None, ge=0, le=1)
 
 
-@dataclass(frozen=True)
-class LeaderboardConfig:
-    candidates: list[Candidate]
-    evaluations: list[Evaluation]
-    selection: Selection
+class LeaderboardConfig(BaseModel):
+    """The whole file: `[[candidates]]`, `[[evaluations]]`, an optional `[selection]` and `cache`."""
+
+    model_config = _STRICT
+
+    candidates: list[Candidate] = Field(min_length=1)
+    evaluations: list[Evaluation] = Field(min_length=1)
+    selection: Selection = Field(default_factory=Selection)
     cache: str = ".judgelab/cache.sqlite"
-    path: str = ""
+    _path: str = PrivateAttr(default="")
 
-
-def _build(kind: type, table: dict[str, Any], where: str) -> Any:
-    allowed = set(kind.__dataclass_fields__)
-    unknown = set(table) - allowed
-    if unknown:
-        raise ConfigError(f"{where}: unknown key(s) {sorted(unknown)}; expected some of {sorted(allowed)}")
-    try:
-        return kind(**table)
-    except TypeError as err:
-        raise ConfigError(f"{where}: {err}") from None
+    @property
+    def path(self) -> str:
+        """The file the config was read from."""
+        return self._path
 
 
 def load_config(path: str | Path) -> LeaderboardConfig:
     data = read_toml(path)
-    candidates = [_build(Candidate, c, f"{path}: candidates[{i}]") for i, c in enumerate(data.get("candidates", []))]
-    evaluations = [_build(Evaluation, e, f"{path}: evaluations[{i}]") for i, e in enumerate(data.get("evaluations", []))]
-    if not candidates or not evaluations:
-        raise ConfigError(f"{path}: needs at least one [[candidates]] and one [[evaluations]] table")
-    for i, c in enumerate(candidates):
-        if c.kind not in CANDIDATE_KINDS:
-            raise ConfigError(f"{path}: candidates[{i}] kind {c.kind!r}; expected one of {', '.join(CANDIDATE_KINDS)}")
+    for table in ("candidates", "evaluations"):
+        if not data.get(table):
+            raise ConfigError(f"{path}: needs at least one [[candidates]] and one [[evaluations]] table")
+    config = validate_config(LeaderboardConfig, data, path)
+    config._path = str(path)
+    for i, c in enumerate(config.candidates):
         if c.kind in ("llm", "metric", "embedding") and not c.model:
             raise ConfigError(f"{path}: candidates[{i}] ({c.name}) needs a model")
-        unknown = set(c.params) - set(JUDGE_PARAMS)
-        if unknown:
-            raise ConfigError(f"{path}: candidates[{i}] ({c.name}) params {sorted(unknown)}; expected some of "
-                              f"{', '.join(JUDGE_PARAMS)}")
         if c.kind == "baseline" and not c.baseline:
             raise ConfigError(f"{path}: candidates[{i}] ({c.name}) needs a baseline name")
         if c.kind == "metric":
             _check_metric_map(c, f"{path}: candidates[{i}] ({c.name})")
-    for i, e in enumerate(evaluations):
-        if e.kind not in EVALUATION_KINDS:
-            raise ConfigError(f"{path}: evaluations[{i}] kind {e.kind!r}; expected one of {', '.join(EVALUATION_KINDS)}")
-    names = [c.name for c in candidates]
+    names = [c.name for c in config.candidates]
     if len(set(names)) != len(names):
         raise ConfigError(f"{path}: candidate names must be unique")
-    selection = _build(Selection, data.get("selection", {}), f"{path}: [selection]")
-    return LeaderboardConfig(candidates, evaluations, selection, data.get("cache", ".judgelab/cache.sqlite"), str(path))
+    return config
 
 
 def _check_metric_map(candidate: Candidate, where: str) -> None:

@@ -6,7 +6,7 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from judges.errors import InputError
-from judges.jsonl import read_jsonl
+from judges.input_problems import load_file
 from judges.rag.sample import RagSample, parse_record
 
 HF_PREFIX = "hf:"
@@ -18,8 +18,9 @@ def load_rag_samples(spec: str, *, split: str | None = None, config: str | None 
     """`FILE.jsonl` (judgelab's reader), or `hf:SOURCE` through `datasets`: a local .parquet/.json/.jsonl/.csv
     file, a folder written by `save_to_disk`, or a hub dataset name (needs the network)."""
     if not spec.startswith(HF_PREFIX):
-        return [parse_record(obj, default_id=str(line), path=spec, line=line, mapping=mapping)
-                for line, obj in read_jsonl(spec)]
+        parsed = load_file(spec, lambda line, obj: parse_record(obj, default_id=str(line), path=spec, line=line,
+                                                                mapping=mapping))
+        return [sample for _, sample in parsed]
     source = spec[len(HF_PREFIX):]
     rows = _hf_rows(source, split, config)
     return [parse_record(row, default_id=str(i), path=spec, line=i, mapping=mapping) for i, row in enumerate(rows, 1)]

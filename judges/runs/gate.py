@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from judges.errors import ConfigError
-from judges.toml_config import read_toml
+from judges.toml_config import read_toml, validate_config
 from judges.types import ALL_METRICS
 
 MIN_TARGETS = (*ALL_METRICS, "total")
@@ -130,12 +130,11 @@ class GateConfig:
 
     @classmethod
     def load(cls, path: str | Path) -> GateConfig:
-        data = read_toml(path)
-        unknown = set(data) - {"judge", "tests", "min", "max"}
-        if unknown:
-            raise ConfigError(f"{path}: unknown section(s) {sorted(unknown)}; expected judge, tests, min, max")
-        bars = [Bar.parse(f"{k}={v}", "min") for k, v in data.get("min", {}).items()]
-        bars += [Bar.parse(f"{k}={v}", "max") for k, v in data.get("max", {}).items()]
+        from judges.runs.gate_schema import GateFile
+
+        raw = read_toml(path)
+        data = validate_config(GateFile, raw, path)
+        bars = [Bar(k, float(v), kind) for kind in ("min", "max") for k, v in raw.get(kind, {}).items()]  # file order
         if not bars:
             raise ConfigError(f"{path}: no bars: add a [min] table, e.g. total = 0.8")
-        return cls(dict(data.get("judge", {})), dict(data.get("tests", {})), bars)
+        return cls(dict(data.judge), dict(data.tests), bars)

@@ -14,8 +14,11 @@ from judges.suite.loading import load_unit_tests
 CITATION = re.compile(r"\[(\d+)\]")
 
 
-def check_tests(tests: list[UnitTest]) -> list[str]:
-    """Problems found, one line each, naming the test's source line; empty when the file is sound."""
+def check_tests(tests: list[UnitTest], strict: bool = False) -> list[str]:
+    """Problems found, one line each, naming the test's source line; empty when the file is sound.
+
+    Every file gets the generic checks (citations point at a reference); `strict` adds the shipped suite's house
+    rules (each type's conditions and shape, 3-6 references, complete sets of 16 types)."""
     problems: list[str] = []
     by_set: dict[str, list[UnitTest]] = defaultdict(list)
     for test in tests:
@@ -26,8 +29,8 @@ def check_tests(tests: list[UnitTest]) -> list[str]:
                 if not 1 <= int(number) <= len(sample.references):
                     problems.append(f"{where}: {field} cites [{number}] but there are {len(sample.references)} references")
         spec = BY_NAME.get(test.test_type)
-        if spec is None:
-            continue  # a type outside judgelab's typology: only the generic checks apply
+        if not strict or spec is None:
+            continue  # not strict, or a type outside judgelab's typology: only the generic checks apply
         if test.set_id:
             by_set[test.set_id].append(test)
         wanted = dict(zip(GROUSE_METRICS, spec.conditions))
@@ -75,16 +78,29 @@ def check_splits(train: list[UnitTest], test: list[UnitTest]) -> list[str]:
     return problems
 
 
-def check_path(path: str | Path) -> tuple[int, list[str]]:
-    """Check a file, or a folder's train.jsonl and test.jsonl (and their separation). Returns (n tests, problems)."""
+def is_shipped_suite(path: str | Path) -> bool:
+    """Whether `path` is the shipped unit_tests/ folder or one of its files (its house rules always apply)."""
+    from judges.paths import bundled_dir
+
+    shipped = bundled_dir("unit_tests").resolve()
+    resolved = Path(path).resolve()
+    return resolved == shipped or resolved.parent == shipped
+
+
+def check_path(path: str | Path, strict: bool | None = None) -> tuple[int, list[str]]:
+    """Check a file, or a folder's train.jsonl and test.jsonl (and their separation). Returns (n tests, problems).
+
+    `strict` (house rules) defaults to on for the shipped suite only. A file that cannot be read raises
+    InputProblems listing all its problems."""
     path = Path(path)
+    strict = is_shipped_suite(path) if strict is None else strict
     if path.is_dir():
         splits = {name: load_unit_tests(path, name) for name in ("train", "test") if (path / f"{name}.jsonl").is_file()}
         if not splits:
             raise InputError("no train.jsonl or test.jsonl in this folder", path=str(path))
-        problems = [p for tests in splits.values() for p in check_tests(tests)]
+        problems = [p for tests in splits.values() for p in check_tests(tests, strict)]
         if len(splits) == 2:
             problems += check_splits(splits["train"], splits["test"])
         return sum(len(t) for t in splits.values()), problems
     tests = load_unit_tests(path)
-    return len(tests), check_tests(tests)
+    return len(tests), check_tests(tests, strict)

@@ -55,11 +55,22 @@ class Condition:
             return self.target is None and value is None
         return _OPERATORS[self.op](value, self.target)
 
+    def unmeetable(self, grades: tuple[int, ...]) -> bool:
+        """True when no grade of the metric's scale (and no null) can pass: `==6` on 1-5, `==3` on 0/1."""
+        return not self.expects_null and not any(self.accepts(g) for g in grades)
+
     def check(self, verdict: Verdict) -> Outcome:
         """Pass, wrong grade, or failure (the run got no usable verdict: never counted as a wrong grade)."""
         if verdict.state is VerdictState.FAILURE:
             return Outcome.FAILURE
         return Outcome.PASS if self.accepts(verdict.grade) else Outcome.WRONG_GRADE
+
+
+def metric_grades(metric: str) -> tuple[int, ...]:
+    """The grades a judge may give for one of the four judged metrics (its reply schema's enum)."""
+    from judges.judging.replies import GRADE_SPECS
+
+    return GRADE_SPECS[metric][1]
 
 
 def derive_pa_nr(relevancy_is_null: bool, completeness_is_null: bool) -> tuple[float | None, float | None]:

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
 
-from judges.suite.conditions import Condition
 from judges.errors import InputError
-from judges.jsonl import read_jsonl
-from judges.judging.samples import need, parse_sample
+from judges.input_problems import Problems, RecordFields, note_duplicate_ids, parse_records, read_records
+from judges.judging.samples import read_sample
+from judges.suite.conditions import Condition, metric_grades
 from judges.types import GROUSE_METRICS, UnitTest
 
 HUB_ALIASES = {"grouse": "illuin/grouse"}
@@ -17,35 +17,47 @@ CONDITION_FIELDS = {f"{metric}_condition": metric for metric in GROUSE_METRICS}
 
 
 def parse_unit_test(obj: dict[str, Any], *, path: str, line: int, default_id: str) -> UnitTest:
-    """Turn one record into a UnitTest; any problem raises InputError naming file, line and field."""
-
-    def field(container: dict[str, Any], key: str, kind: type, label: str) -> Any:
-        return need(container, key, kind, path=path, line=line, label=label)
-
-    sample = parse_sample(obj, path=path, line=line)
-    metadata = field(obj, "metadata", dict, "metadata")
+    """Turn one record into a UnitTest; InputProblems lists every problem of the record, by line and field."""
+    fields = RecordFields(path, line)
+    sample = read_sample(fields, obj, unit_test=True)
+    metadata = fields.need(obj, "metadata", dict)
+    test_type = fields.need(metadata, "test_type", str, "metadata.test_type", nonempty=True)
     test_id = str(obj.get("id") or default_id)
-    conditions_obj = field(obj, "conditions", dict, "conditions")
+    conditions_obj = fields.need(obj, "conditions", dict)
     conditions = {}
     for key, metric in CONDITION_FIELDS.items():
-        raw = field(conditions_obj, key, str, f"conditions.{key}")
-        conditions[metric] = Condition.parse(raw, test_id=test_id, field=f"conditions.{key}", path=path, line=line)
-    return UnitTest(
-        id=test_id, sample=sample, conditions=conditions,
-        test_type=field(metadata, "test_type", str, "metadata.test_type"),
-        goal=str(metadata.get("goal", "")), set_id=metadata.get("set_id"), source=f"{path}:{line}",
-    )
+        label = f"conditions.{key}"
+        raw = fields.need(conditions_obj, key, str, label)
+        if raw is None:
+            continue
+        try:
+            condition = Condition.parse(raw, test_id=test_id, field=label, path=path, line=line)
+        except InputError as err:
+            fields.add(err.message, label)
+            continue
+        if condition.unmeetable(metric_grades(metric)):
+            grades = metric_grades(metric)
+            fields.add(f"no {metric} grade can meet {raw!r}: grades are {grades[0]}-{grades[-1]} or null"
+                       if len(grades) > 2 else f"no {metric} grade can meet {raw!r}: grades are 0 or 1, or null", label)
+        conditions[metric] = condition
+    fields.done()
+    return UnitTest(id=test_id, sample=sample, conditions=conditions, test_type=test_type,  # type: ignore[arg-type]
+                    goal=str(metadata.get("goal", "")), set_id=metadata.get("set_id"), source=f"{path}:{line}")
 
 
-def _parse_all(records: Iterable[tuple[int, dict[str, Any]]], path: str, id_prefix: str) -> list[UnitTest]:
-    tests = [parse_unit_test(obj, path=path, line=line, default_id=f"{id_prefix}{line}") for line, obj in records]
-    seen: dict[str, str] = {}
-    for test in tests:
-        if test.id in seen:
-            raise InputError(f"duplicate id {test.id!r} (first at {seen[test.id]})", path=path,
-                             line=int(str(test.source).rsplit(":", 1)[1]), field="id")
-        seen[test.id] = str(test.source)
-    return tests
+def _parse_all(problems: Problems, records: list[tuple[int, dict[str, Any]]], id_prefix: str) -> list[UnitTest]:
+    """Parse every record, then check ids; raise one InputProblems with everything found in the file."""
+    path = problems.path
+    parsed = parse_records(records, problems,
+                           lambda line, obj: parse_unit_test(obj, path=path, line=line, default_id=f"{id_prefix}{line}"))
+    note_duplicate_ids([(line, str(obj["id"]) if obj.get("id") else None) for line, obj in records], problems)
+    problems.raise_if_any()
+    return [test for _, test in parsed]
+
+
+def _load_file(path: Path) -> list[UnitTest]:
+    problems = Problems(path)
+    return _parse_all(problems, read_records(path, problems), f"{path.stem}:")
 
 
 def load_unit_tests(source: str | Path, split: str | None = None) -> list[UnitTest]:
@@ -55,12 +67,12 @@ def load_unit_tests(source: str | Path, split: str | None = None) -> list[UnitTe
     text = str(source)
     path = Path(text)
     if path.is_file():
-        return _parse_all(read_jsonl(path), str(path), f"{path.stem}:")
+        return _load_file(path)
     if path.is_dir():
         chosen = path / f"{split or 'test'}.jsonl"
         if not chosen.is_file():
             raise InputError(f"no {chosen.name} in this folder (expected train.jsonl / test.jsonl)", path=str(path))
-        return _parse_all(read_jsonl(chosen), str(chosen), f"{chosen.stem}:")
+        return _load_file(chosen)
     if text in HUB_ALIASES or ("/" in text and not text.endswith(".jsonl") and not path.exists()):
         return load_hub_unit_tests(HUB_ALIASES.get(text, text), split or "test")
     raise InputError("unit-test file or folder not found", path=text)
@@ -71,5 +83,5 @@ def load_hub_unit_tests(repo_or_folder: str, split: str) -> list[UnitTest]:
     from judges.suite.hub_dataset import load_split_records
 
     records = load_split_records(repo_or_folder, split)
-    label = f"{repo_or_folder}[{split}]"
-    return _parse_all(((index, dict(row)) for index, row in enumerate(records, start=1)), label, f"{split}:")
+    problems = Problems(f"{repo_or_folder}[{split}]")
+    return _parse_all(problems, [(index, dict(row)) for index, row in enumerate(records, start=1)], f"{split}:")

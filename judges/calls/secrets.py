@@ -1,0 +1,124 @@
+"""Masking credentials: keys that name one at any depth, and known secret values inside any string."""
+
+from __future__ import annotations
+
+import os
+import re
+import threading
+from typing import Any
+
+MASK = "***"
+MIN_SECRET_LENGTH = 8
+
+# A key that names a credential: api_key, key, token, secret, password, authorization, bearer, cookie,
+# headers (which carry Authorization), and NAME_API_KEY / NAME_TOKEN / ... spellings.
+_CREDENTIAL_KEY = re.compile(
+    r"(^|[_\-.])(api[_\-]?key|key|token|secret|password|passwd|authorization|auth|bearer|cookies?|headers?)$", re.I)
+_SECRET_ENV = re.compile(r"_(API_KEY|TOKEN|SECRET|PASSWORD)$")
+_registered: set[str] = set()
+_lock = threading.Lock()
+
+
+def is_credential_key(key: object, value: object = None) -> bool:
+    """Whether a mapping key names a credential (its value must never be stored or shown).
+
+    A bare `key` holding a short string (a sentence key such as "s1" in a metric's steps) is not one: no API key
+    is that short."""
+    if not isinstance(key, str) or not _CREDENTIAL_KEY.search(key):
+        return False
+    return not (key.lower() == "key" and (not isinstance(value, str) or len(value) < MIN_SECRET_LENGTH))
+
+
+def register_secret(value: object) -> None:
+    """Remember a secret in use (an API key, a header value) so that `scrub` masks it inside any string."""
+    if isinstance(value, str) and len(value) >= MIN_SECRET_LENGTH:
+        with _lock:
+            _registered.add(value)
+
+
+def register_secrets_in(value: Any) -> None:
+    """Register every string found under a credential key of `value`, at any depth."""
+    if isinstance(value, dict):
+        for key, item in value.items():
+            if is_credential_key(key, item):
+                for text in _strings(item):
+                    register_secret(text)
+            else:
+                register_secrets_in(item)
+    elif isinstance(value, (list, tuple)):
+        for item in value:
+            register_secrets_in(item)
+
+
+def known_secrets() -> list[str]:
+    """Registered secrets and the values of `*_API_KEY`, `*_TOKEN`, `*_SECRET`, `*_PASSWORD` variables, longest first."""
+    found = {v for k, v in os.environ.items() if _SECRET_ENV.search(k.upper()) and len(v) >= MIN_SECRET_LENGTH}
+    with _lock:
+        found |= _registered
+    return sorted(found, key=len, reverse=True)
+
+
+def scrub(value: Any) -> Any:
+    """A copy of a JSON-like value with credential fields set to "***" and known secrets masked in strings."""
+    return _scrub(value, known_secrets())
+
+
+def scrub_text(text: str) -> str:
+    """`text` with every known secret replaced by "***"."""
+    return _mask(text, known_secrets())
+
+
+def split_credentials(value: Any) -> tuple[Any, Any]:
+    """(value without credential fields, the credential fields alone), at any depth; for dicts and lists."""
+    if isinstance(value, dict):
+        public: dict[str, Any] = {}
+        secret: dict[str, Any] = {}
+        for key, item in value.items():
+            if is_credential_key(key, item):
+                secret[key] = item
+                continue
+            kept, hidden = split_credentials(item)
+            public[key] = kept
+            if hidden not in (None, {}, []):
+                secret[key] = hidden
+        return public, secret
+    return value, None
+
+
+def credential_paths(value: Any, prefix: str = "") -> list[str]:
+    """Dotted paths of the credential fields of `value` (`extra_body.api_key`), for reports to name."""
+    if not isinstance(value, dict):
+        return []
+    paths = []
+    for key, item in value.items():
+        path = f"{prefix}{key}"
+        paths += [path] if is_credential_key(key, item) else credential_paths(item, f"{path}.")
+    return sorted(paths)
+
+
+def _scrub(value: Any, secrets: list[str]) -> Any:
+    if isinstance(value, dict):
+        return {key: MASK if is_credential_key(key, item) and item not in (None, "") else _scrub(item, secrets)
+                for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_scrub(item, secrets) for item in value]
+    if isinstance(value, str):
+        return _mask(value, secrets)
+    return value
+
+
+def _mask(text: str, secrets: list[str]) -> str:
+    for secret in secrets:
+        if secret in text:
+            text = text.replace(secret, MASK)
+    return text
+
+
+def _strings(value: Any) -> list[str]:
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, dict):
+        return [s for item in value.values() for s in _strings(item)]
+    if isinstance(value, (list, tuple)):
+        return [s for item in value for s in _strings(item)]
+    return []

@@ -1,0 +1,54 @@
+"""The validation gate's TOML file as pydantic types: `[judge]`, `[tests]`, `[min]` and `[max]`, nothing else."""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, create_model, with_config
+from typing_extensions import TypedDict
+
+from judges.types import ALL_METRICS
+
+_FORBID = ConfigDict(extra="forbid", strict=True)
+Rate = Annotated[float, Field(ge=0.0, le=1.0)]
+
+
+@with_config(_FORBID)
+class GateJudge(TypedDict, total=False):
+    """The judge, as `judgelab validate`'s options of the same names (`model` is --judge)."""
+
+    model: str
+    prompts: str
+    api_base: str
+    temperature: float
+    max_tokens: int
+    seed: int
+    json_schema: bool
+    cache: str
+    cache_mode: Literal["read-write", "read-only", "off", "replay"]
+    concurrency: Annotated[int, Field(ge=1)]
+
+
+@with_config(_FORBID)
+class GateTests(TypedDict, total=False):
+    """The unit tests: a file, folder or `grouse`, a split, a limit."""
+
+    source: str
+    split: Literal["train", "test"]
+    limit: Annotated[int, Field(ge=1)]
+
+
+# [min]: lowest pass rate per metric or `total`; [max]: highest format-failure rate.
+MinBars = create_model("MinBars", __config__=_FORBID, **{name: (Rate | None, None) for name in (*ALL_METRICS, "total")})
+MaxBars = create_model("MaxBars", __config__=_FORBID, format_failure_rate=(Rate | None, None))
+
+
+class GateFile(BaseModel):
+    """The whole file."""
+
+    model_config = _FORBID
+
+    judge: GateJudge = Field(default_factory=dict)  # type: ignore[arg-type]
+    tests: GateTests = Field(default_factory=dict)  # type: ignore[arg-type]
+    min: MinBars = Field(default_factory=MinBars)  # type: ignore[valid-type]
+    max: MaxBars = Field(default_factory=MaxBars)  # type: ignore[valid-type]

@@ -1,0 +1,80 @@
+"""Secrets: credential fields and known secret values are masked in every file and stream a run writes."""
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from conftest import ROOT
+from stub import stats, stub_server
+
+from judges.calls.secrets import credential_paths, register_secret, scrub, split_credentials
+from judges.judging.factory import JudgeOptions
+
+TOP_KEY = "sk-judgelab-TOPLEVEL-planted-4c2e91"
+BODY_KEY = "sk-judgelab-EXTRABODY-planted-77ab03"
+META_TOKEN = "tok-judgelab-METADATA-planted-5e10d"
+ENV_KEY = "sk-judgelab-ENVIRONMENT-planted-9f3a"
+
+
+def test_scrub_masks_credential_fields_at_any_depth():
+    value = {"api_key": "abc", "params": {"extra_body": {"api_key": "x", "top_k": 3}, "metadata": {"token": "t"}},
+             "headers": {"Authorization": "Bearer y"}, "list": [{"password": "p"}, {"cookie": "c"}],
+             "GROQ_API_KEY": "g", "max_tokens": 5, "prompt_tokens": 7, "key": "s1", "supporting_keys": ["a"]}
+    assert scrub(value) == {"api_key": "***", "params": {"extra_body": {"api_key": "***", "top_k": 3},
+                                                         "metadata": {"token": "***"}},
+                            "headers": "***", "list": [{"password": "***"}, {"cookie": "***"}],
+                            "GROQ_API_KEY": "***", "max_tokens": 5, "prompt_tokens": 7, "key": "s1",
+                            "supporting_keys": ["a"]}
+    assert value["api_key"] == "abc"  # a copy: the input is untouched
+
+
+def test_scrub_masks_registered_and_environment_secrets_inside_strings(monkeypatch):
+    monkeypatch.setenv("SOMEPROVIDER_API_KEY", ENV_KEY)
+    monkeypatch.setenv("SHORT_TOKEN", "abc")  # shorter than 8: not a secret worth masking
+    register_secret("registered-secret-value-1")
+    text = f"401 from Bearer {ENV_KEY}, body registered-secret-value-1; abc"
+    assert scrub({"message": text, "n": [1, text]}) == {
+        "message": "401 from Bearer ***, body ***; abc", "n": [1, "401 from Bearer ***, body ***; abc"]}
+
+
+def test_nested_extra_credentials_are_sent_but_never_hashed_or_shown():
+    options = JudgeOptions(extra={"top_p": 0.9, "extra_body": {"api_key": BODY_KEY, "top_k": 3},
+                                  "metadata": {"token": META_TOKEN}, "extra_headers": {"X-Key": "h"}})
+    assert options.generation_extra() == {"top_p": 0.9, "extra_body": {"top_k": 3}, "metadata": {}}
+    assert options.connection_extra() == {"extra_body": {"api_key": BODY_KEY}, "metadata": {"token": META_TOKEN},
+                                          "extra_headers": {"X-Key": "h"}}
+    assert options.public_params()["credentials"] == ["extra_body.api_key", "extra_headers", "metadata.token"]
+    assert BODY_KEY not in json.dumps(options.public_params()) and META_TOKEN not in json.dumps(options.params())
+    assert split_credentials([1]) == ([1], None) and credential_paths("x") == []
+
+
+def test_backend_sends_split_credentials_back_in_their_place():
+    from judges.calls.litellm_backend import merge_nested
+
+    assert merge_nested({"extra_body": {"top_k": 3}, "top_p": 1}, {"extra_body": {"api_key": "k"}, "api_base": "u"}) \
+        == {"extra_body": {"top_k": 3, "api_key": "k"}, "top_p": 1, "api_base": "u"}
+
+
+def test_planted_secrets_appear_nowhere_a_run_writes_or_prints(tmp_path):
+    extra = {"api_key": TOP_KEY, "extra_body": {"api_key": BODY_KEY, "top_k": 2}, "metadata": {"token": META_TOKEN}}
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "OPENAI_API_KEY": ENV_KEY}
+    with stub_server(latency_ms=5, echo_auth_rate=0.5, seed=2) as base:
+        result = subprocess.run(
+            [sys.executable, "-m", "judges.cli.main", "meta-eval", "--judge", "openai/stub", "--api-base", base,
+             "--tests", str(ROOT / "unit_tests" / "test.jsonl"), "--limit", "4", "--out", str(tmp_path / "run"),
+             "--cache", str(tmp_path / "cache.sqlite"), "--extra", json.dumps(extra)],
+            env=env, capture_output=True, text=True, cwd=tmp_path, timeout=300)
+        echoed = stats(base)["echo"]
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert echoed > 0  # the stub did send the credentials back in error bodies
+    rows = (tmp_path / "run" / "results.jsonl").read_text()
+    assert "bad request from Bearer ***" in rows  # the echoed error was kept, masked
+    written = [p for p in tmp_path.rglob("*") if p.is_file()]
+    assert {"cache.sqlite", "report.json", "results.jsonl"} <= {p.name for p in written}
+    for secret in (TOP_KEY, BODY_KEY, META_TOKEN, ENV_KEY):
+        for path in written:
+            assert secret.encode() not in path.read_bytes(), (secret, path)
+        assert secret not in result.stdout + result.stderr
