@@ -73,7 +73,7 @@ def test_planted_secrets_appear_nowhere_a_run_writes_or_prints(tmp_path):
     rows = (tmp_path / "run" / "results.jsonl").read_text()
     assert "bad request from Bearer ***" in rows  # the echoed error was kept, masked
     written = [p for p in tmp_path.rglob("*") if p.is_file()]
-    assert {"cache.sqlite", "report.json", "results.jsonl"} <= {p.name for p in written}
+    assert {"cache.sqlite", "run.json", "results.jsonl", "summary.md"} <= {p.name for p in written}
     for secret in (TOP_KEY, BODY_KEY, META_TOKEN, ENV_KEY):
         for path in written:
             assert secret.encode() not in path.read_bytes(), (secret, path)
