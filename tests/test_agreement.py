@@ -13,6 +13,7 @@ from judges.agreement.bootstrap import figures, percentile_interval, resample_it
 from judges.agreement.measure import ceiling_rows, measure, minmax_scale
 from judges.agreement.policy import Policy
 from judges.agreement.predictions import Prediction, Predictions, read_predictions
+from judges.agreement.threshold import Calibration
 from judges.cli.main import main
 from judges.errors import ConfigError, InputError
 from judges.labels.schema import LabelledItem, LabelledSet, LabelType
@@ -115,8 +116,16 @@ def test_batched_statistics_equal_the_library_call_per_resample():
                                                   "kendall_tau_b"]),
 ])
 def test_statistics_by_label_type(label_type, scale, judge, names):
-    stats = st.choose_statistics(label_type, scale, st.describe_judge(judge, label_type, scale))
+    threshold = 0.5 if label_type is LabelType.BINARY else None  # a continuous score is cut only at a given cut
+    stats = st.choose_statistics(label_type, scale, st.describe_judge(judge, label_type, scale, threshold))
     assert [s.name for s in stats] == names and all(s.reason is None for s in stats)
+
+
+def test_a_continuous_score_has_no_fixed_cut_any_more():
+    uncut = st.describe_judge([0.2, 0.7], LabelType.BINARY, (0, 1))
+    assert uncut.threshold is None
+    stats = st.choose_statistics(LabelType.BINARY, (0, 1), uncut)
+    assert [s.name for s in stats if s.reason is None] == ["auroc"]
 
 
 def test_off_scale_judges_get_no_kappa_alpha_or_uncut_binary_statistics():
@@ -363,3 +372,73 @@ def test_wikieval_pairs_from_a_local_copy_through_the_command(tmp_path, monkeypa
              json.loads((tmp_path / "o" / "agreement.json").read_text())["metrics"]["faithfulness"]["judge"]}
     assert judge["agreement"]["value"] == pytest.approx(1 / 3) and judge["agreement"]["n"] == 3
     assert judge["pearson"]["value"] is None and judge["pearson"]["note"].startswith("undefined")
+
+
+# --- thresholds fitted for binary agreement ------------------------------------------------------------------
+
+def _separable(n=40):
+    """Binary labels and an embedding-like score crowded in [0.85, 0.95]: positives above 0.9, negatives below."""
+    labels = [i % 2 for i in range(n)]
+    scores = {i: (0.91 + 0.04 * i / n) if labels[i] else (0.85 + 0.04 * i / n) for i in range(n)}
+    return labelled_set(LabelType.BINARY, (0, 1), [(i, "h", lab) for i, lab in enumerate(labels)]), predictions(scores)
+
+
+def test_a_crowded_score_gets_a_fitted_threshold_not_the_fixed_half():
+    labels, preds = _separable()
+    result = measure(labels, preds, resamples=100)
+    # the old fixed 0.5 cut called every item positive: balanced accuracy 0.5; the cross-fitted cut separates them
+    assert result.figure("balanced_accuracy").value == pytest.approx(1.0)
+    assert result.figure("auroc").value == pytest.approx(1.0)
+    fit = result.threshold
+    assert fit.split == "cross-fitted" and fit.folds == 5 and fit.n_calibration_items == 40
+    assert fit.rule == "label 1 when score >= 0.8995"  # midway between 0.889 (top negative) and 0.910
+    from sklearn.metrics import roc_curve
+
+    h = np.array([i % 2 for i in range(40)])
+    s = np.array([preds.get(str(i), "m").score for i in range(40)])
+    fpr, tpr, cuts = roc_curve(h, s, drop_intermediate=False)
+    best = np.argmax((tpr - fpr)[1:]) + 1  # Youden's J on all items, midway to the next lower score
+    assert fit.value == pytest.approx((cuts[best] + cuts[best + 1]) / 2)
+    assert fit.value == pytest.approx((min(s[h == 1]) + max(s[h == 0])) / 2)
+
+
+def test_a_calibration_fraction_fits_on_its_items_and_reports_on_the_rest():
+    labels, preds = _separable(200)
+    result = measure(labels, preds, calibration=Calibration(fraction=0.3), resamples=100)
+    assert result.threshold.split == "calibration-fraction" and result.threshold.n_calibration_items == 60
+    assert result.n_items == 140 and result.figure("auroc").n_items == 140
+    assert result.figure("balanced_accuracy").value == pytest.approx(1.0)
+    small = measure(*_separable(40), calibration=Calibration(fraction=0.3), resamples=100)
+    assert small.threshold.split == "cross-fitted" and "12 graded items (< 50)" in " ".join(small.notes)
+
+
+def test_a_zero_one_judge_keeps_the_plain_cut_and_a_lower_is_better_judge_is_turned():
+    labels = labelled_set(LabelType.BINARY, (0, 1), BINARY_ROWS)
+    plain = measure(labels, predictions({i: 1 - i % 2 for i in range(8)}), resamples=100)
+    assert plain.threshold is None and "the plain 0.5 cut" in " ".join(plain.notes)
+    # a hallucination flag (1 = unfaithful) is lower-is-better: turned, it agrees perfectly
+    flipped = measure(labels, predictions({i: i % 2 for i in range(8)}), higher_is_better=False, resamples=100)
+    assert flipped.figure("balanced_accuracy").value == 1.0 and flipped.to_dict()["judge_direction"] == "lower is better"
+    # a continuous lower-is-better score: the saved rule reads "<=" on the judge's own scale
+    labels40, preds40 = _separable()
+    turned = predictions({i: 2 - preds40.get(str(i), "m").score for i in range(40)})  # in [1.05, 1.15], lower better
+    result = measure(labels40, turned, higher_is_better=False, resamples=100)
+    assert result.figure("auroc").value == pytest.approx(1.0) and result.threshold.rule.startswith("label 1 when score <=")
+    assert 1.05 <= result.threshold.value < 1.15
+
+
+def test_the_agreement_command_saves_the_fitted_threshold_and_names_the_split(tmp_path, capsys):
+    labels, preds = _separable()
+    from judges.labels.io import write_labels
+
+    labels_path = write_labels(tmp_path / "labels.jsonl", labels.items)
+    preds_path = write_jsonl(tmp_path / "p.jsonl", [{"id": str(i), "score": preds.get(str(i), "m").score}
+                                                    for i in range(40)])
+    assert main(["agreement", "--labels", str(labels_path), "--predictions", str(preds_path), "--out",
+                 str(tmp_path / "o"), "--resamples", "100"]) == 0
+    data = json.loads((tmp_path / "o" / "agreement.json").read_text())["metrics"]["m"]
+    assert data["fitted_threshold"]["split"] == "cross-fitted" and 0.85 < data["fitted_threshold"]["value"] < 0.95
+    markdown = (tmp_path / "o" / "agreement.md").read_text()
+    assert "threshold fitted on 5-fold cross-fitting over all 40 items" in markdown
+    balanced = next(f for f in data["judge"] if f["statistic"] == "balanced_accuracy")
+    assert balanced["value"] == 1.0
