@@ -160,7 +160,8 @@ def test_csv_with_text_labels_through_a_mapping(tmp_path):
     assert [(i.id, i.label, i.sample.references) for i in labels.items] == [
         ("a", 1.0, ("Ada wrote it.",)), ("b", 0.0, ("Written in 1843.",))]
     bad = ColumnMapping.parse("input=question,actual_output=answer,label=verdict")
-    with pytest.raises(InputError, match=r"mine.csv:2: expected a number, got 'yes' \(field 'verdict'\)"):
+    with pytest.raises(InputError, match=r"mine.csv:2: expected a number, got 'yes'; map text labels with --label-map TEXT=NUMBER,\.\.\. "
+                       r"\(field 'verdict'\)"):
         load_mapped(str(path), bad, metric="faithfulness", label_type=LabelType.BINARY)
 
 
