@@ -442,3 +442,73 @@ def test_the_agreement_command_saves_the_fitted_threshold_and_names_the_split(tm
     assert "threshold fitted on 5-fold cross-fitting over all 40 items" in markdown
     balanced = next(f for f in data["judge"] if f["statistic"] == "balanced_accuracy")
     assert balanced["value"] == 1.0
+
+
+# --- public shapes through --columns / --label-map only, figures checked against scipy / scikit-learn ---------
+
+OWN = ROOT / "tests" / "data" / "own_labels"
+
+
+def _judge_figures(out):
+    data = json.loads((out / "agreement.json").read_text())
+    [metric] = data["metrics"].values()
+    return metric, {f["statistic"]: f for f in metric["judge"]}
+
+
+def test_a_nested_json_mapped_on_the_command_line(tmp_path):
+    from scipy import stats
+
+    code = main(["agreement", "--labels", str(OWN / "summeval_like.json"), "--columns",
+                 "id=id+model_id,actual_output=decoded,references=text,label=expert_annotations.*.consistency,"
+                 "metric=const:faithfulness", "--label-type", "ordinal", "--scale", "1,5",
+                 "--predictions", str(OWN / "summeval_like_judge.jsonl"), "--out", str(tmp_path), "--resamples", "100"])
+    assert code == 0
+    metric, judge = _judge_figures(tmp_path)
+    rows = json.loads((OWN / "summeval_like.json").read_text())
+    scores = {json.loads(line)["id"]: json.loads(line)["score"] for line in
+              (OWN / "summeval_like_judge.jsonl").read_text().splitlines()}
+    human = [a["consistency"] for r in rows for a in r["expert_annotations"]]
+    repeated = [scores[f"{r['id']}/{r['model_id']}"] for r in rows for _ in r["expert_annotations"]]
+    assert judge["spearman"]["value"] == pytest.approx(stats.spearmanr(human, repeated).statistic)
+    assert judge["pearson"]["value"] == pytest.approx(stats.pearsonr(human, repeated).statistic)
+    assert judge["spearman"]["n"] == 48 and judge["spearman"]["n_items"] == 16
+    assert metric["annotators"] == ["annotator-1", "annotator-2", "annotator-3"] and len(metric["ceiling"]) == 5
+
+
+def test_a_tsv_with_text_labels_and_no_question_on_the_command_line(tmp_path):
+    from sklearn.metrics import roc_auc_score
+
+    cosine = {str(line): score for line, score in zip(range(2, 10), [0.93, 0.88, 0.86, 0.94, 0.89, 0.87, 0.92, 0.90])}
+    preds = write_jsonl(tmp_path / "p.jsonl", [{"id": k, "score": v} for k, v in cosine.items()])
+    code = main(["agreement", "--labels", str(OWN / "begin_like_no_question.tsv"), "--columns",
+                 "references=knowledge,actual_output=response,label=begin_label", "--label-map",
+                 "Fully attributable=1,Not fully attributable=0,Generic=0", "--metric", "faithfulness",
+                 "--label-type", "binary", "--predictions", str(preds), "--out", str(tmp_path / "o"),
+                 "--resamples", "100"])
+    assert code == 0
+    metric, judge = _judge_figures(tmp_path / "o")
+    labels = [1, 0, 0, 1, 0, 0, 1, 0]
+    assert judge["auroc"]["value"] == pytest.approx(roc_auc_score(labels, list(cosine.values())))  # 1.0
+    # three positives: 3-fold cross-fitting; the saved cut lies between the top negative (0.90) and 0.92
+    assert metric["fitted_threshold"]["folds"] == 3 and metric["fitted_threshold"]["value"] == pytest.approx(0.91)
+    assert judge["balanced_accuracy"]["value"] > 0.5
+
+
+def test_a_parquet_file_with_a_zero_one_judge_on_the_command_line(tmp_path):
+    import pyarrow.parquet as pq
+    from sklearn.metrics import balanced_accuracy_score, f1_score, matthews_corrcoef
+
+    rows = pq.read_table(OWN / "halubench_like.parquet").to_pylist()
+    graded = [1, 0, 1, 1, 1, 0, 0, 0, 1, 0, 1, 0]  # two mistakes: hb-3 passed, hb-6 failed
+    preds = write_jsonl(tmp_path / "p.jsonl", [{"id": r["id"], "score": g} for r, g in zip(rows, graded)])
+    code = main(["agreement", "--labels", str(OWN / "halubench_like.parquet"), "--columns",
+                 "id=id,input=question,references=passage,actual_output=answer,label=label", "--label-map",
+                 "PASS=1,FAIL=0", "--metric", "faithfulness", "--label-type", "binary", "--predictions", str(preds),
+                 "--out", str(tmp_path / "o"), "--resamples", "100"])
+    assert code == 0
+    metric, judge = _judge_figures(tmp_path / "o")
+    human = [1 if r["label"] == "PASS" else 0 for r in rows]
+    assert judge["balanced_accuracy"]["value"] == pytest.approx(balanced_accuracy_score(human, graded))  # 5/6
+    assert judge["f1"]["value"] == pytest.approx(f1_score(human, graded))
+    assert judge["mcc"]["value"] == pytest.approx(matthews_corrcoef(human, graded))
+    assert metric["fitted_threshold"] is None and "the plain 0.5 cut" in (tmp_path / "o" / "agreement.md").read_text()

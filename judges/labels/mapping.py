@@ -37,7 +37,8 @@ class ColumnMapping:
     """Which column (a field path) of the user's rows holds each field of a labelled item.
 
     `label` and `actual_output` are required. `input` (the question) defaults to none, for tasks without one
-    (summarisation, dialogue grounded on a snippet); `id` to the row number (from 1); `annotator` to "human";
+    (summarisation, dialogue grounded on a snippet); `id` to the line (CSV, TSV, JSONL) or row number, and
+    `id=doc+system` joins two columns with "/"; `annotator` to "human";
     `references` to none (a list, a JSON list in a string, or one text); `expected_output` to ""; `metric` to the
     `--metric` given. Paths may be nested (`doc.sentences[0]`), fan out over a list (`annotations.*.label`: one
     label per annotator, with `annotator=annotations.*.name` or numbered annotators) or be constants
@@ -68,7 +69,8 @@ class ColumnMapping:
             if name.strip() not in known:
                 raise ConfigError(f"--columns: unknown field {name.strip()!r} (fields: {', '.join(sorted(known))})")
             if not column.strip().startswith("const:"):
-                tokens(column.strip())  # a malformed path is a ConfigError now, not on the first row
+                for path in column.strip().split("+") if name.strip() == "id" else [column.strip()]:
+                    tokens(path)  # a malformed path is a ConfigError now, not on the first row
             pairs[name.strip()] = column.strip()
         missing = [name for name in ("label", "actual_output") if name not in pairs]
         if missing:
@@ -169,7 +171,7 @@ def map_rows(rows: Iterable[tuple[int, Mapping[str, Any]]], mapping: ColumnMappi
         answer_b = _column(row, mapping.actual_output_b, where)
         if label_type is LabelType.PREFERENCE and answer_b is None:
             raise ConfigError("preference labels need --columns actual_output_b=<column of the second answer>")
-        item_id = str(_column(row, mapping.id, where, line))
+        item_id = "/".join(str(_column(row, part, where)) for part in mapping.id.split("+")) if mapping.id else str(line)
         row_metric = str(_column(row, mapping.metric, where, metric))
         for annotator, raw in _annotated(row, mapping, where):
             staged.append((line, item_id, row_metric, _label(raw, mapping, **where), annotator, sample,
