@@ -142,7 +142,8 @@ def execute(args: argparse.Namespace, metrics: list[Any], registry: dict[str, An
     involved = [*metrics, *components]
     prompts = RagPrompts(Path(args.rag_prompts) if args.rag_prompts else None)
     grouse = load_prompt_set(options.prompts) if any(s.family == "grouse" for s in involved) else None
-    embedder = (open_embedder(args.embeddings, api_base=args.embeddings_api_base)
+    keep_vectors = options.cache_path if options.cache_mode == "read-write" else None  # across runs, beside replies
+    embedder = (open_embedder(args.embeddings, api_base=args.embeddings_api_base, cache_path=keep_vectors)
                 if any(s.uses_embeddings for s in involved) else None)
     out_dir = Path(args.out) if args.out else default_run_dir(Path("results/runs"), "metrics", args.judge)
     out_dir.mkdir(parents=True, exist_ok=True)
