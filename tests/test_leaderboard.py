@@ -61,7 +61,7 @@ def test_a_candidate_below_the_best_baseline_is_not_named_best():
     top = entry("always-top", 0.562, 0.393, 0.719, kind="baseline", **unit)
     [pick] = pick_best([judge, other, top], Selection())
     assert pick.winner is None and pick.baseline.candidate == "always-top"
-    assert pick.reason() == "no candidate beats the baselines (best: the best baseline always-top (0.562))"
+    assert pick.reason() == "no candidate beats the baselines; the bar was the best baseline always-top (0.562)"
     assert pick.excluded["smollm2-default"] == ("does not beat the best baseline always-top (0.562): 95% interval "
                                                 "lower bound 0.050 <= 0.562 (95% interval vs baseline point)")
 

@@ -36,7 +36,7 @@ class Pick:
         if self.winner is None:
             if self.leader is None and not self.reference:
                 return "no eligible candidate with a figure"
-            return NO_WINNER + (f" (best: {self.reference})" if self.reference else "")
+            return NO_WINNER + (f"; the bar was {self.reference}" if self.reference else "")
         text = f"beats {self.reference}: {self.beats}" if self.reference else self.beats
         if self.leader is not None and self.winner.candidate != self.leader.candidate:
             text += f"; {self.tie}"
