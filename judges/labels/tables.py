@@ -18,8 +18,7 @@ def _csv_rows(path: Path, tsv: bool) -> Iterator[tuple[int, Mapping[str, Any]]]:
     # every cell as text (labels are parsed later); a TSV's quotes are text, as in BEGIN's raw files
     frame = pd.read_csv(path, sep="\t" if tsv else ",", dtype=str, keep_default_na=False,
                         quoting=csv.QUOTE_NONE if tsv else csv.QUOTE_MINIMAL)
-    for number, row in enumerate(frame.to_dict(orient="records"), start=2):
-        yield number, row
+    yield from enumerate(frame.to_dict(orient="records"), start=2)  # line 1 is the header
 
 
 def _saved_dataset_rows(path: Path, split: str) -> list[dict[str, Any]]:
