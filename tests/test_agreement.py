@@ -13,6 +13,7 @@ from judges.agreement.bootstrap import figures, percentile_interval, resample_it
 from judges.agreement.measure import ceiling_rows, measure, minmax_scale
 from judges.agreement.policy import Policy
 from judges.agreement.predictions import Prediction, Predictions, read_predictions
+from judges.agreement.threshold import Calibration
 from judges.cli.main import main
 from judges.errors import ConfigError, InputError
 from judges.labels.schema import LabelledItem, LabelledSet, LabelType
@@ -115,8 +116,16 @@ def test_batched_statistics_equal_the_library_call_per_resample():
                                                   "kendall_tau_b"]),
 ])
 def test_statistics_by_label_type(label_type, scale, judge, names):
-    stats = st.choose_statistics(label_type, scale, st.describe_judge(judge, label_type, scale))
+    threshold = 0.5 if label_type is LabelType.BINARY else None  # a continuous score is cut only at a given cut
+    stats = st.choose_statistics(label_type, scale, st.describe_judge(judge, label_type, scale, threshold))
     assert [s.name for s in stats] == names and all(s.reason is None for s in stats)
+
+
+def test_a_continuous_score_has_no_fixed_cut_any_more():
+    uncut = st.describe_judge([0.2, 0.7], LabelType.BINARY, (0, 1))
+    assert uncut.threshold is None
+    stats = st.choose_statistics(LabelType.BINARY, (0, 1), uncut)
+    assert [s.name for s in stats if s.reason is None] == ["auroc"]
 
 
 def test_off_scale_judges_get_no_kappa_alpha_or_uncut_binary_statistics():
@@ -363,3 +372,143 @@ def test_wikieval_pairs_from_a_local_copy_through_the_command(tmp_path, monkeypa
              json.loads((tmp_path / "o" / "agreement.json").read_text())["metrics"]["faithfulness"]["judge"]}
     assert judge["agreement"]["value"] == pytest.approx(1 / 3) and judge["agreement"]["n"] == 3
     assert judge["pearson"]["value"] is None and judge["pearson"]["note"].startswith("undefined")
+
+
+# --- thresholds fitted for binary agreement ------------------------------------------------------------------
+
+def _separable(n=40):
+    """Binary labels and an embedding-like score crowded in [0.85, 0.95]: positives above 0.9, negatives below."""
+    labels = [i % 2 for i in range(n)]
+    scores = {i: (0.91 + 0.04 * i / n) if labels[i] else (0.85 + 0.04 * i / n) for i in range(n)}
+    return labelled_set(LabelType.BINARY, (0, 1), [(i, "h", lab) for i, lab in enumerate(labels)]), predictions(scores)
+
+
+def test_a_crowded_score_gets_a_fitted_threshold_not_the_fixed_half():
+    labels, preds = _separable()
+    result = measure(labels, preds, resamples=100)
+    # the old fixed 0.5 cut called every item positive: balanced accuracy 0.5; the cross-fitted cut separates them
+    assert result.figure("balanced_accuracy").value == pytest.approx(1.0)
+    assert result.figure("auroc").value == pytest.approx(1.0)
+    fit = result.threshold
+    assert fit.split == "cross-fitted" and fit.folds == 5 and fit.n_calibration_items == 40
+    assert fit.rule == "label 1 when score >= 0.8995"  # midway between 0.889 (top negative) and 0.910
+    from sklearn.metrics import roc_curve
+
+    h = np.array([i % 2 for i in range(40)])
+    s = np.array([preds.get(str(i), "m").score for i in range(40)])
+    fpr, tpr, cuts = roc_curve(h, s, drop_intermediate=False)
+    best = np.argmax((tpr - fpr)[1:]) + 1  # Youden's J on all items, midway to the next lower score
+    assert fit.value == pytest.approx((cuts[best] + cuts[best + 1]) / 2)
+    assert fit.value == pytest.approx((min(s[h == 1]) + max(s[h == 0])) / 2)
+
+
+def test_a_calibration_fraction_fits_on_its_items_and_reports_on_the_rest():
+    labels, preds = _separable(200)
+    result = measure(labels, preds, calibration=Calibration(fraction=0.3), resamples=100)
+    assert result.threshold.split == "calibration-fraction" and result.threshold.n_calibration_items == 60
+    assert result.n_items == 140 and result.figure("auroc").n_items == 140
+    assert result.figure("balanced_accuracy").value == pytest.approx(1.0)
+    small = measure(*_separable(40), calibration=Calibration(fraction=0.3), resamples=100)
+    assert small.threshold.split == "cross-fitted" and "12 graded items (< 50)" in " ".join(small.notes)
+
+
+def test_a_zero_one_judge_keeps_the_plain_cut_and_a_lower_is_better_judge_is_turned():
+    labels = labelled_set(LabelType.BINARY, (0, 1), BINARY_ROWS)
+    plain = measure(labels, predictions({i: 1 - i % 2 for i in range(8)}), resamples=100)
+    assert plain.threshold is None and "the plain 0.5 cut" in " ".join(plain.notes)
+    # a hallucination flag (1 = unfaithful) is lower-is-better: turned, it agrees perfectly
+    flipped = measure(labels, predictions({i: i % 2 for i in range(8)}), higher_is_better=False, resamples=100)
+    assert flipped.figure("balanced_accuracy").value == 1.0 and flipped.to_dict()["judge_direction"] == "lower is better"
+    # a continuous lower-is-better score: the saved rule reads "<=" on the judge's own scale
+    labels40, preds40 = _separable()
+    turned = predictions({i: 2 - preds40.get(str(i), "m").score for i in range(40)})  # in [1.05, 1.15], lower better
+    result = measure(labels40, turned, higher_is_better=False, resamples=100)
+    assert result.figure("auroc").value == pytest.approx(1.0) and result.threshold.rule.startswith("label 1 when score <=")
+    assert 1.05 <= result.threshold.value < 1.15
+
+
+def test_the_agreement_command_saves_the_fitted_threshold_and_names_the_split(tmp_path, capsys):
+    labels, preds = _separable()
+    from judges.labels.io import write_labels
+
+    labels_path = write_labels(tmp_path / "labels.jsonl", labels.items)
+    preds_path = write_jsonl(tmp_path / "p.jsonl", [{"id": str(i), "score": preds.get(str(i), "m").score}
+                                                    for i in range(40)])
+    assert main(["agreement", "--labels", str(labels_path), "--predictions", str(preds_path), "--out",
+                 str(tmp_path / "o"), "--resamples", "100"]) == 0
+    data = json.loads((tmp_path / "o" / "agreement.json").read_text())["metrics"]["m"]
+    assert data["fitted_threshold"]["split"] == "cross-fitted" and 0.85 < data["fitted_threshold"]["value"] < 0.95
+    markdown = (tmp_path / "o" / "agreement.md").read_text()
+    assert "threshold fitted on 5-fold cross-fitting over all 40 items" in markdown
+    balanced = next(f for f in data["judge"] if f["statistic"] == "balanced_accuracy")
+    assert balanced["value"] == 1.0
+
+
+# --- public shapes through --columns / --label-map only, figures checked against scipy / scikit-learn ---------
+
+OWN = ROOT / "tests" / "data" / "own_labels"
+
+
+def _judge_figures(out):
+    data = json.loads((out / "agreement.json").read_text())
+    [metric] = data["metrics"].values()
+    return metric, {f["statistic"]: f for f in metric["judge"]}
+
+
+def test_a_nested_json_mapped_on_the_command_line(tmp_path):
+    from scipy import stats
+
+    code = main(["agreement", "--labels", str(OWN / "summeval_like.json"), "--columns",
+                 "id=id+model_id,actual_output=decoded,references=text,label=expert_annotations.*.consistency,"
+                 "metric=const:faithfulness", "--label-type", "ordinal", "--scale", "1,5",
+                 "--predictions", str(OWN / "summeval_like_judge.jsonl"), "--out", str(tmp_path), "--resamples", "100"])
+    assert code == 0
+    metric, judge = _judge_figures(tmp_path)
+    rows = json.loads((OWN / "summeval_like.json").read_text())
+    scores = {json.loads(line)["id"]: json.loads(line)["score"] for line in
+              (OWN / "summeval_like_judge.jsonl").read_text().splitlines()}
+    human = [a["consistency"] for r in rows for a in r["expert_annotations"]]
+    repeated = [scores[f"{r['id']}/{r['model_id']}"] for r in rows for _ in r["expert_annotations"]]
+    assert judge["spearman"]["value"] == pytest.approx(stats.spearmanr(human, repeated).statistic)
+    assert judge["pearson"]["value"] == pytest.approx(stats.pearsonr(human, repeated).statistic)
+    assert judge["spearman"]["n"] == 48 and judge["spearman"]["n_items"] == 16
+    assert metric["annotators"] == ["annotator-1", "annotator-2", "annotator-3"] and len(metric["ceiling"]) == 5
+
+
+def test_a_tsv_with_text_labels_and_no_question_on_the_command_line(tmp_path):
+    from sklearn.metrics import roc_auc_score
+
+    cosine = {str(line): score for line, score in zip(range(2, 10), [0.93, 0.88, 0.86, 0.94, 0.89, 0.87, 0.92, 0.90])}
+    preds = write_jsonl(tmp_path / "p.jsonl", [{"id": k, "score": v} for k, v in cosine.items()])
+    code = main(["agreement", "--labels", str(OWN / "begin_like_no_question.tsv"), "--columns",
+                 "references=knowledge,actual_output=response,label=begin_label", "--label-map",
+                 "Fully attributable=1,Not fully attributable=0,Generic=0", "--metric", "faithfulness",
+                 "--label-type", "binary", "--predictions", str(preds), "--out", str(tmp_path / "o"),
+                 "--resamples", "100"])
+    assert code == 0
+    metric, judge = _judge_figures(tmp_path / "o")
+    labels = [1, 0, 0, 1, 0, 0, 1, 0]
+    assert judge["auroc"]["value"] == pytest.approx(roc_auc_score(labels, list(cosine.values())))  # 1.0
+    # three positives: 3-fold cross-fitting; the saved cut lies between the top negative (0.90) and 0.92
+    assert metric["fitted_threshold"]["folds"] == 3 and metric["fitted_threshold"]["value"] == pytest.approx(0.91)
+    assert judge["balanced_accuracy"]["value"] > 0.5
+
+
+def test_a_parquet_file_with_a_zero_one_judge_on_the_command_line(tmp_path):
+    import pyarrow.parquet as pq
+    from sklearn.metrics import balanced_accuracy_score, f1_score, matthews_corrcoef
+
+    rows = pq.read_table(OWN / "halubench_like.parquet").to_pylist()
+    graded = [1, 0, 1, 1, 1, 0, 0, 0, 1, 0, 1, 0]  # two mistakes: hb-3 passed, hb-6 failed
+    preds = write_jsonl(tmp_path / "p.jsonl", [{"id": r["id"], "score": g} for r, g in zip(rows, graded)])
+    code = main(["agreement", "--labels", str(OWN / "halubench_like.parquet"), "--columns",
+                 "id=id,input=question,references=passage,actual_output=answer,label=label", "--label-map",
+                 "PASS=1,FAIL=0", "--metric", "faithfulness", "--label-type", "binary", "--predictions", str(preds),
+                 "--out", str(tmp_path / "o"), "--resamples", "100"])
+    assert code == 0
+    metric, judge = _judge_figures(tmp_path / "o")
+    human = [1 if r["label"] == "PASS" else 0 for r in rows]
+    assert judge["balanced_accuracy"]["value"] == pytest.approx(balanced_accuracy_score(human, graded))  # 5/6
+    assert judge["f1"]["value"] == pytest.approx(f1_score(human, graded))
+    assert judge["mcc"]["value"] == pytest.approx(matthews_corrcoef(human, graded))
+    assert metric["fitted_threshold"] is None and "the plain 0.5 cut" in (tmp_path / "o" / "agreement.md").read_text()

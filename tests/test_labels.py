@@ -10,7 +10,7 @@ from conftest import ROOT, SHARED, write_jsonl
 
 from judges.errors import ConfigError, InputError
 from judges.labels.io import read_labels, write_labels
-from judges.labels.mapping import ColumnMapping, load_mapped
+from judges.labels.mapping import ColumnMapping, load_mapped, parse_label_map
 from judges.labels.registry import SETS, load_set, open_labels
 from judges.labels.schema import LabelType
 from judges.labels.shared import shared_datasets_dir
@@ -160,7 +160,8 @@ def test_csv_with_text_labels_through_a_mapping(tmp_path):
     assert [(i.id, i.label, i.sample.references) for i in labels.items] == [
         ("a", 1.0, ("Ada wrote it.",)), ("b", 0.0, ("Written in 1843.",))]
     bad = ColumnMapping.parse("input=question,actual_output=answer,label=verdict")
-    with pytest.raises(InputError, match=r"mine.csv:2: expected a number, got 'yes' \(field 'verdict'\)"):
+    with pytest.raises(InputError, match=r"mine.csv:2: expected a number, got 'yes'; map text labels with --label-map TEXT=NUMBER,\.\.\. "
+                       r"\(field 'verdict'\)"):
         load_mapped(str(path), bad, metric="faithfulness", label_type=LabelType.BINARY)
 
 
@@ -248,3 +249,70 @@ def test_every_registered_set_names_an_importable_loader():
     for target, _, _ in SETS.values():
         module, _, attr = target.partition(":")
         assert callable(getattr(importlib.import_module(module), attr))
+
+
+# --- public shapes mapped on the command line only (issue 14) ------------------------------------------------
+
+OWN = DATA / "own_labels"
+
+
+def test_field_paths_nest_index_fan_out_and_take_constants():
+    from judges.labels.field_paths import get_field
+
+    row = {"doc": {"sentences": ["First.", "Second."]}, "annotations": [{"label": "yes"}, {"label": "no"}],
+           "a.b": 1, "scores": {"x": {"v": 2}, "y": {"v": 3}}}
+    assert get_field(row, "doc.sentences[1]") == "Second." and get_field(row, "doc.sentences.0") == "First."
+    assert get_field(row, "annotations.*.label") == ["yes", "no"] and get_field(row, "annotations[*].label") == ["yes", "no"]
+    assert get_field(row, "scores.*.v") == [2, 3]  # over an object's values too
+    assert get_field(row, "const:faithfulness") == "faithfulness" and get_field(row, "a.b") == 1
+    with pytest.raises(KeyError):
+        get_field(row, "doc.sentences[2]")
+    with pytest.raises(ConfigError, match="field path"):
+        ColumnMapping.parse("actual_output=a,label=b]x[")
+
+
+def test_a_nested_json_with_three_annotators_and_no_question():
+    mapping = ColumnMapping.parse("id=id+model_id,actual_output=decoded,references=text,"
+                                  "label=expert_annotations.*.consistency,metric=const:faithfulness")
+    labels = load_mapped(str(OWN / "summeval_like.json"), mapping, metric=None, label_type=LabelType.ORDINAL,
+                         scale=(1, 5))
+    assert len(labels.items) == 48 and labels.metrics() == ["faithfulness"]
+    assert labels.annotators() == ["annotator-1", "annotator-2", "annotator-3"]
+    first = labels.items[0]
+    assert (first.id, first.label, first.sample.input) == ("doc0/M0", 5.0, "")
+    assert first.sample.references[0].startswith("The council approved")
+
+
+def test_a_tsv_with_text_labels_and_no_question_column():
+    mapping = ColumnMapping.parse("references=knowledge,actual_output=response,label=begin_label",
+                                  label_values=parse_label_map("Fully attributable=1,Not fully attributable=0,Generic=0"))
+    labels = load_mapped(str(OWN / "begin_like_no_question.tsv"), mapping, metric="faithfulness",
+                         label_type=LabelType.BINARY)
+    assert [(i.id, i.label) for i in labels.items] == [("2", 1.0), ("3", 0.0), ("4", 0.0), ("5", 1.0), ("6", 0.0),
+                                                        ("7", 0.0), ("8", 1.0), ("9", 0.0)]
+    assert {i.sample.input for i in labels.items} == {""}
+    with pytest.raises(ConfigError, match="--label-map: expected TEXT=NUMBER, got 'yes'"):
+        parse_label_map("yes,no=0")
+
+
+def test_a_parquet_file_and_a_saved_dataset_folder(tmp_path):
+    import datasets
+    import pyarrow.parquet as pq
+
+    mapping = ColumnMapping.parse("id=id,input=question,references=passage,actual_output=answer,label=label",
+                                  label_values={"PASS": 1, "FAIL": 0})
+    labels = load_mapped(str(OWN / "halubench_like.parquet"), mapping, metric="faithfulness",
+                         label_type=LabelType.BINARY)
+    assert [i.label for i in labels.items] == [1.0, 0.0] * 6 and labels.items[1].sample.actual_output == "The Rhine."
+    rows = pq.read_table(OWN / "halubench_like.parquet").to_pylist()
+    datasets.Dataset.from_list(rows).save_to_disk(str(tmp_path / "saved"))
+    saved = load_mapped(str(tmp_path / "saved"), mapping, metric="faithfulness", label_type=LabelType.BINARY)
+    assert [(i.id, i.label) for i in saved.items] == [(i.id, i.label) for i in labels.items]
+
+
+def test_a_shipped_set_reads_another_split_by_name():
+    assert len(open_labels("begin-wow:dev").items) == 430
+    with pytest.raises(InputError, match=r"begin_test_wow.tsv"):
+        open_labels("begin-wow:test")
+    with pytest.raises(ConfigError, match="'alce' has one split; splits apply to begin"):
+        load_set("alce:test")

@@ -20,10 +20,16 @@ ENV = {**os.environ, "PYTHONPATH": str(ROOT), "OPENAI_API_KEY": "sk-fake"}
 
 
 def entry(candidate, value, low, high, cost=0.0, seconds=1.0, kind="llm", calls=1000, metric="faithfulness",
-          evaluation="labels:x", failure_rate=0.0):
+          evaluation="labels:x", failure_rate=0.0, statistic="spearman", latency=None, items=None, note=None):
     return Entry(candidate=candidate, kind=kind, model="m", prompts="p", prompt_sha=None, evaluation=evaluation,
-                 metric=metric, statistic="spearman", value=value, ci_low=low, ci_high=high, n=50,
-                 failure_rate=failure_rate, calls=calls, cost_usd=cost, seconds=seconds)
+                 metric=metric, statistic=statistic, value=value, ci_low=low, ci_high=high, n=50,
+                 failure_rate=failure_rate, calls=calls, cost_usd=cost, seconds=seconds, item_values=items,
+                 latency_s_per_uncached_call=latency, note=note)
+
+
+def passes(*outcomes):
+    """Per-test 1/0 values keyed t0, t1, ... (a pass rate's per-item values)."""
+    return {f"t{i}": float(o) for i, o in enumerate(outcomes)}
 
 
 def test_overlapping_intervals_tie_and_the_cheaper_judge_wins():
@@ -35,13 +41,125 @@ def test_overlapping_intervals_tie_and_the_cheaper_judge_wins():
     assert pick.tied == ["big", "small"] and "cheaper" in pick.reason()
 
 
-def test_equal_cost_ties_go_to_the_faster_judge_and_baselines_never_win():
-    a = entry("slow", 0.80, 0.70, 0.90, seconds=5.0)
-    b = entry("fast", 0.79, 0.69, 0.89, seconds=1.0)
+def test_equal_cost_ties_go_to_the_faster_judge_by_uncached_latency_and_baselines_never_win():
+    a = entry("slow", 0.80, 0.70, 0.90, seconds=1.0, latency=5.0)  # a short run (warm cache) but slow calls
+    b = entry("fast", 0.79, 0.69, 0.89, seconds=9.0, latency=1.0)
     oracle = entry("oracle", 1.0, 1.0, 1.0, kind="baseline")
     [pick] = pick_best([a, b, oracle], Selection())
     assert pick.winner.candidate == "fast" and "oracle" in pick.excluded
-    assert "as cheap and faster (0.00 vs 0.01 s per call)" in pick.reason()
+    assert "as cheap and faster (1.00 vs 5.00 s median per uncached call)" in pick.reason()
+    assert pick.reference == "chance (0.000)"  # the oracle is a ceiling, not the bar
+
+
+# --- the selection rules of issue 14, on made-up entries -----------------------------------------------------
+
+def test_a_candidate_below_the_best_baseline_is_not_named_best():
+    # the committed board's bug: smollm2-default named best at 0.125 while always-top scored 0.562
+    unit = dict(evaluation="unit_tests:u:test", metric="answer_relevancy", statistic="pass_rate")
+    judge = entry("smollm2-default", 0.125, 0.050, 0.281, **unit)
+    other = entry("smollm2-grouse", 0.094, 0.032, 0.242, **unit)
+    top = entry("always-top", 0.562, 0.393, 0.719, kind="baseline", **unit)
+    [pick] = pick_best([judge, other, top], Selection())
+    assert pick.winner is None and pick.baseline.candidate == "always-top"
+    assert pick.reason() == "no candidate beats the baselines; the bar was the best baseline always-top (0.562)"
+    assert pick.excluded["smollm2-default"] == ("does not beat the best baseline always-top (0.562): 95% interval "
+                                                "lower bound 0.050 <= 0.562 (95% interval vs baseline point)")
+
+
+def test_an_interval_overlapping_the_baseline_point_does_not_win_but_one_above_it_does():
+    unit = dict(evaluation="unit_tests:u:test", metric="faithfulness", statistic="pass_rate")
+    top = entry("always-top", 0.60, 0.45, 0.75, kind="baseline", **unit)
+    near = entry("near", 0.70, 0.55, 0.82, **unit)
+    good = entry("good", 0.90, 0.75, 0.97, **unit)
+    [pick] = pick_best([top, near, good], Selection())
+    assert pick.winner.candidate == "good" and pick.test == "95% interval vs baseline point"
+    assert "lower bound 0.750 > 0.600" in pick.reason() and "near" in pick.excluded
+
+
+def test_paired_bootstrap_on_the_same_items_decides_when_per_item_values_exist():
+    unit = dict(evaluation="unit_tests:u:test", metric="faithfulness", statistic="pass_rate")
+    # always-top passes the 10 positive tests of 20; the judge passes those and 8 of the 10 others
+    top = entry("always-top", 0.5, 0.3, 0.7, kind="baseline", items=passes(*[1] * 10, *[0] * 10), **unit)
+    judge = entry("judge", 0.9, 0.45, 0.99, items=passes(*[1] * 10, *[1] * 8, 0, 0), **unit)
+    [pick] = pick_best([top, judge], Selection())
+    # a wide interval (lower bound 0.45 < 0.5) would not win; the paired test on the same 20 tests does
+    assert pick.winner.candidate == "judge" and pick.test == "paired bootstrap"
+    assert "paired bootstrap on the same 20 items: difference +0.400" in pick.reason()
+
+
+def test_a_negative_correlation_or_an_auroc_below_chance_never_wins():
+    negative = entry("inverse", -0.40, -0.55, -0.25)
+    weak = entry("weak", 0.05, -0.20, 0.30)
+    [pick] = pick_best([negative, weak], Selection())
+    assert pick.winner is None and "negative spearman (-0.400)" in pick.excluded["inverse"]
+    assert "does not beat chance (0.000)" in pick.excluded["weak"]
+    flipped = entry("flipped", 0.30, 0.20, 0.40, statistic="auroc")
+    [pick] = pick_best([flipped, entry("random", 0.2, 0.1, 0.3, kind="baseline", statistic="auroc")], Selection())
+    assert pick.winner is None and "auroc 0.300 below chance (0.5), never wins" == pick.excluded["flipped"]
+
+
+def test_a_negative_correlation_is_never_tied_into_a_win():
+    leader = entry("leader", 0.30, 0.05, 0.55, cost=5.0)
+    negative = entry("cheap-inverse", -0.10, -0.40, 0.35, cost=0.0)  # its interval overlaps the leader's
+    [pick] = pick_best([leader, negative], Selection())
+    assert pick.winner.candidate == "leader" and pick.tied == ["leader"]
+
+
+def test_tied_on_the_same_items_goes_to_the_cheaper_then_the_faster_by_uncached_latency():
+    unit = dict(evaluation="unit_tests:u:test", metric="total", statistic="pass_rate")
+    top = entry("always-top", 0.3, 0.1, 0.5, kind="baseline", items=passes(*[1] * 3, *[0] * 7), **unit)
+    big = entry("big", 1.0, 1.0, 1.0, cost=4.0, latency=3.0, items=passes(*[1] * 10), **unit)
+    small = entry("small", 0.9, 0.6, 1.0, cost=1.0, latency=2.0, items=passes(*[1] * 9, 0), **unit)
+    quick = entry("quick", 0.9, 0.6, 1.0, cost=1.0, latency=0.5, items=passes(*[1] * 8, 0, 1), **unit)
+    [pick] = pick_best([top, big, small, quick], Selection())
+    assert pick.leader.candidate == "big" and sorted(pick.tied) == ["big", "quick", "small"]
+    assert pick.winner.candidate == "quick"
+    assert "tied with the leader big (paired bootstrap on the same 10 items" in pick.reason()
+    assert "as cheap and faster (0.50 vs 2.00 s median per uncached call)" in pick.reason()
+    [pick] = pick_best([top, big, small], Selection())
+    assert pick.winner.candidate == "small" and "cheaper (1.0000 vs 4.0000 USD per 1k calls)" in pick.reason()
+
+
+def test_a_warm_cache_does_not_change_the_winner():
+    cold = [entry("a", 0.80, 0.70, 0.90, seconds=50.0, latency=1.0), entry("b", 0.79, 0.69, 0.89, seconds=90.0,
+                                                                             latency=2.0)]
+    # the second run: every call of b came from the cache, so its run took 0.1 s; its recorded latency is kept
+    warm = [entry("a", 0.80, 0.70, 0.90, seconds=50.0, latency=1.0), entry("b", 0.79, 0.69, 0.89, seconds=0.1,
+                                                                             latency=2.0)]
+    assert pick_best(cold, Selection())[0].winner.candidate == "a"
+    assert pick_best(warm, Selection())[0].winner.candidate == "a"
+    # with no latency recorded at all (every call cached) speed is not compared, and the reason says so
+    unknown = [entry("a", 0.80, 0.70, 0.90, seconds=50.0), entry("b", 0.79, 0.69, 0.89, seconds=0.1)]
+    [pick] = pick_best(unknown, Selection())
+    assert pick.winner.candidate == "a" and "speed not compared: no latency per uncached call for a, b" in pick.reason()
+
+
+def test_markdown_names_each_statistic_and_its_direction_and_every_n_a_reason():
+    from judges.leaderboard.render import markdown
+
+    rows = [entry("judge", 0.6, 0.4, 0.8), entry("silent", None, None, None, note="no figure: every item came "
+                                                                              "back null or failed"),
+            entry("always-top", None, None, None, kind="baseline", note="no figure: the judge's scores do not vary")]
+    picks = pick_best(rows, Selection())
+    text = markdown(rows, picks, {"date": "d", "judgelab_version": "v", "config": "c", "data": {}})
+    assert "| labels:x | faithfulness | spearman (higher is better) | judge | 0.600 |" in text
+    assert "| labels:x | faithfulness | silent | n/a: no figure: every item came back null or failed |" in text
+    assert "n/a (no figure: the judge's scores do not vary)" in text
+    assert "n/a (no baseline with a figure)" in text and "n/a (no uncached call recorded)" in text
+
+
+def test_plot_names_are_safe_for_any_evaluation_name_and_baselines_are_drawn(tmp_path):
+    from judges.leaderboard.render import plot_filename, plot_pareto
+
+    name = plot_filename("labels:/data/my set?.csv", "faithfulness")
+    assert name.startswith("pareto_labels_data_my_set_.csv_faithfulness_") and name.endswith(".png")
+    assert plot_filename("a/b", "m") != plot_filename("a:b", "m")  # cleaned alike, kept apart by the hash
+    rows = [entry("judge", 0.6, 0.4, 0.8, evaluation="labels:/data/x.csv"),
+            entry("random", 0.1, 0.0, 0.2, kind="baseline", evaluation="labels:/data/x.csv")]
+    written = plot_pareto(rows, "labels:/data/x.csv", "faithfulness", tmp_path / "pareto_labels_/data/x.csv_f.png")
+    assert written.parent == tmp_path and written.is_file() and "/" not in written.name
+    only_baselines = plot_pareto(rows[1:], "labels:/data/x.csv", "faithfulness", tmp_path / "b.png")
+    assert only_baselines == tmp_path / "b.png" and only_baselines.is_file()
 
 
 def test_constraints_exclude_with_reasons():

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from itertools import combinations
 from typing import Any
 
@@ -14,6 +14,8 @@ from judges.agreement.bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED, Figure, 
 from judges.agreement.policy import OutcomeCounts, Policy, apply_policy
 from judges.agreement.predictions import Predictions
 from judges.agreement.statistics import JudgeScale, choose_statistics, describe_judge
+from judges.agreement.threshold import (MIN_CALIBRATION_ITEMS, Calibration, FittedThreshold, cross_fitted_cuts,
+                                        split_ids, youden_threshold)
 
 
 @dataclass(frozen=True)
@@ -33,6 +35,9 @@ class MetricAgreement:
     ceiling: list[Figure] = field(default_factory=list)  # empty when no item has two annotators
     unmatched_predictions: int = 0
     settings: dict[str, Any] = field(default_factory=dict)
+    threshold: FittedThreshold | None = None  # the fitted cut of a continuous judge on binary labels
+    higher_is_better: bool = True  # the judge's direction (a lower-is-better judge is turned before measuring)
+    notes: list[str] = field(default_factory=list)  # how the binary cut was made, items set aside, and so on
 
     def figure(self, statistic: str, *, ceiling: bool = False) -> Figure:
         for fig in self.ceiling if ceiling else self.judge:
@@ -48,7 +53,9 @@ class MetricAgreement:
                 "judge_values": {"on_label_scale": self.judge_scale.on_label_scale,
                                  "binary": self.judge_scale.binary, "threshold": self.judge_scale.threshold},
                 "judge": [f.to_dict() for f in self.judge],
-                "ceiling": [f.to_dict() for f in self.ceiling], "settings": self.settings}
+                "ceiling": [f.to_dict() for f in self.ceiling], "settings": self.settings,
+                "judge_direction": "higher is better" if self.higher_is_better else "lower is better",
+                "fitted_threshold": None if self.threshold is None else self.threshold.to_dict(), "notes": self.notes}
 
 
 def _grouped(labels: LabelledSet) -> tuple[list[str], list[list[tuple[str, float]]]]:
@@ -83,15 +90,45 @@ def ceiling_rows(annotations: list[list[tuple[str, float]]]) -> tuple[np.ndarray
     return np.asarray(first, dtype=float), np.asarray(second, dtype=float), groups
 
 
+def _orient(outcomes: list[Any], scale: tuple[float, float], higher_is_better: bool) -> tuple[list[Any], Any]:
+    """Turn a lower-is-better judge around: reflected on the label scale when every grade lies on it, else negated.
+
+    Returns the turned outcomes and the turning function (its own inverse), the identity for higher-is-better.
+    """
+    if higher_is_better:
+        return outcomes, lambda v: v
+    graded = [o.score for o in outcomes if o is not None and o.score is not None]
+    on_scale = all(scale[0] <= v <= scale[1] for v in graded)
+    turn = (lambda v: scale[0] + scale[1] - v) if on_scale else (lambda v: -v)
+    return [o if o is None or o.score is None else replace(o, score=turn(o.score)) for o in outcomes], turn
+
+
+def _item_labels(annotations: list[list[tuple[str, float]]]) -> np.ndarray:
+    """One binary label per item: the majority of its annotators (a tie counts as 1)."""
+    return np.array([float(np.mean([lab for _, lab in ann]) >= 0.5) for ann in annotations])
+
+
+def _fit_on(ids: list[str], labels: np.ndarray, scores: dict[str, float]) -> tuple[float | None, int]:
+    """Youden's threshold on the given items that have a graded score, and how many did."""
+    keep = [n for n, i in enumerate(ids) if i in scores]
+    cut = youden_threshold(labels[keep], np.array([scores[ids[n]] for n in keep])) if keep else None
+    return cut, len(keep)
+
+
 def measure(labels: LabelledSet, predictions: Predictions, *, policy: Policy = Policy.EXCLUDE,
-            threshold: float | None = None, resamples: int = DEFAULT_RESAMPLES, seed: int = DEFAULT_SEED,
-            confidence: float = 0.95) -> MetricAgreement:
+            threshold: float | None = None, calibration: Calibration | None = None, higher_is_better: bool = True,
+            resamples: int = DEFAULT_RESAMPLES, seed: int = DEFAULT_SEED, confidence: float = 0.95) -> MetricAgreement:
     """Agreement for one metric's labels (all items share the metric, label type and scale).
 
     Each label row (item x annotator) is one observation, the judge's value repeated for every annotator
     of the item; the bootstrap resamples items, so an item's annotators stay together. For preferences
     the judge value is its preference for answer b, min-max scaled to the label scale for the
     correlations, and its sign (unscaled) for the agreement rates.
+
+    For binary labels and a judge whose grades are not all 0 or 1, the cut for balanced accuracy, F1, MCC
+    and alpha is `threshold` when given, else fitted by Youden's J (`calibration`): on separate items, on a
+    seeded fraction (the figures then rest on the other items), or by k-fold cross-fitting (the default).
+    AUROC needs no cut. A 0/1 judge keeps its grades (the plain 0.5 cut).
     """
     metrics = labels.metrics()
     if len(metrics) != 1:
@@ -99,34 +136,109 @@ def measure(labels: LabelledSet, predictions: Predictions, *, policy: Policy = P
     metric, first = metrics[0], labels.items[0]
     label_type, scale = first.label_type, first.scale
     ids, annotations = _grouped(labels)
-    outcomes = [predictions.get(i, metric) for i in ids]
-    graded = [o.score for o in outcomes if o is not None and o.score is not None]
-    if not graded:
+    all_outcomes, turn = _orient([predictions.get(i, metric) for i in ids], scale, higher_is_better)
+    if not any(o is not None and o.score is not None for o in all_outcomes):
         raise InputError(f"no graded judge outcome for any {metric} item of {labels.name} "
                          f"(do the prediction ids match the item ids, e.g. {ids[0]!r}?)", path=predictions.source)
-    judge_scale = describe_judge(graded, label_type, scale, threshold)
+    calibration = calibration or Calibration(seed=seed)
+    notes: list[str] = [] if higher_is_better else [
+        "the judge is lower-is-better: its scores are turned around before measuring"]
+    fitted: FittedThreshold | None = None
+    cross_fit = False
+    scores = {i: o.score for i, o in zip(ids, all_outcomes) if o is not None and o.score is not None}
+    zero_one = all(v in (0.0, 1.0) for v in scores.values())
+    if label_type is LabelType.BINARY and zero_one:
+        notes.append("the judge gives 0/1 grades: used as given (the plain 0.5 cut)")
+    elif label_type is LabelType.BINARY and threshold is not None:
+        notes.append(f"judge scores cut at {threshold:g} (given)")
+        threshold = turn(threshold)
+    elif label_type is LabelType.BINARY:
+        keep = list(range(len(ids)))
+        if calibration.items is not None:
+            held = calibration.items.for_metric(metric)
+            held_ids, held_annotations = _grouped(held)
+            held_scores = {i: o.score for i in held_ids if (o := predictions.get(i, metric)) is not None
+                           and o.score is not None}
+            held_scores = {i: turn(v) for i, v in held_scores.items()}
+            cut, n_fit = _fit_on(held_ids, _item_labels(held_annotations), held_scores)
+            overlap = set(held_ids) & set(ids)
+            keep = [n for n, i in enumerate(ids) if i not in overlap]
+            if overlap:
+                notes.append(f"{len(overlap)} calibration items are also labelled here: left out of the figures")
+            where = ("calibration-file", f"the calibration set {held.source or held.name} ({n_fit} items)")
+        elif calibration.fraction is not None:
+            held_ids, rest = split_ids(ids, calibration.fraction, calibration.seed)
+            n_fit = sum(i in scores for i in held_ids)
+            if n_fit >= MIN_CALIBRATION_ITEMS:
+                cut, _ = _fit_on(held_ids, _item_labels([annotations[ids.index(i)] for i in held_ids]), scores)
+                keep = [n for n, i in enumerate(ids) if i in set(rest)]
+                where = ("calibration-fraction", f"a calibration split of {calibration.fraction:.0%} of the items "
+                         f"(seed {calibration.seed}, {n_fit} graded)")
+            else:
+                notes.append(f"a {calibration.fraction:.0%} calibration split holds {n_fit} graded items "
+                             f"(< {MIN_CALIBRATION_ITEMS}): the threshold is cross-fitted instead")
+                cross_fit = True
+        else:
+            cross_fit = True
+        if not cross_fit:
+            ids, annotations = [ids[n] for n in keep], [annotations[n] for n in keep]
+            all_outcomes = [all_outcomes[n] for n in keep]
+            if cut is None:
+                notes.append("no threshold: the calibration items hold one class only (or no graded score)")
+            else:
+                threshold = cut
+                fitted = FittedThreshold(turn(cut), where[0], where[1], n_fit, len(ids),
+                                         higher_is_better=higher_is_better)
+    outcomes = all_outcomes
+    graded = [o.score for o in outcomes if o is not None and o.score is not None]
+    if not graded:
+        raise InputError(f"no graded judge outcome for the {metric} items left to report on", path=predictions.source)
     if label_type is LabelType.PREFERENCE:
         reach = max(abs(v) for v in graded) or 1.0
         judge_range = (-reach, reach)
-    elif judge_scale.on_label_scale:
+    elif describe_judge(graded, label_type, scale).on_label_scale:
         judge_range = scale
     else:
         judge_range = (min(graded), max(graded))
     positions = [(float(np.mean([lab for _, lab in ann])) - scale[0]) / (scale[1] - scale[0]) for ann in annotations]
     values, counts = apply_policy(outcomes, positions, policy, judge_range)
+    kept = [n for n, v in enumerate(values) if v is not None]
+    cuts: np.ndarray | None = None
+    if cross_fit and kept:
+        item_labels = _item_labels([annotations[n] for n in kept])
+        item_scores = np.array([values[n] for n in kept], dtype=float)
+        made = cross_fitted_cuts(item_labels, item_scores, calibration.folds, calibration.seed)
+        cut = youden_threshold(item_labels, item_scores)
+        if made is None or cut is None:
+            notes.append("no threshold: too few items of one class to cross-fit one")
+        else:
+            cuts, k = made
+            threshold = cut
+            fitted = FittedThreshold(turn(cut), "cross-fitted", f"{k}-fold cross-fitting over all {len(kept)} items "
+                                     f"(each item cut by a threshold fitted on the other folds, seed "
+                                     f"{calibration.seed}); the saved threshold is fitted on all of them",
+                                     len(kept), len(kept), folds=k, higher_is_better=higher_is_better)
+    judge_scale = describe_judge(graded, label_type, scale, threshold)
 
     human: list[float] = []
     judge: list[float] = []
+    binary: list[float] = []
     groups: list[np.ndarray] = []
-    for value, ann in zip(values, annotations, strict=True):
+    for n, (value, ann) in enumerate(zip(values, annotations, strict=True)):
         if value is None:
             continue
         groups.append(np.arange(len(human), len(human) + len(ann)))
         human += [lab for _, lab in ann]
         judge += [value] * len(ann)
+        if cuts is not None:
+            binary += [float(cuts[len(groups) - 1])] * len(ann)
     h, j = np.asarray(human, dtype=float), np.asarray(judge, dtype=float)
+    if cuts is not None:
+        binary_view = np.asarray(binary, dtype=float)
+    else:
+        binary_view = j if judge_scale.threshold is None else (j >= judge_scale.threshold).astype(float)
     views = {"value": j, "scaled": minmax_scale(j, scale) if label_type is LabelType.PREFERENCE and j.size else j,
-             "binary": j if judge_scale.threshold is None else (j >= judge_scale.threshold).astype(float)}
+             "binary": binary_view}
     stats = choose_statistics(label_type, scale, judge_scale)
     judge_figures = figures(stats, h, views, groups, resamples=resamples, seed=seed, confidence=confidence)
 
@@ -136,9 +248,10 @@ def measure(labels: LabelledSet, predictions: Predictions, *, policy: Policy = P
         human_scale = JudgeScale(on_label_scale=True, binary=label_type is LabelType.BINARY, threshold=None)
         ceiling = figures(choose_statistics(label_type, scale, human_scale), a, {"value": b, "scaled": b, "binary": b},
                           pair_groups, resamples=resamples, seed=seed, confidence=confidence)
-    unmatched = len(predictions.ids(metric) - set(ids))
+    unmatched = len(predictions.ids(metric) - set(_grouped(labels)[0]))
     return MetricAgreement(
         metric=metric, label_type=label_type, scale=scale, annotators=labels.annotators(), n_items=len(ids),
-        n_labels=len(labels.items), policy=policy, counts=counts, judge_scale=judge_scale, judge=judge_figures,
-        ceiling=ceiling, unmatched_predictions=unmatched,
-        settings={"resamples": resamples, "seed": seed, "confidence": confidence})
+        n_labels=sum(len(a) for a in annotations), policy=policy, counts=counts, judge_scale=judge_scale,
+        judge=judge_figures, ceiling=ceiling, unmatched_predictions=unmatched,
+        settings={"resamples": resamples, "seed": seed, "confidence": confidence}, threshold=fitted,
+        higher_is_better=higher_is_better, notes=notes)

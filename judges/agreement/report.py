@@ -27,6 +27,15 @@ def _value(fig: Figure | None) -> tuple[str, str, str]:
     return value, ci, f"{fig.n} ({fig.n_items})"
 
 
+def _cut(result: MetricAgreement) -> str:
+    """How the binary statistics cut the judge's scores, and which items fitted the cut."""
+    fit = result.threshold
+    if fit is not None:
+        return (f" Binary statistics use the threshold fitted on {fit.fitted_on} ({fit.split}): {fit.rule}, by "
+                f"{fit.method}; figures on {fit.n_reported_items} items; AUROC needs no threshold.")
+    return "".join(f" {note[0].upper()}{note[1:]}." for note in result.notes if "cut" in note)
+
+
 def metric_table(result: MetricAgreement) -> list[str]:
     """Markdown lines: a heading line, the outcome counts, the table, and notes on missing values."""
     counts = result.counts
@@ -38,8 +47,7 @@ def metric_table(result: MetricAgreement) -> list[str]:
              f"{counts.null} null, {counts.failed} failed, {counts.missing} missing; policy `{result.policy.value}`: "
              f"{counts.excluded} excluded, {counts.counted_wrong} counted as wrong, {counts.imputed} imputed. "
              f"{result.unmatched_predictions} predictions match no item."
-             + (f" Continuous judge scores cut at {result.judge_scale.threshold:g}."
-                if result.judge_scale.threshold is not None else ""),
+             + _cut(result),
              "",
              "| statistic | judge | 95% CI | n (items) | human-human | 95% CI | n (items) |",
              "|---|---|---|---|---|---|---|"]
@@ -51,6 +59,7 @@ def metric_table(result: MetricAgreement) -> list[str]:
             notes.append(f"- {fig.statistic} (judge): {fig.note}")
         if fig.statistic in ceiling and ceiling[fig.statistic].note:
             notes.append(f"- {fig.statistic} (human-human): {ceiling[fig.statistic].note}")
+    notes += [f"- {note}" for note in result.notes if "cut" not in note]
     if not result.ceiling:
         notes.append("- no human-human ceiling: no item was labelled by two annotators")
     return lines + ([""] + notes if notes else [])

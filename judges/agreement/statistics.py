@@ -157,14 +157,12 @@ class JudgeScale:
 
 def describe_judge(values: Sequence[float], label_type: LabelType, scale: tuple[float, float],
                    threshold: float | None = None) -> JudgeScale:
-    """Inspect the graded judge values; a continuous score in [0, 1] is cut at 0.5 unless `threshold` is given."""
+    """Inspect the graded judge values; a continuous score is cut at `threshold` (fitted or given), 0/1 grades not."""
     array = np.asarray(values, dtype=float)
     in_range = bool(np.all((array >= scale[0]) & (array <= scale[1])))
     whole = bool(np.all(array == np.round(array)))
     binary = bool(np.all(np.isin(array, (0.0, 1.0))))
     on_scale = in_range and (whole or label_type in (LabelType.CONTINUOUS, LabelType.PREFERENCE))
-    if label_type is LabelType.BINARY and not binary and threshold is None and in_range:
-        threshold = 0.5
     return JudgeScale(on_label_scale=on_scale, binary=binary, threshold=None if binary else threshold)
 
 
@@ -181,7 +179,7 @@ def choose_statistics(label_type: LabelType, scale: tuple[float, float], judge: 
         if judge.binary:
             return cut
         if judge.threshold is None:
-            reason = "a continuous judge score outside [0, 1] needs a threshold (--threshold)"
+            reason = "a continuous judge score needs a threshold (--threshold, or one fitted on calibration items)"
             return [unavailable(s, reason) for s in cut] + [AUROC]
         return cut + [AUROC]
     if label_type is LabelType.PREFERENCE:

@@ -1,4 +1,4 @@
-"""A durable SQLite (WAL) cache of judge replies, keyed by model, messages and parameters."""
+"""A durable SQLite (WAL) cache of judge replies (by model, messages, parameters) and of embeddings (by model, text)."""
 
 from __future__ import annotations
 
@@ -8,10 +8,14 @@ import threading
 import time
 from enum import Enum
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from judges.calls.backend import Completion, CompletionRequest
 from judges.calls.secrets import scrub
 from judges.errors import ConfigError
+
+if TYPE_CHECKING:
+    import numpy as np
 
 
 class CacheMode(str, Enum):
@@ -98,6 +102,82 @@ class ReplyCache:
             return
         with self._lock:
             self._db.execute("DELETE FROM replies WHERE key = ?", (request.cache_key(),))
+
+    def close(self) -> None:
+        if self._db is not None:
+            self._db.close()
+            self._db = None
+
+
+_EMBEDDINGS_SCHEMA = """
+CREATE TABLE IF NOT EXISTS embeddings (
+    model TEXT NOT NULL,
+    text_sha256 TEXT NOT NULL,
+    dims INTEGER NOT NULL,
+    vector BLOB NOT NULL,
+    created REAL NOT NULL,
+    PRIMARY KEY (model, text_sha256)
+)"""
+
+
+class EmbeddingCache:
+    """Embedding vectors in the same SQLite file as the replies (its own table), keyed by model and the text's
+    SHA-256: a second evaluation of the same documents embeds nothing again. Stores no text."""
+
+    def __init__(self, path: str | Path, mode: CacheMode = CacheMode.READ_WRITE) -> None:
+        self.mode = mode
+        self.path = Path(path)
+        self._lock = threading.Lock()
+        self._db: sqlite3.Connection | None = None
+        if mode is not CacheMode.OFF:
+            if mode is CacheMode.READ_WRITE:
+                self.path.parent.mkdir(parents=True, exist_ok=True)
+            elif not self.path.is_file():
+                raise ConfigError(f"cache {self.path} does not exist (mode {mode.value})")
+            self._db = sqlite3.connect(str(self.path), check_same_thread=False, isolation_level=None)
+            self._db.execute("PRAGMA journal_mode=WAL")
+            if mode is CacheMode.READ_WRITE:
+                self._db.execute(_EMBEDDINGS_SCHEMA)
+
+    @staticmethod
+    def key(text: str) -> str:
+        import hashlib
+
+        return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+    def get_many(self, model: str, texts: list[str]) -> dict[str, "np.ndarray"]:
+        """The stored vectors of those texts that have one (float32 rows)."""
+        import numpy as np
+
+        if self._db is None or not texts:
+            return {}
+        keys = {self.key(t): t for t in texts}
+        found: dict[str, np.ndarray] = {}
+        with self._lock:
+            try:
+                for start in range(0, len(keys), 500):  # SQLite's bound-parameter limit
+                    chunk = list(keys)[start:start + 500]
+                    marks = ",".join("?" * len(chunk))
+                    for sha, dims, blob in self._db.execute(
+                            f"SELECT text_sha256, dims, vector FROM embeddings WHERE model = ? AND text_sha256 IN ({marks})",
+                            (model, *chunk)):
+                        found[keys[sha]] = np.frombuffer(blob, dtype=np.float32, count=dims).copy()
+            except sqlite3.OperationalError:  # a read-only cache written before the table existed
+                return {}
+        return found
+
+    def put_many(self, model: str, texts: list[str], vectors: "np.ndarray") -> None:
+        """Store each text's vector at once (autocommit)."""
+        import numpy as np
+
+        if self._db is None or self.mode is not CacheMode.READ_WRITE:
+            return
+        now = time.time()
+        rows = [(model, self.key(t), int(v.size), np.asarray(v, dtype=np.float32).tobytes(), now)
+                for t, v in zip(texts, vectors)]
+        with self._lock:
+            self._db.executemany("INSERT OR REPLACE INTO embeddings (model, text_sha256, dims, vector, created) "
+                                 "VALUES (?, ?, ?, ?, ?)", rows)
 
     def close(self) -> None:
         if self._db is not None:

@@ -1,62 +1,65 @@
-"""A user's own labelled data (CSV, TSV, JSONL, JSON or a Hugging Face dataset) through a column mapping."""
+"""A user's own labelled data (CSV, TSV, JSONL, JSON, Parquet or a Hugging Face dataset) through a column mapping."""
 
 from __future__ import annotations
 
-import csv
 import json
 import math
 from dataclasses import dataclass, field, fields
 from pathlib import Path
-from typing import Any, Iterable, Iterator, Mapping
+from typing import Any, Iterable, Mapping
 
 from judges.errors import ConfigError, InputError
-from judges.types import Sample
+from judges.labels.field_paths import fans_out, get_field, tokens
 from judges.labels.schema import (LabelledItem, LabelledSet, LabelType, check_consistent, check_label, check_scale,
-                     default_scale)
+                                  default_scale)
+from judges.labels.tables import iter_rows
+from judges.types import Sample
 
-_MISSING = object()
+__all__ = ["ColumnMapping", "get_field", "iter_rows", "load_mapped", "map_rows", "parse_label_map"]
 
 
-def get_field(record: Mapping[str, Any], path: str, default: Any = _MISSING) -> Any:
-    """`record[path]`, or a nested value for a dotted path (`model1.ragchecker.score`); KeyError if absent."""
-    if path in record:
-        return record[path]
-    value: Any = record
-    for part in path.split("."):
-        if isinstance(value, Mapping) and part in value:
-            value = value[part]
-        elif isinstance(value, list) and part.isdigit() and int(part) < len(value):
-            value = value[int(part)]
-        elif default is not _MISSING:
-            return default
-        else:
-            raise KeyError(path)
-    return value
+def parse_label_map(text: str | None) -> dict[str, float]:
+    """`--label-map "Fully attributable=1,Generic=0,yes=1,no=0"`: text labels to numbers (the last `=` splits)."""
+    out: dict[str, float] = {}
+    for part in filter(None, (p.strip() for p in (text or "").split(","))):
+        name, sep, number = part.rpartition("=")
+        try:
+            if not sep or not name.strip():
+                raise ValueError
+            out[name.strip()] = float(number)
+        except ValueError:
+            raise ConfigError(f"--label-map: expected TEXT=NUMBER, got {part!r}") from None
+    return out
 
 
 @dataclass(frozen=True)
 class ColumnMapping:
-    """Which column of the user's rows holds each field of a labelled item (dotted paths for nested fields).
+    """Which column (a field path) of the user's rows holds each field of a labelled item.
 
-    `label`, `input` and `actual_output` are required; `id` defaults to the row number (from 1),
-    `annotator` to "human", `references` to none (a list column, a JSON list in a string, or one text),
-    `expected_output` to "". `actual_output_b` is the second answer of a pairwise preference.
+    `label` and `actual_output` are required. `input` (the question) defaults to none, for tasks without one
+    (summarisation, dialogue grounded on a snippet); `id` to the line (CSV, TSV, JSONL) or row number, and
+    `id=doc+system` joins two columns with "/"; `annotator` to "human";
+    `references` to none (a list, a JSON list in a string, or one text); `expected_output` to ""; `metric` to the
+    `--metric` given. Paths may be nested (`doc.sentences[0]`), fan out over a list (`annotations.*.label`: one
+    label per annotator, with `annotator=annotations.*.name` or numbered annotators) or be constants
+    (`metric=const:faithfulness`). `actual_output_b` is the second answer of a pairwise preference;
     `label_values` turns text labels into numbers (e.g. {"yes": 1, "no": 0}).
     """
 
     label: str
-    input: str
     actual_output: str
+    input: str | None = None
     id: str | None = None
     references: str | None = None
     expected_output: str | None = None
     annotator: str | None = None
     actual_output_b: str | None = None
+    metric: str | None = None
     label_values: Mapping[str, float] = field(default_factory=dict)
 
     @classmethod
     def parse(cls, text: str, label_values: Mapping[str, float] | None = None) -> ColumnMapping:
-        """From `field=column,field=column`, e.g. `input=question,actual_output=answer,label=score`."""
+        """From `field=path,field=path`, e.g. `input=question,actual_output=answer,label=annotations.*.label`."""
         known = {f.name for f in fields(cls)} - {"label_values"}
         pairs: dict[str, str] = {}
         for part in filter(None, (p.strip() for p in text.split(","))):
@@ -65,10 +68,17 @@ class ColumnMapping:
                 raise ConfigError(f"--columns: expected field=column, got {part!r}")
             if name.strip() not in known:
                 raise ConfigError(f"--columns: unknown field {name.strip()!r} (fields: {', '.join(sorted(known))})")
+            if not column.strip().startswith("const:"):
+                for path in column.strip().split("+") if name.strip() == "id" else [column.strip()]:
+                    tokens(path)  # a malformed path is a ConfigError now, not on the first row
             pairs[name.strip()] = column.strip()
-        missing = [name for name in ("label", "input", "actual_output") if name not in pairs]
+        missing = [name for name in ("label", "actual_output") if name not in pairs]
         if missing:
             raise ConfigError(f"--columns must name the column of: {', '.join(missing)}")
+        for name in ("input", "actual_output", "id", "metric", "expected_output", "actual_output_b"):
+            if name in pairs and fans_out(pairs[name]):
+                raise ConfigError(f"--columns: {name} is one value per row; `*` fans out only label, annotator "
+                                  "and references")
         return cls(**pairs, label_values=dict(label_values or {}))
 
 
@@ -103,7 +113,8 @@ def _label(value: Any, mapping: ColumnMapping, *, path: str, line: int) -> float
     try:
         number = float(value)
     except (TypeError, ValueError):
-        hint = f" (known text labels: {', '.join(mapping.label_values)})" if mapping.label_values else ""
+        hint = (f" (known text labels: {', '.join(mapping.label_values)})" if mapping.label_values
+                else "; map text labels with --label-map TEXT=NUMBER,...")
         raise InputError(f"expected a number, got {value!r}{hint}", path=path, line=line,
                          field=mapping.label) from None
     if math.isnan(number):
@@ -121,7 +132,23 @@ def _column(row: Mapping[str, Any], name: str | None, where: dict[str, Any], def
         raise InputError("missing column", field=name, **where) from None
 
 
-def map_rows(rows: Iterable[tuple[int, Mapping[str, Any]]], mapping: ColumnMapping, *, metric: str,
+def _annotated(row: Mapping[str, Any], mapping: ColumnMapping, where: dict[str, Any]) -> list[tuple[str, Any]]:
+    """(annotator, raw label) pairs of a row: one, or one per element when the label path fans out."""
+    raw = _column(row, mapping.label, where)
+    names = _column(row, mapping.annotator, where, "human")
+    if not isinstance(raw, list):
+        return [(str(names), raw)]
+    if isinstance(names, list):
+        if len(names) != len(raw):
+            raise InputError(f"{len(raw)} labels but {len(names)} annotators", field=mapping.annotator, **where)
+        pairs = list(zip(map(str, names), raw))
+    else:
+        prefix = "annotator" if mapping.annotator is None else str(names)
+        pairs = [(f"{prefix}-{k}", label) for k, label in enumerate(raw, start=1)]
+    return [(name, label) for name, label in pairs if label is not None and label != ""]  # a skipped item
+
+
+def map_rows(rows: Iterable[tuple[int, Mapping[str, Any]]], mapping: ColumnMapping, *, metric: str | None,
              label_type: LabelType, scale: tuple[float, float] | None = None, path: str = "") -> list[LabelledItem]:
     """Labelled items from (line, row) pairs; the scale of continuous labels defaults to the observed range."""
     scale = scale or default_scale(label_type)
@@ -129,10 +156,12 @@ def map_rows(rows: Iterable[tuple[int, Mapping[str, Any]]], mapping: ColumnMappi
         raise ConfigError(f"{label_type.value} labels need a scale (--scale LOW,HIGH)")
     if scale is not None and (problem := check_scale(label_type, scale)):
         raise ConfigError(f"--scale {scale[0]:g},{scale[1]:g}: {problem}")
+    if metric is None and mapping.metric is None:
+        raise ConfigError("name the metric: --metric M, or --columns metric=COLUMN (or metric=const:M)")
     staged = []
     for line, row in rows:
         where: dict[str, Any] = {"path": path, "line": line}
-        sample = Sample(input=_text(_column(row, mapping.input, where), name=mapping.input, **where),
+        sample = Sample(input=_text(_column(row, mapping.input, where), name=str(mapping.input), **where),
                         references=_references(_column(row, mapping.references, where), name=str(mapping.references),
                                                **where),
                         expected_output=_text(_column(row, mapping.expected_output, where),
@@ -142,58 +171,28 @@ def map_rows(rows: Iterable[tuple[int, Mapping[str, Any]]], mapping: ColumnMappi
         answer_b = _column(row, mapping.actual_output_b, where)
         if label_type is LabelType.PREFERENCE and answer_b is None:
             raise ConfigError("preference labels need --columns actual_output_b=<column of the second answer>")
-        label = _label(_column(row, mapping.label, where), mapping, **where)
-        staged.append((line, str(_column(row, mapping.id, where, line)), label,
-                       str(_column(row, mapping.annotator, where, "human")), sample,
-                       None if answer_b is None else _text(answer_b, name=str(mapping.actual_output_b), **where)))
+        item_id = "/".join(str(_column(row, part, where)) for part in mapping.id.split("+")) if mapping.id else str(line)
+        row_metric = str(_column(row, mapping.metric, where, metric))
+        for annotator, raw in _annotated(row, mapping, where):
+            staged.append((line, item_id, row_metric, _label(raw, mapping, **where), annotator, sample,
+                           None if answer_b is None else _text(answer_b, name=str(mapping.actual_output_b), **where)))
     if not staged:
         raise InputError("no rows to read", path=path or None)
     if scale is None:
-        values = [label for _, _, label, _, _, _ in staged]
+        values = [label for _, _, _, label, _, _, _ in staged]
         scale = (min(values), max(values)) if min(values) < max(values) else (min(values), min(values) + 1.0)
     items = []
-    for line, item_id, label, annotator, sample, answer_b in staged:
+    for line, item_id, row_metric, label, annotator, sample, answer_b in staged:
         if problem := check_label(label_type, label, scale):
             raise InputError(problem, path=path, line=line, field=mapping.label)
-        items.append((line, LabelledItem(id=item_id, metric=metric, label=label, label_type=label_type,
+        items.append((line, LabelledItem(id=item_id, metric=row_metric, label=label, label_type=label_type,
                                          scale=(float(scale[0]), float(scale[1])), annotator=annotator,
                                          sample=sample, answer_b=answer_b)))
     check_consistent(items, path=path or None)
     return [item for _, item in items]
 
 
-def iter_rows(source: str, *, split: str = "train") -> Iterator[tuple[int, Mapping[str, Any]]]:
-    """(line or row number, row) from a CSV/TSV/JSONL/JSON file, else a Hugging Face dataset (hub id or folder)."""
-    path = Path(source)
-    suffix = path.suffix.lower()
-    if suffix in (".csv", ".tsv"):
-        if not path.is_file():
-            raise InputError("file not found", path=source)
-        with path.open(encoding="utf-8", newline="") as handle:
-            reader = csv.DictReader(handle, delimiter="\t" if suffix == ".tsv" else ",")
-            for number, row in enumerate(reader, start=2):
-                yield number, row
-    elif suffix == ".jsonl":
-        from judges.jsonl import read_jsonl
-
-        yield from read_jsonl(path)
-    elif suffix == ".json":
-        if not path.is_file():
-            raise InputError("file not found", path=source)
-        try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-        except json.JSONDecodeError as err:
-            raise InputError(f"not valid JSON ({err.msg})", path=source, line=err.lineno) from None
-        if not isinstance(data, list) or not all(isinstance(row, dict) for row in data):
-            raise InputError("expected a JSON list of objects", path=source)
-        yield from enumerate(data, start=1)
-    else:
-        from judges.labels.hub_sets import load_hub_rows
-
-        yield from enumerate(load_hub_rows(source, split), start=1)
-
-
-def load_mapped(source: str, mapping: ColumnMapping, *, metric: str, label_type: LabelType,
+def load_mapped(source: str, mapping: ColumnMapping, *, metric: str | None, label_type: LabelType,
                 scale: tuple[float, float] | None = None, split: str = "train") -> LabelledSet:
     """A user's labelled data as a LabelledSet, read through `mapping`."""
     items = map_rows(iter_rows(source, split=split), mapping, metric=metric, label_type=label_type, scale=scale,

@@ -38,31 +38,45 @@ def load_set(name: str, *, split: str | None = None) -> LabelledSet:
         module, _, attr = target.partition(":")
         extra = {} if split is None else {"split": split}
         return getattr(importlib.import_module(module), attr)(location, **extra)
+    if location and hub_name in SETS:  # `begin-wow:test`: another split of a shipped set
+        if split is not None and split != location:
+            raise ConfigError(f"{name!r} names split {location!r} but --split says {split!r}")
+        name, split = hub_name, location
     if name not in SETS:
         close = difflib.get_close_matches(name, list(SETS), n=3)
         hint = f"; did you mean {' or '.join(close)}?" if close else f"; known sets: {', '.join(SETS)}"
         raise ConfigError(f"unknown labelled set {name!r}{hint}")
     target, kwargs, _ = SETS[name]
     module, _, attr = target.partition(":")
+    loader = getattr(importlib.import_module(module), attr)
     if split is not None:
-        if name not in HUB_SETS:
-            raise ConfigError(f"--split applies to hub sets ({', '.join(HUB_SETS)}), not {name!r}")
+        import inspect
+
+        if "split" not in inspect.signature(loader).parameters:
+            with_splits = [n for n, (t, _, _) in SETS.items() if "split" in inspect.signature(
+                getattr(importlib.import_module(t.partition(":")[0]), t.partition(":")[2])).parameters]
+            raise ConfigError(f"{name!r} has one split; splits apply to {', '.join(with_splits)}")
         kwargs = {**kwargs, "split": split}
-    return getattr(importlib.import_module(module), attr)(**kwargs)
+    return loader(**kwargs)
 
 
 def open_labels(spec: str, *, columns: str | None = None, metric: str | None = None, label_type: str | None = None,
-                scale: tuple[float, float] | None = None, split: str | None = None) -> LabelledSet:
-    """`--labels`: a set name, a labelled-item JSONL, or (with `columns`) a CSV/JSONL/JSON file or HF dataset."""
+                scale: tuple[float, float] | None = None, split: str | None = None,
+                label_map: dict[str, float] | None = None) -> LabelledSet:
+    """`--labels`: a set name (`begin-wow:test` for another split), a labelled-item JSONL, or (with `columns`)
+    a CSV/TSV/JSONL/JSON/Parquet file, a saved HF dataset folder or a hub dataset."""
     if columns is not None:
         from judges.labels.mapping import ColumnMapping, load_mapped
         from judges.labels.schema import LabelType
 
-        if not metric or not label_type:
+        mapping = ColumnMapping.parse(columns, label_map)
+        if not label_type or not (metric or mapping.metric):
             raise ConfigError("--columns needs --metric and --label-type (binary, ordinal, continuous, preference)")
-        return load_mapped(spec, ColumnMapping.parse(columns), metric=metric, label_type=LabelType(label_type),
-                           scale=scale, split=split or "train")
-    if spec in SETS or spec.partition(":")[0] in HUB_SETS:
+        return load_mapped(spec, mapping, metric=metric, label_type=LabelType(label_type), scale=scale,
+                           split=split or "train")
+    if label_map:
+        raise ConfigError("--label-map applies to your own file read with --columns")
+    if spec in SETS or spec.partition(":")[0] in SETS:
         return load_set(spec, split=split)
     if Path(spec).is_file():
         from judges.labels.io import read_labels

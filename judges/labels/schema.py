@@ -112,14 +112,15 @@ def parse_item(record: dict[str, Any], *, path: str, line: int) -> LabelledItem:
     """A LabelledItem from one JSONL record; an InputError names the file, line and field.
 
     Required: `id` (string or number), `metric`, `label` (number), `label_type` (binary | ordinal |
-    continuous | preference), `input`, `actual_output`. `scale` ([low, high]) is required except for
+    continuous | preference), `actual_output`; `input` (the question) may be absent for tasks without one
+    (summarisation, dialogue grounded on a snippet). `scale` ([low, high]) is required except for
     binary labels. `annotator` defaults to "human"; `references` to []; `expected_output` to "".
     Pairwise preferences also need `actual_output_b`. Anything under `extra` is kept as is.
     """
     def fail(message: str, name: str) -> InputError:
         return InputError(message, path=path, line=line, field=name)
 
-    for name in ("id", "metric", "label", "label_type", "input", "actual_output"):
+    for name in ("id", "metric", "label", "label_type", "actual_output"):
         if record.get(name) is None:
             raise fail("missing field", name)
     try:
@@ -152,7 +153,7 @@ def parse_item(record: dict[str, Any], *, path: str, line: int) -> LabelledItem:
     extra = record.get("extra", {})
     if not isinstance(extra, dict):
         raise fail("expected an object", "extra")
-    sample = Sample(input=record["input"], references=tuple(references),
+    sample = Sample(input=record.get("input") or "", references=tuple(references),
                     expected_output=record.get("expected_output") or "", actual_output=record["actual_output"])
     return LabelledItem(id=str(record["id"]), metric=record["metric"], label=float(label), label_type=label_type,
                         scale=scale, annotator=str(record.get("annotator") or "human"), sample=sample,

@@ -25,7 +25,19 @@ class Entry:
     cost_usd: float = 0.0
     seconds: float = 0.0
     ceiling: float | None = None  # human-human agreement on the same items, where two annotators labelled them
-    note: str | None = None
+    note: str | None = None  # why the value is n/a, or anything else a reader must know about the figure
+    # each item's contribution where the figure is their mean (e.g. 1/0 per unit test for a pass rate), keyed by
+    # item id: the selection then compares two candidates with a paired bootstrap on the same items
+    item_values: dict[str, float] | None = None
+    baseline: str | None = None  # which baseline a baseline row is (oracle, always-top, ...): the oracle is a ceiling
+    # median seconds of the calls that reached the model (cache hits excluded; None when every call was cached
+    # and no recorded latency came with them): ties are broken on this, never on the run's wall time
+    latency_s_per_uncached_call: float | None = None
+
+    @property
+    def is_oracle(self) -> bool:
+        """A baseline that reads the expected answers: a ceiling to show, not a bar to beat."""
+        return self.kind == "baseline" and (self.baseline or self.candidate) == "oracle"
 
     @property
     def cost_per_1k_calls(self) -> float:
@@ -35,5 +47,8 @@ class Entry:
     def seconds_per_call(self) -> float:
         return self.seconds / self.calls if self.calls else 0.0
 
-    def to_dict(self) -> dict[str, Any]:
-        return {**asdict(self), "cost_per_1k_calls": self.cost_per_1k_calls, "seconds_per_call": self.seconds_per_call}
+    def to_dict(self, *, item_values: bool = True) -> dict[str, Any]:
+        row = {**asdict(self), "cost_per_1k_calls": self.cost_per_1k_calls, "seconds_per_call": self.seconds_per_call}
+        if not item_values:
+            row.pop("item_values")
+        return row

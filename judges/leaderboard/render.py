@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
+import re
 from pathlib import Path
 from typing import Any
 
+from judges.leaderboard.columns import named, oriented
 from judges.leaderboard.entries import Entry
-from judges.leaderboard.select import Pick
+from judges.leaderboard.select import NO_WINNER, Pick
 
 
 def _fmt(value: float | None, digits: int = 3) -> str:
@@ -18,22 +21,60 @@ def interval(entry: Entry) -> str:
     return "" if entry.ci_low is None else f"[{entry.ci_low:.3f}, {entry.ci_high:.3f}]"
 
 
+def shown_value(entry: Entry) -> str:
+    """The value, or `n/a (why)`."""
+    return _fmt(entry.value) if entry.value is not None else f"n/a ({entry.note or 'no figure'})"
+
+
+def latency(entry: Entry) -> str:
+    if entry.latency_s_per_uncached_call is not None:
+        return f"{entry.latency_s_per_uncached_call:.2f}"
+    if entry.kind == "baseline":
+        return "n/a (no model call)"
+    return "n/a (no uncached call recorded)"
+
+
+def _cell(text: str) -> str:
+    return text.replace("|", "\\|").replace("\n", " ")
+
+
+def pick_row(pick: Pick) -> dict[str, str]:
+    """The columns of one pick, shared by the Markdown and HTML tables."""
+    best = pick.winner
+    base = pick.baseline
+    return {"evaluation": pick.evaluation, "metric": pick.metric,
+            "statistic": " / ".join(named(s) for s in pick.statistic.split(" / ")),
+            "best judge": best.candidate if best else NO_WINNER if pick.reference else "-",
+            "value": _fmt(best.value) if best else "-", "95% interval": interval(best) if best else "",
+            "best baseline": f"{base.candidate} {_fmt(base.value)}" if base else "n/a (no baseline with a figure)",
+            "decided by": pick.test or "-", "why": pick.reason()}
+
+
 def markdown(entries: list[Entry], picks: list[Pick], meta: dict[str, Any]) -> str:
-    lines = [f"# judgelab leaderboard", "", f"Generated {meta['date']} by judgelab {meta['judgelab_version']} from "
-             f"`{meta['config']}`. Figures with 95% intervals and the n they rest on; baselines are references.", "",
-             "## Best judge per evaluation and metric", "",
-             "| evaluation | metric | statistic | best judge | value | 95% interval | why |", "|---|---|---|---|---|---|---|"]
-    for pick in picks:
-        best = pick.winner
-        lines.append(f"| {pick.evaluation} | {pick.metric} | {pick.statistic} | {best.candidate if best else '-'} | "
-                     f"{_fmt(best.value) if best else '-'} | {interval(best) if best else ''} | {pick.reason()} |")
+    lines = ["# judgelab leaderboard", "", f"Generated {meta['date']} by judgelab {meta['judgelab_version']} from "
+             f"`{meta['config']}`. Figures with 95% intervals and the n they rest on. A judge is named best only "
+             "when it beats the best baseline (a paired bootstrap on the same items where per-item values exist, "
+             "else its 95% interval's lower bound above the baseline's figure); ties go to the cheaper, then the "
+             "faster by median latency per uncached call. A negative correlation or an AUROC below 0.5 never wins.",
+             "", "## Best judge per evaluation and metric", ""]
+    header = list(pick_row(picks[0])) if picks else []
+    if picks:
+        lines += ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+        lines += ["| " + " | ".join(_cell(v) for v in pick_row(p).values()) + " |" for p in picks]
+    lines += ["", "## Excluded candidates and why", "", "| evaluation | metric | candidate | why |", "|---|---|---|---|"]
+    lines += [f"| {p.evaluation} | {p.metric} | {name} | {_cell(why)} |" for p in picks for name, why in p.excluded.items()]
     lines += ["", "## All figures", "",
-              "| evaluation | metric | candidate | kind | value | 95% interval | n | human ceiling | failure rate | "
-              "calls | USD / 1k calls | s / call |", "|---|---|---|---|---|---|---|---|---|---|---|---|"]
-    for e in sorted(entries, key=lambda e: (e.evaluation, e.metric, -(e.value if e.value is not None else -9))):
-        lines.append(f"| {e.evaluation} | {e.metric} | {e.candidate} | {e.kind} | {_fmt(e.value)} | {interval(e)} | "
-                     f"{e.n} | {_fmt(e.ceiling)} | {_fmt(e.failure_rate)} | {e.calls} | {e.cost_per_1k_calls:.4f} | "
-                     f"{e.seconds_per_call:.2f} |")
+              "| evaluation | metric | candidate | kind | statistic | value | 95% interval | n | human ceiling | "
+              "failure rate | calls | USD / 1k calls | s / uncached call (median) |",
+              "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+    for e in sorted(entries, key=lambda e: (e.evaluation, e.metric, -oriented(e.statistic, e.value)
+                                            if e.value is not None else 9)):
+        ceiling = _fmt(e.ceiling) if e.ceiling is not None else "n/a (one annotator per item)" \
+            if e.evaluation.startswith("labels") else "n/a (no human labels)"
+        failure = _fmt(e.failure_rate) if e.failure_rate is not None else "n/a (no verdicts)"
+        lines.append(f"| {e.evaluation} | {e.metric} | {e.candidate} | {e.kind} | {named(e.statistic)} | "
+                     f"{_cell(shown_value(e))} | {interval(e)} | {e.n} | {ceiling} | {failure} | {e.calls} | "
+                     f"{e.cost_per_1k_calls:.4f} | {latency(e)} |")
     lines += ["", "## Judges", "", "| candidate | kind | model | prompts | prompt hash |", "|---|---|---|---|---|"]
     seen = set()
     for e in entries:
@@ -44,19 +85,43 @@ def markdown(entries: list[Entry], picks: list[Pick], meta: dict[str, Any]) -> s
     return "\n".join(lines) + "\n"
 
 
+def pick_dict(pick: Pick) -> dict[str, Any]:
+    return {"evaluation": pick.evaluation, "metric": pick.metric, "statistic": pick.statistic,
+            "best": pick.winner.candidate if pick.winner else None, "why": pick.reason(), "decided_by": pick.test,
+            "best_baseline": pick.baseline.candidate if pick.baseline else None, "reference": pick.reference,
+            "leader": pick.leader.candidate if pick.leader else None, "tied": pick.tied, "excluded": pick.excluded}
+
+
 def write_tables(entries: list[Entry], picks: list[Pick], meta: dict[str, Any], out: Path) -> list[Path]:
     import pandas as pd
 
     out.mkdir(parents=True, exist_ok=True)
-    frame = pd.DataFrame([e.to_dict() for e in entries])
+    frame = pd.DataFrame([e.to_dict(item_values=False) for e in entries])
     frame.to_csv(out / "leaderboard.csv", index=False)
-    payload = {"meta": meta, "picks": [{"evaluation": p.evaluation, "metric": p.metric, "statistic": p.statistic,
-                                        "best": p.winner.candidate if p.winner else None, "why": p.reason(),
-                                        "tied": p.tied, "excluded": p.excluded} for p in picks],
-               "entries": [e.to_dict() for e in entries]}
+    payload = {"meta": meta, "picks": [pick_dict(p) for p in picks], "entries": [e.to_dict() for e in entries]}
     (out / "leaderboard.json").write_text(json.dumps(payload, indent=2), encoding="utf-8")
     (out / "leaderboard.md").write_text(markdown(entries, picks, meta), encoding="utf-8")
     return [out / "leaderboard.csv", out / "leaderboard.json", out / "leaderboard.md"]
+
+
+def plot_filename(evaluation: str, metric: str) -> str:
+    """`pareto_<evaluation>_<metric>.png` with only letters, digits, `-`, `_` and `.`, and a short hash so that
+    two names that clean to the same text stay apart."""
+    text = f"{evaluation}_{metric}"
+    clean = re.sub(r"[^A-Za-z0-9._-]+", "_", text).strip("._")[:80]
+    digest = hashlib.sha256(text.encode()).hexdigest()[:8]
+    return f"pareto_{clean}_{digest}.png"
+
+
+def safe_plot_path(path: Path, evaluation: str, metric: str) -> Path:
+    """`path` when its name is safe and its folder exists; else `plot_filename` in the nearest existing folder
+    (a caller that pasted an evaluation name holding "/" into the file name gets a flat, safe file)."""
+    if re.fullmatch(r"[A-Za-z0-9._-]+", path.name) and path.parent.is_dir():
+        return path
+    folder = path.parent
+    while not folder.is_dir() and folder != folder.parent:
+        folder = folder.parent
+    return folder / plot_filename(evaluation, metric)
 
 
 def pareto_front(points: list[tuple[float, float]]) -> list[int]:
@@ -68,31 +133,54 @@ def pareto_front(points: list[tuple[float, float]]) -> list[int]:
     return sorted(front, key=lambda i: points[i][0])
 
 
+def _x_axis(group: list[Entry]) -> tuple[str, str]:
+    """Which speed or cost goes on the x axis: cost when any judge costs, else latency per uncached call."""
+    if any(e.cost_per_1k_calls > 0 for e in group):
+        return "cost", "USD per 1,000 calls"
+    if all(e.latency_s_per_uncached_call is not None for e in group):
+        return "latency", "median seconds per uncached call (every judge here is free)"
+    return "wall", "run seconds per call (latency per uncached call not recorded; a warm cache looks fast)"
+
+
 def plot_pareto(entries: list[Entry], evaluation: str, metric: str, path: Path) -> Path | None:
-    """Cost (or, when every judge is free, seconds) per call against the figure, the front highlighted."""
-    group = [e for e in entries if e.evaluation == evaluation and e.metric == metric and e.value is not None
-             and e.kind != "baseline"]
-    if not group:
+    """Cost (or speed) per call against the figure, the front of the candidates drawn, baselines as lines."""
+    rows = [e for e in entries if e.evaluation == evaluation and e.metric == metric and e.value is not None]
+    group = [e for e in rows if e.kind != "baseline"]
+    baselines = [e for e in rows if e.kind == "baseline"]
+    if not group and not baselines:
         return None
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    by_cost = any(e.cost_per_1k_calls > 0 for e in group)
-    points = [(e.cost_per_1k_calls if by_cost else e.seconds_per_call, float(e.value)) for e in group]  # type: ignore[arg-type]
+    path = safe_plot_path(path, evaluation, metric)
+    axis, label = _x_axis(group)
+    x_of = {"cost": lambda e: e.cost_per_1k_calls, "latency": lambda e: e.latency_s_per_uncached_call,
+            "wall": lambda e: e.seconds_per_call}[axis]
+    points = [(float(x_of(e)), float(oriented(e.statistic, e.value))) for e in group]  # type: ignore[arg-type]
     front = pareto_front(points)
     fig, ax = plt.subplots(figsize=(6, 4))
-    for entry, (x, y) in zip(group, points):
+    for entry, (x, _) in zip(group, points):
+        y = float(entry.value)  # type: ignore[arg-type]
         low = y - entry.ci_low if entry.ci_low is not None else 0
         high = entry.ci_high - y if entry.ci_high is not None else 0
         ax.errorbar([x], [y], yerr=[[low], [high]], fmt="o", capsize=3)
         ax.annotate(entry.candidate, (x, y), textcoords="offset points", xytext=(5, 5), fontsize=8)
-    ax.plot([points[i][0] for i in front], [points[i][1] for i in front], "--", color="grey", label="Pareto front")
-    ax.set_xlabel("USD per 1,000 calls" if by_cost else "seconds per call (every judge here is free)")
-    ax.set_ylabel(f"{group[0].statistic} ({metric})")
+    if len(front) >= 2:
+        ax.plot([points[i][0] for i in front], [float(group[i].value) for i in front], "--", color="grey",  # type: ignore[arg-type]
+                label="Pareto front")
+    elif front:
+        ax.plot([points[front[0]][0]], [float(group[front[0]].value)], "s", mfc="none", ms=12, color="grey",  # type: ignore[arg-type]
+                label="Pareto front (one judge)")
+    for entry in baselines:
+        ax.axhline(float(entry.value), linestyle=":", color="tab:red" if not entry.is_oracle else "tab:green",  # type: ignore[arg-type]
+                   linewidth=1, label=f"baseline {entry.candidate} ({entry.value:.3f})")
+    ax.set_xlabel(label)
+    statistics = sorted({e.statistic for e in rows})
+    ax.set_ylabel(f"{' / '.join(named(s) for s in statistics)}", fontsize=8)
     ax.set_title(f"{evaluation}: {metric}", fontsize=9)
-    ax.legend(fontsize=8)
+    ax.legend(fontsize=7)
     fig.tight_layout()
     fig.savefig(path, dpi=100)
     plt.close(fig)

@@ -1,45 +1,51 @@
-"""Choosing the best judge per evaluation and metric: rank, treat overlapping intervals as ties, then cost, speed."""
+"""Choosing the best judge per evaluation and metric: it must beat the best baseline; ties go to cheaper, then faster."""
 
 from __future__ import annotations
 
 from collections import defaultdict
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
+from judges.leaderboard.columns import CHANCE, higher_is_better, never_wins, oriented
 from judges.leaderboard.config import Selection
 from judges.leaderboard.entries import Entry
+from judges.leaderboard.paired import paired_difference
+
+NO_WINNER = "no candidate beats the baselines"
+PAIRED, INTERVAL, UNCHECKED = "paired bootstrap", "95% interval vs baseline point", "no baseline to beat"
 
 
 @dataclass
 class Pick:
+    """The best candidate of one (evaluation, metric), or none, with every decision spelled out."""
+
     evaluation: str
     metric: str
     statistic: str
     winner: Entry | None
     leader: Entry | None
     tied: list[str]
-    excluded: dict[str, str]  # candidate -> why a constraint removed it
+    excluded: dict[str, str]  # candidate -> why it cannot win (baseline, constraint, n/a, below chance or baseline)
+    baseline: Entry | None = None  # the best baseline with a figure
+    reference: str = ""  # what a candidate had to beat, e.g. "always-top 0.562" or "chance 0.500"
+    test: str = ""  # which test decided that the winner beats the reference (PAIRED, INTERVAL, UNCHECKED)
+    beats: str = ""  # the figures of that test
+    tie: str = ""  # how the winner was told apart from the leader, when it is not the leader
+    notes: list[str] = field(default_factory=list)
 
     def reason(self) -> str:
         if self.winner is None:
-            return "no eligible candidate with a figure"
-        if self.leader is None or self.winner.candidate == self.leader.candidate:
-            return "highest figure" + (f"; tied with {', '.join(t for t in self.tied if t != self.winner.candidate)}"
-                                       if len(self.tied) > 1 else "")
-        tie = f"tied with the leader {self.leader.candidate} (overlapping 95% intervals)"
-        if self.winner.cost_per_1k_calls < self.leader.cost_per_1k_calls:
-            return (f"{tie} and cheaper ({self.winner.cost_per_1k_calls:.4f} vs {self.leader.cost_per_1k_calls:.4f} "
-                    "USD per 1k calls)")
-        return (f"{tie}, as cheap and faster ({self.winner.seconds_per_call:.2f} vs {self.leader.seconds_per_call:.2f} "
-                "s per call)")
+            if self.leader is None and not self.reference:
+                return "no eligible candidate with a figure"
+            return NO_WINNER + (f"; the bar was {self.reference}" if self.reference else "")
+        text = f"beats {self.reference}: {self.beats}" if self.reference else self.beats
+        if self.leader is not None and self.winner.candidate != self.leader.candidate:
+            text += f"; {self.tie}"
+        elif len(self.tied) > 1:
+            text += f"; tied with {', '.join(t for t in self.tied if t != self.winner.candidate)}, {self.tie}"
+        return text + "".join(f"; {note}" for note in self.notes)
 
 
-def _overlaps(entry: Entry, leader: Entry) -> bool:
-    if entry.ci_high is None or leader.ci_low is None:
-        return entry.value == leader.value
-    return entry.ci_high >= leader.ci_low
-
-
-def _excluded(entry: Entry, selection: Selection, unit_test_totals: dict[str, float | None]) -> str | None:
+def _constraint(entry: Entry, selection: Selection, unit_test_totals: dict[str, float | None]) -> str | None:
     if selection.max_cost_per_1k_calls is not None and entry.cost_per_1k_calls > selection.max_cost_per_1k_calls:
         return f"costs {entry.cost_per_1k_calls:.4f} USD per 1k calls > {selection.max_cost_per_1k_calls:g}"
     if selection.max_failure_rate is not None and (entry.failure_rate or 0.0) > selection.max_failure_rate:
@@ -51,31 +57,126 @@ def _excluded(entry: Entry, selection: Selection, unit_test_totals: dict[str, fl
     return None
 
 
-def pick_best(entries: list[Entry], selection: Selection) -> list[Pick]:
-    """One pick per (evaluation, metric); baselines (oracle, constants) are references and never win."""
-    totals: dict[str, float | None] = {}  # a candidate's lowest unit-test total over the evaluations
+def _beats(entry: Entry, baseline: Entry | None, chance: float | None) -> tuple[bool, str, str]:
+    """Whether the entry beats the best baseline (or chance), the test used and its figures."""
+    higher = higher_is_better(entry.statistic)
+    if baseline is not None:
+        diff = paired_difference(entry.item_values, baseline.item_values)
+        if diff is not None:
+            return (diff.low > 0 if higher else diff.high < 0), PAIRED, diff.describe()
+        point = float(baseline.value)  # type: ignore[arg-type]
+    elif chance is not None:
+        point = chance
+    else:
+        return True, UNCHECKED, "no baseline with a figure to compare"
+    bound = entry.ci_low if higher else entry.ci_high
+    if bound is None:
+        return False, INTERVAL, "no 95% interval to compare"
+    sign = ">" if (bound > point if higher else bound < point) else ("<=" if higher else ">=")
+    side = "lower" if higher else "upper"
+    return (bound > point if higher else bound < point), INTERVAL, f"95% interval {side} bound {bound:.3f} {sign} {point:.3f}"
+
+
+def _tied(entry: Entry, leader: Entry) -> tuple[bool, str]:
+    """Whether the leader cannot be told apart from the entry, and the evidence."""
+    diff = paired_difference(leader.item_values, entry.item_values)
+    if diff is not None:
+        separated = diff.low > 0 if higher_is_better(leader.statistic) else diff.high < 0
+        return not separated, diff.describe()
+    if entry.ci_low is None or entry.ci_high is None or leader.ci_low is None or leader.ci_high is None:
+        return entry.value == leader.value, "equal figures" if entry.value == leader.value else "no intervals"
+    overlap = entry.ci_high >= leader.ci_low if higher_is_better(leader.statistic) else entry.ci_low <= leader.ci_high
+    return overlap, "overlapping 95% intervals" if overlap else "separate 95% intervals"
+
+
+def _tie_break(tied: list[Entry]) -> tuple[Entry, str, list[str]]:
+    """The cheaper, then the faster by median latency per uncached call, then the higher figure."""
+    latencies_known = all(e.latency_s_per_uncached_call is not None for e in tied)
+    notes = [] if latencies_known else [
+        "speed not compared: no latency per uncached call for " + ", ".join(
+            e.candidate for e in tied if e.latency_s_per_uncached_call is None)]
+
+    def key(e: Entry) -> tuple[float, float, float]:
+        latency = e.latency_s_per_uncached_call if latencies_known else 0.0
+        return e.cost_per_1k_calls, float(latency or 0.0), -oriented(e.statistic, float(e.value))  # type: ignore[arg-type]
+
+    ordered = sorted(tied, key=key)
+    winner, runner = ordered[0], ordered[1]
+    if winner.cost_per_1k_calls < runner.cost_per_1k_calls:
+        how = f"cheaper ({winner.cost_per_1k_calls:.4f} vs {runner.cost_per_1k_calls:.4f} USD per 1k calls)"
+    elif latencies_known and winner.latency_s_per_uncached_call != runner.latency_s_per_uncached_call:
+        how = (f"as cheap and faster ({winner.latency_s_per_uncached_call:.2f} vs "
+               f"{runner.latency_s_per_uncached_call:.2f} s median per uncached call)")
+    else:
+        how = "as cheap and as fast, the higher figure kept"
+    return winner, how, notes
+
+
+def _group_pick(evaluation: str, metric: str, group: list[Entry], selection: Selection,
+                totals: dict[str, float | None]) -> Pick:
+    excluded: dict[str, str] = {}
+    contenders = []
+    for entry in group:
+        why = ("the oracle, a ceiling shown for reference" if entry.is_oracle else
+               "a baseline, shown for reference" if entry.kind == "baseline" else _constraint(entry, selection, totals)
+               or (f"n/a: {entry.note or 'no figure'}" if entry.value is None else None)
+               or never_wins(entry.statistic, entry.value))
+        if why:
+            excluded[entry.candidate] = why
+        else:
+            contenders.append(entry)
+    statistic = " / ".join(sorted({e.statistic for e in group}))
+    baselines = [e for e in group if e.kind == "baseline" and e.value is not None and not e.is_oracle]
+    baseline = max(baselines, key=lambda e: oriented(e.statistic, float(e.value))) if baselines else None  # type: ignore[arg-type]
+    chance = CHANCE.get(group[0].statistic) if baseline is None else None
+    reference = (f"the best baseline {baseline.candidate} ({baseline.value:.3f})" if baseline is not None
+                 else f"chance ({chance:.3f})" if chance is not None else "")
+    beaten, tests = [], {}
+    for entry in contenders:
+        ok, test, figures = _beats(entry, baseline, chance)
+        if ok:
+            beaten.append(entry)
+            tests[entry.candidate] = (test, figures)
+        else:
+            excluded[entry.candidate] = f"does not beat {reference}: {figures} ({test})"
+    pick = Pick(evaluation, metric, statistic, None, None, [], excluded, baseline, reference)
+    if not beaten:
+        return pick
+    leader = max(beaten, key=lambda e: oriented(e.statistic, float(e.value)))  # type: ignore[arg-type]
+    tied, evidence = [leader], {}
+    for entry in beaten:
+        if entry is not leader:
+            same, why = _tied(entry, leader)
+            if same:
+                tied.append(entry)
+                evidence[entry.candidate] = why
+    pick.leader, pick.tied = leader, [e.candidate for e in tied]
+    if len(tied) == 1:
+        pick.winner, pick.tie = leader, ""
+    else:
+        pick.winner, how, pick.notes = _tie_break(tied)
+        if pick.winner is leader:
+            pick.tie = f"kept: {how}"
+        else:
+            pick.tie = f"tied with the leader {leader.candidate} ({evidence[pick.winner.candidate]}) and {how}"
+    pick.test, pick.beats = tests[pick.winner.candidate]
+    return pick
+
+
+def unit_test_totals(entries: list[Entry]) -> dict[str, float | None]:
+    """A candidate's lowest unit-test total over the evaluations (for `min_unit_test_pass_rate`)."""
+    totals: dict[str, float | None] = {}
     for entry in entries:
         if entry.metric == "total" and entry.evaluation.startswith("unit_tests"):
             previous = totals.get(entry.candidate, entry.value)
             totals[entry.candidate] = None if previous is None or entry.value is None else min(previous, entry.value)
+    return totals
+
+
+def pick_best(entries: list[Entry], selection: Selection) -> list[Pick]:
+    """One pick per (evaluation, metric); baselines (oracle, constants) are what a winner must beat, never winners."""
+    totals = unit_test_totals(entries)
     groups: dict[tuple[str, str], list[Entry]] = defaultdict(list)
     for entry in entries:
         groups[(entry.evaluation, entry.metric)].append(entry)
-    picks = []
-    for (evaluation, metric), group in groups.items():
-        excluded = {}
-        eligible = []
-        for entry in group:
-            why = "a baseline, shown for reference" if entry.kind == "baseline" else _excluded(entry, selection, totals)
-            if why:
-                excluded[entry.candidate] = why
-            elif entry.value is not None:
-                eligible.append(entry)
-        if not eligible:
-            picks.append(Pick(evaluation, metric, group[0].statistic, None, None, [], excluded))
-            continue
-        leader = max(eligible, key=lambda e: e.value)  # type: ignore[arg-type, return-value]
-        tied = [e for e in eligible if _overlaps(e, leader)]
-        winner = min(tied, key=lambda e: (e.cost_per_1k_calls, e.seconds_per_call, -(e.value or 0.0)))
-        picks.append(Pick(evaluation, metric, leader.statistic, winner, leader, [e.candidate for e in tied], excluded))
-    return picks
+    return [_group_pick(evaluation, metric, group, selection, totals) for (evaluation, metric), group in groups.items()]

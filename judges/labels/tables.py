@@ -1,0 +1,66 @@
+"""Rows of a user's labelled file: CSV/TSV (pandas), JSONL, JSON, Parquet (pyarrow), or a Hugging Face dataset."""
+
+from __future__ import annotations
+
+import csv
+import json
+from pathlib import Path
+from typing import Any, Iterator, Mapping
+
+from judges.errors import InputError
+
+SAVED_DATASET_FILES = ("dataset_info.json", "state.json", "dataset_dict.json")
+
+
+def _csv_rows(path: Path, tsv: bool) -> Iterator[tuple[int, Mapping[str, Any]]]:
+    import pandas as pd
+
+    # every cell as text (labels are parsed later); a TSV's quotes are text, as in BEGIN's raw files
+    frame = pd.read_csv(path, sep="\t" if tsv else ",", dtype=str, keep_default_na=False,
+                        quoting=csv.QUOTE_NONE if tsv else csv.QUOTE_MINIMAL)
+    yield from enumerate(frame.to_dict(orient="records"), start=2)  # line 1 is the header
+
+
+def _saved_dataset_rows(path: Path, split: str) -> list[dict[str, Any]]:
+    """A folder written by `Dataset.save_to_disk` (or `DatasetDict.save_to_disk`), read by `load_from_disk`."""
+    import datasets
+
+    loaded = datasets.load_from_disk(str(path))
+    if isinstance(loaded, datasets.DatasetDict):
+        if split not in loaded:
+            raise InputError(f"no split {split!r} (splits: {', '.join(loaded)}); choose one with --split",
+                             path=str(path))
+        loaded = loaded[split]
+    return loaded.to_list()
+
+
+def iter_rows(source: str, *, split: str = "train") -> Iterator[tuple[int, Mapping[str, Any]]]:
+    """(line or row number, row) from a CSV/TSV/JSONL/JSON/Parquet file, a saved dataset folder, else the hub."""
+    path = Path(source)
+    suffix = path.suffix.lower()
+    if suffix in (".csv", ".tsv", ".json", ".parquet") and not path.is_file():
+        raise InputError("file not found", path=source)
+    if suffix in (".csv", ".tsv"):
+        yield from _csv_rows(path, suffix == ".tsv")
+    elif suffix == ".jsonl":
+        from judges.jsonl import read_jsonl
+
+        yield from read_jsonl(path)
+    elif suffix == ".json":
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except json.JSONDecodeError as err:
+            raise InputError(f"not valid JSON ({err.msg})", path=source, line=err.lineno) from None
+        if not isinstance(data, list) or not all(isinstance(row, dict) for row in data):
+            raise InputError("expected a JSON list of objects", path=source)
+        yield from enumerate(data, start=1)
+    elif suffix == ".parquet":
+        import pyarrow.parquet as pq
+
+        yield from enumerate(pq.read_table(path).to_pylist(), start=1)
+    elif path.is_dir() and any((path / name).is_file() for name in SAVED_DATASET_FILES):
+        yield from enumerate(_saved_dataset_rows(path, split), start=1)
+    else:
+        from judges.labels.hub_sets import load_hub_rows
+
+        yield from enumerate(load_hub_rows(source, split), start=1)

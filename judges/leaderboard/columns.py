@@ -1,0 +1,39 @@
+"""What a value column measures: each statistic's direction, its chance level, and when it may never win."""
+
+from __future__ import annotations
+
+# every statistic the leaderboard ranks is higher-is-better unless named here
+LOWER_IS_BETTER = frozenset({"failure_rate", "mae", "rmse", "brier", "ece", "error_rate"})
+# statistics whose sign says the judge orders items against the humans: a negative value never wins
+CORRELATIONS = frozenset({"pearson", "spearman", "kendall_tau_b", "mcc", "weighted_kappa", "krippendorff_alpha"})
+# the figure of a judge that knows nothing: a candidate must beat it even when no baseline has a figure
+CHANCE = {"auroc": 0.5, "balanced_accuracy": 0.5, **{name: 0.0 for name in CORRELATIONS}}
+
+
+def higher_is_better(statistic: str) -> bool:
+    return statistic not in LOWER_IS_BETTER
+
+
+def direction(statistic: str) -> str:
+    return "higher is better" if higher_is_better(statistic) else "lower is better"
+
+
+def named(statistic: str) -> str:
+    """`auroc (higher is better)`: the statistic with its direction, for a column or a cell."""
+    return f"{statistic} ({direction(statistic)})"
+
+
+def oriented(statistic: str, value: float) -> float:
+    """The value turned so that larger is always better (for sorting and comparing)."""
+    return value if higher_is_better(statistic) else -value
+
+
+def never_wins(statistic: str, value: float | None) -> str | None:
+    """Why a figure can never be named best (a negative correlation, an AUROC below chance), or None."""
+    if value is None:
+        return None
+    if statistic in CORRELATIONS and value < 0:
+        return f"negative {statistic} ({value:.3f}): orders items against the humans, never wins"
+    if statistic in ("auroc", "balanced_accuracy") and value < 0.5:
+        return f"{statistic} {value:.3f} below chance (0.5), never wins"
+    return None
