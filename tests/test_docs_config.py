@@ -6,7 +6,7 @@ from conftest import ROOT
 
 from judges.leaderboard.config import Candidate, Evaluation, JudgeParams, LeaderboardConfig, Selection
 from judges.runs.gate_schema import GateFile, GateJudge, GateTests, MaxBars, MinBars
-from judges.toml_config import keys_at
+from judges.files.toml_config import keys_at
 
 
 def documented(heading: str) -> set[str]:

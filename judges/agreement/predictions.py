@@ -95,7 +95,7 @@ def parse_prediction(row: Mapping[str, Any], *, id_field: str, score_fields: tup
 
 def _rows(path: Path, id_field: str) -> Iterator[tuple[int | None, Mapping[str, Any]]]:
     if path.suffix.lower() == ".jsonl":
-        from judges.jsonl import read_jsonl
+        from judges.files.jsonl import read_jsonl
 
         yield from read_jsonl(path)
         return

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any, Iterable
 
 from judges.errors import PromptError
-from judges.paths import bundled_dir
+from judges.files.shipped import bundled_dir
 from judges.types import GROUSE_METRICS, Sample
 
 TEMPLATE_SUFFIX = ".txt.jinja"

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from judges.input_problems import Problems, RecordFields, note_duplicate_ids, parse_records, read_records
+from judges.files.input_problems import Problems, RecordFields, note_duplicate_ids, parse_records, read_records
 from judges.types import Sample
 
 

@@ -6,7 +6,7 @@ from pathlib import Path
 from typing import Iterable
 
 from judges.errors import InputError
-from judges.jsonl import append_jsonl, read_jsonl
+from judges.files.jsonl import append_jsonl, read_jsonl
 from judges.labels.schema import LabelledItem, LabelledSet, check_consistent, parse_item
 
 

@@ -43,7 +43,7 @@ def iter_rows(source: str, *, split: str = "train") -> Iterator[tuple[int, Mappi
     if suffix in (".csv", ".tsv"):
         yield from _csv_rows(path, suffix == ".tsv")
     elif suffix == ".jsonl":
-        from judges.jsonl import read_jsonl
+        from judges.files.jsonl import read_jsonl
 
         yield from read_jsonl(path)
     elif suffix == ".json":

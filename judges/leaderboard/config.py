@@ -10,7 +10,7 @@ from typing_extensions import TypedDict
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, with_config
 
 from judges.errors import ConfigError
-from judges.toml_config import read_toml, validate_config
+from judges.files.toml_config import read_toml, validate_config
 
 CANDIDATE_KINDS = ("llm", "metric", "baseline", "embedding")
 JUDGE_PARAMS = ("temperature", "max_tokens", "seed", "extra", "json_schema", "concurrency", "timeout_s")

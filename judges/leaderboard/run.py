@@ -25,7 +25,7 @@ def _file_digest(path: Path) -> str:
 
 
 def data_versions(evaluations: list[Evaluation], labelled: dict[str, Any]) -> dict[str, str]:
-    from judges.paths import bundled_dir
+    from judges.files.shipped import bundled_dir
 
     versions = {}
     for evaluation in evaluations:

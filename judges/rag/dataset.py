@@ -6,7 +6,7 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from judges.errors import InputError
-from judges.input_problems import load_file
+from judges.files.input_problems import load_file
 from judges.rag.sample import RagSample, parse_record
 
 HF_PREFIX = "hf:"

@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from judges.errors import PromptError
-from judges.paths import bundled_dir
+from judges.files.shipped import bundled_dir
 from judges.judging.prompts import TEMPLATE_SUFFIX, PromptTemplate
 
 

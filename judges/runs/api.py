@@ -32,7 +32,7 @@ def judge_options(judge: str | JudgeOptions, overrides: dict[str, Any]) -> Judge
 def load_tests(source: str | Path | None = None, split: str | None = None, limit: int | None = None) -> list[UnitTest]:
     """Unit tests from a JSONL file, a folder with train/test splits, or "grouse"; default: the shipped suite's
     train split."""
-    from judges.paths import bundled_dir
+    from judges.files.shipped import bundled_dir
     from judges.suite.loading import load_unit_tests
 
     if limit is not None and limit < 1:

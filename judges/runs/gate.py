@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from judges.errors import ConfigError
-from judges.toml_config import read_toml, validate_config
+from judges.files.toml_config import read_toml, validate_config
 from judges.types import ALL_METRICS
 
 MIN_TARGETS = (*ALL_METRICS, "total")

@@ -61,7 +61,7 @@ class Run:
     @classmethod
     def load(cls, folder: str | Path) -> Run:
         """A run folder written by any command; a folder from an older judgelab is a one-line error."""
-        from judges.jsonl import read_jsonl
+        from judges.files.jsonl import read_jsonl
 
         folder = Path(folder)
         meta_path = folder / "run.json"

@@ -15,7 +15,7 @@ from typing import Any, Protocol, Sequence
 
 from judges.calls.runtime import CallRuntime
 from judges.errors import BudgetExhausted, EndpointUnusable, JudgelabError
-from judges.jsonl import append_jsonl
+from judges.files.jsonl import append_jsonl
 from judges.runs.run import Run
 from judges.runs.summary import call_usage, item_calls, summarize
 

@@ -80,7 +80,7 @@ def check_splits(train: list[UnitTest], test: list[UnitTest]) -> list[str]:
 
 def is_shipped_suite(path: str | Path) -> bool:
     """Whether `path` is the shipped unit_tests/ folder or one of its files (its house rules always apply)."""
-    from judges.paths import bundled_dir
+    from judges.files.shipped import bundled_dir
 
     shipped = bundled_dir("unit_tests").resolve()
     resolved = Path(path).resolve()

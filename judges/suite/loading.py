@@ -6,7 +6,7 @@ from pathlib import Path
 from typing import Any
 
 from judges.errors import InputError
-from judges.input_problems import Problems, RecordFields, note_duplicate_ids, parse_records, read_records
+from judges.files.input_problems import Problems, RecordFields, note_duplicate_ids, parse_records, read_records
 from judges.judging.samples import read_sample
 from judges.suite.conditions import Condition, metric_grades
 from judges.types import GROUSE_METRICS, UnitTest

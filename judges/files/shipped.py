@@ -11,7 +11,7 @@ def bundled_dir(name: str) -> Path:
     override = os.environ.get("JUDGELAB_DATA")
     if override:
         return Path(override) / name
-    checkout = Path(__file__).resolve().parent.parent / name
+    checkout = Path(__file__).resolve().parents[2] / name
     if checkout.is_dir():
         return checkout
-    return Path(__file__).resolve().parent / "_bundled" / name
+    return Path(__file__).resolve().parents[1] / "_bundled" / name

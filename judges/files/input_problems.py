@@ -6,7 +6,7 @@ from pathlib import Path
 from typing import Any, Callable, TypeVar
 
 from judges.errors import InputError, InputProblems
-from judges.jsonl import LineProblem, numbered_lines, parse_line
+from judges.files.jsonl import LineProblem, numbered_lines, parse_line
 
 Parsed = TypeVar("Parsed")
 
