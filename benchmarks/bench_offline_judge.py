@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 import sys
 import time
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -49,9 +49,13 @@ def measure(flash_attn: bool, prompts: list[str], schema: dict) -> dict:
         n = reply["usage"]["completion_tokens"]
         generated.append(n)
         overheads.append(wall - n * decode_s)
-    return {"flash_attn": flash_attn, "prompt_tokens_per_s": read_tokens / read_s, "decode_ms_per_token": 1000 * decode_s,
-            "constrained_tokens_per_call": sum(generated) / len(generated),
-            "grammar_overhead_s_per_call": sum(overheads) / len(overheads)}
+    return {
+        "flash_attn": flash_attn,
+        "prompt_tokens_per_s": read_tokens / read_s,
+        "decode_ms_per_token": 1000 * decode_s,
+        "constrained_tokens_per_call": sum(generated) / len(generated),
+        "grammar_overhead_s_per_call": sum(overheads) / len(overheads),
+    }
 
 
 def main() -> None:
@@ -63,18 +67,25 @@ def main() -> None:
     tests = load_unit_tests(ROOT / "unit_tests", "train")[:4]
     prompts = [prompt_set.render("answer_relevancy", t.sample) for t in tests]
     rows = [measure(flag, prompts, reply_schema("answer_relevancy")) for flag in (False, True)]
-    result = {"date": datetime.now(timezone.utc).isoformat(timespec="seconds"), "prompts": len(prompts), "rows": rows}
+    result = {"date": datetime.now(UTC).isoformat(timespec="seconds"), "prompts": len(prompts), "rows": rows}
     out = ROOT / "results" / "benchmarks"
     out.mkdir(parents=True, exist_ok=True)
     (out / "offline_judge.json").write_text(json.dumps(result, indent=2))
-    lines = [f"# Offline judge: SmolLM2-135M (Q4_1) in llama.cpp, 2 threads ({result['date']})", "",
-             f"{len(prompts)} answer-relevancy prompts of the train split, in process.", "",
-             "| flash attention | prompt reading (tokens/s) | decoding (ms/token) | constrained tokens per call | "
-             "grammar overhead per call (s) |", "|---|---|---|---|---|"]
+    lines = [
+        f"# Offline judge: SmolLM2-135M (Q4_1) in llama.cpp, 2 threads ({result['date']})",
+        "",
+        f"{len(prompts)} answer-relevancy prompts of the train split, in process.",
+        "",
+        "| flash attention | prompt reading (tokens/s) | decoding (ms/token) | constrained tokens per call | "
+        "grammar overhead per call (s) |",
+        "|---|---|---|---|---|",
+    ]
     for row in rows:
-        lines.append(f"| {'on' if row['flash_attn'] else 'off'} | {row['prompt_tokens_per_s']:.0f} | "
-                     f"{row['decode_ms_per_token']:.1f} | {row['constrained_tokens_per_call']:.0f} | "
-                     f"{row['grammar_overhead_s_per_call']:.2f} |")
+        lines.append(
+            f"| {'on' if row['flash_attn'] else 'off'} | {row['prompt_tokens_per_s']:.0f} | "
+            f"{row['decode_ms_per_token']:.1f} | {row['constrained_tokens_per_call']:.0f} | "
+            f"{row['grammar_overhead_s_per_call']:.2f} |"
+        )
     (out / "offline_judge.md").write_text("\n".join(lines) + "\n")
     print("\n".join(lines))
 

@@ -24,22 +24,31 @@ import sys
 import time
 import urllib.request
 from collections import Counter
-from typing import Iterator
+from collections.abc import Iterator
 
 from aiohttp import web
 
-GRADE_FIELDS = (("usefulness", (0, 1)), ("faithfulness", (0, 1)), ("answer_relevancy", (1, 2, 3, 4, 5)),
-                ("completeness", (1, 2, 3, 4, 5)))
+GRADE_FIELDS = (
+    ("usefulness", (0, 1)),
+    ("faithfulness", (0, 1)),
+    ("answer_relevancy", (1, 2, 3, 4, 5)),
+    ("completeness", (1, 2, 3, 4, 5)),
+)
 
 
 def judge_reply(prompt: str) -> str:
     """A plausible reply for the prompt's task, deterministic in the prompt text."""
     digest = int(hashlib.sha256(prompt.encode()).hexdigest(), 16)
     for name, grades in GRADE_FIELDS:
-        if f'"{name}"' in prompt or f"{name}\":" in prompt:
-            entry = {f"{name}_justification": "stub", name: grades[digest % len(grades)],
-                     "answer_affirms_no_document_answers": False, "answer_contains_related_information": False,
-                     "answer_only_asserts_no_document_answers": False, "content_analysis_sentence_by_sentence": []}
+        if f'"{name}"' in prompt or f'{name}":' in prompt:
+            entry = {
+                f"{name}_justification": "stub",
+                name: grades[digest % len(grades)],
+                "answer_affirms_no_document_answers": False,
+                "answer_contains_related_information": False,
+                "answer_only_asserts_no_document_answers": False,
+                "content_analysis_sentence_by_sentence": [],
+            }
             return json.dumps({"answer_1": entry, "answer_2": entry})
     if '"grade": "yes"' in prompt:  # a judgelab yes/no rubric (LlamaIndex pass/fail, aspect critiques)
         return json.dumps({"reason": "stub", "grade": ("no", "yes")[_bit(prompt)]})
@@ -63,7 +72,7 @@ def _ragas_input(prompt: str) -> dict | None:
     start = prompt.rfind("\ninput: {")
     if start < 0:
         return None
-    text = prompt[start + len("\ninput: "):]
+    text = prompt[start + len("\ninput: ") :]
     end = text.rfind("\nOutput:")
     try:
         task = json.loads(text[:end] if end >= 0 else text)
@@ -77,8 +86,15 @@ def _bit(text: str) -> int:
 
 
 class Stub:
-    def __init__(self, latency_s: float, max_concurrency: int, error_rate: float, garbage_rate: float,
-                 seed: int, echo_auth_rate: float = 0.0) -> None:
+    def __init__(
+        self,
+        latency_s: float,
+        max_concurrency: int,
+        error_rate: float,
+        garbage_rate: float,
+        seed: int,
+        echo_auth_rate: float = 0.0,
+    ) -> None:
         self.latency_s, self.error_rate, self.garbage_rate = latency_s, error_rate, garbage_rate
         self.echo_auth_rate = echo_auth_rate
         self.embedding_latency_s = latency_s
@@ -95,8 +111,10 @@ class Stub:
             return web.json_response({"error": {"message": f"injected status {self.status}"}}, status=self.status)
         if self.known_model and body.get("model") != self.known_model:
             self.stats["404"] += 1
-            return web.json_response({"error": {"message": f"The model `{body.get('model')}` does not exist",
-                                                 "code": "model_not_found"}}, status=404)
+            return web.json_response(
+                {"error": {"message": f"The model `{body.get('model')}` does not exist", "code": "model_not_found"}},
+                status=404,
+            )
         if self.hang_rate and self.random.random() < self.hang_rate:
             self.stats["hung"] += 1
             await asyncio.Event().wait()  # never answers
@@ -126,8 +144,9 @@ class Stub:
             return web.json_response({"error": {"message": "injected server error"}}, status=500)
         if roll < self.error_rate:
             self.stats["429"] += 1
-            return web.json_response({"error": {"message": "injected rate limit"}}, status=429,
-                                     headers={"Retry-After": "0"})
+            return web.json_response(
+                {"error": {"message": "injected rate limit"}}, status=429, headers={"Retry-After": "0"}
+            )
         prompt = "\n".join(str(m.get("content", "")) for m in body.get("messages", []))
         content = judge_reply(prompt)
         if roll < self.error_rate + self.garbage_rate:
@@ -135,20 +154,40 @@ class Stub:
             content = "Sorry, the grade is: <<<not json>>>"
         self.stats["ok"] += 1
         n = int(body.get("n") or 1)
-        choices = [{"index": i, "finish_reason": "stop", "message": {"role": "assistant", "content": content}}
-                   for i in range(n)]
+        choices = [
+            {"index": i, "finish_reason": "stop", "message": {"role": "assistant", "content": content}}
+            for i in range(n)
+        ]
         if body.get("logprobs"):  # one next token: "yes" or "no", with both among the top tokens
             p_yes = 0.05 + 0.9 * (hashlib.sha256(prompt.encode()).digest()[1] / 255)
             top = [{"token": "yes", "logprob": math.log(p_yes)}, {"token": "no", "logprob": math.log(1 - p_yes)}]
             for choice in choices:
                 choice["message"]["content"] = "yes" if p_yes >= 0.5 else "no"
-                choice["logprobs"] = {"content": [{"token": choice["message"]["content"], "logprob": -0.1,
-                                                   "top_logprobs": top[:int(body.get("top_logprobs") or 2)]}]}
-        usage = {"prompt_tokens": len(prompt) // 4, "completion_tokens": len(content) // 4,
-                 "total_tokens": len(prompt) // 4 + len(content) // 4}
-        return web.json_response({"id": f"stub-{self.stats['requests']}", "object": "chat.completion",
-                                  "created": int(time.time()), "model": body.get("model", "stub"),
-                                  "system_fingerprint": "stub-fp-1", "choices": choices, "usage": usage})
+                choice["logprobs"] = {
+                    "content": [
+                        {
+                            "token": choice["message"]["content"],
+                            "logprob": -0.1,
+                            "top_logprobs": top[: int(body.get("top_logprobs") or 2)],
+                        }
+                    ]
+                }
+        usage = {
+            "prompt_tokens": len(prompt) // 4,
+            "completion_tokens": len(content) // 4,
+            "total_tokens": len(prompt) // 4 + len(content) // 4,
+        }
+        return web.json_response(
+            {
+                "id": f"stub-{self.stats['requests']}",
+                "object": "chat.completion",
+                "created": int(time.time()),
+                "model": body.get("model", "stub"),
+                "system_fingerprint": "stub-fp-1",
+                "choices": choices,
+                "usage": usage,
+            }
+        )
 
     async def embeddings(self, request: web.Request) -> web.Response:
         body = await request.json()
@@ -165,8 +204,14 @@ class Stub:
             norm = sum(v * v for v in vector) ** 0.5
             data.append({"object": "embedding", "index": i, "embedding": [v / norm for v in vector]})
         self.stats["embeddings"] += 1
-        return web.json_response({"object": "list", "data": data, "model": body.get("model", "stub"),
-                                  "usage": {"prompt_tokens": 1, "total_tokens": 1}})
+        return web.json_response(
+            {
+                "object": "list",
+                "data": data,
+                "model": body.get("model", "stub"),
+                "usage": {"prompt_tokens": 1, "total_tokens": 1},
+            }
+        )
 
     async def models(self, _request: web.Request) -> web.Response:
         return web.json_response({"object": "list", "data": [{"id": "stub", "object": "model"}]})
@@ -182,16 +227,24 @@ class Stub:
 
 def build_app(stub: Stub) -> web.Application:
     app = web.Application(client_max_size=16 * 1024 * 1024)
-    app.add_routes([web.post("/v1/chat/completions", stub.chat), web.post("/chat/completions", stub.chat),
-                    web.post("/v1/embeddings", stub.embeddings), web.post("/embeddings", stub.embeddings),
-                    web.get("/v1/models", stub.models), web.get("/stats", stub.get_stats),
-                    web.post("/reset", stub.reset)])
+    app.add_routes(
+        [
+            web.post("/v1/chat/completions", stub.chat),
+            web.post("/chat/completions", stub.chat),
+            web.post("/v1/embeddings", stub.embeddings),
+            web.post("/embeddings", stub.embeddings),
+            web.get("/v1/models", stub.models),
+            web.get("/stats", stub.get_stats),
+            web.post("/reset", stub.reset),
+        ]
+    )
     return app
 
 
 async def serve(args: argparse.Namespace) -> None:
-    stub = Stub(args.latency_ms / 1000, args.max_concurrency, args.error_rate, args.garbage_rate, args.seed,
-                args.echo_auth_rate)
+    stub = Stub(
+        args.latency_ms / 1000, args.max_concurrency, args.error_rate, args.garbage_rate, args.seed, args.echo_auth_rate
+    )
     stub.status, stub.known_model, stub.hang_rate = args.status, args.model, args.hang_rate
     if args.embedding_latency_ms is not None:
         stub.embedding_latency_s = args.embedding_latency_ms / 1000
@@ -208,13 +261,18 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--port", type=int, default=0)
     parser.add_argument("--latency-ms", type=float, default=200)
-    parser.add_argument("--embedding-latency-ms", type=float, default=None,
-                        help="latency of /v1/embeddings (default: --latency-ms)")
+    parser.add_argument(
+        "--embedding-latency-ms", type=float, default=None, help="latency of /v1/embeddings (default: --latency-ms)"
+    )
     parser.add_argument("--max-concurrency", type=int, default=32)
     parser.add_argument("--error-rate", type=float, default=0.0, help="share of 5xx + 429 replies (half each)")
     parser.add_argument("--garbage-rate", type=float, default=0.0, help="share of replies that are not JSON")
-    parser.add_argument("--echo-auth-rate", type=float, default=0.0,
-                        help="share of chat requests answered by a 400 echoing the Authorization header and body")
+    parser.add_argument(
+        "--echo-auth-rate",
+        type=float,
+        default=0.0,
+        help="share of chat requests answered by a 400 echoing the Authorization header and body",
+    )
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--hang-rate", type=float, default=0.0, help="share of requests never answered")
     parser.add_argument("--status", type=int, default=0, help="answer every chat request with this HTTP status")

@@ -27,7 +27,20 @@ _EXPORTS = {
     "Verdict": "judges.types",
     "JudgelabError": "judges.errors",
 }
-__all__ = ["__version__", *_EXPORTS]
+__all__ = [
+    "JudgeOptions",
+    "JudgelabError",
+    "Run",
+    "Sample",
+    "UnitTest",
+    "Verdict",
+    "__version__",
+    "grade_samples",
+    "load_samples",
+    "load_tests",
+    "run_metrics",
+    "run_unit_tests",
+]
 
 if TYPE_CHECKING:
     from judges.errors import JudgelabError

@@ -28,8 +28,9 @@ class JudgelabError(Exception):
 class InputError(JudgelabError):
     """An input file is missing or malformed."""
 
-    def __init__(self, message: str, *, path: str | None = None, line: int | None = None,
-                 field: str | None = None) -> None:
+    def __init__(
+        self, message: str, *, path: str | None = None, line: int | None = None, field: str | None = None
+    ) -> None:
         self.path, self.line, self.field, self.message = path, line, field, message
         where = ":".join(str(p) for p in (path, line) if p is not None)
         prefix = f"{where}: " if where else ""

@@ -9,11 +9,11 @@ from typing import Any
 import pytest
 
 from judges.calls.cache import CacheMode, ReplyCache
-from judges.judging.grouse_judge import GroundedQAJudge
 from judges.calls.model_spec import JudgeModel
-from judges.judging.prompts import load_prompt_set
 from judges.calls.runtime import CallRuntime, RuntimeSettings
 from judges.calls.scripted import ScriptedBackend
+from judges.judging.grouse_judge import GroundedQAJudge
+from judges.judging.prompts import load_prompt_set
 
 ROOT = Path(__file__).resolve().parent.parent
 SHARED = ROOT.parent / "shared"
@@ -21,11 +21,17 @@ SHARED = ROOT.parent / "shared"
 
 def record(**overrides: Any) -> dict[str, Any]:
     base = {
-        "id": "t1", "input": "How long is statutory maternity leave?",
+        "id": "t1",
+        "input": "How long is statutory maternity leave?",
         "references": ["Statutory maternity leave lasts 52 weeks.", "Employees may return to the same job."],
-        "expected_output": "It lasts 52 weeks [1].", "actual_output": "It lasts 52 weeks [1].",
-        "conditions": {"answer_relevancy_condition": "==5", "completeness_condition": "==5",
-                       "faithfulness_condition": "==1", "usefulness_condition": "==None"},
+        "expected_output": "It lasts 52 weeks [1].",
+        "actual_output": "It lasts 52 weeks [1].",
+        "conditions": {
+            "answer_relevancy_condition": "==5",
+            "completeness_condition": "==5",
+            "faithfulness_condition": "==1",
+            "usefulness_condition": "==None",
+        },
         "metadata": {"test_type": "Highest marks 1", "goal": "a perfect answer"},
     }
     base.update(overrides)
@@ -39,17 +45,25 @@ def write_jsonl(path: Path, records: list[dict[str, Any]]) -> Path:
 
 def reply(metric: str, grade: Any, **flags: Any) -> str:
     """A well-formed two-answer reply giving `grade` to both answers."""
-    field = {"answer_relevancy": "answer_relevancy", "completeness": "completeness", "faithfulness": "faithfulness",
-             "usefulness": "usefulness"}[metric]
+    field = {
+        "answer_relevancy": "answer_relevancy",
+        "completeness": "completeness",
+        "faithfulness": "faithfulness",
+        "usefulness": "usefulness",
+    }[metric]
     entry = {**flags, f"{metric}_justification": "because", field: grade}
     return json.dumps({"answer_1": entry, "answer_2": entry})
 
 
-def scripted_judge(script: Any, *, json_schema: bool = False, cache: ReplyCache | None = None,
-                   settings: RuntimeSettings | None = None) -> tuple[GroundedQAJudge, ScriptedBackend]:
+def scripted_judge(
+    script: Any, *, json_schema: bool = False, cache: ReplyCache | None = None, settings: RuntimeSettings | None = None
+) -> tuple[GroundedQAJudge, ScriptedBackend]:
     backend = ScriptedBackend(script)
-    runtime = CallRuntime(backend, cache or ReplyCache(":memory:", CacheMode.OFF),
-                          settings or RuntimeSettings(backoff_initial_s=0.0, backoff_max_s=0.0))
+    runtime = CallRuntime(
+        backend,
+        cache or ReplyCache(":memory:", CacheMode.OFF),
+        settings or RuntimeSettings(backoff_initial_s=0.0, backoff_max_s=0.0),
+    )
     model = JudgeModel("scripted", "scripted/model", json_schema=json_schema)
     return GroundedQAJudge(runtime, load_prompt_set("default"), model, {"temperature": 0}), backend
 

@@ -9,16 +9,16 @@ from typing import Any
 from judges.calls.backend import Completion, CompletionRequest
 from judges.calls.cache import CacheMode, ReplyCache
 from judges.calls.model_spec import JudgeModel
+from judges.calls.runtime import CallRuntime, RuntimeSettings
+from judges.calls.scripted import ScriptedBackend
 from judges.judging.prompts import load_prompt_set
 from judges.rag.embeddings import ScriptedEmbedder
 from judges.rag.judging import RagJudge
 from judges.rag.prompting import RagPrompts
 from judges.rag.registry import build_registry
-from judges.rag.scope import score_sample as run_sample
 from judges.rag.sample import RagSample
+from judges.rag.scope import score_sample as run_sample
 from judges.rag.settings import MetricSettings
-from judges.calls.runtime import CallRuntime, RuntimeSettings
-from judges.calls.scripted import ScriptedBackend
 
 FAST = RuntimeSettings(backoff_initial_s=0.0, backoff_max_s=0.0)
 
@@ -38,14 +38,30 @@ class LogprobBackend(ScriptedBackend):
         return await super().complete(request)
 
 
-def make_judge(script: Any = None, *, backend: Any = None, embedder: Any = None, json_schema: bool = False,
-               cache: ReplyCache | None = None, model: JudgeModel | None = None, params: dict | None = None,
-               runtime_settings: RuntimeSettings = FAST, **settings: Any) -> tuple[RagJudge, Any]:
+def make_judge(
+    script: Any = None,
+    *,
+    backend: Any = None,
+    embedder: Any = None,
+    json_schema: bool = False,
+    cache: ReplyCache | None = None,
+    model: JudgeModel | None = None,
+    params: dict | None = None,
+    runtime_settings: RuntimeSettings = FAST,
+    **settings: Any,
+) -> tuple[RagJudge, Any]:
     backend = backend or ScriptedBackend(script)
     runtime = CallRuntime(backend, cache or ReplyCache(":memory:", CacheMode.OFF), runtime_settings)
     model = model or JudgeModel("scripted", "scripted/model", json_schema=json_schema)
-    judge = RagJudge(runtime, model, RagPrompts(), {"temperature": 0} if params is None else params,
-                     MetricSettings(**settings), embedder, load_prompt_set("default"))
+    judge = RagJudge(
+        runtime,
+        model,
+        RagPrompts(),
+        {"temperature": 0} if params is None else params,
+        MetricSettings(**settings),
+        embedder,
+        load_prompt_set("default"),
+    )
     return judge, backend
 
 
@@ -63,8 +79,9 @@ def scores(names: list[str], sample: RagSample, script: Any = None, **kwargs: An
     return asyncio.run(run_sample(sample, [registry[n] for n in names], judge, registry)), backend
 
 
-def run_metrics_task(samples: list[RagSample], specs: list[Any], judge: RagJudge, registry: Any,
-                     path: Any = None) -> Any:
+def run_metrics_task(
+    samples: list[RagSample], specs: list[Any], judge: RagJudge, registry: Any, path: Any = None
+) -> Any:
     """Several samples through the run service (a MetricsTask); returns its Execution (records, stop)."""
     from judges.runs.service import execute
     from judges.runs.tasks import MetricsTask
@@ -87,6 +104,7 @@ def verdicts(*flags: bool | tuple[bool, list[int]]) -> str:
 
 def by_template_and_text(replies: dict[tuple[str, str], str]):
     """A script choosing by (template, a marker the prompt contains), for steps used twice with different inputs."""
+
     def script(request: CompletionRequest) -> str | Exception:
         prompt = request.messages[-1]["content"] if len(request.messages) == 1 else request.messages[0]["content"]
         for (template, marker), reply in replies.items():
@@ -105,8 +123,7 @@ def canned_value(schema: dict[str, Any]) -> Any:
     if kind == "object":
         return {key: canned_value(sub) for key, sub in schema.get("properties", {}).items()}
     if kind == "array":
-        return [canned_value(schema.get("items", {"type": "string"}))
-                for _ in range(max(1, schema.get("minItems", 1)))]
+        return [canned_value(schema.get("items", {"type": "string"})) for _ in range(max(1, schema.get("minItems", 1)))]
     if kind == "boolean":
         return True
     if kind in ("integer", "number"):

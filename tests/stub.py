@@ -7,7 +7,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks"))
 
-from stub_server import running_stub as stub_server  # noqa: E402
-from stub_server import stub_stats as stats  # noqa: E402
+from stub_server import running_stub as stub_server
+from stub_server import stub_stats as stats
 
 __all__ = ["stats", "stub_server"]

@@ -13,26 +13,37 @@ ENV = {**os.environ, "PYTHONPATH": str(ROOT)}
 
 
 def run_cli(*args, cwd=None, env=None):
-    return subprocess.run([sys.executable, "-m", "judges.cli.main", *args], capture_output=True, text=True,
-                          cwd=cwd or ROOT, env=env or ENV, timeout=120)
+    return subprocess.run(
+        [sys.executable, "-m", "judges.cli.main", *args],
+        capture_output=True,
+        text=True,
+        cwd=cwd or ROOT,
+        env=env or ENV,
+        timeout=120,
+    )
 
 
 def test_help_does_not_import_litellm():
-    code = ("import sys\nfrom judges.cli.main import main\ntry:\n    main(['--help'])\nexcept SystemExit:\n    pass\n"
-            "heavy = [m for m in ('litellm', 'pandas', 'datasets', 'jinja2', 'matplotlib') if m in sys.modules]\n"
-            "print('HEAVY', heavy)")
+    code = (
+        "import sys\nfrom judges.cli.main import main\ntry:\n    main(['--help'])\nexcept SystemExit:\n    pass\n"
+        "heavy = [m for m in ('litellm', 'pandas', 'datasets', 'jinja2', 'matplotlib') if m in sys.modules]\n"
+        "print('HEAVY', heavy)"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=ENV, cwd=ROOT).stdout
     assert "meta-eval" in out and "HEAVY []" in out
 
 
-@pytest.mark.parametrize("args, message", [
-    (["meta-eval", "--tests", "missing.jsonl"], "missing.jsonl: unit-test file or folder not found"),
-    (["meta-eval", "--prompts", "nope"], "prompt folder not found: nope"),
-    (["meta-eval", "--extra", "[1]"], "--extra must be a JSON object"),
-    (["meta-eval", "--judge", "local/unknown"], "unknown local judge"),
-    (["evaluate", "missing.jsonl"], "missing.jsonl: file not found"),
-    (["plot", "."], "not a run folder"),
-])
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["meta-eval", "--tests", "missing.jsonl"], "missing.jsonl: unit-test file or folder not found"),
+        (["meta-eval", "--prompts", "nope"], "prompt folder not found: nope"),
+        (["meta-eval", "--extra", "[1]"], "--extra must be a JSON object"),
+        (["meta-eval", "--judge", "local/unknown"], "unknown local judge"),
+        (["evaluate", "missing.jsonl"], "missing.jsonl: file not found"),
+        (["plot", "."], "not a run folder"),
+    ],
+)
 def test_user_errors_print_one_line_and_exit_2(args, message, capsys):
     assert main(args) == 2
     err = capsys.readouterr().err.strip()
@@ -42,8 +53,18 @@ def test_user_errors_print_one_line_and_exit_2(args, message, capsys):
 def test_missing_api_key_fails_before_any_call(tmp_path):
     tests = write_jsonl(tmp_path / "u.jsonl", [record()])
     env = {k: v for k, v in ENV.items() if k != "OPENAI_API_KEY"}
-    result = run_cli("meta-eval", "--judge", "gpt-4o-mini", "--tests", str(tests), "--out", str(tmp_path / "run"),
-                     "--cache", str(tmp_path / "c.sqlite"), env=env)
+    result = run_cli(
+        "meta-eval",
+        "--judge",
+        "gpt-4o-mini",
+        "--tests",
+        str(tests),
+        "--out",
+        str(tmp_path / "run"),
+        "--cache",
+        str(tmp_path / "c.sqlite"),
+        env=env,
+    )
     assert result.returncode == 2 and "Traceback" not in result.stderr
     assert "missing API key for gpt-4o-mini: set OPENAI_API_KEY" in result.stderr
     assert not (tmp_path / "run" / "results.jsonl").exists()

@@ -2,20 +2,38 @@
 
 import pytest
 
-from judges.suite.conditions import Condition, derive_pa_nr, expected_pa_nr, judged_pa_nr
 from judges.errors import ConditionError
+from judges.suite.conditions import Condition, derive_pa_nr, expected_pa_nr, judged_pa_nr
 from judges.types import FailureKind, Outcome, Verdict
 
 
-@pytest.mark.parametrize("text, value, accepted", [
-    ("==5", 5, True), ("==5", 4, False), ("==5", None, False),
-    ("<5", 4, True), ("<5", 5, False), ("<5", None, False),
-    (">=4", 4, True), (">=4", 5, True), (">=4", 3, False),
-    ("<=2", 2, True), ("<=2", 3, False), (">1", 2, True), (">1", 1, False),
-    ("==1", 1, True), ("==1", 0, False), ("==0", 0, True),
-    ("==None", None, True), ("==None", 0, False), ("==None", 5, False),
-    ("== None", None, True), ("==null", None, True), (" >= 4 ", 4, True),
-])
+@pytest.mark.parametrize(
+    "text, value, accepted",
+    [
+        ("==5", 5, True),
+        ("==5", 4, False),
+        ("==5", None, False),
+        ("<5", 4, True),
+        ("<5", 5, False),
+        ("<5", None, False),
+        (">=4", 4, True),
+        (">=4", 5, True),
+        (">=4", 3, False),
+        ("<=2", 2, True),
+        ("<=2", 3, False),
+        (">1", 2, True),
+        (">1", 1, False),
+        ("==1", 1, True),
+        ("==1", 0, False),
+        ("==0", 0, True),
+        ("==None", None, True),
+        ("==None", 0, False),
+        ("==None", 5, False),
+        ("== None", None, True),
+        ("==null", None, True),
+        (" >= 4 ", 4, True),
+    ],
+)
 def test_condition_semantics(text, value, accepted):
     assert Condition.parse(text).accepts(value) is accepted
 
@@ -29,7 +47,13 @@ def test_bad_condition_names_test_and_field(text):
 
 
 def test_condition_round_trips_to_string():
-    assert [str(Condition.parse(t)) for t in ("==5", "<5", ">=4", "==None", "==0.5")] == ["==5", "<5", ">=4", "==None", "==0.5"]
+    assert [str(Condition.parse(t)) for t in ("==5", "<5", ">=4", "==None", "==0.5")] == [
+        "==5",
+        "<5",
+        ">=4",
+        "==None",
+        "==0.5",
+    ]
 
 
 def test_check_separates_format_failure_from_wrong_grade():
@@ -41,9 +65,15 @@ def test_check_separates_format_failure_from_wrong_grade():
     assert Condition.parse("==None").check(Verdict.failed(FailureKind.TIMEOUT, "x")) is Outcome.FAILURE
 
 
-@pytest.mark.parametrize("ar_null, c_null, expected", [
-    (True, True, (1.0, 1.0)), (True, False, (0.0, None)), (False, True, (None, 0.0)), (False, False, (None, None)),
-])
+@pytest.mark.parametrize(
+    "ar_null, c_null, expected",
+    [
+        (True, True, (1.0, 1.0)),
+        (True, False, (0.0, None)),
+        (False, True, (None, 0.0)),
+        (False, False, (None, None)),
+    ],
+)
 def test_pa_nr_table(ar_null, c_null, expected):
     assert derive_pa_nr(ar_null, c_null) == expected
 
@@ -66,4 +96,4 @@ def test_judged_pa_nr_follows_verdicts_and_propagates_failures():
 
 def test_failed_verdict_has_no_value():
     with pytest.raises(ValueError):
-        Verdict.failed(FailureKind.REFUSED, "no").value
+        _ = Verdict.failed(FailureKind.REFUSED, "no").value

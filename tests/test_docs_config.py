@@ -4,9 +4,9 @@ import re
 
 from conftest import ROOT
 
+from judges.files.toml_config import keys_at
 from judges.leaderboard.config import Candidate, Evaluation, JudgeParams, LeaderboardConfig, Selection
 from judges.runs.gate_schema import GateFile, GateJudge, GateTests, MaxBars, MinBars
-from judges.files.toml_config import keys_at
 
 
 def documented(heading: str) -> set[str]:
@@ -17,10 +17,17 @@ def documented(heading: str) -> set[str]:
 
 
 def test_every_config_key_is_documented():
-    cases = [("### Top level", LeaderboardConfig), ("### `[[candidates]]`", Candidate),
-             ("### `params` of a candidate", JudgeParams), ("### `[[evaluations]]`", Evaluation),
-             ("### `[selection]`", Selection), ("### `[judge]`", GateJudge), ("### `[tests]`", GateTests),
-             ("### `[min]`", MinBars), ("### `[max]`", MaxBars)]
+    cases = [
+        ("### Top level", LeaderboardConfig),
+        ("### `[[candidates]]`", Candidate),
+        ("### `params` of a candidate", JudgeParams),
+        ("### `[[evaluations]]`", Evaluation),
+        ("### `[selection]`", Selection),
+        ("### `[judge]`", GateJudge),
+        ("### `[tests]`", GateTests),
+        ("### `[min]`", MinBars),
+        ("### `[max]`", MaxBars),
+    ]
     for heading, kind in cases:
         assert documented(heading) == keys_at(kind, ()), heading
     assert keys_at(GateFile, ()) == {"judge", "tests", "min", "max"}

@@ -44,7 +44,8 @@ def test_vectors_are_kept_per_model_and_a_read_only_cache_writes_nothing(tmp_pat
 
 
 def test_open_embedder_attaches_the_cache_file(tmp_path):
-    embedder = open_embedder("openai/text-embedding-3-small", api_base="http://127.0.0.1:9/v1",
-                             cache_path=tmp_path / "c.sqlite")
+    embedder = open_embedder(
+        "openai/text-embedding-3-small", api_base="http://127.0.0.1:9/v1", cache_path=tmp_path / "c.sqlite"
+    )
     assert embedder.store is not None and embedder.store.path == tmp_path / "c.sqlite"
     assert open_embedder("openai/text-embedding-3-small").store is None

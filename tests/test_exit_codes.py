@@ -19,14 +19,35 @@ TESTS = str(ROOT / "unit_tests" / "test.jsonl")
 def judgelab(*args, cwd, timeout=120):
     env = {**os.environ, "PYTHONPATH": str(ROOT), "OPENAI_API_KEY": "sk-test-not-a-real-key"}
     started = time.monotonic()
-    result = subprocess.run([sys.executable, "-m", "judges.cli.main", *args], env=env, capture_output=True,
-                            text=True, cwd=cwd, timeout=timeout)
+    result = subprocess.run(
+        [sys.executable, "-m", "judges.cli.main", *args],
+        env=env,
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        timeout=timeout,
+    )
     return result, time.monotonic() - started
 
 
 def meta_eval(base, tmp_path, *extra, judge="openai/stub"):
-    return judgelab("meta-eval", "--judge", judge, "--api-base", base, "--tests", TESTS, "--limit", "16",
-                    "--out", str(tmp_path / "run"), "--cache", str(tmp_path / "c.sqlite"), *extra, cwd=tmp_path)
+    return judgelab(
+        "meta-eval",
+        "--judge",
+        judge,
+        "--api-base",
+        base,
+        "--tests",
+        TESTS,
+        "--limit",
+        "16",
+        "--out",
+        str(tmp_path / "run"),
+        "--cache",
+        str(tmp_path / "c.sqlite"),
+        *extra,
+        cwd=tmp_path,
+    )
 
 
 def free_port():
@@ -52,8 +73,9 @@ def test_a_refused_port_exits_3_at_once_naming_model_endpoint_and_error(tmp_path
     assert meta["stop_reason"] == "endpoint_unusable" and meta["summary"]["n_items"] == 0
 
 
-@pytest.mark.parametrize("flags, words", [({"status": 401}, "AuthenticationError"),
-                                          ({"model": "another-model"}, "does not exist")])
+@pytest.mark.parametrize(
+    "flags, words", [({"status": 401}, "AuthenticationError"), ({"model": "another-model"}, "does not exist")]
+)
 def test_a_wrong_key_or_an_unknown_model_exits_3_after_the_first_reply(flags, words, tmp_path):
     with stub_server(latency_ms=5, **flags) as base:
         result, seconds = meta_eval(base, tmp_path)
@@ -88,11 +110,27 @@ def test_30_percent_5xx_is_retried_and_the_run_completes(tmp_path):
 def test_the_budget_stops_with_exit_4_keeping_every_finished_item_and_paid_reply(command, tmp_path):
     """A priced model (gpt-4o-mini's price from LiteLLM's map) behind the stub; regression: evaluate crashed."""
     with stub_server(latency_ms=5) as base:
-        args = (["meta-eval", "--tests", TESTS, "--limit", "16"] if command == "meta-eval"
-                else ["evaluate", TESTS, "--limit", "16"])
-        result, _ = judgelab(*args, "--judge", "gpt-4o-mini", "--api-base", base, "--out", str(tmp_path / "run"),
-                             "--cache", str(tmp_path / "c.sqlite"), "--concurrency", "1", "--max-cost", "0.002",
-                             cwd=tmp_path)
+        args = (
+            ["meta-eval", "--tests", TESTS, "--limit", "16"]
+            if command == "meta-eval"
+            else ["evaluate", TESTS, "--limit", "16"]
+        )
+        result, _ = judgelab(
+            *args,
+            "--judge",
+            "gpt-4o-mini",
+            "--api-base",
+            base,
+            "--out",
+            str(tmp_path / "run"),
+            "--cache",
+            str(tmp_path / "c.sqlite"),
+            "--concurrency",
+            "1",
+            "--max-cost",
+            "0.002",
+            cwd=tmp_path,
+        )
     assert result.returncode == 4, result.stderr
     assert "--max-cost 0.002 USD reached" in one_line(result.stderr)
     meta = json.loads((tmp_path / "run" / "run.json").read_text())
@@ -103,8 +141,14 @@ def test_the_budget_stops_with_exit_4_keeping_every_finished_item_and_paid_reply
     assert cached == meta["usage"]["calls"] >= meta["summary"]["usage"]["calls"]  # every paid reply is cached
 
 
-@pytest.mark.parametrize("args", [["meta-eval", "--max-cost", "-1"], ["evaluate", TESTS, "--max-cost", "0"],
-                                  ["metrics", "--metrics", "hit_rate", "--data", TESTS, "--max-cost", "-0.5"]])
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["meta-eval", "--max-cost", "-1"],
+        ["evaluate", TESTS, "--max-cost", "0"],
+        ["metrics", "--metrics", "hit_rate", "--data", TESTS, "--max-cost", "-0.5"],
+    ],
+)
 def test_a_non_positive_budget_is_bad_usage(args, tmp_path):
     result, _ = judgelab(*args, cwd=tmp_path)
     assert result.returncode == 2 and "--max-cost must be a positive number" in one_line(result.stderr)

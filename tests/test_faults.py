@@ -9,7 +9,6 @@ import sys
 import time
 
 import pytest
-
 from conftest import ROOT
 from stub import stats, stub_server
 
@@ -18,9 +17,23 @@ FAKE_KEY = "sk-judgelab-PLANTED-FAKE-KEY-8d1f0c"
 
 def cli(base_url, tmp_path, *extra, out="run", env_extra=None):
     env = {**os.environ, "PYTHONPATH": str(ROOT), "OPENAI_API_KEY": FAKE_KEY, **(env_extra or {})}
-    command = [sys.executable, "-m", "judges.cli.main", "meta-eval", "--judge", "openai/stub", "--api-base", base_url,
-               "--tests", str(ROOT / "unit_tests" / "test.jsonl"), "--out", str(tmp_path / out),
-               "--cache", str(tmp_path / "cache.sqlite"), *extra]
+    command = [
+        sys.executable,
+        "-m",
+        "judges.cli.main",
+        "meta-eval",
+        "--judge",
+        "openai/stub",
+        "--api-base",
+        base_url,
+        "--tests",
+        str(ROOT / "unit_tests" / "test.jsonl"),
+        "--out",
+        str(tmp_path / out),
+        "--cache",
+        str(tmp_path / "cache.sqlite"),
+        *extra,
+    ]
     return command, env
 
 
@@ -35,14 +48,34 @@ KINDS = {"api_error", "timeout", "unparseable", "refused", "upstream_failed"}
 
 def command_for(kind, base, tmp_path):
     """A meta-eval, evaluate or metrics command against the stub, with a short timeout for the hung requests."""
-    common = ["--judge", "openai/stub", "--api-base", base, "--out", str(tmp_path / kind), "--cache",
-              str(tmp_path / f"{kind}.sqlite"), "--timeout", "2", "--concurrency", "16"]
+    common = [
+        "--judge",
+        "openai/stub",
+        "--api-base",
+        base,
+        "--out",
+        str(tmp_path / kind),
+        "--cache",
+        str(tmp_path / f"{kind}.sqlite"),
+        "--timeout",
+        "2",
+        "--concurrency",
+        "16",
+    ]
     if kind == "meta-eval":
         return ["meta-eval", "--tests", str(ROOT / "unit_tests" / "test.jsonl"), "--limit", "48", *common]
     if kind == "evaluate":
         return ["evaluate", str(ROOT / "unit_tests" / "test.jsonl"), "--limit", "40", *common]
-    return ["metrics", "--data", str(ROOT / "unit_tests" / "test.jsonl"), "--limit", "24", "--metrics",
-            "grouse,llamaindex_faithfulness,llamaindex_relevancy,ragas_aspect_harmfulness", *common]
+    return [
+        "metrics",
+        "--data",
+        str(ROOT / "unit_tests" / "test.jsonl"),
+        "--limit",
+        "24",
+        "--metrics",
+        "grouse,llamaindex_faithfulness,llamaindex_relevancy,ragas_aspect_harmfulness",
+        *common,
+    ]
 
 
 @pytest.mark.parametrize("kind", ["meta-eval", "evaluate", "metrics"])
@@ -53,8 +86,14 @@ def test_under_faults_every_verdict_is_a_grade_a_null_or_a_failure_with_its_kind
 
     env = {**os.environ, "PYTHONPATH": str(ROOT), "OPENAI_API_KEY": FAKE_KEY}
     with stub_server(**FAULTS) as base:
-        result = subprocess.run([sys.executable, "-m", "judges.cli.main", *command_for(kind, base, tmp_path)],
-                                env=env, capture_output=True, text=True, cwd=tmp_path, timeout=300)
+        result = subprocess.run(
+            [sys.executable, "-m", "judges.cli.main", *command_for(kind, base, tmp_path)],
+            env=env,
+            capture_output=True,
+            text=True,
+            cwd=tmp_path,
+            timeout=300,
+        )
         served = stats(base)
     assert result.returncode == 0, result.stderr[-3000:]
     assert served["500"] + served["429"] > 0 and served["garbage"] > 0 and served["hung"] > 0
@@ -122,13 +161,16 @@ def test_a_planted_api_key_appears_in_no_file_the_run_writes(tmp_path):
 def test_embedding_calls_are_retried_on_server_errors():
     import asyncio
 
-    from judges.rag.embeddings import LiteLLMEmbedder
     from judges.calls.runtime import RuntimeSettings
+    from judges.rag.embeddings import LiteLLMEmbedder
 
     texts = [f"sentence number {i}" for i in range(6)]
     with stub_server(latency_ms=1, error_rate=0.5, seed=1) as base:
-        embedder = LiteLLMEmbedder("openai/stub-embed", api_base=base,
-                                   retries=RuntimeSettings(max_attempts=6, backoff_initial_s=0.01, backoff_max_s=0.05))
+        embedder = LiteLLMEmbedder(
+            "openai/stub-embed",
+            api_base=base,
+            retries=RuntimeSettings(max_attempts=6, backoff_initial_s=0.01, backoff_max_s=0.05),
+        )
         os.environ.setdefault("OPENAI_API_KEY", "sk-fake")
 
         async def each():

@@ -19,8 +19,9 @@ TESTS = str(ROOT / "unit_tests" / "test.jsonl")
 
 
 def judgelab(*args, cwd):
-    return subprocess.run([sys.executable, "-m", "judges.cli.main", *args], capture_output=True, text=True, env=ENV,
-                          cwd=cwd, timeout=300)
+    return subprocess.run(
+        [sys.executable, "-m", "judges.cli.main", *args], capture_output=True, text=True, env=ENV, cwd=cwd, timeout=300
+    )
 
 
 @pytest.fixture(scope="module")
@@ -30,9 +31,20 @@ def stub():
 
 
 def test_bars_parse_and_check():
-    summary = {"total_pass_rate": 0.5, "metrics": {
-        m: {"pass_rate": 0.9, "n": 10, "failures": 1} for m in
-        ("answer_relevancy", "completeness", "faithfulness", "usefulness", "positive_acceptance", "negative_rejection")}}
+    summary = {
+        "total_pass_rate": 0.5,
+        "metrics": {
+            m: {"pass_rate": 0.9, "n": 10, "failures": 1}
+            for m in (
+                "answer_relevancy",
+                "completeness",
+                "faithfulness",
+                "usefulness",
+                "positive_acceptance",
+                "negative_rejection",
+            )
+        },
+    }
     bars = [Bar.parse("faithfulness=0.8"), Bar.parse("total=0.6"), Bar.parse("format_failure_rate=0.05", "max")]
     results = check_bars(summary, bars)
     assert [r.passed for r in results] == [True, False, False]
@@ -63,8 +75,7 @@ def test_config_misspelt_keys_name_the_nearest_valid_key(tmp_path):
     path.write_text("[judge]\nmodle = 'openai/x'\n[min]\nfaithfullness = 0.9\n")
     with pytest.raises(ConfigError) as raised:
         GateConfig.load(path)
-    assert str(raised.value) == (f"{path}: unknown key 'judge.modle'; did you mean 'model'? "
-                                 "(and 1 more problem(s))")
+    assert str(raised.value) == (f"{path}: unknown key 'judge.modle'; did you mean 'model'? (and 1 more problem(s))")
     path.write_text("[min]\nfaithfullness = 0.9\n")
     with pytest.raises(ConfigError) as raised:
         GateConfig.load(path)
@@ -72,18 +83,43 @@ def test_config_misspelt_keys_name_the_nearest_valid_key(tmp_path):
     path.write_text("[tests]\nlimit = 'all'\n[min]\ntotal = 1.5\n")
     with pytest.raises(ConfigError) as raised:
         GateConfig.load(path)
-    assert str(raised.value) == (f"{path}: tests.limit: input should be a valid integer, got 'all' "
-                                 "(and 1 more problem(s))")
+    assert str(raised.value) == (
+        f"{path}: tests.limit: input should be a valid integer, got 'all' (and 1 more problem(s))"
+    )
     path.write_text("[min]\ntotal = 0.8\nfaithfulness = 1\n[max]\nformat_failure_rate = 0.1\n")
-    assert [bar.name for bar in GateConfig.load(path).bars] == ["total >= 0.8", "faithfulness >= 1",
-                                                                "format_failure_rate <= 0.1"]
+    assert [bar.name for bar in GateConfig.load(path).bars] == [
+        "total >= 0.8",
+        "faithfulness >= 1",
+        "format_failure_rate <= 0.1",
+    ]
 
 
 def test_validate_fails_a_judge_below_its_bar_and_writes_junit(tmp_path, stub):
-    common = ["--judge", "openai/stub", "--api-base", stub, "--tests", TESTS, "--limit", "16",
-              "--cache", str(tmp_path / "c.sqlite")]
-    failing = judgelab("validate", *common, "--min", "total=0.99", "--min", "completeness=0.0", "--out",
-                       str(tmp_path / "v1"), "--junit", str(tmp_path / "junit.xml"), cwd=tmp_path)
+    common = [
+        "--judge",
+        "openai/stub",
+        "--api-base",
+        stub,
+        "--tests",
+        TESTS,
+        "--limit",
+        "16",
+        "--cache",
+        str(tmp_path / "c.sqlite"),
+    ]
+    failing = judgelab(
+        "validate",
+        *common,
+        "--min",
+        "total=0.99",
+        "--min",
+        "completeness=0.0",
+        "--out",
+        str(tmp_path / "v1"),
+        "--junit",
+        str(tmp_path / "junit.xml"),
+        cwd=tmp_path,
+    )
     assert failing.returncode == 1, failing.stderr[-2000:]
     assert "FAIL total >= 0.99" in failing.stdout and "PASS completeness >= 0" in failing.stdout
     suite = ET.parse(tmp_path / "junit.xml").getroot().find("testsuite")
@@ -98,13 +134,32 @@ def test_compare_lists_flips_and_the_train_test_gap(tmp_path, stub):
     tuned = tmp_path / "tuned"
     tuned.mkdir()
     for template in (ROOT / "prompts" / "default").glob("*.jinja"):
-        (tuned / template.name).write_text(template.read_text().replace("You grade answers", "You carefully grade answers"))
+        (tuned / template.name).write_text(
+            template.read_text().replace("You grade answers", "You carefully grade answers")
+        )
     runs = {}
-    for name, prompts, split_args in [("a", "default", ["--tests", TESTS]), ("b", str(tuned), ["--tests", TESTS]),
-                                      ("b-train", str(tuned), ["--tests", str(ROOT / "unit_tests"), "--split", "train"])]:
-        result = judgelab("meta-eval", "--judge", "openai/stub", "--api-base", stub, "--prompts", prompts,
-                          *split_args, "--limit", "16", "--out", str(tmp_path / name),
-                          "--cache", str(tmp_path / "c.sqlite"), cwd=tmp_path)
+    for name, prompts, split_args in [
+        ("a", "default", ["--tests", TESTS]),
+        ("b", str(tuned), ["--tests", TESTS]),
+        ("b-train", str(tuned), ["--tests", str(ROOT / "unit_tests"), "--split", "train"]),
+    ]:
+        result = judgelab(
+            "meta-eval",
+            "--judge",
+            "openai/stub",
+            "--api-base",
+            stub,
+            "--prompts",
+            prompts,
+            *split_args,
+            "--limit",
+            "16",
+            "--out",
+            str(tmp_path / name),
+            "--cache",
+            str(tmp_path / "c.sqlite"),
+            cwd=tmp_path,
+        )
         assert result.returncode == 0, result.stderr[-2000:]
         runs[name] = json.loads((tmp_path / name / "run.json").read_text())
     out = judgelab("compare", str(tmp_path / "a"), str(tmp_path / "b"), str(tmp_path / "b-train"), cwd=tmp_path)
@@ -121,7 +176,7 @@ def test_pytest_plugin_turns_bars_into_test_items(tmp_path, stub):
 [judge]
 model = "openai/stub"
 api_base = "{stub}"
-cache = "{tmp_path / 'c.sqlite'}"
+cache = "{tmp_path / "c.sqlite"}"
 [tests]
 source = "{TESTS}"
 limit = 8
@@ -129,9 +184,26 @@ limit = 8
 total = 0.99
 faithfulness = 0.0
 """)
-    result = subprocess.run([sys.executable, "-m", "pytest", "--judgelab", str(config), "-q", "-p", "no:cacheprovider",
-                             "--rootdir", str(tmp_path), str(tmp_path)], capture_output=True, text=True, env=ENV,
-                            cwd=tmp_path, timeout=300)
+    result = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "--judgelab",
+            str(config),
+            "-q",
+            "-p",
+            "no:cacheprovider",
+            "--rootdir",
+            str(tmp_path),
+            str(tmp_path),
+        ],
+        capture_output=True,
+        text=True,
+        env=ENV,
+        cwd=tmp_path,
+        timeout=300,
+    )
     assert result.returncode == 1, result.stdout[-3000:]
     assert "1 failed, 1 passed" in result.stdout
     assert "FAIL total >= 0.99" in result.stdout

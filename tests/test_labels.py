@@ -20,8 +20,11 @@ DATA = ROOT / "tests" / "data"
 
 # --- the shared sets, read in place from ../shared/datasets ------------------------------------------------
 
-@pytest.mark.parametrize("name, count, positives", [("begin-wow", 430, 180), ("begin-cmu", 416, 59),
-                                                    ("begin-tc", 383, 74), ("begin", 1229, 313)])
+
+@pytest.mark.parametrize(
+    "name, count, positives",
+    [("begin-wow", 430, 180), ("begin-cmu", 416, 59), ("begin-tc", 383, 74), ("begin", 1229, 313)],
+)
 def test_begin_counts_and_binary_labels(name, count, positives):
     labels = load_set(name)
     assert len(labels.items) == count and labels.metrics() == ["faithfulness"]
@@ -95,17 +98,34 @@ def test_unknown_set_suggests_the_closest_name():
 
 # --- the labelled-item JSONL schema ------------------------------------------------------------------------
 
+
 def labelled(**overrides):
-    base = {"id": "q1", "metric": "usefulness", "label": 4, "label_type": "ordinal", "scale": [1, 5],
-            "annotator": "ann1", "input": "Who wrote it?", "references": ["It was written by Ada."],
-            "expected_output": "Ada [1].", "actual_output": "Ada wrote it [1]."}
+    base = {
+        "id": "q1",
+        "metric": "usefulness",
+        "label": 4,
+        "label_type": "ordinal",
+        "scale": [1, 5],
+        "annotator": "ann1",
+        "input": "Who wrote it?",
+        "references": ["It was written by Ada."],
+        "expected_output": "Ada [1].",
+        "actual_output": "Ada wrote it [1].",
+    }
     base.update(overrides)
     return base
 
 
 def test_schema_round_trips_every_field(tmp_path):
-    pair = labelled(id="p1", metric="overall", label=-2, label_type="preference", scale=[-2, 2],
-                    actual_output_b="Someone else.", extra={"system": "s1"})
+    pair = labelled(
+        id="p1",
+        metric="overall",
+        label=-2,
+        label_type="preference",
+        scale=[-2, 2],
+        actual_output_b="Someone else.",
+        extra={"system": "s1"},
+    )
     path = write_jsonl(tmp_path / "labels.jsonl", [labelled(), labelled(annotator="ann2", label=5), pair])
     labels = read_labels(path)
     assert labels.name == "labels" and labels.annotators() == ["ann1", "ann2"]
@@ -121,17 +141,20 @@ def test_the_shared_sets_write_as_valid_schema_files(tmp_path):
         assert read_labels(write_labels(tmp_path / f"{name}.jsonl", items)).items == items
 
 
-@pytest.mark.parametrize("record, line_field", [
-    ({"label": None}, "'label'"),
-    ({"label_type": "stars"}, "'label_type'"),
-    ({"label": 7}, "'label'"),
-    ({"label": 2.5}, "'label'"),
-    ({"scale": [5, 1]}, "'scale'"),
-    ({"label_type": "preference", "scale": [1, 5], "actual_output_b": "b"}, "'scale'"),
-    ({"label_type": "binary", "label": 1, "scale": [1, 2]}, "'scale'"),
-    ({"references": "one text", "input": 3}, "'input'"),
-    ({"label_type": "preference", "scale": [-2, 2], "label": 1}, "'actual_output_b'"),
-])
+@pytest.mark.parametrize(
+    "record, line_field",
+    [
+        ({"label": None}, "'label'"),
+        ({"label_type": "stars"}, "'label_type'"),
+        ({"label": 7}, "'label'"),
+        ({"label": 2.5}, "'label'"),
+        ({"scale": [5, 1]}, "'scale'"),
+        ({"label_type": "preference", "scale": [1, 5], "actual_output_b": "b"}, "'scale'"),
+        ({"label_type": "binary", "label": 1, "scale": [1, 2]}, "'scale'"),
+        ({"references": "one text", "input": 3}, "'input'"),
+        ({"label_type": "preference", "scale": [-2, 2], "label": 1}, "'actual_output_b'"),
+    ],
+)
 def test_schema_errors_name_file_line_and_field(tmp_path, record, line_field):
     path = write_jsonl(tmp_path / "bad.jsonl", [labelled(), labelled(id="q2", **record)])
     with pytest.raises(InputError) as caught:
@@ -149,32 +172,48 @@ def test_schema_rejects_a_second_label_from_the_same_annotator_and_mixed_scales(
 
 # --- a user's own data through a column mapping ------------------------------------------------------------
 
+
 def test_csv_with_text_labels_through_a_mapping(tmp_path):
     path = tmp_path / "mine.csv"
-    path.write_text("qid,question,answer,docs,verdict\n"
-                    "a,Who?,Ada.,\"[\"\"Ada wrote it.\"\"]\",yes\n"
-                    "b,When?,In 1900.,Written in 1843.,no\n", encoding="utf-8")
-    mapping = ColumnMapping.parse("id=qid,input=question,actual_output=answer,references=docs,label=verdict",
-                                  label_values={"yes": 1, "no": 0})
+    path.write_text(
+        "qid,question,answer,docs,verdict\n"
+        'a,Who?,Ada.,"[""Ada wrote it.""]",yes\n'
+        "b,When?,In 1900.,Written in 1843.,no\n",
+        encoding="utf-8",
+    )
+    mapping = ColumnMapping.parse(
+        "id=qid,input=question,actual_output=answer,references=docs,label=verdict", label_values={"yes": 1, "no": 0}
+    )
     labels = load_mapped(str(path), mapping, metric="faithfulness", label_type=LabelType.BINARY)
     assert [(i.id, i.label, i.sample.references) for i in labels.items] == [
-        ("a", 1.0, ("Ada wrote it.",)), ("b", 0.0, ("Written in 1843.",))]
+        ("a", 1.0, ("Ada wrote it.",)),
+        ("b", 0.0, ("Written in 1843.",)),
+    ]
     bad = ColumnMapping.parse("input=question,actual_output=answer,label=verdict")
-    with pytest.raises(InputError, match=r"mine.csv:2: expected a number, got 'yes'; map text labels with --label-map TEXT=NUMBER,\.\.\. "
-                       r"\(field 'verdict'\)"):
+    with pytest.raises(
+        InputError,
+        match=r"mine.csv:2: expected a number, got 'yes'; map text labels with --label-map TEXT=NUMBER,\.\.\. "
+        r"\(field 'verdict'\)",
+    ):
         load_mapped(str(path), bad, metric="faithfulness", label_type=LabelType.BINARY)
 
 
 def test_jsonl_with_nested_fields_and_an_observed_continuous_scale(tmp_path):
-    rows = [{"q": "Q1", "out": {"text": "A1"}, "human": {"score": 0.2}, "rater": "r1"},
-            {"q": "Q1", "out": {"text": "A1"}, "human": {"score": 0.8}, "rater": "r2"}]
+    rows = [
+        {"q": "Q1", "out": {"text": "A1"}, "human": {"score": 0.2}, "rater": "r1"},
+        {"q": "Q1", "out": {"text": "A1"}, "human": {"score": 0.8}, "rater": "r2"},
+    ]
     path = write_jsonl(tmp_path / "mine.jsonl", rows)
     mapping = ColumnMapping.parse("input=q,actual_output=out.text,label=human.score,annotator=rater,id=q")
     labels = load_mapped(str(path), mapping, metric="faithfulness", label_type=LabelType.CONTINUOUS)
     assert labels.annotators() == ["r1", "r2"] and {i.scale for i in labels.items} == {(0.2, 0.8)}
     with pytest.raises(InputError, match=r"mine.jsonl:1: missing column \(field 'nope'\)"):
-        load_mapped(str(path), ColumnMapping.parse("input=nope,actual_output=q,label=human.score"),
-                    metric="m", label_type=LabelType.CONTINUOUS)
+        load_mapped(
+            str(path),
+            ColumnMapping.parse("input=nope,actual_output=q,label=human.score"),
+            metric="m",
+            label_type=LabelType.CONTINUOUS,
+        )
 
 
 def test_mapping_errors_are_config_errors():
@@ -183,15 +222,24 @@ def test_mapping_errors_are_config_errors():
     with pytest.raises(ConfigError, match="unknown field 'answer'"):
         ColumnMapping.parse("input=q,answer=a,label=l")
     with pytest.raises(ConfigError, match="0 \\(a tie\\) inside it"):
-        load_mapped(str(DATA / "wikieval" / "train.jsonl"), ColumnMapping.parse("input=question,actual_output=answer,"
-                    "label=question,actual_output_b=poor_answer"), metric="m", label_type=LabelType.PREFERENCE,
-                    scale=(1, 5))
+        load_mapped(
+            str(DATA / "wikieval" / "train.jsonl"),
+            ColumnMapping.parse("input=question,actual_output=answer,label=question,actual_output_b=poor_answer"),
+            metric="m",
+            label_type=LabelType.PREFERENCE,
+            scale=(1, 5),
+        )
     with pytest.raises(ConfigError, match="need a scale"):
-        load_mapped(str(DATA / "wikieval" / "train.jsonl"), ColumnMapping.parse("input=question,actual_output=answer,"
-                    "label=question"), metric="m", label_type=LabelType.ORDINAL)
+        load_mapped(
+            str(DATA / "wikieval" / "train.jsonl"),
+            ColumnMapping.parse("input=question,actual_output=answer,label=question"),
+            metric="m",
+            label_type=LabelType.ORDINAL,
+        )
 
 
 # --- hub loaders, offline on small local files in the hub's format -----------------------------------------
+
 
 @pytest.fixture
 def offline(monkeypatch, tmp_path):
@@ -259,10 +307,17 @@ OWN = DATA / "own_labels"
 def test_field_paths_nest_index_fan_out_and_take_constants():
     from judges.labels.field_paths import get_field
 
-    row = {"doc": {"sentences": ["First.", "Second."]}, "annotations": [{"label": "yes"}, {"label": "no"}],
-           "a.b": 1, "scores": {"x": {"v": 2}, "y": {"v": 3}}}
+    row = {
+        "doc": {"sentences": ["First.", "Second."]},
+        "annotations": [{"label": "yes"}, {"label": "no"}],
+        "a.b": 1,
+        "scores": {"x": {"v": 2}, "y": {"v": 3}},
+    }
     assert get_field(row, "doc.sentences[1]") == "Second." and get_field(row, "doc.sentences.0") == "First."
-    assert get_field(row, "annotations.*.label") == ["yes", "no"] and get_field(row, "annotations[*].label") == ["yes", "no"]
+    assert get_field(row, "annotations.*.label") == ["yes", "no"] and get_field(row, "annotations[*].label") == [
+        "yes",
+        "no",
+    ]
     assert get_field(row, "scores.*.v") == [2, 3]  # over an object's values too
     assert get_field(row, "const:faithfulness") == "faithfulness" and get_field(row, "a.b") == 1
     with pytest.raises(KeyError):
@@ -272,10 +327,13 @@ def test_field_paths_nest_index_fan_out_and_take_constants():
 
 
 def test_a_nested_json_with_three_annotators_and_no_question():
-    mapping = ColumnMapping.parse("id=id+model_id,actual_output=decoded,references=text,"
-                                  "label=expert_annotations.*.consistency,metric=const:faithfulness")
-    labels = load_mapped(str(OWN / "summeval_like.json"), mapping, metric=None, label_type=LabelType.ORDINAL,
-                         scale=(1, 5))
+    mapping = ColumnMapping.parse(
+        "id=id+model_id,actual_output=decoded,references=text,"
+        "label=expert_annotations.*.consistency,metric=const:faithfulness"
+    )
+    labels = load_mapped(
+        str(OWN / "summeval_like.json"), mapping, metric=None, label_type=LabelType.ORDINAL, scale=(1, 5)
+    )
     assert len(labels.items) == 48 and labels.metrics() == ["faithfulness"]
     assert labels.annotators() == ["annotator-1", "annotator-2", "annotator-3"]
     first = labels.items[0]
@@ -284,12 +342,23 @@ def test_a_nested_json_with_three_annotators_and_no_question():
 
 
 def test_a_tsv_with_text_labels_and_no_question_column():
-    mapping = ColumnMapping.parse("references=knowledge,actual_output=response,label=begin_label",
-                                  label_values=parse_label_map("Fully attributable=1,Not fully attributable=0,Generic=0"))
-    labels = load_mapped(str(OWN / "begin_like_no_question.tsv"), mapping, metric="faithfulness",
-                         label_type=LabelType.BINARY)
-    assert [(i.id, i.label) for i in labels.items] == [("2", 1.0), ("3", 0.0), ("4", 0.0), ("5", 1.0), ("6", 0.0),
-                                                        ("7", 0.0), ("8", 1.0), ("9", 0.0)]
+    mapping = ColumnMapping.parse(
+        "references=knowledge,actual_output=response,label=begin_label",
+        label_values=parse_label_map("Fully attributable=1,Not fully attributable=0,Generic=0"),
+    )
+    labels = load_mapped(
+        str(OWN / "begin_like_no_question.tsv"), mapping, metric="faithfulness", label_type=LabelType.BINARY
+    )
+    assert [(i.id, i.label) for i in labels.items] == [
+        ("2", 1.0),
+        ("3", 0.0),
+        ("4", 0.0),
+        ("5", 1.0),
+        ("6", 0.0),
+        ("7", 0.0),
+        ("8", 1.0),
+        ("9", 0.0),
+    ]
     assert {i.sample.input for i in labels.items} == {""}
     with pytest.raises(ConfigError, match="--label-map: expected TEXT=NUMBER, got 'yes'"):
         parse_label_map("yes,no=0")
@@ -299,10 +368,12 @@ def test_a_parquet_file_and_a_saved_dataset_folder(tmp_path):
     import datasets
     import pyarrow.parquet as pq
 
-    mapping = ColumnMapping.parse("id=id,input=question,references=passage,actual_output=answer,label=label",
-                                  label_values={"PASS": 1, "FAIL": 0})
-    labels = load_mapped(str(OWN / "halubench_like.parquet"), mapping, metric="faithfulness",
-                         label_type=LabelType.BINARY)
+    mapping = ColumnMapping.parse(
+        "id=id,input=question,references=passage,actual_output=answer,label=label", label_values={"PASS": 1, "FAIL": 0}
+    )
+    labels = load_mapped(
+        str(OWN / "halubench_like.parquet"), mapping, metric="faithfulness", label_type=LabelType.BINARY
+    )
     assert [i.label for i in labels.items] == [1.0, 0.0] * 6 and labels.items[1].sample.actual_output == "The Rhine."
     rows = pq.read_table(OWN / "halubench_like.parquet").to_pylist()
     datasets.Dataset.from_list(rows).save_to_disk(str(tmp_path / "saved"))

@@ -19,12 +19,44 @@ from judges.leaderboard.select import pick_best
 ENV = {**os.environ, "PYTHONPATH": str(ROOT), "OPENAI_API_KEY": "sk-fake"}
 
 
-def entry(candidate, value, low, high, cost=0.0, seconds=1.0, kind="llm", calls=1000, metric="faithfulness",
-          evaluation="labels:x", failure_rate=0.0, statistic="spearman", latency=None, items=None, note=None):
-    return Entry(candidate=candidate, kind=kind, model="m", prompts="p", prompt_sha=None, evaluation=evaluation,
-                 metric=metric, statistic=statistic, value=value, ci_low=low, ci_high=high, n=50,
-                 failure_rate=failure_rate, calls=calls, cost_usd=cost, seconds=seconds, item_values=items,
-                 latency_s_per_uncached_call=latency, note=note)
+def entry(
+    candidate,
+    value,
+    low,
+    high,
+    cost=0.0,
+    seconds=1.0,
+    kind="llm",
+    calls=1000,
+    metric="faithfulness",
+    evaluation="labels:x",
+    failure_rate=0.0,
+    statistic="spearman",
+    latency=None,
+    items=None,
+    note=None,
+):
+    return Entry(
+        candidate=candidate,
+        kind=kind,
+        model="m",
+        prompts="p",
+        prompt_sha=None,
+        evaluation=evaluation,
+        metric=metric,
+        statistic=statistic,
+        value=value,
+        ci_low=low,
+        ci_high=high,
+        n=50,
+        failure_rate=failure_rate,
+        calls=calls,
+        cost_usd=cost,
+        seconds=seconds,
+        item_values=items,
+        latency_s_per_uncached_call=latency,
+        note=note,
+    )
 
 
 def passes(*outcomes):
@@ -53,6 +85,7 @@ def test_equal_cost_ties_go_to_the_faster_judge_by_uncached_latency_and_baseline
 
 # --- the selection rules of issue 14, on made-up entries -----------------------------------------------------
 
+
 def test_a_candidate_below_the_best_baseline_is_not_named_best():
     # the committed board's bug: smollm2-default named best at 0.125 while always-top scored 0.562
     unit = dict(evaluation="unit_tests:u:test", metric="answer_relevancy", statistic="pass_rate")
@@ -62,8 +95,10 @@ def test_a_candidate_below_the_best_baseline_is_not_named_best():
     [pick] = pick_best([judge, other, top], Selection())
     assert pick.winner is None and pick.baseline.candidate == "always-top"
     assert pick.reason() == "no candidate beats the baselines; the bar was the best baseline always-top (0.562)"
-    assert pick.excluded["smollm2-default"] == ("does not beat the best baseline always-top (0.562): 95% interval "
-                                                "lower bound 0.050 <= 0.562 (95% interval vs baseline point)")
+    assert pick.excluded["smollm2-default"] == (
+        "does not beat the best baseline always-top (0.562): 95% interval "
+        "lower bound 0.050 <= 0.562 (95% interval vs baseline point)"
+    )
 
 
 def test_an_interval_overlapping_the_baseline_point_does_not_win_but_one_above_it_does():
@@ -95,7 +130,7 @@ def test_a_negative_correlation_or_an_auroc_below_chance_never_wins():
     assert "does not beat chance (0.000)" in pick.excluded["weak"]
     flipped = entry("flipped", 0.30, 0.20, 0.40, statistic="auroc")
     [pick] = pick_best([flipped, entry("random", 0.2, 0.1, 0.3, kind="baseline", statistic="auroc")], Selection())
-    assert pick.winner is None and "auroc 0.300 below chance (0.5), never wins" == pick.excluded["flipped"]
+    assert pick.winner is None and pick.excluded["flipped"] == "auroc 0.300 below chance (0.5), never wins"
 
 
 def test_a_negative_correlation_is_never_tied_into_a_win():
@@ -121,11 +156,15 @@ def test_tied_on_the_same_items_goes_to_the_cheaper_then_the_faster_by_uncached_
 
 
 def test_a_warm_cache_does_not_change_the_winner():
-    cold = [entry("a", 0.80, 0.70, 0.90, seconds=50.0, latency=1.0), entry("b", 0.79, 0.69, 0.89, seconds=90.0,
-                                                                             latency=2.0)]
+    cold = [
+        entry("a", 0.80, 0.70, 0.90, seconds=50.0, latency=1.0),
+        entry("b", 0.79, 0.69, 0.89, seconds=90.0, latency=2.0),
+    ]
     # the second run: every call of b came from the cache, so its run took 0.1 s; its recorded latency is kept
-    warm = [entry("a", 0.80, 0.70, 0.90, seconds=50.0, latency=1.0), entry("b", 0.79, 0.69, 0.89, seconds=0.1,
-                                                                             latency=2.0)]
+    warm = [
+        entry("a", 0.80, 0.70, 0.90, seconds=50.0, latency=1.0),
+        entry("b", 0.79, 0.69, 0.89, seconds=0.1, latency=2.0),
+    ]
     assert pick_best(cold, Selection())[0].winner.candidate == "a"
     assert pick_best(warm, Selection())[0].winner.candidate == "a"
     # with no latency recorded at all (every call cached) speed is not compared, and the reason says so
@@ -137,9 +176,11 @@ def test_a_warm_cache_does_not_change_the_winner():
 def test_markdown_names_each_statistic_and_its_direction_and_every_n_a_reason():
     from judges.leaderboard.render import markdown
 
-    rows = [entry("judge", 0.6, 0.4, 0.8), entry("silent", None, None, None, note="no figure: every item came "
-                                                                              "back null or failed"),
-            entry("always-top", None, None, None, kind="baseline", note="no figure: the judge's scores do not vary")]
+    rows = [
+        entry("judge", 0.6, 0.4, 0.8),
+        entry("silent", None, None, None, note="no figure: every item came back null or failed"),
+        entry("always-top", None, None, None, kind="baseline", note="no figure: the judge's scores do not vary"),
+    ]
     picks = pick_best(rows, Selection())
     text = markdown(rows, picks, {"date": "d", "judgelab_version": "v", "config": "c", "data": {}})
     assert "| labels:x | faithfulness | spearman (higher is better) | judge | 0.600 |" in text
@@ -154,8 +195,10 @@ def test_plot_names_are_safe_for_any_evaluation_name_and_baselines_are_drawn(tmp
     name = plot_filename("labels:/data/my set?.csv", "faithfulness")
     assert name.startswith("pareto_labels_data_my_set_.csv_faithfulness_") and name.endswith(".png")
     assert plot_filename("a/b", "m") != plot_filename("a:b", "m")  # cleaned alike, kept apart by the hash
-    rows = [entry("judge", 0.6, 0.4, 0.8, evaluation="labels:/data/x.csv"),
-            entry("random", 0.1, 0.0, 0.2, kind="baseline", evaluation="labels:/data/x.csv")]
+    rows = [
+        entry("judge", 0.6, 0.4, 0.8, evaluation="labels:/data/x.csv"),
+        entry("random", 0.1, 0.0, 0.2, kind="baseline", evaluation="labels:/data/x.csv"),
+    ]
     written = plot_pareto(rows, "labels:/data/x.csv", "faithfulness", tmp_path / "pareto_labels_/data/x.csv_f.png")
     assert written.parent == tmp_path and written.is_file() and "/" not in written.name
     only_baselines = plot_pareto(rows[1:], "labels:/data/x.csv", "faithfulness", tmp_path / "b.png")
@@ -168,8 +211,10 @@ def test_constraints_exclude_with_reasons():
     weak_tests = entry("weak", 0.8, 0.75, 0.85)
     unit = entry("weak", 0.2, 0.1, 0.3, metric="total", evaluation="unit_tests:u:test")
     unit_ok = [entry(n, 0.9, 0.8, 0.95, metric="total", evaluation="unit_tests:u:test") for n in ("pricey", "flaky")]
-    picks = pick_best([pricey, flaky, weak_tests, unit, *unit_ok],
-                      Selection(max_cost_per_1k_calls=10, max_failure_rate=0.1, min_unit_test_pass_rate=0.5))
+    picks = pick_best(
+        [pricey, flaky, weak_tests, unit, *unit_ok],
+        Selection(max_cost_per_1k_calls=10, max_failure_rate=0.1, min_unit_test_pass_rate=0.5),
+    )
     [labels_pick] = [p for p in picks if p.evaluation == "labels:x"]
     assert labels_pick.winner is None
     assert set(labels_pick.excluded) == {"pricey", "flaky", "weak"}
@@ -186,17 +231,25 @@ def test_config_errors_name_the_table(tmp_path):
     path.write_text('[[candidates]]\nname = "a"\nkind = "llm"\n[[evaluations]]\nkind = "labels"\nsource = "alce"\n')
     with pytest.raises(ConfigError, match=r"candidates\[0\] \(a\) needs a model"):
         load_config(path)
-    path.write_text('[[candidates]]\nname = "a"\nmodel = "m"\ncolour = 1\n[[evaluations]]\nkind = "labels"\nsource = "x"\n')
+    path.write_text(
+        '[[candidates]]\nname = "a"\nmodel = "m"\ncolour = 1\n[[evaluations]]\nkind = "labels"\nsource = "x"\n'
+    )
     with pytest.raises(ConfigError) as raised:
         load_config(path)
-    assert str(raised.value) == (f"{path}: unknown key 'candidates[0].colour'; expected one of api_base, baseline, "
-                                 "kind, logprobs, metrics, model, name, params, prompts")
-    path.write_text('[[candidates]]\nname = "a"\nkind = "metric"\nmodel = "m"\nmetrics = {faithfulness = "ragas_fidelity"}\n'
-                    '[[evaluations]]\nkind = "labels"\nsource = "x"\n')
+    assert str(raised.value) == (
+        f"{path}: unknown key 'candidates[0].colour'; expected one of api_base, baseline, "
+        "kind, logprobs, metrics, model, name, params, prompts"
+    )
+    path.write_text(
+        '[[candidates]]\nname = "a"\nkind = "metric"\nmodel = "m"\nmetrics = {faithfulness = "ragas_fidelity"}\n'
+        '[[evaluations]]\nkind = "labels"\nsource = "x"\n'
+    )
     with pytest.raises(ConfigError, match=r"candidates\[0\] \(a\): metrics.faithfulness = 'ragas_fidelity' is not"):
         load_config(path)
-    path.write_text('[[candidates]]\nname = "a"\nmodel = "m"\nparams = {temprature = 0}\n'
-                    '[[evaluations]]\nkind = "labels"\nsource = "x"\n')
+    path.write_text(
+        '[[candidates]]\nname = "a"\nmodel = "m"\nparams = {temprature = 0}\n'
+        '[[evaluations]]\nkind = "labels"\nsource = "x"\n'
+    )
     with pytest.raises(ConfigError) as raised:
         load_config(path)
     assert str(raised.value) == f"{path}: unknown key 'candidates[0].params.temprature'; did you mean 'temperature'?"
@@ -209,7 +262,7 @@ def test_config_misspelt_keys_name_the_nearest_valid_key(tmp_path):
     with pytest.raises(ConfigError) as raised:
         load_config(path)
     assert str(raised.value) == f"{path}: unknown key 'cahce'; did you mean 'cache'?"
-    path.write_text(body + '[selection]\nmax_failure_rat = 0.1\n')
+    path.write_text(body + "[selection]\nmax_failure_rat = 0.1\n")
     with pytest.raises(ConfigError) as raised:
         load_config(path)
     assert str(raised.value) == f"{path}: unknown key 'selection.max_failure_rat'; did you mean 'max_failure_rate'?"
@@ -225,17 +278,27 @@ def leaderboard(tmp_path_factory):
     template = (ROOT / "tests" / "data" / "leaderboard_stub.toml").read_text()
     with stub_server(latency_ms=1) as base:
         config = out / "config.toml"
-        config.write_text(template.replace("STUB", base).replace("CACHE", str(out / "cache.sqlite"))
-                          .replace("UNIT_TESTS", str(ROOT / "unit_tests")))
-        result = subprocess.run([sys.executable, "-m", "judges.cli.main", "leaderboard", str(config), "--out",
-                                 str(out / "board")], capture_output=True, text=True, env=ENV, cwd=out, timeout=600)
+        config.write_text(
+            template.replace("STUB", base)
+            .replace("CACHE", str(out / "cache.sqlite"))
+            .replace("UNIT_TESTS", str(ROOT / "unit_tests"))
+        )
+        result = subprocess.run(
+            [sys.executable, "-m", "judges.cli.main", "leaderboard", str(config), "--out", str(out / "board")],
+            capture_output=True,
+            text=True,
+            env=ENV,
+            cwd=out,
+            timeout=600,
+        )
     assert result.returncode == 0, result.stderr[-3000:]
     return out / "board"
 
 
 def test_leaderboard_writes_four_files_with_intervals_and_a_best_judge_per_metric(leaderboard):
     assert {"leaderboard.md", "leaderboard.csv", "leaderboard.json", "leaderboard.html"} <= {
-        p.name for p in leaderboard.iterdir()}
+        p.name for p in leaderboard.iterdir()
+    }
     data = json.loads((leaderboard / "leaderboard.json").read_text())
     picks = {(p["evaluation"], p["metric"]): p for p in data["picks"]}
     assert ("labels:begin-cmu", "faithfulness") in picks and ("unit_tests:unit_tests:test", "total") in picks
@@ -250,7 +313,9 @@ def test_leaderboard_writes_four_files_with_intervals_and_a_best_judge_per_metri
     assert {e["evaluation"] for e in weighted} == {"labels:begin-cmu", "labels:topical-chat"}  # no GroUSE grades
     assert all(e["prompts"] == "rag" and e["calls"] == 2 * 30 and e["failure_rate"] == 0 for e in weighted)
     assert "llamaindex_faithfulness" in data["meta"]["judges"]["stub-yes-prob"]
-    [null_on_labels] = [e for e in data["entries"] if e["candidate"] == "always-null" and e["evaluation"] == "labels:begin-cmu"]
+    [null_on_labels] = [
+        e for e in data["entries"] if e["candidate"] == "always-null" and e["evaluation"] == "labels:begin-cmu"
+    ]
     assert null_on_labels["value"] is None and "null or failed" in null_on_labels["note"]
     assert "sha256" in data["meta"]["data"]["unit_tests:unit_tests:test"]
     import pandas as pd
@@ -260,15 +325,27 @@ def test_leaderboard_writes_four_files_with_intervals_and_a_best_judge_per_metri
 
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-         "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+FLAGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
 
 
 @pytest.mark.skipif(CHROMIUM is None, reason="Debian's chromium is not installed (.ci/run installs it)")
 def test_html_page_renders_in_headless_chromium(leaderboard, tmp_path):
     page = (leaderboard / "leaderboard.html").resolve().as_uri()
-    run = lambda *extra: subprocess.run([CHROMIUM, *FLAGS, f"--user-data-dir={tmp_path / 'profile'}", *extra],  # noqa: E731
-                                        capture_output=True, text=True, timeout=120)
+    run = lambda *extra: subprocess.run(
+        [CHROMIUM, *FLAGS, f"--user-data-dir={tmp_path / 'profile'}", *extra],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     dom = run("--dump-dom", page + "#sort=4").stdout
     assert '<table id="leaderboard"' in dom and "stub-default" in dom and "e5-cosine" in dom
     body = dom.split('<table id="leaderboard"')[1].split("</tbody>")[0]
@@ -285,8 +362,22 @@ def test_html_page_renders_in_headless_chromium(leaderboard, tmp_path):
 
 
 def test_publish_dry_run_lists_files_and_commit(leaderboard):
-    result = subprocess.run([sys.executable, "-m", "judges.cli.main", "publish", str(leaderboard), "--repo",
-                             "someone/judge-board", "--dry-run"], capture_output=True, text=True, env=ENV, timeout=120)
+    result = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "judges.cli.main",
+            "publish",
+            str(leaderboard),
+            "--repo",
+            "someone/judge-board",
+            "--dry-run",
+        ],
+        capture_output=True,
+        text=True,
+        env=ENV,
+        timeout=120,
+    )
     assert result.returncode == 0, result.stderr
     assert "would commit to dataset repo someone/judge-board" in result.stdout
     for name in ("leaderboard.md", "leaderboard.csv", "leaderboard.json", "leaderboard.html"):

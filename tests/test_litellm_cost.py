@@ -21,7 +21,9 @@ def test_a_priced_model_costs_its_tokens_at_the_price_map_rates_and_an_unknown_o
         priced = call(base, "openai/gpt-4o-mini")
         unknown = call(base, "openai/stub")
     assert priced.prompt_tokens > 0 and priced.completion_tokens > 0
-    expected = (priced.prompt_tokens * prices["input_cost_per_token"]
-                + priced.completion_tokens * prices["output_cost_per_token"])
+    expected = (
+        priced.prompt_tokens * prices["input_cost_per_token"]
+        + priced.completion_tokens * prices["output_cost_per_token"]
+    )
     assert priced.cost == pytest.approx(expected, rel=1e-9) and priced.cost > 0
     assert unknown.cost == 0.0 and unknown.prompt_tokens == priced.prompt_tokens

@@ -6,15 +6,20 @@ from dataclasses import replace
 from conftest import ROOT, record, reply, run_tests, scripted_judge, write_jsonl
 
 from judges.calls.backend import CallError
-from judges.runs.plot import plot_result_matrix
 from judges.calls.scripted import by_metric
-from judges.types import FailureKind
+from judges.runs.plot import plot_result_matrix
 from judges.suite.loading import load_unit_tests
+from judges.types import FailureKind
 
 
 def perfect_script():
-    return by_metric({"answer_relevancy": reply("answer_relevancy", 5), "completeness": reply("completeness", 5),
-                      "faithfulness": reply("faithfulness", 1)})
+    return by_metric(
+        {
+            "answer_relevancy": reply("answer_relevancy", 5),
+            "completeness": reply("completeness", 5),
+            "faithfulness": reply("faithfulness", 1),
+        }
+    )
 
 
 def test_a_correct_judge_passes_all_six_metrics(tmp_path):
@@ -22,8 +27,13 @@ def test_a_correct_judge_passes_all_six_metrics(tmp_path):
     judge, _ = scripted_judge(perfect_script())
     [result] = run_tests(tests, judge, tmp_path).records
     assert {m: e["outcome"] for m, e in result["metrics"].items()} == {
-        "answer_relevancy": "pass", "completeness": "pass", "faithfulness": "pass", "usefulness": "pass",
-        "positive_acceptance": "pass", "negative_rejection": "pass"}
+        "answer_relevancy": "pass",
+        "completeness": "pass",
+        "faithfulness": "pass",
+        "usefulness": "pass",
+        "positive_acceptance": "pass",
+        "negative_rejection": "pass",
+    }
     row = json.loads((tmp_path / "results.jsonl").read_text())
     [call] = row["metrics"]["completeness"]["calls"]
     assert row["passed_all"] and len(call["prompt_sha256"]) == 64
@@ -33,8 +43,12 @@ def test_a_correct_judge_passes_all_six_metrics(tmp_path):
 def test_rates_count_run_failures_apart_from_wrong_grades(tmp_path):
     records = [record(id=f"t{i}", actual_output=f"answer {i} [1].") for i in range(4)]
     tests = load_unit_tests(write_jsonl(tmp_path / "u.jsonl", records))
-    by_answer = {"answer 0": reply("completeness", 5), "answer 1": reply("completeness", 3), "answer 2": "garbage",
-                 "answer 3": CallError(FailureKind.TIMEOUT, "slow")}
+    by_answer = {
+        "answer 0": reply("completeness", 5),
+        "answer 1": reply("completeness", 3),
+        "answer 2": "garbage",
+        "answer 3": CallError(FailureKind.TIMEOUT, "slow"),
+    }
 
     def script(request):
         if request.metric != "completeness":
@@ -49,8 +63,11 @@ def test_rates_count_run_failures_apart_from_wrong_grades(tmp_path):
     stats = summary["metrics"]["completeness"]
     assert (stats["passed"], stats["wrong_grades"], stats["failures"], stats["completed"]) == (1, 1, 2, 2)
     assert stats["pass_rate"] == 0.5 and stats["failure_rate"] == 0.5  # the pass rate is over completed tests
-    kinds = sorted(r["metrics"]["completeness"]["verdict"]["failure_kind"] for r in run.records
-                   if r["metrics"]["completeness"]["verdict"]["state"] == "failure")
+    kinds = sorted(
+        r["metrics"]["completeness"]["verdict"]["failure_kind"]
+        for r in run.records
+        if r["metrics"]["completeness"]["verdict"]["state"] == "failure"
+    )
     assert kinds == ["timeout", "unparseable"]
     assert stats["failure_kinds"] == {"timeout": 1, "unparseable": 1}
     # PA and NR derive from C: a failed C is a run failure there too, never a silent null
@@ -66,9 +83,15 @@ def test_a_failed_relevancy_fails_what_depends_on_it_and_is_never_a_wrong_grade(
     """Regression: a failed answer-relevancy call took the branch meant for a legitimate null, so usefulness was
     judged, faithfulness came back null, and the test counted a wrong grade against the judge."""
     tests = load_unit_tests(write_jsonl(tmp_path / "u.jsonl", [record()]))
-    judge, backend = scripted_judge(by_metric({"answer_relevancy": CallError(FailureKind.API_ERROR, "HTTP 500"),
-                                               "completeness": reply("completeness", 5),
-                                               "usefulness": reply("usefulness", None)}))
+    judge, backend = scripted_judge(
+        by_metric(
+            {
+                "answer_relevancy": CallError(FailureKind.API_ERROR, "HTTP 500"),
+                "completeness": reply("completeness", 5),
+                "usefulness": reply("usefulness", None),
+            }
+        )
+    )
     judge.runtime._answered = True  # an endpoint that has answered before: the failure is this call's alone
     [row] = run_tests(tests, judge, tmp_path).records
     metrics = row["metrics"]
@@ -76,20 +99,37 @@ def test_a_failed_relevancy_fails_what_depends_on_it_and_is_never_a_wrong_grade(
     assert metrics["usefulness"]["verdict"]["failure_kind"] == "upstream_failed"
     assert metrics["faithfulness"]["verdict"]["failure_kind"] == "upstream_failed"
     assert {m: e["outcome"] for m, e in metrics.items()} == {
-        "answer_relevancy": "failure", "completeness": "pass", "faithfulness": "failure", "usefulness": "failure",
-        "positive_acceptance": "failure", "negative_rejection": "failure"}
+        "answer_relevancy": "failure",
+        "completeness": "pass",
+        "faithfulness": "failure",
+        "usefulness": "failure",
+        "positive_acceptance": "failure",
+        "negative_rejection": "failure",
+    }
     assert [r.metric for r in backend.requests].count("usefulness") == 0  # nothing judged downstream of a failure
 
 
 def test_abstention_test_expects_nulls_and_pa_nr(tmp_path):
-    abstain = record(actual_output="No document seems to precisely answer your question.",
-                     conditions={"answer_relevancy_condition": "==None", "completeness_condition": "<5",
-                                 "faithfulness_condition": "==None", "usefulness_condition": "==None"},
-                     metadata={"test_type": "Low completeness 2", "goal": "false abstention"})
+    abstain = record(
+        actual_output="No document seems to precisely answer your question.",
+        conditions={
+            "answer_relevancy_condition": "==None",
+            "completeness_condition": "<5",
+            "faithfulness_condition": "==None",
+            "usefulness_condition": "==None",
+        },
+        metadata={"test_type": "Low completeness 2", "goal": "false abstention"},
+    )
     tests = load_unit_tests(write_jsonl(tmp_path / "u.jsonl", [abstain]))
-    judge, backend = scripted_judge(by_metric({"answer_relevancy": reply("answer_relevancy", None),
-                                               "completeness": reply("completeness", 1),
-                                               "usefulness": reply("usefulness", None)}))
+    judge, backend = scripted_judge(
+        by_metric(
+            {
+                "answer_relevancy": reply("answer_relevancy", None),
+                "completeness": reply("completeness", 1),
+                "usefulness": reply("usefulness", None),
+            }
+        )
+    )
     [result] = run_tests(tests, judge).records
     assert all(e["outcome"] == "pass" for e in result["metrics"].values())
     pa = result["metrics"]["positive_acceptance"]

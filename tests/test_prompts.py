@@ -24,7 +24,7 @@ def test_one_samples_prompts_share_a_long_prefix_for_llama_cpp_reuse():
     reuse the first call's evaluated prefix (llama.cpp keeps the previous prompt's KV cache)."""
     prompts = load_prompt_set("default")
     texts = [prompts.render(m, SAMPLE) for m in GROUSE_METRICS]
-    shared = texts[0][:texts[0].index("Metric:")]
+    shared = texts[0][: texts[0].index("Metric:")]
     assert shared.startswith("You grade answers") and shared.rstrip().endswith("Answer 2: Because [2].")
     assert all(t.startswith(shared) for t in texts)
 
@@ -55,16 +55,20 @@ def test_undefined_variable_names_the_file_and_line_before_any_call(tmp_path):
     folder = write_set(tmp_path / "p", faithfulness="{{ actual_output }}\n\nGround truth: {{ ground_truth }}")
     with pytest.raises(PromptError) as err:
         load_prompt_set(str(folder))
-    assert str(err.value) == (f"{folder / 'faithfulness.txt.jinja'}:3: undefined variable 'ground_truth'; "
-                              "a template may use actual_output, contexts, expected_output, input")
+    assert str(err.value) == (
+        f"{folder / 'faithfulness.txt.jinja'}:3: undefined variable 'ground_truth'; "
+        "a template may use actual_output, contexts, expected_output, input"
+    )
 
 
 def test_a_template_that_never_shows_the_answer_under_test_is_refused(tmp_path):
     folder = write_set(tmp_path / "p", usefulness="{{ input }} {{ expected_output }}")
     with pytest.raises(PromptError) as err:
         load_prompt_set(str(folder))
-    assert str(err.value) == (f"{folder / 'usefulness.txt.jinja'}: never uses {{{{ actual_output }}}}, so the judge "
-                              "would not see the answer under test")
+    assert str(err.value) == (
+        f"{folder / 'usefulness.txt.jinja'}: never uses {{{{ actual_output }}}}, so the judge "
+        "would not see the answer under test"
+    )
 
 
 def test_render_error_names_the_line(tmp_path):

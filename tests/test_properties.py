@@ -4,25 +4,30 @@ error that names the file (and the line, for line-based inputs), never another e
 import json
 import re
 
+from conftest import record
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from conftest import record
-
 from judges.errors import JudgelabError
 from judges.judging.prompts import load_prompt_set
+from judges.judging.samples import load_samples
 from judges.leaderboard.config import load_config
 from judges.runs.gate import GateConfig
 from judges.suite.conditions import Condition
 from judges.suite.loading import load_unit_tests
-from judges.judging.samples import load_samples
 from judges.types import GROUSE_METRICS
 
-FAST = settings(derandomize=True, max_examples=60, deadline=None,
-                suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
-json_values = st.recursive(st.none() | st.booleans() | st.integers() | st.text(max_size=8),
-                           lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=6), inner,
-                                                                                      max_size=3), max_leaves=8)
+FAST = settings(
+    derandomize=True,
+    max_examples=60,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.text(max_size=8),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=6), inner, max_size=3),
+    max_leaves=8,
+)
 
 
 def mutated_record(draw):
@@ -73,10 +78,30 @@ def test_unit_test_and_sample_loaders_never_crash(tmp_path, content):
             assert_names_file_and_line(err, path)
 
 
-toml_keys = st.sampled_from(["candidates", "evaluations", "selection", "cache", "judge", "tests", "min", "max",
-                             "name", "model", "kind", "source", "total", "params", "limit", "temprature", "x"])
-toml_scalars = (st.integers(-3, 3).map(str) | st.sampled_from(['"llm"', '"labels"', '"x"', "0.5", "true", "[1]",
-                                                               "{a = 1}", '"unit_tests"', "1.5"]))
+toml_keys = st.sampled_from(
+    [
+        "candidates",
+        "evaluations",
+        "selection",
+        "cache",
+        "judge",
+        "tests",
+        "min",
+        "max",
+        "name",
+        "model",
+        "kind",
+        "source",
+        "total",
+        "params",
+        "limit",
+        "temprature",
+        "x",
+    ]
+)
+toml_scalars = st.integers(-3, 3).map(str) | st.sampled_from(
+    ['"llm"', '"labels"', '"x"', "0.5", "true", "[1]", "{a = 1}", '"unit_tests"', "1.5"]
+)
 
 
 @st.composite
@@ -108,8 +133,10 @@ def test_config_loaders_never_crash(tmp_path, text):
 
 
 @FAST
-@given(text=st.text(max_size=12) | st.from_regex(r"\s*(==|>=|<=|>|<|=>|!=)?\s*(None|null|-?\d{1,3}(\.\d)?)?\s*",
-                                                 fullmatch=True))
+@given(
+    text=st.text(max_size=12)
+    | st.from_regex(r"\s*(==|>=|<=|>|<|=>|!=)?\s*(None|null|-?\d{1,3}(\.\d)?)?\s*", fullmatch=True)
+)
 def test_conditions_parse_or_raise_a_judgelab_error(text):
     try:
         condition = Condition.parse(text, test_id="t", field="f", path="p.jsonl", line=3)
@@ -119,10 +146,26 @@ def test_conditions_parse_or_raise_a_judgelab_error(text):
         assert Condition.parse(str(condition)) == condition
 
 
-template_pieces = st.sampled_from(["{{ input }}", "{{ actual_output }}", "{{ contexts }}", "{{ nope }}", "{% if %}",
-                                   "{% for c in contexts %}{{ c }}{% endfor %}", "{{", "}}", "{% endif %}",
-                                   "{{ input.x }}", "{{ 1/0 }}", "{% include 'a' %}", "text\n", "{# c #}",
-                                   "{{ input|upper }}", "{{ actual_output[5] }}"])
+template_pieces = st.sampled_from(
+    [
+        "{{ input }}",
+        "{{ actual_output }}",
+        "{{ contexts }}",
+        "{{ nope }}",
+        "{% if %}",
+        "{% for c in contexts %}{{ c }}{% endfor %}",
+        "{{",
+        "}}",
+        "{% endif %}",
+        "{{ input.x }}",
+        "{{ 1/0 }}",
+        "{% include 'a' %}",
+        "text\n",
+        "{# c #}",
+        "{{ input|upper }}",
+        "{{ actual_output[5] }}",
+    ]
+)
 
 
 @FAST
@@ -139,5 +182,6 @@ def test_templates_load_and_render_or_raise_a_judgelab_error(tmp_path, pieces):
         prompts = load_prompt_set(str(folder))
         prompts.render("completeness", sample)
     except JudgelabError as err:
-        assert str(err).startswith(str(folder / "answer_relevancy.txt.jinja")) or \
-            str(err).startswith(str(folder / "completeness.txt.jinja")), str(err)
+        assert str(err).startswith(str(folder / "answer_relevancy.txt.jinja")) or str(err).startswith(
+            str(folder / "completeness.txt.jinja")
+        ), str(err)

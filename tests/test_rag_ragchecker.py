@@ -6,30 +6,39 @@ from judges.rag.registry import build_registry
 from judges.rag.sample import RagSample
 from judges.types import VerdictState
 
-SAMPLE = RagSample("rc", question="What does the GIL do?",
-                   answer="The GIL lets one thread run Python bytecode at a time. It was removed in 3.12. "
-                          "It protects reference counts. Python was created by Guido van Rossum.",
-                   contexts=("The GIL allows only one thread to execute Python bytecode at once.",
-                             "Python 3.13 offers an optional free-threaded build.",
-                             "Python is a programming language."),
-                   ground_truth="The GIL lets only one thread execute bytecode at a time. It protects reference "
-                                "counts. Python 3.13 can be built without it.")
+SAMPLE = RagSample(
+    "rc",
+    question="What does the GIL do?",
+    answer="The GIL lets one thread run Python bytecode at a time. It was removed in 3.12. "
+    "It protects reference counts. Python was created by Guido van Rossum.",
+    contexts=(
+        "The GIL allows only one thread to execute Python bytecode at once.",
+        "Python 3.13 offers an optional free-threaded build.",
+        "Python is a programming language.",
+    ),
+    ground_truth="The GIL lets only one thread execute bytecode at a time. It protects reference "
+    "counts. Python 3.13 can be built without it.",
+)
 ANSWER = ["One thread at a time.", "Removed in 3.12.", "Protects reference counts.", "Created by Guido."]
 TRUTH = ["One thread at a time.", "Protects reference counts.", "3.13 can be built without it."]
 # answer claims vs ground truth: correct, incorrect, correct, incorrect (not in the ground truth)
 # answer claims vs chunks: [1], [2] (incorrect, from the relevant chunk 2), none, [3] (incorrect, irrelevant chunk 3)
 # truth claims vs chunks: [1], none, [2]  -> relevant chunks {1, 2}
 # truth claims vs answer: yes, yes, no
-SCRIPT = by_template_and_text({
-    ("claims", "The text (answer)"): claims(*ANSWER),
-    ("claims", "The text (reference answer)"): claims(*TRUTH),
-    ("claim_support", "Passages (reference answer)"): verdicts(True, False, True, False),
-    ("claim_support", "Passages (answer)"): verdicts(True, True, False),
-    ("claim_support", "Claims:\n1. One thread at a time.\n2. Removed"): verdicts(
-        (True, [1]), (True, [2]), (False, []), (True, [3])),
-    ("claim_support", "Claims:\n1. One thread at a time.\n2. Protects"): verdicts(
-        (True, [1]), (False, []), (True, [2])),
-})
+SCRIPT = by_template_and_text(
+    {
+        ("claims", "The text (answer)"): claims(*ANSWER),
+        ("claims", "The text (reference answer)"): claims(*TRUTH),
+        ("claim_support", "Passages (reference answer)"): verdicts(True, False, True, False),
+        ("claim_support", "Passages (answer)"): verdicts(True, True, False),
+        ("claim_support", "Claims:\n1. One thread at a time.\n2. Removed"): verdicts(
+            (True, [1]), (True, [2]), (False, []), (True, [3])
+        ),
+        ("claim_support", "Claims:\n1. One thread at a time.\n2. Protects"): verdicts(
+            (True, [1]), (False, []), (True, [2])
+        ),
+    }
+)
 
 
 def test_every_ragchecker_metric_from_one_claim_matrix():
@@ -54,9 +63,13 @@ def test_every_ragchecker_metric_from_one_claim_matrix():
 
 
 def test_no_answer_claims_make_the_answer_side_null():
-    script = by_template_and_text({("claims", "The text (answer)"): claims(),
-                                   ("claims", "The text (reference answer)"): claims(*TRUTH),
-                                   ("claim_support", "Passages (answer)"): verdicts(False, False, False)})
+    script = by_template_and_text(
+        {
+            ("claims", "The text (answer)"): claims(),
+            ("claims", "The text (reference answer)"): claims(*TRUTH),
+            ("claim_support", "Passages (answer)"): verdicts(False, False, False),
+        }
+    )
     results, _ = scores(["ragchecker_precision", "ragchecker_recall", "ragchecker_f1"], SAMPLE, script)
     assert results["ragchecker_precision"].verdict.state is VerdictState.NULL
     assert results["ragchecker_recall"].value == 0.0

@@ -4,25 +4,39 @@ import json
 
 from rag_helpers import scores
 
-from judges.rag.sample import RagSample
 from judges.calls.scripted import by_metric
+from judges.rag.sample import RagSample
 from judges.types import FailureKind, VerdictState
 
-ALL = ["trace_relevance", "trace_utilization", "trace_completeness", "trace_adherence", "trace_relevance_popular",
-       "trace_utilization_popular"]
-SAMPLE = RagSample("t", question="How long is the Thames?",
-                   answer="The Thames is 346 km long. It is the longest river in Europe.",
-                   contexts=("The Thames is 346 km long. It rises in the Cotswolds. It flows into the North Sea.",
-                             "London grew on its banks. The Volga is the longest river in Europe."))
+ALL = [
+    "trace_relevance",
+    "trace_utilization",
+    "trace_completeness",
+    "trace_adherence",
+    "trace_relevance_popular",
+    "trace_utilization_popular",
+]
+SAMPLE = RagSample(
+    "t",
+    question="How long is the Thames?",
+    answer="The Thames is 346 km long. It is the longest river in Europe.",
+    contexts=(
+        "The Thames is 346 km long. It rises in the Cotswolds. It flows into the North Sea.",
+        "London grew on its banks. The Volga is the longest river in Europe.",
+    ),
+)
 
 
 def labels(**overrides):
-    reply = {"relevance_explanation": "length is in doc 0",
-             "relevant_keys": ["0a", "0b", "1a"],
-             "sentences": {"a": {"explanation": "0a", "fully_supported": True, "supporting_keys": ["0a"]},
-                           "b": {"explanation": "contradicted by 1b", "fully_supported": False,
-                                 "supporting_keys": []}},
-             "utilized_keys": ["0a", "1b"]}
+    reply = {
+        "relevance_explanation": "length is in doc 0",
+        "relevant_keys": ["0a", "0b", "1a"],
+        "sentences": {
+            "a": {"explanation": "0a", "fully_supported": True, "supporting_keys": ["0a"]},
+            "b": {"explanation": "contradicted by 1b", "fully_supported": False, "supporting_keys": []},
+        },
+        "utilized_keys": ["0a", "1b"],
+    }
     reply.update(overrides)
     return json.dumps(reply)
 
@@ -30,8 +44,14 @@ def labels(**overrides):
 def test_paper_definitions_and_popular_variant_from_one_call():
     results, backend = scores(ALL, SAMPLE, by_metric({"trace_labels": labels()}))
     values = {name: round(r.value, 3) for name, r in results.items()}
-    assert values == {"trace_relevance": 0.6, "trace_utilization": 0.4, "trace_completeness": 0.333,
-                      "trace_adherence": 0.0, "trace_relevance_popular": 0.15, "trace_utilization_popular": 0.667}
+    assert values == {
+        "trace_relevance": 0.6,
+        "trace_utilization": 0.4,
+        "trace_completeness": 0.333,
+        "trace_adherence": 0.0,
+        "trace_relevance_popular": 0.15,
+        "trace_utilization_popular": 0.667,
+    }
     assert len(backend.requests) == 1
     details = results["trace_adherence"].details
     assert details["response_sentences"]["b"]["fully_supported"] is False
@@ -42,9 +62,13 @@ def test_paper_definitions_and_popular_variant_from_one_call():
 
 def test_ratios_by_sentence_length():
     results, _ = scores(["trace_relevance"], SAMPLE, by_metric({"trace_labels": labels()}), trace_by_length=True)
-    docs = {"0a": "The Thames is 346 km long.", "0b": "It rises in the Cotswolds.",
-            "0c": "It flows into the North Sea.", "1a": "London grew on its banks.",
-            "1b": "The Volga is the longest river in Europe."}
+    docs = {
+        "0a": "The Thames is 346 km long.",
+        "0b": "It rises in the Cotswolds.",
+        "0c": "It flows into the North Sea.",
+        "1a": "London grew on its banks.",
+        "1b": "The Volga is the longest river in Europe.",
+    }
     expected = sum(len(docs[k]) for k in ("0a", "0b", "1a")) / sum(map(len, docs.values()))
     assert round(results["trace_relevance"].value, 3) == round(expected, 3)
 
@@ -55,8 +79,11 @@ def test_unknown_keys_are_dropped_and_recorded():
 
 
 def test_no_relevant_sentence_makes_completeness_null_not_zero():
-    results, _ = scores(["trace_completeness", "trace_utilization_popular"], SAMPLE,
-                        by_metric({"trace_labels": labels(relevant_keys=[])}))
+    results, _ = scores(
+        ["trace_completeness", "trace_utilization_popular"],
+        SAMPLE,
+        by_metric({"trace_labels": labels(relevant_keys=[])}),
+    )
     assert all(r.verdict.state is VerdictState.NULL for r in results.values())
 
 

@@ -78,8 +78,23 @@ def test_metric_mapping_is_precision_recall_f1():
 
 
 def test_the_command_reproduces_the_three_pearson_figures(tmp_path, capsys):
-    code = main(["agreement", "--labels", "ragchecker", "--predictions", str(BASELINE), "--id-field", "instance_id",
-                 "--score-field", SCORES, "--out", str(tmp_path), "--resamples", "100"])
+    code = main(
+        [
+            "agreement",
+            "--labels",
+            "ragchecker",
+            "--predictions",
+            str(BASELINE),
+            "--id-field",
+            "instance_id",
+            "--score-field",
+            SCORES,
+            "--out",
+            str(tmp_path),
+            "--resamples",
+            "100",
+        ]
+    )
     assert code == 0 and "| pearson | 0.4966 |" in capsys.readouterr().out
     metrics = json.loads((tmp_path / "agreement.json").read_text())["metrics"]
     pearson = {m: next(f["value"] for f in metrics[m]["judge"] if f["statistic"] == "pearson") for m in PUBLISHED}

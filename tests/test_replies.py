@@ -7,8 +7,12 @@ import pytest
 from judges.judging.replies import ReplyError, entry_schema, parse_reply, reply_schema
 from judges.types import FailureKind, VerdictState
 
-CLEAN = json.dumps({"answer_1": {"answer_relevancy_justification": "ok", "answer_relevancy": 5},
-                    "answer_2": {"answer_relevancy_justification": "meh", "answer_relevancy": 3}})
+CLEAN = json.dumps(
+    {
+        "answer_1": {"answer_relevancy_justification": "ok", "answer_relevancy": 5},
+        "answer_2": {"answer_relevancy_justification": "meh", "answer_relevancy": 3},
+    }
+)
 
 
 def test_clean_reply_grades_answer_2_and_keeps_answer_1():
@@ -17,14 +21,17 @@ def test_clean_reply_grades_answer_2_and_keeps_answer_1():
     assert parsed.expected is not None and parsed.expected.grade == 5
 
 
-@pytest.mark.parametrize("wrapped", [f"```json\n{CLEAN}\n```", f"Here is my grading:\n{CLEAN}\nHope this helps.",
-                                     f"```\n{CLEAN}\n```"])
+@pytest.mark.parametrize(
+    "wrapped", [f"```json\n{CLEAN}\n```", f"Here is my grading:\n{CLEAN}\nHope this helps.", f"```\n{CLEAN}\n```"]
+)
 def test_fences_and_prose_are_tolerated(wrapped):
     assert parse_reply("answer_relevancy", wrapped).actual.grade == 3
 
 
 def test_truncated_reply_is_repaired_when_the_grade_is_there():
-    truncated = '{"answer_1": {"completeness": 5}, "answer_2": {"completeness_justification": "misses x", "completeness": 2'
+    truncated = (
+        '{"answer_1": {"completeness": 5}, "answer_2": {"completeness_justification": "misses x", "completeness": 2'
+    )
     assert parse_reply("completeness", truncated).actual.grade == 2
 
 
@@ -47,10 +54,17 @@ def test_refusal_is_its_own_kind():
     assert err.value.kind is FailureKind.REFUSED
 
 
-@pytest.mark.parametrize("metric, raw, expected", [
-    ("faithfulness", True, 1), ("faithfulness", False, 0), ("faithfulness", "1", 1), ("completeness", 4.0, 4),
-    ("answer_relevancy", None, None), ("usefulness", "null", None),
-])
+@pytest.mark.parametrize(
+    "metric, raw, expected",
+    [
+        ("faithfulness", True, 1),
+        ("faithfulness", False, 0),
+        ("faithfulness", "1", 1),
+        ("completeness", 4.0, 4),
+        ("answer_relevancy", None, None),
+        ("usefulness", "null", None),
+    ],
+)
 def test_grade_coercions(metric, raw, expected):
     text = json.dumps({"answer_1": {metric: 1}, "answer_2": {metric: raw}})
     verdict = parse_reply(metric, text).actual
@@ -60,8 +74,16 @@ def test_grade_coercions(metric, raw, expected):
         assert verdict.state is VerdictState.GRADE and verdict.grade == expected
 
 
-@pytest.mark.parametrize("metric, raw", [("answer_relevancy", 6), ("answer_relevancy", 0), ("faithfulness", 2),
-                                         ("completeness", 3.5), ("usefulness", "yes")])
+@pytest.mark.parametrize(
+    "metric, raw",
+    [
+        ("answer_relevancy", 6),
+        ("answer_relevancy", 0),
+        ("faithfulness", 2),
+        ("completeness", 3.5),
+        ("usefulness", "yes"),
+    ],
+)
 def test_out_of_range_grades_are_unparseable(metric, raw):
     with pytest.raises(ReplyError):
         parse_reply(metric, json.dumps({"answer_2": {metric: raw}}))

@@ -4,13 +4,11 @@ import asyncio
 
 import pytest
 
-from judges.errors import EndpointUnusable
-
 from judges.calls.backend import CallError, CompletionRequest
 from judges.calls.cache import CacheMode, ReplyCache
-from judges.errors import ReplayMiss
 from judges.calls.runtime import CallRuntime, RuntimeSettings
 from judges.calls.scripted import ScriptedBackend
+from judges.errors import EndpointUnusable, ReplayMiss
 from judges.types import FailureKind
 
 FAST = RuntimeSettings(backoff_initial_s=0.0, backoff_max_s=0.0, max_attempts=3)
@@ -53,6 +51,7 @@ def test_slow_call_times_out_as_a_timeout_failure():
 
 def test_a_timeout_before_anything_answered_makes_the_endpoint_unusable_after_one_timeout():
     """A hung server costs one timeout, not timeout x attempts: nothing has ever answered, so it is not retried."""
+
     class Hung:
         calls = 0
 
@@ -67,8 +66,11 @@ def test_a_timeout_before_anything_answered_makes_the_endpoint_unusable_after_on
 
 
 def test_the_first_calls_failing_the_same_way_make_the_endpoint_unusable():
-    runtime = CallRuntime(ScriptedBackend(lambda r: CallError(FailureKind.API_ERROR, "HTTP 500", retryable=True)),
-                          None, RuntimeSettings(max_attempts=2, backoff_initial_s=0, backoff_max_s=0))
+    runtime = CallRuntime(
+        ScriptedBackend(lambda r: CallError(FailureKind.API_ERROR, "HTTP 500", retryable=True)),
+        None,
+        RuntimeSettings(max_attempts=2, backoff_initial_s=0, backoff_max_s=0),
+    )
 
     async def three():
         for _ in range(3):

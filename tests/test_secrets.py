@@ -5,8 +5,6 @@ import os
 import subprocess
 import sys
 
-import pytest
-
 from conftest import ROOT
 from stub import stats, stub_server
 
@@ -20,14 +18,28 @@ ENV_KEY = "sk-judgelab-ENVIRONMENT-planted-9f3a"
 
 
 def test_scrub_masks_credential_fields_at_any_depth():
-    value = {"api_key": "abc", "params": {"extra_body": {"api_key": "x", "top_k": 3}, "metadata": {"token": "t"}},
-             "headers": {"Authorization": "Bearer y"}, "list": [{"password": "p"}, {"cookie": "c"}],
-             "GROQ_API_KEY": "g", "max_tokens": 5, "prompt_tokens": 7, "key": "s1", "supporting_keys": ["a"]}
-    assert scrub(value) == {"api_key": "***", "params": {"extra_body": {"api_key": "***", "top_k": 3},
-                                                         "metadata": {"token": "***"}},
-                            "headers": "***", "list": [{"password": "***"}, {"cookie": "***"}],
-                            "GROQ_API_KEY": "***", "max_tokens": 5, "prompt_tokens": 7, "key": "s1",
-                            "supporting_keys": ["a"]}
+    value = {
+        "api_key": "abc",
+        "params": {"extra_body": {"api_key": "x", "top_k": 3}, "metadata": {"token": "t"}},
+        "headers": {"Authorization": "Bearer y"},
+        "list": [{"password": "p"}, {"cookie": "c"}],
+        "GROQ_API_KEY": "g",
+        "max_tokens": 5,
+        "prompt_tokens": 7,
+        "key": "s1",
+        "supporting_keys": ["a"],
+    }
+    assert scrub(value) == {
+        "api_key": "***",
+        "params": {"extra_body": {"api_key": "***", "top_k": 3}, "metadata": {"token": "***"}},
+        "headers": "***",
+        "list": [{"password": "***"}, {"cookie": "***"}],
+        "GROQ_API_KEY": "***",
+        "max_tokens": 5,
+        "prompt_tokens": 7,
+        "key": "s1",
+        "supporting_keys": ["a"],
+    }
     assert value["api_key"] == "abc"  # a copy: the input is untouched
 
 
@@ -37,15 +49,26 @@ def test_scrub_masks_registered_and_environment_secrets_inside_strings(monkeypat
     register_secret("registered-secret-value-1")
     text = f"401 from Bearer {ENV_KEY}, body registered-secret-value-1; abc"
     assert scrub({"message": text, "n": [1, text]}) == {
-        "message": "401 from Bearer ***, body ***; abc", "n": [1, "401 from Bearer ***, body ***; abc"]}
+        "message": "401 from Bearer ***, body ***; abc",
+        "n": [1, "401 from Bearer ***, body ***; abc"],
+    }
 
 
 def test_nested_extra_credentials_are_sent_but_never_hashed_or_shown():
-    options = JudgeOptions(extra={"top_p": 0.9, "extra_body": {"api_key": BODY_KEY, "top_k": 3},
-                                  "metadata": {"token": META_TOKEN}, "extra_headers": {"X-Key": "h"}})
+    options = JudgeOptions(
+        extra={
+            "top_p": 0.9,
+            "extra_body": {"api_key": BODY_KEY, "top_k": 3},
+            "metadata": {"token": META_TOKEN},
+            "extra_headers": {"X-Key": "h"},
+        }
+    )
     assert options.generation_extra() == {"top_p": 0.9, "extra_body": {"top_k": 3}, "metadata": {}}
-    assert options.connection_extra() == {"extra_body": {"api_key": BODY_KEY}, "metadata": {"token": META_TOKEN},
-                                          "extra_headers": {"X-Key": "h"}}
+    assert options.connection_extra() == {
+        "extra_body": {"api_key": BODY_KEY},
+        "metadata": {"token": META_TOKEN},
+        "extra_headers": {"X-Key": "h"},
+    }
     assert options.public_params()["credentials"] == ["extra_body.api_key", "extra_headers", "metadata.token"]
     assert BODY_KEY not in json.dumps(options.public_params()) and META_TOKEN not in json.dumps(options.params())
     assert split_credentials([1]) == ([1], None) and credential_paths("x") == []
@@ -54,8 +77,9 @@ def test_nested_extra_credentials_are_sent_but_never_hashed_or_shown():
 def test_backend_sends_split_credentials_back_in_their_place():
     from judges.calls.litellm_backend import merge_nested
 
-    assert merge_nested({"extra_body": {"top_k": 3}, "top_p": 1}, {"extra_body": {"api_key": "k"}, "api_base": "u"}) \
-        == {"extra_body": {"top_k": 3, "api_key": "k"}, "top_p": 1, "api_base": "u"}
+    assert merge_nested(
+        {"extra_body": {"top_k": 3}, "top_p": 1}, {"extra_body": {"api_key": "k"}, "api_base": "u"}
+    ) == {"extra_body": {"top_k": 3, "api_key": "k"}, "top_p": 1, "api_base": "u"}
 
 
 def test_planted_secrets_appear_nowhere_a_run_writes_or_prints(tmp_path):
@@ -63,10 +87,32 @@ def test_planted_secrets_appear_nowhere_a_run_writes_or_prints(tmp_path):
     env = {**os.environ, "PYTHONPATH": str(ROOT), "OPENAI_API_KEY": ENV_KEY}
     with stub_server(latency_ms=5, echo_auth_rate=0.5, seed=2) as base:
         result = subprocess.run(
-            [sys.executable, "-m", "judges.cli.main", "meta-eval", "--judge", "openai/stub", "--api-base", base,
-             "--tests", str(ROOT / "unit_tests" / "test.jsonl"), "--limit", "4", "--out", str(tmp_path / "run"),
-             "--cache", str(tmp_path / "cache.sqlite"), "--extra", json.dumps(extra)],
-            env=env, capture_output=True, text=True, cwd=tmp_path, timeout=300)
+            [
+                sys.executable,
+                "-m",
+                "judges.cli.main",
+                "meta-eval",
+                "--judge",
+                "openai/stub",
+                "--api-base",
+                base,
+                "--tests",
+                str(ROOT / "unit_tests" / "test.jsonl"),
+                "--limit",
+                "4",
+                "--out",
+                str(tmp_path / "run"),
+                "--cache",
+                str(tmp_path / "cache.sqlite"),
+                "--extra",
+                json.dumps(extra),
+            ],
+            env=env,
+            capture_output=True,
+            text=True,
+            cwd=tmp_path,
+            timeout=300,
+        )
         echoed = stats(base)["echo"]
     assert result.returncode == 0, result.stderr[-3000:]
     assert echoed > 0  # the stub did send the credentials back in error bodies

@@ -5,12 +5,12 @@ import json
 import pytest
 from conftest import ROOT, write_jsonl
 
-from judges.suite.baselines import discrimination
 from judges.judging.prompts import load_prompt_set
+from judges.suite.baselines import discrimination
 from judges.suite.checks import check_path, check_tests
+from judges.suite.loading import load_unit_tests
 from judges.suite.test_types import TEST_TYPES
 from judges.types import ABSTENTION_SENTENCE
-from judges.suite.loading import load_unit_tests
 
 
 def test_shipped_suite_has_no_problems():
@@ -30,15 +30,28 @@ def _one_set(split="train"):
     return [json.loads(line) for line in lines[:16]]
 
 
-@pytest.mark.parametrize("index, change, expected", [
-    (0, {"actual_output": "It is two moons [9]."}, "cites [9]"),
-    (1, {"actual_output": "Nothing answers this."}, "must begin with the abstention"),
-    (0, {"actual_output": ABSTENTION_SENTENCE + " Phobos [1]."}, "must not begin with the abstention"),
-    (5, {"actual_output": "Two moons orbit Mars [1]."}, "cite two references"),
-    (0, {"conditions": {"answer_relevancy_condition": "<5", "completeness_condition": "==5",
-                        "faithfulness_condition": "==1", "usefulness_condition": "==None"}}, "should be ==5"),
-    (1, {"expected_output": "Mars has two moons [1]."}, "must be an abstention"),
-])
+@pytest.mark.parametrize(
+    "index, change, expected",
+    [
+        (0, {"actual_output": "It is two moons [9]."}, "cites [9]"),
+        (1, {"actual_output": "Nothing answers this."}, "must begin with the abstention"),
+        (0, {"actual_output": ABSTENTION_SENTENCE + " Phobos [1]."}, "must not begin with the abstention"),
+        (5, {"actual_output": "Two moons orbit Mars [1]."}, "cite two references"),
+        (
+            0,
+            {
+                "conditions": {
+                    "answer_relevancy_condition": "<5",
+                    "completeness_condition": "==5",
+                    "faithfulness_condition": "==1",
+                    "usefulness_condition": "==None",
+                }
+            },
+            "should be ==5",
+        ),
+        (1, {"expected_output": "Mars has two moons [1]."}, "must be an abstention"),
+    ],
+)
 def test_validator_catches_planted_defects(tmp_path, index, change, expected):
     records = _one_set()
     records[index].update(change)

@@ -4,7 +4,6 @@ import json
 import sqlite3
 
 import pytest
-
 from conftest import ROOT, record, write_jsonl
 
 from judges.cli.main import main
@@ -28,26 +27,45 @@ def unit_tests(tmp_path, records=None, raw=b""):
 def test_not_utf8(tmp_path, capsys):
     path = unit_tests(tmp_path, raw=b'{"id": "caf\xe9"}\n')
     assert run(capsys, "check-tests", str(path)) == (
-        2, f"judgelab: error: {path}:2: not UTF-8 text (byte 0xe9 at column 12); save the file as UTF-8\n")
+        2,
+        f"judgelab: error: {path}:2: not UTF-8 text (byte 0xe9 at column 12); save the file as UTF-8\n",
+    )
 
 
 def test_malformed_json_and_every_problem_at_once_before_any_call(tmp_path, capsys, monkeypatch):
     monkeypatch.setenv("OPENAI_API_KEY", "sk-fake-for-the-check")
     path = unit_tests(tmp_path, [record(), record(id="t2", input="")], raw=b"{oops\n")
-    code, err = run(capsys, "meta-eval", *OFFLINE, "--tests", str(path), "--out", str(tmp_path / "run"),
-                    "--cache", str(tmp_path / "c.sqlite"))
-    assert (code, err) == (2, f"judgelab: error: {path}:2:input: must not be empty\n"
-                              f"{path}:3: not valid JSON (Expecting property name enclosed in double quotes at column 2)\n")
+    code, err = run(
+        capsys,
+        "meta-eval",
+        *OFFLINE,
+        "--tests",
+        str(path),
+        "--out",
+        str(tmp_path / "run"),
+        "--cache",
+        str(tmp_path / "c.sqlite"),
+    )
+    assert (code, err) == (
+        2,
+        f"judgelab: error: {path}:2:input: must not be empty\n"
+        f"{path}:3: not valid JSON (Expecting property name enclosed in double quotes at column 2)\n",
+    )
     assert not (tmp_path / "run").exists() and not (tmp_path / "c.sqlite").exists()
 
 
-@pytest.mark.parametrize("change, problem", [
-    ({"actual_output": None}, "2:actual_output: expected a string, got NoneType"),
-    ({"references": []}, "2:references: must not be empty"),
-    ({"id": "t1"}, "2:id: duplicate id 't1' (first on line 1)"),
-    ({"conditions": {**record()["conditions"], "answer_relevancy_condition": "==6"}},
-     "2:conditions.answer_relevancy_condition: no answer_relevancy grade can meet '==6': grades are 1-5 or null"),
-])
+@pytest.mark.parametrize(
+    "change, problem",
+    [
+        ({"actual_output": None}, "2:actual_output: expected a string, got NoneType"),
+        ({"references": []}, "2:references: must not be empty"),
+        ({"id": "t1"}, "2:id: duplicate id 't1' (first on line 1)"),
+        (
+            {"conditions": {**record()["conditions"], "answer_relevancy_condition": "==6"}},
+            "2:conditions.answer_relevancy_condition: no answer_relevancy grade can meet '==6': grades are 1-5 or null",
+        ),
+    ],
+)
 def test_bad_records(tmp_path, capsys, change, problem):
     path = unit_tests(tmp_path, [record(), record(**{"id": "t2", **change})])
     assert run(capsys, "check-tests", str(path)) == (2, f"judgelab: error: {path}:{problem}\n")
@@ -57,46 +75,61 @@ def test_oversized_record_and_empty_file(tmp_path, capsys, monkeypatch):
     empty = tmp_path / "empty.jsonl"
     empty.write_text("")
     assert run(capsys, "check-tests", str(empty)) == (
-        2, f"judgelab: error: {empty}: the file holds no records (one JSON object per line expected)\n")
+        2,
+        f"judgelab: error: {empty}: the file holds no records (one JSON object per line expected)\n",
+    )
     monkeypatch.setenv("JUDGELAB_MAX_RECORD_BYTES", "200")
     path = unit_tests(tmp_path)
     size = len(path.read_bytes())
     assert run(capsys, "check-tests", str(path)) == (
-        2, f"judgelab: error: {path}:1: record of {size:,} bytes is over the 200-byte limit "
-           "(set JUDGELAB_MAX_RECORD_BYTES to raise it)\n")
+        2,
+        f"judgelab: error: {path}:1: record of {size:,} bytes is over the 200-byte limit "
+        "(set JUDGELAB_MAX_RECORD_BYTES to raise it)\n",
+    )
 
 
 def test_suite_problems_in_a_readable_file_exit_1(tmp_path, capsys):
     path = unit_tests(tmp_path, [record(actual_output="It lasts 52 weeks [7].")])
     assert main(["check-tests", str(path)]) == 1
-    assert capsys.readouterr().out == (f"{path}:1 (t1): actual_output cites [7] but there are 2 references\n"
-                                       f"{path}: 1 unit tests, 1 problem(s)\n")
+    assert capsys.readouterr().out == (
+        f"{path}:1 (t1): actual_output cites [7] but there are 2 references\n{path}: 1 unit tests, 1 problem(s)\n"
+    )
 
 
 def test_misspelt_config_keys(tmp_path, capsys):
     gate = tmp_path / "gate.toml"
     gate.write_text("[min]\ntotl = 0.8\n")
     assert run(capsys, "validate", "--config", str(gate)) == (
-        2, f"judgelab: error: {gate}: unknown key 'min.totl'; did you mean 'total'?\n")
+        2,
+        f"judgelab: error: {gate}: unknown key 'min.totl'; did you mean 'total'?\n",
+    )
     board = tmp_path / "board.toml"
     board.write_text('[[candidates]]\nname = "a"\nmodle = "m"\n[[evaluations]]\nkind = "labels"\nsource = "x"\n')
     assert run(capsys, "leaderboard", str(board), "--out", str(tmp_path / "out")) == (
-        2, f"judgelab: error: {board}: unknown key 'candidates[0].modle'; did you mean 'model'?\n")
+        2,
+        f"judgelab: error: {board}: unknown key 'candidates[0].modle'; did you mean 'model'?\n",
+    )
 
 
-@pytest.mark.parametrize("text, message", [
-    ("{{ actual_output }}\n{{ input }", "{file}:2: invalid template: unexpected '}}'"),
-    ("{{ actual_output }} {{ answer }}", "{file}:1: undefined variable 'answer'; a template may use actual_output, "
-                                         "contexts, expected_output, input"),
-    ("{{ input }}", "{file}: never uses {{{{ actual_output }}}}, so the judge would not see the answer under test"),
-])
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ("{{ actual_output }}\n{{ input }", "{file}:2: invalid template: unexpected '}}'"),
+        (
+            "{{ actual_output }} {{ answer }}",
+            "{file}:1: undefined variable 'answer'; a template may use actual_output, contexts, expected_output, input",
+        ),
+        ("{{ input }}", "{file}: never uses {{{{ actual_output }}}}, so the judge would not see the answer under test"),
+    ],
+)
 def test_bad_templates(tmp_path, capsys, text, message):
     folder = tmp_path / "prompts"
     folder.mkdir()
     for metric in ("answer_relevancy", "completeness", "faithfulness", "usefulness"):
         (folder / f"{metric}.txt.jinja").write_text(text)
-    code, err = run(capsys, "meta-eval", *OFFLINE, "--prompts", str(folder), "--tests", TRAIN, "--limit", "1",
-                    "--dry-run")
+    code, err = run(
+        capsys, "meta-eval", *OFFLINE, "--prompts", str(folder), "--tests", TRAIN, "--limit", "1", "--dry-run"
+    )
     assert (code, err) == (2, "judgelab: error: " + message.format(file=folder / "answer_relevancy.txt.jinja") + "\n")
 
 
@@ -110,9 +143,13 @@ def test_corrupt_and_foreign_cache(tmp_path, capsys, monkeypatch):
         db.execute("CREATE TABLE notes (text TEXT)")
     common = ["meta-eval", *OFFLINE, "--tests", TRAIN, "--limit", "1", "--out", str(tmp_path / "run")]
     assert run(capsys, *common, "--cache", str(corrupt)) == (
-        2, f"judgelab: error: cache {corrupt} cannot be used (file is not a database): {fix}\n")
+        2,
+        f"judgelab: error: cache {corrupt} cannot be used (file is not a database): {fix}\n",
+    )
     assert run(capsys, *common, "--cache", str(foreign)) == (
-        2, f"judgelab: error: cache {foreign} is an SQLite file but not a judgelab reply cache (tables: notes): {fix}\n")
+        2,
+        f"judgelab: error: cache {foreign} is an SQLite file but not a judgelab reply cache (tables: notes): {fix}\n",
+    )
 
 
 def test_publish_offline(tmp_path, capsys, monkeypatch):
@@ -123,8 +160,11 @@ def test_publish_offline(tmp_path, capsys, monkeypatch):
     monkeypatch.setenv("HF_TOKEN", "hf_fake_token_for_the_check")
     (tmp_path / "leaderboard.json").write_text(json.dumps({}))
     code, err = run(capsys, "publish", str(tmp_path), "--repo", "me/board")
-    assert (code, err) == (2, "judgelab: error: cannot reach the Hugging Face Hub (OfflineModeIsEnabled); nothing was "
-                              "pushed: check the network, or use --dry-run to list the commit\n")
+    assert (code, err) == (
+        2,
+        "judgelab: error: cannot reach the Hugging Face Hub (OfflineModeIsEnabled); nothing was "
+        "pushed: check the network, or use --dry-run to list the commit\n",
+    )
 
 
 def test_debug_shows_the_traceback(tmp_path, capsys):

@@ -21,12 +21,17 @@ def test_bad_json_line_names_file_and_line(tmp_path):
         load_unit_tests(path)
 
 
-@pytest.mark.parametrize("broken, problem", [
-    ({"input": 3}, "input: expected a string, got int"), ({"references": "one"}, "references: expected a list, got str"),
-    ({"references": ["a", 2]}, "references: every reference must be a string"),
-    ({"metadata": {}}, "metadata.test_type: missing field"), ({"actual_output": " "}, "actual_output: must not be empty"),
-    ({"references": []}, "references: must not be empty"),
-])
+@pytest.mark.parametrize(
+    "broken, problem",
+    [
+        ({"input": 3}, "input: expected a string, got int"),
+        ({"references": "one"}, "references: expected a list, got str"),
+        ({"references": ["a", 2]}, "references: every reference must be a string"),
+        ({"metadata": {}}, "metadata.test_type: missing field"),
+        ({"actual_output": " "}, "actual_output: must not be empty"),
+        ({"references": []}, "references: must not be empty"),
+    ],
+)
 def test_bad_fields_are_named(tmp_path, broken, problem):
     path = write_jsonl(tmp_path / "u.jsonl", [record(id="ok"), record(id="bad", **broken)])
     with pytest.raises(InputError) as err:
@@ -35,10 +40,21 @@ def test_bad_fields_are_named(tmp_path, broken, problem):
 
 
 def test_every_problem_of_a_file_is_reported_at_once(tmp_path):
-    conditions = {**record()["conditions"], "answer_relevancy_condition": "==6", "faithfulness_condition": "==3",
-                  "completeness_condition": "<1"}
-    path = write_jsonl(tmp_path / "u.jsonl", [record(input="", references=[]), record(id="t2", conditions=conditions),
-                                              record(), record(id="t4", expected_output=None)])
+    conditions = {
+        **record()["conditions"],
+        "answer_relevancy_condition": "==6",
+        "faithfulness_condition": "==3",
+        "completeness_condition": "<1",
+    }
+    path = write_jsonl(
+        tmp_path / "u.jsonl",
+        [
+            record(input="", references=[]),
+            record(id="t2", conditions=conditions),
+            record(),
+            record(id="t4", expected_output=None),
+        ],
+    )
     path.write_bytes(path.read_bytes() + b'{"id": "caf\xe9"}\n[1, 2]\n{oops\n')
     with pytest.raises(InputError) as err:
         load_unit_tests(path)
@@ -67,8 +83,9 @@ def test_empty_and_oversized_files_are_named(tmp_path, monkeypatch):
     size = len(path.read_bytes())
     with pytest.raises(InputError) as err:
         load_unit_tests(path)
-    assert str(err.value) == (f"{path}:1: record of {size:,} bytes is over the 100-byte limit "
-                              "(set JUDGELAB_MAX_RECORD_BYTES to raise it)")
+    assert str(err.value) == (
+        f"{path}:1: record of {size:,} bytes is over the 100-byte limit (set JUDGELAB_MAX_RECORD_BYTES to raise it)"
+    )
 
 
 def test_bad_condition_fails_at_load(tmp_path):
@@ -76,8 +93,10 @@ def test_bad_condition_fails_at_load(tmp_path):
     path = write_jsonl(tmp_path / "u.jsonl", [bad])
     with pytest.raises(InputError) as err:
         load_unit_tests(path)
-    assert str(err.value) == (f"{path}:1:conditions.faithfulness_condition: test t1: bad condition '=>1'; "
-                              "expected e.g. '==5', '<5', '>=4', '==None'")
+    assert str(err.value) == (
+        f"{path}:1:conditions.faithfulness_condition: test t1: bad condition '=>1'; "
+        "expected e.g. '==5', '<5', '>=4', '==None'"
+    )
     with pytest.raises(ConditionError):  # the parser alone still raises its own kind
         Condition.parse("=>1")
 

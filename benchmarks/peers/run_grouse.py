@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import json
+from pathlib import Path
 import logging
 import os
 import sys
@@ -50,14 +51,28 @@ def main() -> int:
     from grouse import EvaluationSample, GroundedQAEvaluator
     from grouse.dtos import Failed
 
-    zero = {"input_cost_per_token": 0.0, "output_cost_per_token": 0.0, "max_tokens": 8192,
-            "max_input_tokens": 128000, "max_output_tokens": 8192, "litellm_provider": "openai", "mode": "chat"}
+    zero = {
+        "input_cost_per_token": 0.0,
+        "output_cost_per_token": 0.0,
+        "max_tokens": 8192,
+        "max_input_tokens": 128000,
+        "max_output_tokens": 8192,
+        "litellm_provider": "openai",
+        "mode": "chat",
+    }
     bare = args.model.split("/", 1)[-1]
     litellm.register_model({args.model: zero, bare: zero})
 
-    rows = [json.loads(line) for line in open(samples_path, encoding="utf-8") if line.strip()]
-    samples = [EvaluationSample(input=r["input"], actual_output=r["actual_output"],
-                                expected_output=r["expected_output"], references=list(r["references"])) for r in rows]
+    rows = [json.loads(line) for line in Path(samples_path).read_text(encoding="utf-8").splitlines() if line.strip()]
+    samples = [
+        EvaluationSample(
+            input=r["input"],
+            actual_output=r["actual_output"],
+            expected_output=r["expected_output"],
+            references=list(r["references"]),
+        )
+        for r in rows
+    ]
 
     n = len(samples)
     out: dict = {"tool": "grouse", "version": md.version("grouse")}
@@ -83,8 +98,13 @@ def main() -> int:
         evaluations = result.evaluations
         failed_by = {f: sum(isinstance(getattr(e, f), Failed) for e in evaluations) for f in fields}
         bad = sum(any(isinstance(getattr(e, f), Failed) for f in fields) for e in evaluations)
-        out.update(completed=len(evaluations) - bad, failed=n - len(evaluations) + bad, failed_by_metric=failed_by,
-                   cache="off" if args.no_cache else "cold", semaphore=args.semaphore)
+        out.update(
+            completed=len(evaluations) - bad,
+            failed=n - len(evaluations) + bad,
+            failed_by_metric=failed_by,
+            cache="off" if args.no_cache else "cold",
+            semaphore=args.semaphore,
+        )
     print(json.dumps(out), file=real_stdout, flush=True)
     return 0
 

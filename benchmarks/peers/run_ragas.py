@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import json
+from pathlib import Path
 import logging
 import math
 import os
@@ -63,14 +64,23 @@ def main() -> int:
     from ragas.metrics import answer_relevancy, faithfulness
 
     rows = [json.loads(line) for line in open(args.samples, encoding="utf-8") if line.strip()]
-    dataset = EvaluationDataset.from_list([
-        {"user_input": r["input"], "response": r["actual_output"], "retrieved_contexts": list(r["references"]),
-         "reference": r["expected_output"]} for r in rows])
+    dataset = EvaluationDataset.from_list(
+        [
+            {
+                "user_input": r["input"],
+                "response": r["actual_output"],
+                "retrieved_contexts": list(r["references"]),
+                "reference": r["expected_output"],
+            }
+            for r in rows
+        ]
+    )
     llm = ChatOpenAI(model=args.model, base_url=base_url, api_key=os.environ["OPENAI_API_KEY"])
     # check_embedding_ctx_length=False: send text, not tiktoken ids (tiktoken would fetch its
     # vocabulary from the internet, and an OpenAI-compatible server expects strings).
-    embeddings = OpenAIEmbeddings(model=args.model, base_url=base_url, api_key=os.environ["OPENAI_API_KEY"],
-                                  check_embedding_ctx_length=False)
+    embeddings = OpenAIEmbeddings(
+        model=args.model, base_url=base_url, api_key=os.environ["OPENAI_API_KEY"], check_embedding_ctx_length=False
+    )
     metrics = [faithfulness, answer_relevancy]
     errors = _JobErrors()
     logging.getLogger("ragas.executor").addHandler(errors)

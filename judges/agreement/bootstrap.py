@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import warnings
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Mapping, Sequence
 
 import numpy as np
 
@@ -27,8 +27,14 @@ class Figure:
     note: str | None = None
 
     def to_dict(self) -> dict[str, object]:
-        return {"statistic": self.statistic, "value": self.value, "ci": None if self.ci is None else list(self.ci),
-                "n": self.n, "n_items": self.n_items, "note": self.note}
+        return {
+            "statistic": self.statistic,
+            "value": self.value,
+            "ci": None if self.ci is None else list(self.ci),
+            "n": self.n,
+            "n_items": self.n_items,
+            "note": self.note,
+        }
 
 
 def resample_items(n_items: int, resamples: int, seed: int) -> np.ndarray:
@@ -59,8 +65,9 @@ def percentile_interval(values: np.ndarray, confidence: float) -> tuple[tuple[fl
     return (float(low), float(high)), undefined
 
 
-def resample_values(stat: Statistic, human: np.ndarray, judge: np.ndarray,
-                    rows: np.ndarray | list[np.ndarray]) -> np.ndarray:
+def resample_values(
+    stat: Statistic, human: np.ndarray, judge: np.ndarray, rows: np.ndarray | list[np.ndarray]
+) -> np.ndarray:
     """The statistic on every resample: one batched call where it has one, else one call per resample."""
     if stat.batch is not None and isinstance(rows, np.ndarray):
         with warnings.catch_warnings():
@@ -69,9 +76,16 @@ def resample_values(stat: Statistic, human: np.ndarray, judge: np.ndarray,
     return np.array([stat(human[r], judge[r]) for r in rows], dtype=float)
 
 
-def figures(stats: Sequence[Statistic], human: np.ndarray, views: Mapping[str, np.ndarray],
-            groups: Sequence[np.ndarray], *, resamples: int = DEFAULT_RESAMPLES, seed: int = DEFAULT_SEED,
-            confidence: float = 0.95) -> list[Figure]:
+def figures(
+    stats: Sequence[Statistic],
+    human: np.ndarray,
+    views: Mapping[str, np.ndarray],
+    groups: Sequence[np.ndarray],
+    *,
+    resamples: int = DEFAULT_RESAMPLES,
+    seed: int = DEFAULT_SEED,
+    confidence: float = 0.95,
+) -> list[Figure]:
     """Each statistic on all rows, with a bootstrap interval over items (the same resamples for every statistic)."""
     n, n_items = int(human.size), len(groups)
     rows = resample_rows(groups, resample_items(n_items, resamples, seed)) if n_items else []
@@ -83,8 +97,16 @@ def figures(stats: Sequence[Statistic], human: np.ndarray, views: Mapping[str, n
         judge = views[stat.view]
         value = stat(human, judge) if n_items else float("nan")
         if not np.isfinite(value):
-            out.append(Figure(stat.name, None, None, n, n_items, note="undefined on these data (constant values, "
-                                                                       "one class only, or too few items)"))
+            out.append(
+                Figure(
+                    stat.name,
+                    None,
+                    None,
+                    n,
+                    n_items,
+                    note="undefined on these data (constant values, one class only, or too few items)",
+                )
+            )
             continue
         ci, undefined = percentile_interval(resample_values(stat, human, judge, rows), confidence)
         note = f"{undefined} of {resamples} resamples undefined" if undefined else None

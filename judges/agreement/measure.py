@@ -8,14 +8,20 @@ from typing import Any
 
 import numpy as np
 
-from judges.errors import InputError
-from judges.labels.schema import LabelledSet, LabelType
 from judges.agreement.bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED, Figure, figures
 from judges.agreement.policy import OutcomeCounts, Policy, apply_policy
 from judges.agreement.predictions import Predictions
 from judges.agreement.statistics import JudgeScale, choose_statistics, describe_judge
-from judges.agreement.threshold import (MIN_CALIBRATION_ITEMS, Calibration, FittedThreshold, cross_fitted_cuts,
-                                        split_ids, youden_threshold)
+from judges.agreement.threshold import (
+    MIN_CALIBRATION_ITEMS,
+    Calibration,
+    FittedThreshold,
+    cross_fitted_cuts,
+    split_ids,
+    youden_threshold,
+)
+from judges.errors import InputError
+from judges.labels.schema import LabelledSet, LabelType
 
 
 @dataclass(frozen=True)
@@ -46,16 +52,28 @@ class MetricAgreement:
         raise KeyError(statistic)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"metric": self.metric, "label_type": self.label_type.value, "scale": list(self.scale),
-                "annotators": self.annotators, "n_items": self.n_items, "n_labels": self.n_labels,
-                "policy": self.policy.value, "outcomes": self.counts.to_dict(),
-                "unmatched_predictions": self.unmatched_predictions,
-                "judge_values": {"on_label_scale": self.judge_scale.on_label_scale,
-                                 "binary": self.judge_scale.binary, "threshold": self.judge_scale.threshold},
-                "judge": [f.to_dict() for f in self.judge],
-                "ceiling": [f.to_dict() for f in self.ceiling], "settings": self.settings,
-                "judge_direction": "higher is better" if self.higher_is_better else "lower is better",
-                "fitted_threshold": None if self.threshold is None else self.threshold.to_dict(), "notes": self.notes}
+        return {
+            "metric": self.metric,
+            "label_type": self.label_type.value,
+            "scale": list(self.scale),
+            "annotators": self.annotators,
+            "n_items": self.n_items,
+            "n_labels": self.n_labels,
+            "policy": self.policy.value,
+            "outcomes": self.counts.to_dict(),
+            "unmatched_predictions": self.unmatched_predictions,
+            "judge_values": {
+                "on_label_scale": self.judge_scale.on_label_scale,
+                "binary": self.judge_scale.binary,
+                "threshold": self.judge_scale.threshold,
+            },
+            "judge": [f.to_dict() for f in self.judge],
+            "ceiling": [f.to_dict() for f in self.ceiling],
+            "settings": self.settings,
+            "judge_direction": "higher is better" if self.higher_is_better else "lower is better",
+            "fitted_threshold": None if self.threshold is None else self.threshold.to_dict(),
+            "notes": self.notes,
+        }
 
 
 def _grouped(labels: LabelledSet) -> tuple[list[str], list[list[tuple[str, float]]]]:
@@ -99,7 +117,10 @@ def _orient(outcomes: list[Any], scale: tuple[float, float], higher_is_better: b
         return outcomes, lambda v: v
     graded = [o.score for o in outcomes if o is not None and o.score is not None]
     on_scale = all(scale[0] <= v <= scale[1] for v in graded)
-    turn = (lambda v: scale[0] + scale[1] - v) if on_scale else (lambda v: -v)
+
+    def turn(value: float) -> float:
+        return scale[0] + scale[1] - value if on_scale else -value
+
     return [o if o is None or o.score is None else replace(o, score=turn(o.score)) for o in outcomes], turn
 
 
@@ -115,9 +136,18 @@ def _fit_on(ids: list[str], labels: np.ndarray, scores: dict[str, float]) -> tup
     return cut, len(keep)
 
 
-def measure(labels: LabelledSet, predictions: Predictions, *, policy: Policy = Policy.EXCLUDE,
-            threshold: float | None = None, calibration: Calibration | None = None, higher_is_better: bool = True,
-            resamples: int = DEFAULT_RESAMPLES, seed: int = DEFAULT_SEED, confidence: float = 0.95) -> MetricAgreement:
+def measure(
+    labels: LabelledSet,
+    predictions: Predictions,
+    *,
+    policy: Policy = Policy.EXCLUDE,
+    threshold: float | None = None,
+    calibration: Calibration | None = None,
+    higher_is_better: bool = True,
+    resamples: int = DEFAULT_RESAMPLES,
+    seed: int = DEFAULT_SEED,
+    confidence: float = 0.95,
+) -> MetricAgreement:
     """Agreement for one metric's labels (all items share the metric, label type and scale).
 
     Each label row (item x annotator) is one observation, the judge's value repeated for every annotator
@@ -138,11 +168,15 @@ def measure(labels: LabelledSet, predictions: Predictions, *, policy: Policy = P
     ids, annotations = _grouped(labels)
     all_outcomes, turn = _orient([predictions.get(i, metric) for i in ids], scale, higher_is_better)
     if not any(o is not None and o.score is not None for o in all_outcomes):
-        raise InputError(f"no graded judge outcome for any {metric} item of {labels.name} "
-                         f"(do the prediction ids match the item ids, e.g. {ids[0]!r}?)", path=predictions.source)
+        raise InputError(
+            f"no graded judge outcome for any {metric} item of {labels.name} "
+            f"(do the prediction ids match the item ids, e.g. {ids[0]!r}?)",
+            path=predictions.source,
+        )
     calibration = calibration or Calibration(seed=seed)
-    notes: list[str] = [] if higher_is_better else [
-        "the judge is lower-is-better: its scores are turned around before measuring"]
+    notes: list[str] = (
+        [] if higher_is_better else ["the judge is lower-is-better: its scores are turned around before measuring"]
+    )
     fitted: FittedThreshold | None = None
     cross_fit = False
     scores = {i: o.score for i, o in zip(ids, all_outcomes) if o is not None and o.score is not None}
@@ -157,8 +191,9 @@ def measure(labels: LabelledSet, predictions: Predictions, *, policy: Policy = P
         if calibration.items is not None:
             held = calibration.items.for_metric(metric)
             held_ids, held_annotations = _grouped(held)
-            held_scores = {i: o.score for i in held_ids if (o := predictions.get(i, metric)) is not None
-                           and o.score is not None}
+            held_scores = {
+                i: o.score for i in held_ids if (o := predictions.get(i, metric)) is not None and o.score is not None
+            }
             held_scores = {i: turn(v) for i, v in held_scores.items()}
             cut, n_fit = _fit_on(held_ids, _item_labels(held_annotations), held_scores)
             overlap = set(held_ids) & set(ids)
@@ -172,11 +207,16 @@ def measure(labels: LabelledSet, predictions: Predictions, *, policy: Policy = P
             if n_fit >= MIN_CALIBRATION_ITEMS:
                 cut, _ = _fit_on(held_ids, _item_labels([annotations[ids.index(i)] for i in held_ids]), scores)
                 keep = [n for n, i in enumerate(ids) if i in set(rest)]
-                where = ("calibration-fraction", f"a calibration split of {calibration.fraction:.0%} of the items "
-                         f"(seed {calibration.seed}, {n_fit} graded)")
+                where = (
+                    "calibration-fraction",
+                    f"a calibration split of {calibration.fraction:.0%} of the items "
+                    f"(seed {calibration.seed}, {n_fit} graded)",
+                )
             else:
-                notes.append(f"a {calibration.fraction:.0%} calibration split holds {n_fit} graded items "
-                             f"(< {MIN_CALIBRATION_ITEMS}): the threshold is cross-fitted instead")
+                notes.append(
+                    f"a {calibration.fraction:.0%} calibration split holds {n_fit} graded items "
+                    f"(< {MIN_CALIBRATION_ITEMS}): the threshold is cross-fitted instead"
+                )
                 cross_fit = True
         else:
             cross_fit = True
@@ -187,8 +227,9 @@ def measure(labels: LabelledSet, predictions: Predictions, *, policy: Policy = P
                 notes.append("no threshold: the calibration items hold one class only (or no graded score)")
             else:
                 threshold = cut
-                fitted = FittedThreshold(turn(cut), where[0], where[1], n_fit, len(ids),
-                                         higher_is_better=higher_is_better)
+                fitted = FittedThreshold(
+                    turn(cut), where[0], where[1], n_fit, len(ids), higher_is_better=higher_is_better
+                )
     outcomes = all_outcomes
     graded = [o.score for o in outcomes if o is not None and o.score is not None]
     if not graded:
@@ -214,17 +255,24 @@ def measure(labels: LabelledSet, predictions: Predictions, *, policy: Policy = P
         else:
             cuts, k = made
             threshold = cut
-            fitted = FittedThreshold(turn(cut), "cross-fitted", f"{k}-fold cross-fitting over all {len(kept)} items "
-                                     f"(each item cut by a threshold fitted on the other folds, seed "
-                                     f"{calibration.seed}); the saved threshold is fitted on all of them",
-                                     len(kept), len(kept), folds=k, higher_is_better=higher_is_better)
+            fitted = FittedThreshold(
+                turn(cut),
+                "cross-fitted",
+                f"{k}-fold cross-fitting over all {len(kept)} items "
+                f"(each item cut by a threshold fitted on the other folds, seed "
+                f"{calibration.seed}); the saved threshold is fitted on all of them",
+                len(kept),
+                len(kept),
+                folds=k,
+                higher_is_better=higher_is_better,
+            )
     judge_scale = describe_judge(graded, label_type, scale, threshold)
 
     human: list[float] = []
     judge: list[float] = []
     binary: list[float] = []
     groups: list[np.ndarray] = []
-    for n, (value, ann) in enumerate(zip(values, annotations, strict=True)):
+    for value, ann in zip(values, annotations, strict=True):
         if value is None:
             continue
         groups.append(np.arange(len(human), len(human) + len(ann)))
@@ -237,8 +285,11 @@ def measure(labels: LabelledSet, predictions: Predictions, *, policy: Policy = P
         binary_view = np.asarray(binary, dtype=float)
     else:
         binary_view = j if judge_scale.threshold is None else (j >= judge_scale.threshold).astype(float)
-    views = {"value": j, "scaled": minmax_scale(j, scale) if label_type is LabelType.PREFERENCE and j.size else j,
-             "binary": binary_view}
+    views = {
+        "value": j,
+        "scaled": minmax_scale(j, scale) if label_type is LabelType.PREFERENCE and j.size else j,
+        "binary": binary_view,
+    }
     stats = choose_statistics(label_type, scale, judge_scale)
     judge_figures = figures(stats, h, views, groups, resamples=resamples, seed=seed, confidence=confidence)
 
@@ -246,12 +297,31 @@ def measure(labels: LabelledSet, predictions: Predictions, *, policy: Policy = P
     ceiling: list[Figure] = []
     if pair_groups:
         human_scale = JudgeScale(on_label_scale=True, binary=label_type is LabelType.BINARY, threshold=None)
-        ceiling = figures(choose_statistics(label_type, scale, human_scale), a, {"value": b, "scaled": b, "binary": b},
-                          pair_groups, resamples=resamples, seed=seed, confidence=confidence)
+        ceiling = figures(
+            choose_statistics(label_type, scale, human_scale),
+            a,
+            {"value": b, "scaled": b, "binary": b},
+            pair_groups,
+            resamples=resamples,
+            seed=seed,
+            confidence=confidence,
+        )
     unmatched = len(predictions.ids(metric) - set(_grouped(labels)[0]))
     return MetricAgreement(
-        metric=metric, label_type=label_type, scale=scale, annotators=labels.annotators(), n_items=len(ids),
-        n_labels=sum(len(a) for a in annotations), policy=policy, counts=counts, judge_scale=judge_scale,
-        judge=judge_figures, ceiling=ceiling, unmatched_predictions=unmatched,
-        settings={"resamples": resamples, "seed": seed, "confidence": confidence}, threshold=fitted,
-        higher_is_better=higher_is_better, notes=notes)
+        metric=metric,
+        label_type=label_type,
+        scale=scale,
+        annotators=labels.annotators(),
+        n_items=len(ids),
+        n_labels=sum(len(a) for a in annotations),
+        policy=policy,
+        counts=counts,
+        judge_scale=judge_scale,
+        judge=judge_figures,
+        ceiling=ceiling,
+        unmatched_predictions=unmatched,
+        settings={"resamples": resamples, "seed": seed, "confidence": confidence},
+        threshold=fitted,
+        higher_is_better=higher_is_better,
+        notes=notes,
+    )

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from enum import Enum
-from typing import Any, Sequence
+from typing import Any
 
-from judges.types import VerdictState
 from judges.agreement.predictions import Prediction
+from judges.types import VerdictState
 
 
 class Policy(str, Enum):
@@ -34,8 +35,9 @@ class OutcomeCounts:
         return asdict(self)
 
 
-def apply_policy(outcomes: Sequence[Prediction | None], positions: Sequence[float], policy: Policy,
-                 judge_range: tuple[float, float]) -> tuple[list[float | None], OutcomeCounts]:
+def apply_policy(
+    outcomes: Sequence[Prediction | None], positions: Sequence[float], policy: Policy, judge_range: tuple[float, float]
+) -> tuple[list[float | None], OutcomeCounts]:
     """One judge value per item (None = excluded) and the counts.
 
     `positions` place each item's mean human label on its scale (0 = lowest, 1 = highest); a value

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterator, Mapping
+from typing import Any
 
 from judges.errors import ConfigError, InputError
 from judges.labels.mapping import get_field
@@ -67,8 +68,9 @@ def _number(value: Any, *, where: dict[str, Any]) -> tuple[VerdictState, float |
     return VerdictState.GRADE, float(value), None
 
 
-def parse_prediction(row: Mapping[str, Any], *, id_field: str, score_fields: tuple[str, ...], path: str,
-                     line: int | None) -> Prediction:
+def parse_prediction(
+    row: Mapping[str, Any], *, id_field: str, score_fields: tuple[str, ...], path: str, line: int | None
+) -> Prediction:
     """A Prediction from one row; a row with a truthy `error` or a failed `status` is a failure."""
     try:
         item_id = get_field(row, id_field)
@@ -114,8 +116,9 @@ def _rows(path: Path, id_field: str) -> Iterator[tuple[int | None, Mapping[str, 
         raise InputError("expected JSON Lines, a JSON list of objects, or a JSON object {id: score}", path=str(path))
 
 
-def read_predictions(path: str | Path, *, id_field: str = "id", score_field: str = "score",
-                     metric: str | None = None) -> Predictions:
+def read_predictions(
+    path: str | Path, *, id_field: str = "id", score_field: str = "score", metric: str | None = None
+) -> Predictions:
     """Judge outcomes from a file; `{metric}` in a field name is replaced by `metric`.
 
     A row may carry a `metric` field (one row per item and metric); otherwise its score applies to
@@ -135,9 +138,13 @@ def read_predictions(path: str | Path, *, id_field: str = "id", score_field: str
         key = (prediction.id, str(row_metric) if row_metric is not None else None)
         if key in by_key:
             where = f"line {line}" if line else f"entry {number}"
-            raise InputError(f"{where}: a second prediction for item {prediction.id!r}"
-                             + (f" and metric {row_metric!r}" if row_metric else ""), path=str(path), line=line,
-                             field=id_field)
+            raise InputError(
+                f"{where}: a second prediction for item {prediction.id!r}"
+                + (f" and metric {row_metric!r}" if row_metric else ""),
+                path=str(path),
+                line=line,
+                field=id_field,
+            )
         by_key[key] = prediction
     if not by_key:
         raise InputError("no predictions in the file", path=str(path))

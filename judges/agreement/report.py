@@ -3,20 +3,29 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
+from datetime import UTC
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 from judges.agreement.bootstrap import Figure
 from judges.agreement.measure import MetricAgreement
 
 
-def report_dict(results: Sequence[MetricAgreement], *, labels: dict[str, Any], predictions: dict[str, Any]) -> dict:
-    from datetime import datetime, timezone
+def report_dict(
+    results: Sequence[MetricAgreement], *, labels: dict[str, Any], predictions: dict[str, Any]
+) -> dict[str, Any]:
+    from datetime import datetime
 
     from judges import __version__
 
-    return {"judgelab": __version__, "created": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-            "labels": labels, "predictions": predictions, "metrics": {r.metric: r.to_dict() for r in results}}
+    return {
+        "judgelab": __version__,
+        "created": datetime.now(UTC).isoformat(timespec="seconds"),
+        "labels": labels,
+        "predictions": predictions,
+        "metrics": {r.metric: r.to_dict() for r in results},
+    }
 
 
 def _value(fig: Figure | None) -> tuple[str, str, str]:
@@ -31,8 +40,10 @@ def _cut(result: MetricAgreement) -> str:
     """How the binary statistics cut the judge's scores, and which items fitted the cut."""
     fit = result.threshold
     if fit is not None:
-        return (f" Binary statistics use the threshold fitted on {fit.fitted_on} ({fit.split}): {fit.rule}, by "
-                f"{fit.method}; figures on {fit.n_reported_items} items; AUROC needs no threshold.")
+        return (
+            f" Binary statistics use the threshold fitted on {fit.fitted_on} ({fit.split}): {fit.rule}, by "
+            f"{fit.method}; figures on {fit.n_reported_items} items; AUROC needs no threshold."
+        )
     return "".join(f" {note[0].upper()}{note[1:]}." for note in result.notes if "cut" in note)
 
 
@@ -40,17 +51,18 @@ def metric_table(result: MetricAgreement) -> list[str]:
     """Markdown lines: a heading line, the outcome counts, the table, and notes on missing values."""
     counts = result.counts
     scale = ", ".join(f"{v:g}" for v in result.scale)
-    lines = [f"### {result.metric}: {result.label_type.value} labels on [{scale}], "
-             f"annotators {', '.join(result.annotators)}",
-             "",
-             f"{result.n_items} items, {result.n_labels} labels. Judge outcomes: {counts.graded} graded, "
-             f"{counts.null} null, {counts.failed} failed, {counts.missing} missing; policy `{result.policy.value}`: "
-             f"{counts.excluded} excluded, {counts.counted_wrong} counted as wrong, {counts.imputed} imputed. "
-             f"{result.unmatched_predictions} predictions match no item."
-             + _cut(result),
-             "",
-             "| statistic | judge | 95% CI | n (items) | human-human | 95% CI | n (items) |",
-             "|---|---|---|---|---|---|---|"]
+    lines = [
+        f"### {result.metric}: {result.label_type.value} labels on [{scale}], "
+        f"annotators {', '.join(result.annotators)}",
+        "",
+        f"{result.n_items} items, {result.n_labels} labels. Judge outcomes: {counts.graded} graded, "
+        f"{counts.null} null, {counts.failed} failed, {counts.missing} missing; policy `{result.policy.value}`: "
+        f"{counts.excluded} excluded, {counts.counted_wrong} counted as wrong, {counts.imputed} imputed. "
+        f"{result.unmatched_predictions} predictions match no item." + _cut(result),
+        "",
+        "| statistic | judge | 95% CI | n (items) | human-human | 95% CI | n (items) |",
+        "|---|---|---|---|---|---|---|",
+    ]
     ceiling = {f.statistic: f for f in result.ceiling}
     notes = []
     for fig in result.judge:
@@ -65,16 +77,21 @@ def metric_table(result: MetricAgreement) -> list[str]:
     return lines + ([""] + notes if notes else [])
 
 
-def write_report(out_dir: Path, results: Sequence[MetricAgreement], *, labels: dict[str, Any],
-                 predictions: dict[str, Any]) -> str:
+def write_report(
+    out_dir: Path, results: Sequence[MetricAgreement], *, labels: dict[str, Any], predictions: dict[str, Any]
+) -> str:
     """Write agreement.json and agreement.md into `out_dir`; return the markdown."""
     out_dir.mkdir(parents=True, exist_ok=True)
     data = report_dict(results, labels=labels, predictions=predictions)
     (out_dir / "agreement.json").write_text(json.dumps(data, indent=2), encoding="utf-8")
-    header = [f"# Agreement with human labels: {labels['name']}", "",
-              f"Labels: {labels['source'] or labels['name']}. Predictions: `{predictions['path']}`. "
-              f"Bootstrap: {results[0].settings['resamples']} resamples of items, seed "
-              f"{results[0].settings['seed']}, percentile {results[0].settings['confidence']:.0%} intervals.", ""]
+    header = [
+        f"# Agreement with human labels: {labels['name']}",
+        "",
+        f"Labels: {labels['source'] or labels['name']}. Predictions: `{predictions['path']}`. "
+        f"Bootstrap: {results[0].settings['resamples']} resamples of items, seed "
+        f"{results[0].settings['seed']}, percentile {results[0].settings['confidence']:.0%} intervals.",
+        "",
+    ]
     body = [line for result in results for line in metric_table(result) + [""]]
     markdown = "\n".join(header + body)
     (out_dir / "agreement.md").write_text(markdown, encoding="utf-8")

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import warnings
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import partial
-from typing import Callable, Literal, Sequence
+from typing import Literal
 
 import numpy as np
 
@@ -80,12 +81,16 @@ def _weighted_kappa(h: np.ndarray, j: np.ndarray, *, levels: Sequence[int]) -> f
     return cohen_kappa_score(h.astype(int), j.astype(int), labels=list(levels), weights="quadratic")
 
 
-def _alpha(h: np.ndarray, j: np.ndarray, *, level: Literal["nominal", "ordinal", "interval"],
-           domain: Sequence[float] | None) -> float:
+def _alpha(
+    h: np.ndarray, j: np.ndarray, *, level: Literal["nominal", "ordinal", "interval"], domain: Sequence[float] | None
+) -> float:
     import krippendorff
 
-    return krippendorff.alpha(reliability_data=np.vstack([h, j]).astype(float), level_of_measurement=level,
-                              value_domain=None if domain is None else list(domain))
+    return krippendorff.alpha(
+        reliability_data=np.vstack([h, j]).astype(float),
+        level_of_measurement=level,
+        value_domain=None if domain is None else list(domain),
+    )
 
 
 def _balanced_accuracy(h: np.ndarray, j: np.ndarray) -> float:
@@ -155,8 +160,9 @@ class JudgeScale:
     threshold: float | None  # where a continuous score is cut for the binary statistics
 
 
-def describe_judge(values: Sequence[float], label_type: LabelType, scale: tuple[float, float],
-                   threshold: float | None = None) -> JudgeScale:
+def describe_judge(
+    values: Sequence[float], label_type: LabelType, scale: tuple[float, float], threshold: float | None = None
+) -> JudgeScale:
     """Inspect the graded judge values; a continuous score is cut at `threshold` (fitted or given), 0/1 grades not."""
     array = np.asarray(values, dtype=float)
     in_range = bool(np.all((array >= scale[0]) & (array <= scale[1])))
@@ -168,6 +174,7 @@ def describe_judge(values: Sequence[float], label_type: LabelType, scale: tuple[
 
 def choose_statistics(label_type: LabelType, scale: tuple[float, float], judge: JudgeScale) -> list[Statistic]:
     """The statistics reported for this label type, each marked not applicable where the judge's scale rules it out."""
+
     def unavailable(stat: Statistic | str, reason: str) -> Statistic:
         return Statistic(stat if isinstance(stat, str) else stat.name, reason=reason)
 
@@ -183,17 +190,22 @@ def choose_statistics(label_type: LabelType, scale: tuple[float, float], judge: 
             return [unavailable(s, reason) for s in cut] + [AUROC]
         return cut + [AUROC]
     if label_type is LabelType.PREFERENCE:
-        return [AGREEMENT, DECISIVE_AGREEMENT, Statistic("pearson", _pearson, _pearson_batch, view="scaled"),
-                Statistic("spearman", _spearman, _spearman_batch, view="scaled"),
-                Statistic("kendall_tau_b", _kendall, view="scaled")]
+        return [
+            AGREEMENT,
+            DECISIVE_AGREEMENT,
+            Statistic("pearson", _pearson, _pearson_batch, view="scaled"),
+            Statistic("spearman", _spearman, _spearman_batch, view="scaled"),
+            Statistic("kendall_tau_b", _kendall, view="scaled"),
+        ]
     stats = [PEARSON, SPEARMAN, KENDALL]
     if label_type is LabelType.ORDINAL:
         levels = levels_of(scale)
         if judge.on_label_scale:
-            return stats + [Statistic("weighted_kappa", partial(_weighted_kappa, levels=levels)),
-                            Statistic("krippendorff_alpha", partial(_alpha, level="ordinal", domain=levels))]
+            return stats + [
+                Statistic("weighted_kappa", partial(_weighted_kappa, levels=levels)),
+                Statistic("krippendorff_alpha", partial(_alpha, level="ordinal", domain=levels)),
+            ]
         return stats + [unavailable("weighted_kappa", off_scale), unavailable("krippendorff_alpha", off_scale)]
     if judge.on_label_scale:
         return stats + [Statistic("krippendorff_alpha", partial(_alpha, level="interval", domain=None))]
     return stats + [unavailable("krippendorff_alpha", off_scale)]
-

@@ -58,8 +58,15 @@ class CallError(Exception):
     (unknown model or path), "connection" (refused, DNS); the runtime stops the run on them.
     """
 
-    def __init__(self, kind: FailureKind, message: str, *, retryable: bool = False,
-                 retry_after: float | None = None, endpoint_problem: str | None = None) -> None:
+    def __init__(
+        self,
+        kind: FailureKind,
+        message: str,
+        *,
+        retryable: bool = False,
+        retry_after: float | None = None,
+        endpoint_problem: str | None = None,
+    ) -> None:
         super().__init__(message)
         self.kind, self.retryable, self.retry_after = kind, retryable, retry_after
         self.endpoint_problem = endpoint_problem

@@ -29,7 +29,9 @@ class CacheMode(str, Enum):
         try:
             return cls(text)
         except ValueError:
-            raise ConfigError(f"unknown cache mode {text!r}; expected one of {', '.join(m.value for m in cls)}") from None
+            raise ConfigError(
+                f"unknown cache mode {text!r}; expected one of {', '.join(m.value for m in cls)}"
+            ) from None
 
 
 _SCHEMA = """
@@ -73,8 +75,10 @@ class ReplyCache:
         columns = {row[1] for row in db.execute("PRAGMA table_info(replies)")}
         if tables and (tables != {"replies"} or columns != {"key", "model", "reply", "created"}):
             self.close()
-            raise ConfigError(f"cache {self.path} is an SQLite file but not a judgelab reply cache (tables: "
-                              f"{', '.join(sorted(tables))}): {_FIX}")
+            raise ConfigError(
+                f"cache {self.path} is an SQLite file but not a judgelab reply cache (tables: "
+                f"{', '.join(sorted(tables))}): {_FIX}"
+            )
 
     def get(self, request: CompletionRequest) -> Completion | None:
         if self._db is None:
@@ -93,8 +97,10 @@ class ReplyCache:
         if self._db is None or self.mode is not CacheMode.READ_WRITE:
             return
         with self._lock:
-            self._db.execute("INSERT OR REPLACE INTO replies (key, model, reply, created) VALUES (?, ?, ?, ?)",
-                             (request.cache_key(), request.model, json.dumps(scrub(completion.to_dict())), time.time()))
+            self._db.execute(
+                "INSERT OR REPLACE INTO replies (key, model, reply, created) VALUES (?, ?, ?, ?)",
+                (request.cache_key(), request.model, json.dumps(scrub(completion.to_dict())), time.time()),
+            )
 
     def forget(self, request: CompletionRequest) -> None:
         """Drop one stored reply (an unusable one), so the next run asks again."""
@@ -145,7 +151,7 @@ class EmbeddingCache:
 
         return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
-    def get_many(self, model: str, texts: list[str]) -> dict[str, "np.ndarray"]:
+    def get_many(self, model: str, texts: list[str]) -> dict[str, np.ndarray]:
         """The stored vectors of those texts that have one (float32 rows)."""
         import numpy as np
 
@@ -156,28 +162,33 @@ class EmbeddingCache:
         with self._lock:
             try:
                 for start in range(0, len(keys), 500):  # SQLite's bound-parameter limit
-                    chunk = list(keys)[start:start + 500]
+                    chunk = list(keys)[start : start + 500]
                     marks = ",".join("?" * len(chunk))
                     for sha, dims, blob in self._db.execute(
-                            f"SELECT text_sha256, dims, vector FROM embeddings WHERE model = ? AND text_sha256 IN ({marks})",
-                            (model, *chunk)):
+                        f"SELECT text_sha256, dims, vector FROM embeddings WHERE model = ? AND text_sha256 IN ({marks})",
+                        (model, *chunk),
+                    ):
                         found[keys[sha]] = np.frombuffer(blob, dtype=np.float32, count=dims).copy()
             except sqlite3.OperationalError:  # a read-only cache written before the table existed
                 return {}
         return found
 
-    def put_many(self, model: str, texts: list[str], vectors: "np.ndarray") -> None:
+    def put_many(self, model: str, texts: list[str], vectors: np.ndarray) -> None:
         """Store each text's vector at once (autocommit)."""
         import numpy as np
 
         if self._db is None or self.mode is not CacheMode.READ_WRITE:
             return
         now = time.time()
-        rows = [(model, self.key(t), int(v.size), np.asarray(v, dtype=np.float32).tobytes(), now)
-                for t, v in zip(texts, vectors)]
+        rows = [
+            (model, self.key(t), int(v.size), np.asarray(v, dtype=np.float32).tobytes(), now)
+            for t, v in zip(texts, vectors)
+        ]
         with self._lock:
-            self._db.executemany("INSERT OR REPLACE INTO embeddings (model, text_sha256, dims, vector, created) "
-                                 "VALUES (?, ?, ?, ?, ?)", rows)
+            self._db.executemany(
+                "INSERT OR REPLACE INTO embeddings (model, text_sha256, dims, vector, created) VALUES (?, ?, ?, ?, ?)",
+                rows,
+            )
 
     def close(self) -> None:
         if self._db is not None:

@@ -47,9 +47,11 @@ def _connection_failed(litellm: Any, err: Exception) -> bool:
     while current is not None and len(chain) < 5:
         chain.append(current)
         current = current.__cause__ or current.__context__
-    return any(isinstance(e, (litellm.APIConnectionError, openai.APIConnectionError))
-               and not isinstance(e, (litellm.Timeout, openai.APITimeoutError)) for e in chain) \
-        or "Connection error" in str(err)
+    return any(
+        isinstance(e, (litellm.APIConnectionError, openai.APIConnectionError))
+        and not isinstance(e, (litellm.Timeout, openai.APITimeoutError))
+        for e in chain
+    ) or "Connection error" in str(err)
 
 
 def classify(err: Exception) -> CallError:
@@ -77,8 +79,14 @@ def classify(err: Exception) -> CallError:
 class LiteLLMBackend:
     """Calls `litellm.acompletion`; fixed connection settings (api_base, api_key) are never cached or logged."""
 
-    def __init__(self, *, api_base: str | None = None, api_key: str | None = None, timeout_s: float = 120.0,
-                 connection: dict[str, Any] | None = None) -> None:
+    def __init__(
+        self,
+        *,
+        api_base: str | None = None,
+        api_key: str | None = None,
+        timeout_s: float = 120.0,
+        connection: dict[str, Any] | None = None,
+    ) -> None:
         self._connection = {k: v for k, v in (("api_base", api_base), ("api_key", api_key)) if v is not None}
         self._connection.update(connection or {})
         register_secret(api_key)
@@ -93,8 +101,14 @@ class LiteLLMBackend:
         for _attempt in range(3):  # drop parameters a model rejects, then try again
             try:
                 response = await litellm.acompletion(
-                    model=request.model, messages=list(request.messages), drop_params=True,
-                    timeout=self._timeout_s, num_retries=0, **params, **extra)
+                    model=request.model,
+                    messages=list(request.messages),
+                    drop_params=True,
+                    timeout=self._timeout_s,
+                    num_retries=0,
+                    **params,
+                    **extra,
+                )
                 break
             except litellm.UnsupportedParamsError as err:
                 rejected = [name for name in params if name in str(err)]
@@ -143,6 +157,9 @@ def _to_completion(litellm: Any, response: Any, latency_s: float) -> Completion:
         text=choice.message.content or "",
         prompt_tokens=int(getattr(usage, "prompt_tokens", 0) or 0),
         completion_tokens=int(getattr(usage, "completion_tokens", 0) or 0),
-        cost=cost, model_version=getattr(response, "system_fingerprint", None) or getattr(response, "model", None),
-        finish_reason=getattr(choice, "finish_reason", None), top_logprobs=top, latency_s=latency_s,
+        cost=cost,
+        model_version=getattr(response, "system_fingerprint", None) or getattr(response, "model", None),
+        finish_reason=getattr(choice, "finish_reason", None),
+        top_logprobs=top,
+        latency_s=latency_s,
     )

@@ -39,14 +39,15 @@ def free_port() -> int:
 class LlamaServer:
     """`with LlamaServer(gguf) as server:` runs the server for the block and stops it afterwards."""
 
-    def __init__(self, model_path: Path, *, n_ctx: int = 4096, threads: int | None = None,
-                 startup_timeout_s: float = 60.0) -> None:
+    def __init__(
+        self, model_path: Path, *, n_ctx: int = 4096, threads: int | None = None, startup_timeout_s: float = 60.0
+    ) -> None:
         self.model_path, self.n_ctx = model_path, n_ctx
         self.threads = threads or max(1, min(os.cpu_count() or 1, 4))
         self.startup_timeout_s = startup_timeout_s
         self.port = 0
         self._process: subprocess.Popen[bytes] | None = None
-        self._log = tempfile.TemporaryFile()
+        self._log = tempfile.TemporaryFile()  # noqa: SIM115 - the server writes to it until stop() closes it
 
     @property
     def api_base(self) -> str:
@@ -60,12 +61,28 @@ class LlamaServer:
     def start(self) -> None:
         """Launch the server process and return at once (the caller may do other work while it loads)."""
         if importlib.util.find_spec("llama_cpp") is None:
-            raise BackendUnavailable("the offline judge needs llama.cpp: pip install 'llama-cpp-python[server]==0.3.36'")
+            raise BackendUnavailable(
+                "the offline judge needs llama.cpp: pip install 'llama-cpp-python[server]==0.3.36'"
+            )
         self.port = free_port()
         # flash attention: faster prompt reading and decoding for SmolLM2 (benchmarks/bench_offline_judge.py)
-        command = [sys.executable, "-m", "llama_cpp.server", "--model", str(self.model_path), "--host", "127.0.0.1",
-                   "--port", str(self.port), "--n_ctx", str(self.n_ctx), "--n_threads", str(self.threads),
-                   "--flash_attn", "true"]
+        command = [
+            sys.executable,
+            "-m",
+            "llama_cpp.server",
+            "--model",
+            str(self.model_path),
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(self.port),
+            "--n_ctx",
+            str(self.n_ctx),
+            "--n_threads",
+            str(self.threads),
+            "--flash_attn",
+            "true",
+        ]
         self._process = subprocess.Popen(command, stdout=self._log, stderr=subprocess.STDOUT)
 
     def wait_ready(self) -> None:
@@ -86,8 +103,9 @@ class LlamaServer:
         self.stop()
         raise BackendUnavailable(f"the llama.cpp server did not answer within {self.startup_timeout_s:g} s")
 
-    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
-                 tb: TracebackType | None) -> None:
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
         self.stop()
 
     def stop(self) -> None:

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import contextlib
+from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any, Iterator
+from typing import Any
 
 from judges.calls.backend import Backend
 from judges.errors import BackendUnavailable, ConfigError
@@ -27,8 +28,13 @@ class JudgeModel:
     @classmethod
     def from_name(cls, name: str, *, api_base: str | None = None, json_schema: bool | None = None) -> JudgeModel:
         if name in LOCAL_MODELS:
-            return cls(name, f"openai/{LOCAL_MODELS[name]}", json_schema=True if json_schema is None else json_schema,
-                       local=True, max_parallel_calls=1)
+            return cls(
+                name,
+                f"openai/{LOCAL_MODELS[name]}",
+                json_schema=True if json_schema is None else json_schema,
+                local=True,
+                max_parallel_calls=1,
+            )
         if name.startswith("local/"):
             raise ConfigError(f"unknown local judge {name!r}; known: {', '.join(LOCAL_MODELS)}")
         return cls(name, name, json_schema=bool(json_schema), api_base=api_base)
@@ -57,8 +63,9 @@ def check_api_key(model: JudgeModel) -> None:
 
 
 @contextlib.contextmanager
-def open_backend(model: JudgeModel, *, timeout_s: float = 120.0,
-                 connection: dict[str, Any] | None = None) -> Iterator[Backend]:
+def open_backend(
+    model: JudgeModel, *, timeout_s: float = 120.0, connection: dict[str, Any] | None = None
+) -> Iterator[Backend]:
     """The LiteLLM backend for `model`, with the local llama.cpp server running around it when needed.
 
     `connection` holds credential-like arguments (api_key, extra headers): sent, never cached or logged.
@@ -86,11 +93,13 @@ def open_backend(model: JudgeModel, *, timeout_s: float = 120.0,
         server.stop()
 
 
-def judge_params(temperature: float | None, max_tokens: int | None, seed: int | None,
-                 extra: dict[str, Any] | None = None) -> dict[str, Any]:
+def judge_params(
+    temperature: float | None, max_tokens: int | None, seed: int | None, extra: dict[str, Any] | None = None
+) -> dict[str, Any]:
     """The generation parameters that are set (None means the provider's default)."""
-    params: dict[str, Any] = {k: v for k, v in (("temperature", temperature), ("max_tokens", max_tokens),
-                                                  ("seed", seed)) if v is not None}
+    params: dict[str, Any] = {
+        k: v for k, v in (("temperature", temperature), ("max_tokens", max_tokens), ("seed", seed)) if v is not None
+    }
     if extra:
         params["extra"] = dict(sorted(extra.items()))
     return params

@@ -6,7 +6,7 @@ import asyncio
 import contextlib
 import heapq
 import itertools
-from typing import AsyncIterator
+from collections.abc import AsyncIterator
 
 
 class PrioritySlots:

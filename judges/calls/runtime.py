@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import asyncio
 import itertools
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 from judges.calls.backend import Backend, CallError, Completion, CompletionRequest
 from judges.calls.cache import CacheMode, ReplyCache
-from judges.errors import BudgetExhausted, EndpointUnusable, ReplayMiss
 from judges.calls.priority_slots import PrioritySlots
+from judges.errors import BudgetExhausted, EndpointUnusable, ReplayMiss
 from judges.types import FailureKind
 
 
@@ -97,11 +98,16 @@ class CallRuntime:
                 self.usage.add(hit)
                 return hit
             if self.cache.mode is CacheMode.REPLAY:
-                raise ReplayMiss(f"replay mode: no recorded reply for a {request.model} call ({request.metric or 'call'})")
-        async with self._slots.hold(priority):  # checked once a slot is held, so calls waiting for a slot cannot overshoot
+                raise ReplayMiss(
+                    f"replay mode: no recorded reply for a {request.model} call ({request.metric or 'call'})"
+                )
+        async with self._slots.hold(
+            priority
+        ):  # checked once a slot is held, so calls waiting for a slot cannot overshoot
             if self.settings.max_cost is not None and self.usage.cost >= self.settings.max_cost:
-                raise BudgetExhausted(f"--max-cost {self.settings.max_cost:g} USD reached "
-                                      f"(spent {self.usage.cost:.4f})")
+                raise BudgetExhausted(
+                    f"--max-cost {self.settings.max_cost:g} USD reached (spent {self.usage.cost:.4f})"
+                )
             try:
                 completion = await self._call_with_retries(request)
             except CallError as err:
@@ -133,7 +139,7 @@ class CallRuntime:
         if err.kind is FailureKind.TIMEOUT:
             raise EndpointUnusable(self._unusable(request, err)) from None
         self._early_failures.append(err)
-        firsts = self._early_failures[:self.settings.same_failures_to_stop]
+        firsts = self._early_failures[: self.settings.same_failures_to_stop]
         if len(firsts) == self.settings.same_failures_to_stop and len({(e.kind, str(e)[:60]) for e in firsts}) == 1:
             raise EndpointUnusable(self._unusable(request, err)) from None
 
@@ -168,12 +174,17 @@ class CallRuntime:
             await tokens_limiter.acquire(min(estimate_tokens(request), tokens_limiter.max_rate))
         try:
             return await asyncio.wait_for(self.backend.complete(request), timeout=self.settings.timeout_s)
-        except asyncio.TimeoutError:
-            raise CallError(FailureKind.TIMEOUT, f"no reply within {self.settings.timeout_s:g} s", retryable=True) from None
+        except TimeoutError:
+            raise CallError(
+                FailureKind.TIMEOUT, f"no reply within {self.settings.timeout_s:g} s", retryable=True
+            ) from None
 
 
-def retrying(settings: RuntimeSettings, on_retry: Callable[[Any], None] | None = None,
-             retry_if: Callable[[BaseException], bool] | None = None) -> Any:
+def retrying(
+    settings: RuntimeSettings,
+    on_retry: Callable[[Any], None] | None = None,
+    retry_if: Callable[[BaseException], bool] | None = None,
+) -> Any:
     """tenacity's retry loop for a provider call: retryable CallErrors only (429, 5xx, connection errors,
     timeouts; narrowed by `retry_if`), exponential backoff with jitter, a Retry-After hint honoured; the last error
     is re-raised."""
@@ -186,8 +197,13 @@ def retrying(settings: RuntimeSettings, on_retry: Callable[[Any], None] | None =
         hinted = getattr(err, "retry_after", None)
         return min(float(hinted), settings.backoff_max_s) if hinted is not None else jitter(state)
 
-    return AsyncRetrying(stop=stop_after_attempt(settings.max_attempts), wait=wait, reraise=True,
-                         before_sleep=on_retry, retry=retry_if_exception(retry_if or (lambda e: isinstance(e, CallError) and e.retryable)))
+    return AsyncRetrying(
+        stop=stop_after_attempt(settings.max_attempts),
+        wait=wait,
+        reraise=True,
+        before_sleep=on_retry,
+        retry=retry_if_exception(retry_if or (lambda e: isinstance(e, CallError) and e.retryable)),
+    )
 
 
 def estimate_tokens(request: CompletionRequest) -> int:

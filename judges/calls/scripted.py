@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Callable, Iterable
+from collections.abc import Callable, Iterable
 
 from judges.calls.backend import Completion, CompletionRequest
 
@@ -28,8 +28,9 @@ class ScriptedBackend:
         if isinstance(reply, Exception):
             raise reply
         prompt_words = sum(len(m["content"].split()) for m in request.messages)
-        return Completion(text=reply, prompt_tokens=prompt_words, completion_tokens=len(reply.split()),
-                          cost=self.cost_per_call)
+        return Completion(
+            text=reply, prompt_tokens=prompt_words, completion_tokens=len(reply.split()), cost=self.cost_per_call
+        )
 
 
 def by_metric(replies: dict[str, Reply | list[Reply]]) -> Script:

@@ -13,7 +13,8 @@ MIN_SECRET_LENGTH = 8
 # A key that names a credential: api_key, key, token, secret, password, authorization, bearer, cookie,
 # headers (which carry Authorization), and NAME_API_KEY / NAME_TOKEN / ... spellings.
 _CREDENTIAL_KEY = re.compile(
-    r"(^|[_\-.])(api[_\-]?key|key|token|secret|password|passwd|authorization|auth|bearer|cookies?|headers?)$", re.I)
+    r"(^|[_\-.])(api[_\-]?key|key|token|secret|password|passwd|authorization|auth|bearer|cookies?|headers?)$", re.I
+)
 _SECRET_ENV = re.compile(r"_(API_KEY|TOKEN|SECRET|PASSWORD)$")
 _registered: set[str] = set()
 _lock = threading.Lock()
@@ -98,8 +99,10 @@ def credential_paths(value: Any, prefix: str = "") -> list[str]:
 
 def _scrub(value: Any, secrets: list[str]) -> Any:
     if isinstance(value, dict):
-        return {key: MASK if is_credential_key(key, item) and item not in (None, "") else _scrub(item, secrets)
-                for key, item in value.items()}
+        return {
+            key: MASK if is_credential_key(key, item) and item not in (None, "") else _scrub(item, secrets)
+            for key, item in value.items()
+        }
     if isinstance(value, (list, tuple)):
         return [_scrub(item, secrets) for item in value]
     if isinstance(value, str):

@@ -10,49 +10,94 @@ from judges.errors import ConfigError
 
 def configure(parser: argparse.ArgumentParser) -> None:
     """The command's options (called by main._configure; imports nothing heavy)."""
-    parser.add_argument("--labels", required=True, metavar="SET_OR_FILE",
-                        help="a labelled set (begin, begin-wow, begin-cmu, begin-tc, topical-chat, ragchecker, alce, "
-                             "alce-asqa, alce-eli5, wikieval, ragtruth; begin-wow:test for another split; "
-                             "wikieval:DIR or ragtruth:DIR for a copy in the hub's format), a labelled-item JSONL, "
-                             "or your own CSV/TSV/JSONL/JSON/Parquet file or saved HF dataset folder with --columns")
-    parser.add_argument("--predictions", required=True, metavar="FILE",
-                        help="judge outputs: JSONL, a JSON list, or a JSON object {id: score}")
+    parser.add_argument(
+        "--labels",
+        required=True,
+        metavar="SET_OR_FILE",
+        help="a labelled set (begin, begin-wow, begin-cmu, begin-tc, topical-chat, ragchecker, alce, "
+        "alce-asqa, alce-eli5, wikieval, ragtruth; begin-wow:test for another split; "
+        "wikieval:DIR or ragtruth:DIR for a copy in the hub's format), a labelled-item JSONL, "
+        "or your own CSV/TSV/JSONL/JSON/Parquet file or saved HF dataset folder with --columns",
+    )
+    parser.add_argument(
+        "--predictions",
+        required=True,
+        metavar="FILE",
+        help="judge outputs: JSONL, a JSON list, or a JSON object {id: score}",
+    )
     parser.add_argument("--metric", metavar="M", help="only this metric (default: every metric of the labels)")
-    parser.add_argument("--policy", choices=["exclude", "wrong", "impute"], default="exclude",
-                        help="null, failed and missing judge outcomes: drop the item, count it as wrong, or impute "
-                             "the median (default exclude)")
+    parser.add_argument(
+        "--policy",
+        choices=["exclude", "wrong", "impute"],
+        default="exclude",
+        help="null, failed and missing judge outcomes: drop the item, count it as wrong, or impute "
+        "the median (default exclude)",
+    )
     parser.add_argument("--out", metavar="DIR", help="output folder (default results/runs/<stamp>-agreement-<labels>)")
-    parser.add_argument("--id-field", default="id", metavar="FIELD",
-                        help="prediction id field (dotted path; default id)")
-    parser.add_argument("--score-field", default="score", metavar="FIELD[,FIELD_B]",
-                        help="score field, or the two score fields of a pair (preference = b - a); dotted paths; "
-                             "{metric} is replaced by the metric name (default score)")
+    parser.add_argument(
+        "--id-field", default="id", metavar="FIELD", help="prediction id field (dotted path; default id)"
+    )
+    parser.add_argument(
+        "--score-field",
+        default="score",
+        metavar="FIELD[,FIELD_B]",
+        help="score field, or the two score fields of a pair (preference = b - a); dotted paths; "
+        "{metric} is replaced by the metric name (default score)",
+    )
     direction = parser.add_mutually_exclusive_group()
-    direction.add_argument("--higher-is-better", dest="higher_is_better", action="store_true", default=True,
-                           help="a higher judge score means a better answer (the default)")
-    direction.add_argument("--lower-is-better", dest="higher_is_better", action="store_false",
-                           help="a lower judge score means a better answer (e.g. a hallucination probability)")
-    cut = parser.add_argument_group("the cut of a continuous judge score for binary labels (AUROC needs none; "
-                                    "0/1 grades are used as given)")
+    direction.add_argument(
+        "--higher-is-better",
+        dest="higher_is_better",
+        action="store_true",
+        default=True,
+        help="a higher judge score means a better answer (the default)",
+    )
+    direction.add_argument(
+        "--lower-is-better",
+        dest="higher_is_better",
+        action="store_false",
+        help="a lower judge score means a better answer (e.g. a hallucination probability)",
+    )
+    cut = parser.add_argument_group(
+        "the cut of a continuous judge score for binary labels (AUROC needs none; 0/1 grades are used as given)"
+    )
     cut.add_argument("--threshold", type=float, metavar="T", help="cut at T (given, not fitted)")
-    cut.add_argument("--calibration", metavar="SET_OR_FILE",
-                     help="fit the threshold on these labelled items (read like --labels, with the same --columns); "
-                          "the figures rest on the items of --labels")
-    cut.add_argument("--calibration-fraction", type=float, metavar="F",
-                     help="fit the threshold on a seeded fraction F of the items and report on the rest "
-                          "(cross-fitted instead when that is under 50 items)")
-    cut.add_argument("--folds", type=int, default=5, metavar="K",
-                     help="folds of the cross-fitting used when no calibration is given (default 5)")
+    cut.add_argument(
+        "--calibration",
+        metavar="SET_OR_FILE",
+        help="fit the threshold on these labelled items (read like --labels, with the same --columns); "
+        "the figures rest on the items of --labels",
+    )
+    cut.add_argument(
+        "--calibration-fraction",
+        type=float,
+        metavar="F",
+        help="fit the threshold on a seeded fraction F of the items and report on the rest "
+        "(cross-fitted instead when that is under 50 items)",
+    )
+    cut.add_argument(
+        "--folds",
+        type=int,
+        default=5,
+        metavar="K",
+        help="folds of the cross-fitting used when no calibration is given (default 5)",
+    )
     parser.add_argument("--resamples", type=int, default=1000, metavar="N", help="bootstrap resamples (default 1000)")
     parser.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
     own = parser.add_argument_group("your own labelled data")
-    own.add_argument("--columns", metavar="MAP",
-                     help="field=path pairs, e.g. input=question,actual_output=answer,label=score (also id, "
-                          "references, expected_output, annotator, actual_output_b, metric). Paths may be nested "
-                          "(doc.sentences[0]), fan out over annotators (label=annotations.*.label) or be constants "
-                          "(metric=const:faithfulness); input may be left out (summaries, dialogue)")
-    own.add_argument("--label-map", metavar="TEXT=N,...",
-                     help='text labels to numbers, e.g. "Fully attributable=1,Generic=0,yes=1,no=0"')
+    own.add_argument(
+        "--columns",
+        metavar="MAP",
+        help="field=path pairs, e.g. input=question,actual_output=answer,label=score (also id, "
+        "references, expected_output, annotator, actual_output_b, metric). Paths may be nested "
+        "(doc.sentences[0]), fan out over annotators (label=annotations.*.label) or be constants "
+        "(metric=const:faithfulness); input may be left out (summaries, dialogue)",
+    )
+    own.add_argument(
+        "--label-map",
+        metavar="TEXT=N,...",
+        help='text labels to numbers, e.g. "Fully attributable=1,Generic=0,yes=1,no=0"',
+    )
     own.add_argument("--label-type", choices=["binary", "ordinal", "continuous", "preference"])
     own.add_argument("--scale", metavar="LOW,HIGH", help="label scale, e.g. 1,5 (required for ordinal and preference)")
     own.add_argument("--split", metavar="SPLIT", help="split of a hub set or HF dataset")
@@ -75,11 +120,10 @@ def run(args: argparse.Namespace) -> int:
     from judges.agreement.policy import Policy
     from judges.agreement.predictions import read_predictions
     from judges.agreement.report import metric_table, write_report
-    from judges.labels.registry import open_labels
-    from judges.runs.folder import default_run_dir
-
     from judges.agreement.threshold import Calibration
     from judges.labels.mapping import parse_label_map
+    from judges.labels.registry import open_labels
+    from judges.runs.folder import default_run_dir
 
     if args.resamples < 100:
         raise ConfigError("--resamples must be at least 100")
@@ -91,26 +135,59 @@ def run(args: argparse.Namespace) -> int:
         raise ConfigError("--threshold gives the cut; --calibration and --calibration-fraction fit one: choose one")
     if args.calibration and args.calibration_fraction is not None:
         raise ConfigError("--calibration and --calibration-fraction: choose one")
-    reading = dict(columns=args.columns, metric=args.metric, label_type=args.label_type, scale=_scale(args.scale),
-                   split=args.split, label_map=parse_label_map(args.label_map))
+    reading = dict(
+        columns=args.columns,
+        metric=args.metric,
+        label_type=args.label_type,
+        scale=_scale(args.scale),
+        split=args.split,
+        label_map=parse_label_map(args.label_map),
+    )
     labels = open_labels(args.labels, **reading)  # type: ignore[arg-type]
-    calibration = Calibration(items=open_labels(args.calibration, **reading) if args.calibration else None,  # type: ignore[arg-type]
-                              fraction=args.calibration_fraction, folds=args.folds, seed=args.seed)
+    calibration = Calibration(
+        items=open_labels(args.calibration, **reading) if args.calibration else None,  # type: ignore[arg-type]
+        fraction=args.calibration_fraction,
+        folds=args.folds,
+        seed=args.seed,
+    )
     metrics = [args.metric] if args.metric else labels.metrics()
     results = []
     for metric in metrics:
         subset = labels.for_metric(metric)
-        predictions = read_predictions(args.predictions, id_field=args.id_field, score_field=args.score_field,
-                                       metric=metric)
-        results.append(measure(subset, predictions, policy=Policy(args.policy), threshold=args.threshold,
-                               calibration=calibration, higher_is_better=args.higher_is_better,
-                               resamples=args.resamples, seed=args.seed))
+        predictions = read_predictions(
+            args.predictions, id_field=args.id_field, score_field=args.score_field, metric=metric
+        )
+        results.append(
+            measure(
+                subset,
+                predictions,
+                policy=Policy(args.policy),
+                threshold=args.threshold,
+                calibration=calibration,
+                higher_is_better=args.higher_is_better,
+                resamples=args.resamples,
+                seed=args.seed,
+            )
+        )
     out_dir = Path(args.out) if args.out else default_run_dir(Path("results/runs"), "agreement", labels.name)
-    write_report(out_dir, results, labels={"name": labels.name, "source": labels.source, "spec": args.labels,
-                                           "columns": args.columns, "label_map": args.label_map,
-                                           "calibration": args.calibration},
-                 predictions={"path": args.predictions, "id_field": args.id_field, "score_field": args.score_field,
-                              "direction": "higher is better" if args.higher_is_better else "lower is better"})
+    write_report(
+        out_dir,
+        results,
+        labels={
+            "name": labels.name,
+            "source": labels.source,
+            "spec": args.labels,
+            "columns": args.columns,
+            "label_map": args.label_map,
+            "calibration": args.calibration,
+        },
+        predictions={
+            "path": args.predictions,
+            "id_field": args.id_field,
+            "score_field": args.score_field,
+            "direction": "higher is better" if args.higher_is_better else "lower is better",
+        },
+    )
     for result in results:
         print("\n".join(metric_table(result)))
         print()

@@ -29,8 +29,8 @@ def run(args: argparse.Namespace) -> int:
 
 def print_discrimination(path: str, split: str) -> None:
     """Pass rates of the oracle and the constant / random baselines: a sound suite separates them."""
-    from judges.suite.baselines import discrimination, discrimination_markdown
     from judges.judging.prompts import load_prompt_set
+    from judges.suite.baselines import discrimination, discrimination_markdown
     from judges.suite.loading import load_unit_tests
 
     tests = load_unit_tests(path, split)

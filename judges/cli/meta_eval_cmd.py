@@ -27,8 +27,11 @@ def run(args: argparse.Namespace) -> int:
 def default_out(args: argparse.Namespace, split: str) -> Path:
     from judges.runs.folder import default_run_dir
 
-    return Path(args.out) if args.out else default_run_dir(Path("results/runs"), args.judge, Path(args.prompts).name,
-                                                           split)
+    return (
+        Path(args.out)
+        if args.out
+        else default_run_dir(Path("results/runs"), args.judge, Path(args.prompts).name, split)
+    )
 
 
 def execute(args: argparse.Namespace, tests: list, split: str | None, out_dir: Path) -> int:  # type: ignore[type-arg]
@@ -37,8 +40,15 @@ def execute(args: argparse.Namespace, tests: list, split: str | None, out_dir: P
     from judges.runs.plot import plot_result_matrix
 
     options = judge_options(args)
-    run = run_unit_tests(tests, options, out=out_dir, draws=getattr(args, "samples", 1), progress=True,
-                         data=args.tests or "unit_tests (shipped)", split=split)
+    run = run_unit_tests(
+        tests,
+        options,
+        out=out_dir,
+        draws=getattr(args, "samples", 1),
+        progress=True,
+        data=args.tests or "unit_tests (shipped)",
+        split=split,
+    )
     plot_result_matrix(run, out_dir / "result_matrix.png")
     return finish_run(run, ["results.jsonl", "run.json", "summary.md", "result_matrix.png"])
 

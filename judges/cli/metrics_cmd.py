@@ -15,37 +15,69 @@ from judges.errors import ConfigError
 def configure(parser: argparse.ArgumentParser) -> None:
     """The command's own options (the judge options are added by main)."""
     parser.add_argument("--list", action="store_true", help="list the metrics and exit")
-    parser.add_argument("--metrics", metavar="A,B", help="metric names, family names (ragas, trace, llamaindex, "
-                        "ragchecker, grouse, trulens, rubric) or 'all'")
-    parser.add_argument("--data", metavar="FILE|hf:SOURCE", help="JSONL file, or hf:<local file | saved folder | "
-                        "hub dataset> read through `datasets`")
+    parser.add_argument(
+        "--metrics",
+        metavar="A,B",
+        help="metric names, family names (ragas, trace, llamaindex, ragchecker, grouse, trulens, rubric) or 'all'",
+    )
+    parser.add_argument(
+        "--data",
+        metavar="FILE|hf:SOURCE",
+        help="JSONL file, or hf:<local file | saved folder | hub dataset> read through `datasets`",
+    )
     parser.add_argument("--split", help="dataset split for hf: sources (default: test, or the only one)")
     parser.add_argument("--hf-config", metavar="NAME", help="configuration of a hub dataset")
-    parser.add_argument("--map", action="append", default=[], metavar="FIELD=KEY",
-                        help="read FIELD (question, answer, contexts, ground_truth, retrieved_ids, expected_ids, "
-                             "guidelines) from the record's KEY; repeatable")
+    parser.add_argument(
+        "--map",
+        action="append",
+        default=[],
+        metavar="FIELD=KEY",
+        help="read FIELD (question, answer, contexts, ground_truth, retrieved_ids, expected_ids, "
+        "guidelines) from the record's KEY; repeatable",
+    )
     parser.add_argument("--limit", type=int, metavar="N", help="only the first N samples")
     parser.add_argument("--out", metavar="DIR", help="run folder (default results/runs/<run-id>)")
-    parser.add_argument("--embeddings", default="local/multilingual-e5-small", metavar="MODEL",
-                        help="embedding model: local/multilingual-e5-small (offline, default) or a LiteLLM id")
+    parser.add_argument(
+        "--embeddings",
+        default="local/multilingual-e5-small",
+        metavar="MODEL",
+        help="embedding model: local/multilingual-e5-small (offline, default) or a LiteLLM id",
+    )
     parser.add_argument("--embeddings-api-base", metavar="URL", help="server for a LiteLLM embedding model")
     parser.add_argument("--rag-prompts", metavar="DIR", help="folder of templates overriding prompts/rag/ ones")
     group = parser.add_argument_group("metric settings")
     group.add_argument("--k", type=int, help="cut-off K for ranked context and retrieval metrics (default: all)")
     group.add_argument("--questions", type=int, default=3, help="answer relevancy: questions generated (default 3)")
     group.add_argument("--strictness", type=int, default=1, help="aspect critiques: odd number of votes (default 1)")
-    group.add_argument("--correctness-weights", default="0.75,0.25", metavar="W1,W2",
-                       help="answer correctness: weights of statement F1 and similarity (default 0.75,0.25)")
+    group.add_argument(
+        "--correctness-weights",
+        default="0.75,0.25",
+        metavar="W1,W2",
+        help="answer correctness: weights of statement F1 and similarity (default 0.75,0.25)",
+    )
     group.add_argument("--correctness-threshold", type=float, help="answer correctness: binarize at this score")
     group.add_argument("--similarity-threshold", type=float, default=0.8, help="LlamaIndex similarity pass mark")
     group.add_argument("--ragas-score-of", metavar="A,B", help="metrics whose harmonic mean is ragas_score")
-    group.add_argument("--logprobs", action="store_true",
-                       help="also grade rubrics from the judge's top-5 next-token probabilities (weighted grade)")
+    group.add_argument(
+        "--logprobs",
+        action="store_true",
+        help="also grade rubrics from the judge's top-5 next-token probabilities (weighted grade)",
+    )
     group.add_argument("--trace-by-length", action="store_true", help="TRACe ratios over sentence lengths")
-    group.add_argument("--aspect", action="append", default=[], metavar="NAME=DEFINITION",
-                       help="add an aspect critique ragas_aspect_NAME; repeatable")
-    group.add_argument("--criterion", action="append", default=[], metavar="NAME=DEFINITION",
-                       help="add a G-Eval rubric rubric_NAME; repeatable")
+    group.add_argument(
+        "--aspect",
+        action="append",
+        default=[],
+        metavar="NAME=DEFINITION",
+        help="add an aspect critique ragas_aspect_NAME; repeatable",
+    )
+    group.add_argument(
+        "--criterion",
+        action="append",
+        default=[],
+        metavar="NAME=DEFINITION",
+        help="add a G-Eval rubric rubric_NAME; repeatable",
+    )
 
 
 def _pairs(items: list[str], option: str) -> dict[str, str]:
@@ -63,14 +95,24 @@ def _settings(args: argparse.Namespace) -> Any:
 
     try:
         weights = tuple(float(w) for w in args.correctness_weights.split(","))
+        if len(weights) != 2:
+            raise ValueError
     except ValueError:
         raise ConfigError("--correctness-weights must be two numbers, e.g. 0.75,0.25") from None
-    score_of = (tuple(n.strip() for n in args.ragas_score_of.split(",")) if args.ragas_score_of
-                else DEFAULT_RAGAS_SCORE_OF)
-    return MetricSettings(k=args.k, questions=args.questions, strictness=args.strictness,
-                          correctness_weights=weights, correctness_threshold=args.correctness_threshold,  # type: ignore[arg-type]
-                          similarity_threshold=args.similarity_threshold, ragas_score_of=score_of,
-                          logprobs=args.logprobs, trace_by_length=args.trace_by_length)
+    score_of = (
+        tuple(n.strip() for n in args.ragas_score_of.split(",")) if args.ragas_score_of else DEFAULT_RAGAS_SCORE_OF
+    )
+    return MetricSettings(
+        k=args.k,
+        questions=args.questions,
+        strictness=args.strictness,
+        correctness_weights=(weights[0], weights[1]),
+        correctness_threshold=args.correctness_threshold,  # type: ignore[arg-type]
+        similarity_threshold=args.similarity_threshold,
+        ragas_score_of=score_of,
+        logprobs=args.logprobs,
+        trace_by_length=args.trace_by_length,
+    )
 
 
 def print_registry(registry: dict[str, Any]) -> None:
@@ -98,19 +140,30 @@ def run(args: argparse.Namespace) -> int:
     from judges.rag.dataset import load_rag_samples
 
     samples = load_rag_samples(args.data, split=args.split, config=args.hf_config, mapping=_pairs(args.map, "--map"))
-    samples = samples[:args.limit] if args.limit else samples
+    samples = samples[: args.limit] if args.limit else samples
     if not samples:
         raise ConfigError(f"{args.data}: no samples")
     return execute(args, metrics, registry, settings, samples)
 
 
-def execute(args: argparse.Namespace, metrics: list[Any], registry: dict[str, Any], settings: Any,
-            samples: list[Any]) -> int:
+def execute(
+    args: argparse.Namespace, metrics: list[Any], registry: dict[str, Any], settings: Any, samples: list[Any]
+) -> int:
     from judges.runs.api import run_metrics
     from judges.runs.folder import default_run_dir
 
     out_dir = Path(args.out) if args.out else default_run_dir(Path("results/runs"), "metrics", args.judge)
-    run = run_metrics(samples, [spec.name for spec in metrics], judge_options(args), out=out_dir, progress=True,
-                      data=args.data, settings=settings, embeddings=args.embeddings,
-                      embeddings_api_base=args.embeddings_api_base, rag_prompts=args.rag_prompts, registry=registry)
+    run = run_metrics(
+        samples,
+        [spec.name for spec in metrics],
+        judge_options(args),
+        out=out_dir,
+        progress=True,
+        data=args.data,
+        settings=settings,
+        embeddings=args.embeddings,
+        embeddings_api_base=args.embeddings_api_base,
+        rag_prompts=args.rag_prompts,
+        registry=registry,
+    )
     return finish_run(run, ["results.jsonl", "run.json", "summary.md"])

@@ -9,8 +9,19 @@ from judges.judging.factory import JudgeOptions
 
 def judge_options(args: argparse.Namespace) -> JudgeOptions:
     return JudgeOptions(
-        judge=args.judge, prompts=args.prompts, api_base=args.api_base, temperature=args.temperature,
-        max_tokens=args.max_tokens, seed=args.seed, extra=JudgeOptions.parse_extra(args.extra),
-        json_schema=args.json_schema, concurrency=args.concurrency, timeout_s=args.timeout,
-        cache_path=args.cache, cache_mode=args.cache_mode, requests_per_minute=args.rpm, tokens_per_minute=args.tpm,
-        max_cost=args.max_cost)
+        judge=args.judge,
+        prompts=args.prompts,
+        api_base=args.api_base,
+        temperature=args.temperature,
+        max_tokens=args.max_tokens,
+        seed=args.seed,
+        extra=JudgeOptions.parse_extra(args.extra),
+        json_schema=args.json_schema,
+        concurrency=args.concurrency,
+        timeout_s=args.timeout,
+        cache_path=args.cache,
+        cache_mode=args.cache_mode,
+        requests_per_minute=args.rpm,
+        tokens_per_minute=args.tpm,
+        max_cost=args.max_cost,
+    )

@@ -11,7 +11,7 @@ if TYPE_CHECKING:
 
 
 def failure_summary(run: Run) -> str | None:
-    """"12 of 456 calls failed: 9 timeout, 3 unparseable", from the finished items' call records."""
+    """ "12 of 456 calls failed: 9 timeout, 3 unparseable", from the finished items' call records."""
     usage = run.summary.get("usage", {})
     failures = usage.get("failures") or {}
     failed = sum(failures.values())
@@ -30,8 +30,10 @@ def finish_run(run: Run, files: list[str], *, quiet: bool = False) -> int:
             print(f"wrote {run.folder}/" + ", ".join(files))
     failed = failure_summary(run)
     if run.stop_reason:  # one line: why it stopped (naming the model, endpoint and error), and what failed
-        print(f"judgelab: stopped ({run.stop_reason}): {run.stop_message}" + (f"; {failed}" if failed else ""),
-              file=sys.stderr)
+        print(
+            f"judgelab: stopped ({run.stop_reason}): {run.stop_message}" + (f"; {failed}" if failed else ""),
+            file=sys.stderr,
+        )
     elif failed:
         print(f"judgelab: {failed}", file=sys.stderr)
     return run.exit_code

@@ -41,8 +41,9 @@ def run(args: argparse.Namespace) -> int:
     split = args.split or ("test" if args.tests is None else None)
     tests = load_tests(args.tests, split, args.limit)
     out_dir = default_out(args, f"validate-{split or Path(args.tests).stem}")
-    run = run_unit_tests(tests, judge_options(args), out=out_dir, progress=True,
-                         data=args.tests or "unit_tests (shipped)", split=split)
+    run = run_unit_tests(
+        tests, judge_options(args), out=out_dir, progress=True, data=args.tests or "unit_tests (shipped)", split=split
+    )
     finish_run(run, ["results.jsonl", "run.json", "summary.md"], quiet=True)
     if run.stop_reason:
         return run.exit_code  # an endpoint or budget stop: no verdict on the bars
@@ -52,6 +53,8 @@ def run(args: argparse.Namespace) -> int:
     for result in results:
         print(result.describe())
     missed = [r for r in results if not r.passed]
-    print(f"{'FAILED' if missed else 'PASSED'}: {len(results) - len(missed)}/{len(results)} bars met by {args.judge}; "
-          f"JUnit report {junit}")
+    print(
+        f"{'FAILED' if missed else 'PASSED'}: {len(results) - len(missed)}/{len(results)} bars met by {args.judge}; "
+        f"JUnit report {junit}"
+    )
     return 1 if missed else 0

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable, TypeVar
+from typing import Any, TypeVar
 
 from judges.errors import InputError, InputProblems
 from judges.files.jsonl import LineProblem, numbered_lines, parse_line
@@ -28,8 +29,9 @@ class RecordFields:
             return None
         value = container[key]
         if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
-            self.problems.add(f"expected {_KIND_NAMES.get(kind, kind.__name__)}, got {type(value).__name__}",
-                              self.line, label)
+            self.problems.add(
+                f"expected {_KIND_NAMES.get(kind, kind.__name__)}, got {type(value).__name__}", self.line, label
+            )
             return None
         if nonempty and not (value.strip() if isinstance(value, str) else value):
             self.problems.add("must not be empty", self.line, label)
@@ -44,8 +46,14 @@ class RecordFields:
         self.problems.raise_if_any()
 
 
-_KIND_NAMES = {str: "a string", list: "a list", dict: "an object", int: "an integer", float: "a number",
-               bool: "true or false"}
+_KIND_NAMES = {
+    str: "a string",
+    list: "a list",
+    dict: "an object",
+    int: "an integer",
+    float: "a number",
+    bool: "true or false",
+}
 
 
 class Problems:
@@ -90,8 +98,9 @@ def read_records(path: str | Path, problems: Problems) -> list[tuple[int, dict[s
     return records
 
 
-def parse_records(records: list[tuple[int, dict[str, Any]]], problems: Problems,
-                  parse: Callable[[int, dict[str, Any]], Parsed]) -> list[tuple[int, Parsed]]:
+def parse_records(
+    records: list[tuple[int, dict[str, Any]]], problems: Problems, parse: Callable[[int, dict[str, Any]], Parsed]
+) -> list[tuple[int, Parsed]]:
     """`parse` applied to each record; each record's InputError joins `problems` and the others go on."""
     parsed = []
     for number, record in records:

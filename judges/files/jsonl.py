@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 from judges.calls.secrets import scrub
 from judges.errors import InputError
@@ -38,13 +39,15 @@ def parse_line(raw: bytes, limit: int | None = None) -> dict[str, Any]:
     """One line as a JSON object; an oversized, non-UTF-8 or malformed line raises LineProblem."""
     limit = max_record_bytes() if limit is None else limit
     if len(raw) > limit:
-        raise LineProblem(f"record of {len(raw):,} bytes is over the {limit:,}-byte limit "
-                          "(set JUDGELAB_MAX_RECORD_BYTES to raise it)")
+        raise LineProblem(
+            f"record of {len(raw):,} bytes is over the {limit:,}-byte limit (set JUDGELAB_MAX_RECORD_BYTES to raise it)"
+        )
     try:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as err:
-        raise LineProblem(f"not UTF-8 text (byte 0x{raw[err.start]:02x} at column {err.start + 1}); "
-                          "save the file as UTF-8") from None
+        raise LineProblem(
+            f"not UTF-8 text (byte 0x{raw[err.start]:02x} at column {err.start + 1}); save the file as UTF-8"
+        ) from None
     try:
         obj = json.loads(text)
     except json.JSONDecodeError as err:

@@ -35,7 +35,7 @@ def validate_config(model: type[Model], data: dict[str, Any], path: str | Path) 
         return model.model_validate(data)  # type: ignore[attr-defined, no-any-return]
     except ValidationError as err:
         problems = err.errors(include_url=False)
-        first = describe_problem(model, problems[0])
+        first = describe_problem(model, dict(problems[0]))
         more = f" (and {len(problems) - 1} more problem(s))" if len(problems) > 1 else ""
         raise ConfigError(f"{path}: {first}{more}") from None
 

@@ -46,13 +46,17 @@ def publish(plan: PublishPlan, token: str | None = None) -> str:
         info = api.create_commit(plan.repo_id, operations=operations, commit_message=plan.message, repo_type="dataset")
     except HfHubHTTPError as err:
         status = err.response.status_code if err.response is not None else "?"
-        raise BackendUnavailable(f"the Hugging Face Hub refused the push to {plan.repo_id} (HTTP {status}); nothing "
-                                 "was pushed: log in with `hf auth login` or set HF_TOKEN") from None
+        raise BackendUnavailable(
+            f"the Hugging Face Hub refused the push to {plan.repo_id} (HTTP {status}); nothing "
+            "was pushed: log in with `hf auth login` or set HF_TOKEN"
+        ) from None
     except Exception as err:
         if not (isinstance(err, (OfflineModeIsEnabled, ConnectionError, TimeoutError)) or _is_transport_error(err)):
             raise
-        raise BackendUnavailable(f"cannot reach the Hugging Face Hub ({type(err).__name__}); nothing was pushed: check "
-                                 "the network, or use --dry-run to list the commit") from None
+        raise BackendUnavailable(
+            f"cannot reach the Hugging Face Hub ({type(err).__name__}); nothing was pushed: check "
+            "the network, or use --dry-run to list the commit"
+        ) from None
     return str(info.commit_url)
 
 

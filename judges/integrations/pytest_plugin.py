@@ -9,8 +9,12 @@ import pytest
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("judgelab")
-    group.addoption("--judgelab", metavar="CONFIG", default=None,
-                    help="validate the judge described by this judgelab TOML config; one test per bar")
+    group.addoption(
+        "--judgelab",
+        metavar="CONFIG",
+        default=None,
+        help="validate the judge described by this judgelab TOML config; one test per bar",
+    )
 
 
 class _Validation:
@@ -59,5 +63,6 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
     out_dir = str(config._tmp_path_factory.mktemp("judgelab"))  # type: ignore[attr-defined]
     validation = _Validation(config_path, out_dir)
     for index, bar in enumerate(gate.bars):
-        items.append(JudgeBarItem.from_parent(session, name=f"judgelab[{bar.name}]", validation=validation,
-                                              index=index))
+        items.append(
+            JudgeBarItem.from_parent(session, name=f"judgelab[{bar.name}]", validation=validation, index=index)
+        )

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Any, Callable, TypeVar
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 from judges.calls.backend import CallError, Completion, CompletionRequest
 from judges.calls.runtime import CallRuntime
@@ -11,8 +12,10 @@ from judges.types import FailureKind
 
 T = TypeVar("T")
 Messages = list[dict[str, str]]
-REASK = ("Your reply could not be used: {error}. Reply again with only the JSON object, "
-         "in exactly the format the instructions give.")
+REASK = (
+    "Your reply could not be used: {error}. Reply again with only the JSON object, "
+    "in exactly the format the instructions give."
+)
 
 
 class StepFailed(Exception):
@@ -25,10 +28,17 @@ class StepFailed(Exception):
 
 def call_record(template: str, sha256: str, completion: Completion, **extra: Any) -> dict[str, Any]:
     """What a record keeps of one call: the template, its hash, the raw reply and the accounting."""
-    out = {"template": template, "prompt_sha256": sha256, "reply": completion.text, "cached": completion.cached,
-           "prompt_tokens": completion.prompt_tokens, "completion_tokens": completion.completion_tokens,
-           "cost": 0.0 if completion.cached else completion.cost, "latency_s": round(completion.latency_s, 4),
-           **extra}
+    out = {
+        "template": template,
+        "prompt_sha256": sha256,
+        "reply": completion.text,
+        "cached": completion.cached,
+        "prompt_tokens": completion.prompt_tokens,
+        "completion_tokens": completion.completion_tokens,
+        "cost": 0.0 if completion.cached else completion.cost,
+        "latency_s": round(completion.latency_s, 4),
+        **extra,
+    }
     if completion.model_version:
         out["model_version"] = completion.model_version
     return out
@@ -38,8 +48,15 @@ def failed_call_record(template: str, sha256: str, err: CallError) -> dict[str, 
     return {"template": template, "prompt_sha256": sha256, "error": err.kind.value, "message": str(err)}
 
 
-async def call_logged(runtime: CallRuntime, request: CompletionRequest, calls: list[dict[str, Any]], *,
-                      template: str, sha256: str, priority: int) -> Completion:
+async def call_logged(
+    runtime: CallRuntime,
+    request: CompletionRequest,
+    calls: list[dict[str, Any]],
+    *,
+    template: str,
+    sha256: str,
+    priority: int,
+) -> Completion:
     """One call, logged in `calls` with the run's call number whether it answers or fails (a failure raises
     StepFailed)."""
     number = runtime.next_call_number()
@@ -52,9 +69,17 @@ async def call_logged(runtime: CallRuntime, request: CompletionRequest, calls: l
     return completion
 
 
-async def ask(runtime: CallRuntime, build: Callable[[Messages], CompletionRequest], prompt: str,
-              parse: Callable[[str], T], calls: list[dict[str, Any]], *, template: str, sha256: str,
-              priority: int = 0) -> T:
+async def ask(
+    runtime: CallRuntime,
+    build: Callable[[Messages], CompletionRequest],
+    prompt: str,
+    parse: Callable[[str], T],
+    calls: list[dict[str, Any]],
+    *,
+    template: str,
+    sha256: str,
+    priority: int = 0,
+) -> T:
     """Send `prompt`, parse the reply with `parse` (which raises ReplyError); on an unusable reply ask again once,
     showing the model its reply and the error. A call that fails, a refusal, or a second unusable reply raises
     StepFailed with the failure's kind. An unusable reply is dropped from the cache, so a re-run asks again."""
@@ -71,6 +96,9 @@ async def ask(runtime: CallRuntime, build: Callable[[Messages], CompletionReques
             runtime.usage.note_failure(err.kind)
             if err.kind is FailureKind.REFUSED or attempt == 2:
                 raise StepFailed(err.kind, f"{template}: {err}") from None
-            messages = [*messages, {"role": "assistant", "content": completion.text},
-                        {"role": "user", "content": REASK.format(error=err)}]
+            messages = [
+                *messages,
+                {"role": "assistant", "content": completion.text},
+                {"role": "user", "content": REASK.format(error=err)},
+            ]
     raise AssertionError("unreachable")  # pragma: no cover

@@ -4,18 +4,18 @@ from __future__ import annotations
 
 import contextlib
 import json
-import re
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 from judges.calls.cache import CacheMode, ReplyCache
+from judges.calls.model_spec import DEFAULT_JUDGE, JudgeModel, judge_params, open_backend
+from judges.calls.runtime import CallRuntime, RuntimeSettings
 from judges.calls.secrets import credential_paths, split_credentials
 from judges.errors import ConfigError
 from judges.judging.grouse_judge import GroundedQAJudge
-from judges.calls.model_spec import DEFAULT_JUDGE, JudgeModel, judge_params, open_backend
 from judges.judging.prompts import PromptSet, load_prompt_set
-from judges.calls.runtime import CallRuntime, RuntimeSettings
 
 
 @dataclass
@@ -95,11 +95,14 @@ def open_runtime(options: JudgeOptions) -> Iterator[tuple[JudgeModel, CallRuntim
     model = JudgeModel.from_name(options.judge, api_base=options.api_base, json_schema=options.json_schema)
     cache = ReplyCache(options.cache_path, CacheMode.parse(options.cache_mode))
     concurrency = min(options.concurrency, model.max_parallel_calls or options.concurrency)
-    settings = RuntimeSettings(concurrency=concurrency, timeout_s=options.timeout_s,
-                               requests_per_minute=options.requests_per_minute,
-                               tokens_per_minute=options.tokens_per_minute, max_cost=options.max_cost,
-                               endpoint=model.api_base or ("a local llama.cpp server" if model.local
-                                                           else "the provider's API"))
+    settings = RuntimeSettings(
+        concurrency=concurrency,
+        timeout_s=options.timeout_s,
+        requests_per_minute=options.requests_per_minute,
+        tokens_per_minute=options.tokens_per_minute,
+        max_cost=options.max_cost,
+        endpoint=model.api_base or ("a local llama.cpp server" if model.local else "the provider's API"),
+    )
     try:
         with open_backend(model, timeout_s=options.timeout_s, connection=options.connection_extra()) as backend:
             yield model, CallRuntime(backend, cache, settings)

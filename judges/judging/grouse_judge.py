@@ -5,9 +5,9 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
+from judges.calls.backend import CompletionRequest
 from judges.calls.model_spec import JudgeModel
 from judges.calls.runtime import CallRuntime
-from judges.calls.backend import CompletionRequest
 from judges.judging.asking import StepFailed, ask
 from judges.judging.prompts import PromptSet, sample_variables
 from judges.judging.records import MetricRecord
@@ -18,8 +18,9 @@ from judges.types import GROUSE_METRICS, FailureKind, Sample, Verdict, VerdictSt
 class GroundedQAJudge:
     """Judges a sample on the four GroUSE metrics with one prompt per metric."""
 
-    def __init__(self, runtime: CallRuntime, prompts: PromptSet, model: JudgeModel,
-                 params: dict[str, Any] | None = None) -> None:
+    def __init__(
+        self, runtime: CallRuntime, prompts: PromptSet, model: JudgeModel, params: dict[str, Any] | None = None
+    ) -> None:
         self.runtime, self.prompts, self.model = runtime, prompts, model
         self.params = dict(params or {})
 
@@ -39,9 +40,15 @@ class GroundedQAJudge:
         record = MetricRecord(metric, Verdict.failed(FailureKind.UNPARSEABLE, "not judged"))
         try:
             parsed: ParsedReply = await ask(
-                self.runtime, lambda messages: self.request(metric, messages, draw),
-                template.render(**sample_variables(sample)), lambda text: parse_reply(metric, text), record.calls,
-                template=metric, sha256=template.sha256, priority=priority)
+                self.runtime,
+                lambda messages: self.request(metric, messages, draw),
+                template.render(**sample_variables(sample)),
+                lambda text: parse_reply(metric, text),
+                record.calls,
+                template=metric,
+                sha256=template.sha256,
+                priority=priority,
+            )
         except StepFailed as err:
             record.verdict = Verdict.failed(err.kind, str(err))
             return record
@@ -57,8 +64,9 @@ class GroundedQAJudge:
         as if the failed call had come back null. `draw` > 0 asks the same questions again as a distinct,
         separately cached call (stability runs); `priority` orders this sample's calls against other samples'.
         """
-        relevancy, completeness = await asyncio.gather(self.grade("answer_relevancy", sample, draw, priority),
-                                                       self.grade("completeness", sample, draw, priority))
+        relevancy, completeness = await asyncio.gather(
+            self.grade("answer_relevancy", sample, draw, priority), self.grade("completeness", sample, draw, priority)
+        )
         if relevancy.verdict.is_failure:
             upstream = f"not judged: answer relevancy failed ({relevancy.verdict.failure_kind.value})"  # type: ignore[union-attr]
             usefulness = MetricRecord("usefulness", Verdict.failed(FailureKind.UPSTREAM_FAILED, upstream))
@@ -75,5 +83,9 @@ class GroundedQAJudge:
                 faithfulness = MetricRecord("faithfulness", Verdict.null("not judged: usefulness came back null"))
             else:
                 faithfulness = await self.grade("faithfulness", sample, draw, priority)
-        return {"answer_relevancy": relevancy, "completeness": completeness,
-                "faithfulness": faithfulness, "usefulness": usefulness}
+        return {
+            "answer_relevancy": relevancy,
+            "completeness": completeness,
+            "faithfulness": faithfulness,
+            "usefulness": usefulness,
+        }

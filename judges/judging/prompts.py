@@ -5,9 +5,10 @@ from __future__ import annotations
 import functools
 import hashlib
 import importlib.util
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
 
 from judges.errors import PromptError
 from judges.files.shipped import bundled_dir
@@ -59,12 +60,14 @@ class PromptTemplate:
         used = meta.find_undeclared_variables(tree)
         for name in sorted(used - allowed):
             line = min(n.lineno for n in tree.find_all(nodes.Name) if n.name == name)
-            raise PromptError(f"{self.path}:{line}: undefined variable {name!r}; a template may use "
-                              f"{', '.join(sorted(allowed))}")
+            raise PromptError(
+                f"{self.path}:{line}: undefined variable {name!r}; a template may use {', '.join(sorted(allowed))}"
+            )
         for name in required:
             if name not in used:
-                raise PromptError(f"{self.path}: never uses {{{{ {name} }}}}, so the judge would not see the answer "
-                                  "under test")
+                raise PromptError(
+                    f"{self.path}: never uses {{{{ {name} }}}}, so the judge would not see the answer under test"
+                )
 
     def render(self, **variables: Any) -> str:
         """Render in the sandbox; a variable the template uses but is not given is an error, not ''."""
@@ -114,8 +117,12 @@ SAMPLE_VARIABLES = ("input", "contexts", "expected_output", "actual_output")
 
 def sample_variables(sample: Sample) -> dict[str, Any]:
     """The variables every template may use (the names grouse's templates use)."""
-    return {"input": sample.input, "contexts": list(sample.references), "expected_output": sample.expected_output,
-            "actual_output": sample.actual_output}
+    return {
+        "input": sample.input,
+        "contexts": list(sample.references),
+        "expected_output": sample.expected_output,
+        "actual_output": sample.actual_output,
+    }
 
 
 def resolve_prompt_folder(spec: str) -> Path:
@@ -131,7 +138,9 @@ def resolve_prompt_folder(spec: str) -> Path:
     shipped = bundled_dir("prompts") / spec
     if "/" not in spec and shipped.is_dir():
         return shipped
-    raise PromptError(f"prompt folder not found: {spec} (give a folder, 'grouse', or one of: {', '.join(shipped_prompt_sets())})")
+    raise PromptError(
+        f"prompt folder not found: {spec} (give a folder, 'grouse', or one of: {', '.join(shipped_prompt_sets())})"
+    )
 
 
 def shipped_prompt_sets() -> list[str]:

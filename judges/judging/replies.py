@@ -18,7 +18,9 @@ GRADE_SPECS: dict[str, tuple[str, tuple[int, ...], tuple[str, ...]]] = {
 }
 JUSTIFICATION_MAX_CHARS = 160  # keeps constrained replies short: a small local judge writes ~85 tokens/s
 _FENCE = re.compile(r"```(?:json|JSON)?\s*(.*?)```", re.DOTALL)
-_REFUSAL = re.compile(r"\b(I can(?:no|')t|I am unable|I'm unable|I won't|I will not) (help|assist|comply|provide|do that)", re.I)
+_REFUSAL = re.compile(
+    r"\b(I can(?:no|')t|I am unable|I'm unable|I won't|I will not) (help|assist|comply|provide|do that)", re.I
+)
 
 
 class ReplyError(ValueError):
@@ -41,7 +43,11 @@ def entry_schema(metric: str) -> dict[str, Any]:
 def reply_schema(metric: str) -> dict[str, Any]:
     """JSON schema of a two-answer reply (answer 1 = expected output, answer 2 = actual output)."""
     entry = entry_schema(metric)
-    return {"type": "object", "properties": {"answer_1": entry, "answer_2": entry}, "required": ["answer_1", "answer_2"]}
+    return {
+        "type": "object",
+        "properties": {"answer_1": entry, "answer_2": entry},
+        "required": ["answer_1", "answer_2"],
+    }
 
 
 def extract_json(text: str) -> Any:
@@ -51,7 +57,7 @@ def extract_json(text: str) -> Any:
     candidates = [fenced.group(1).strip()] if fenced else []
     start, end = stripped.find("{"), stripped.rfind("}")
     if start != -1 and end > start:
-        candidates.append(stripped[start:end + 1])
+        candidates.append(stripped[start : end + 1])
     candidates.append(stripped)
     for candidate in candidates:
         try:
@@ -81,10 +87,10 @@ def _grade(metric: str, entry: Any) -> Verdict:
     if isinstance(raw, bool):
         value = int(raw)
     elif isinstance(raw, (int, float)) or (isinstance(raw, str) and re.fullmatch(r"\s*-?\d+(\.0+)?\s*", raw)):
-        value = float(raw)
-        if not value.is_integer():
+        number = float(raw)
+        if not number.is_integer():
             raise ReplyError(f"{grade_field} must be a whole number, got {raw!r}")
-        value = int(value)
+        value = int(number)
     else:
         raise ReplyError(f"{grade_field} is not a grade: {raw!r}")
     if value not in grades:

@@ -16,8 +16,12 @@ def read_sample(fields: RecordFields, record: dict[str, Any], *, unit_test: bool
     if references is not None and not all(isinstance(r, str) for r in references):
         fields.add("every reference must be a string", "references")
         references = None
-    values = (fields.need(record, "input", str, nonempty=True), references,
-              fields.need(record, "expected_output", str, nonempty=unit_test), fields.need(record, "actual_output", str, nonempty=True))
+    values = (
+        fields.need(record, "input", str, nonempty=True),
+        references,
+        fields.need(record, "expected_output", str, nonempty=unit_test),
+        fields.need(record, "actual_output", str, nonempty=True),
+    )
     if any(v is None for v in values):
         return None
     question, refs, expected, actual = values
@@ -37,8 +41,9 @@ def load_samples(path: str | Path) -> list[tuple[str, Sample]]:
     """(id, sample) pairs; the id is the record's `id` or its line number. Every problem is reported at once."""
     problems = Problems(path)
     records = read_records(path, problems)
-    parsed = parse_records(records, problems, lambda line, obj: (str(obj.get("id", line)),
-                                                                 parse_sample(obj, path=str(path), line=line)))
+    parsed = parse_records(
+        records, problems, lambda line, obj: (str(obj.get("id", line)), parse_sample(obj, path=str(path), line=line))
+    )
     note_duplicate_ids([(line, str(obj["id"]) if "id" in obj else None) for line, obj in records], problems)
     problems.raise_if_any()
     return [pair for _, pair in parsed]

@@ -5,9 +5,9 @@ from __future__ import annotations
 from typing import Any
 
 from judges.errors import InputError
-from judges.types import Sample
 from judges.labels.schema import LabelledItem, LabelledSet, LabelType
 from judges.labels.shared import read_shared_json, shared_file
+from judges.types import Sample
 
 SUMMARY_KEY = "overall_results"  # each system's block also holds its automatic scores under this key
 
@@ -26,14 +26,26 @@ def parse_alce(data: Any, *, path: str, datasets: tuple[str, ...] = ("asqa", "el
                     continue
                 score = record.get("utility_score")
                 if not isinstance(score, int) or not 1 <= score <= 5:
-                    raise InputError(f"{system}/{qid}: utility_score must be an integer 1..5, got {score!r}",
-                                     path=path, field="utility_score")
-                sample = Sample(input=record["question"], references=(), expected_output="",
-                                actual_output=record["output"])
-                items.append(LabelledItem(
-                    id=f"{system}/{qid}", metric="usefulness", label=float(score), label_type=LabelType.ORDINAL,
-                    scale=(1.0, 5.0), annotator="alce", sample=sample,
-                    extra={"dataset": dataset, "system": system, "question_id": qid}))
+                    raise InputError(
+                        f"{system}/{qid}: utility_score must be an integer 1..5, got {score!r}",
+                        path=path,
+                        field="utility_score",
+                    )
+                sample = Sample(
+                    input=record["question"], references=(), expected_output="", actual_output=record["output"]
+                )
+                items.append(
+                    LabelledItem(
+                        id=f"{system}/{qid}",
+                        metric="usefulness",
+                        label=float(score),
+                        label_type=LabelType.ORDINAL,
+                        scale=(1.0, 5.0),
+                        annotator="alce",
+                        sample=sample,
+                        extra={"dataset": dataset, "system": system, "question_id": qid},
+                    )
+                )
     return items
 
 

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import re
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 from judges.errors import ConfigError
 
@@ -44,7 +45,7 @@ def _walk(value: Any, parts: list[str]) -> Any:
             elements = value.values() if isinstance(value, Mapping) else value
             if not isinstance(elements, (list, tuple)) and not isinstance(value, Mapping):
                 raise KeyError(token)
-            return [_walk(element, parts[n + 1:]) for element in elements]
+            return [_walk(element, parts[n + 1 :]) for element in elements]
         value = _step(value, token)
     return value
 
@@ -53,7 +54,7 @@ def get_field(record: Mapping[str, Any], path: str, default: Any = _MISSING) -> 
     """The value at `path` (a list of values where the path has `*`; the text after `const:` for a constant);
     `default`, or a KeyError, when it is absent. A column whose name holds dots is found by its whole name first."""
     if path.startswith(CONST):
-        return path[len(CONST):]
+        return path[len(CONST) :]
     if path in record:
         return record[path]
     try:

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import json
-from typing import Any, Iterable, Mapping
+from collections.abc import Iterable, Mapping
+from typing import Any
 
 from judges.errors import InputError
-from judges.types import Sample
 from judges.labels.schema import LabelledItem, LabelledSet, LabelType
+from judges.types import Sample
 
 WIKIEVAL_REPO = "explodinggradients/WikiEval"
 RAGTRUTH_REPO = "wandb/RAGTruth-processed"
@@ -24,8 +25,9 @@ def load_hub_rows(repo_or_folder: str, split: str) -> list[dict[str, Any]]:
         dataset = datasets.load_dataset(repo_or_folder, split=split)
     except Exception as err:  # datasets raises many types for "offline" / "not found" / "no such split"
         first_line = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
-        raise InputError(f"cannot load split {split!r} of {repo_or_folder!r} (no network, no such dataset "
-                         f"or split): {first_line}") from None
+        raise InputError(
+            f"cannot load split {split!r} of {repo_or_folder!r} (no network, no such dataset or split): {first_line}"
+        ) from None
     return [dict(row) for row in dataset]
 
 
@@ -42,12 +44,25 @@ def wikieval_items(rows: Iterable[Mapping[str, Any]], *, source: str) -> list[La
         contexts = _need(row, "context_v1", number, source)
         contexts = (contexts,) if isinstance(contexts, str) else tuple(contexts)
         for metric, worse in WIKIEVAL_PAIRS.items():
-            sample = Sample(input=_need(row, "question", number, source), references=contexts, expected_output="",
-                            actual_output=_need(row, "answer", number, source))
-            items.append(LabelledItem(
-                id=str(number), metric=metric, label=-1.0, label_type=LabelType.PREFERENCE, scale=(-1.0, 1.0),
-                annotator="wikieval", sample=sample, answer_b=_need(row, worse, number, source),
-                extra={"source": row.get("source"), "answer_b_kind": worse}))
+            sample = Sample(
+                input=_need(row, "question", number, source),
+                references=contexts,
+                expected_output="",
+                actual_output=_need(row, "answer", number, source),
+            )
+            items.append(
+                LabelledItem(
+                    id=str(number),
+                    metric=metric,
+                    label=-1.0,
+                    label_type=LabelType.PREFERENCE,
+                    scale=(-1.0, 1.0),
+                    annotator="wikieval",
+                    sample=sample,
+                    answer_b=_need(row, worse, number, source),
+                    extra={"source": row.get("source"), "answer_b_kind": worse},
+                )
+            )
     return items
 
 
@@ -73,17 +88,30 @@ def ragtruth_items(rows: Iterable[Mapping[str, Any]], *, source: str) -> list[La
         if spans is None:
             processed = row.get("hallucination_labels_processed")
             if not isinstance(processed, Mapping):
-                raise InputError(f"row {number} has no readable hallucination labels", path=source,
-                                 field="hallucination_labels")
+                raise InputError(
+                    f"row {number} has no readable hallucination labels", path=source, field="hallucination_labels"
+                )
             hallucinated = sum(int(v or 0) for v in processed.values()) > 0
         else:
             hallucinated = len(spans) > 0
-        sample = Sample(input=str(row.get("query") or ""), references=(_need(row, "context", number, source),),
-                        expected_output="", actual_output=_need(row, "output", number, source))
-        items.append(LabelledItem(
-            id=str(row.get("id", number)), metric="faithfulness", label=0.0 if hallucinated else 1.0,
-            label_type=LabelType.BINARY, scale=(0.0, 1.0), annotator="ragtruth", sample=sample,
-            extra={"task_type": row.get("task_type"), "system": row.get("model"), "quality": row.get("quality")}))
+        sample = Sample(
+            input=str(row.get("query") or ""),
+            references=(_need(row, "context", number, source),),
+            expected_output="",
+            actual_output=_need(row, "output", number, source),
+        )
+        items.append(
+            LabelledItem(
+                id=str(row.get("id", number)),
+                metric="faithfulness",
+                label=0.0 if hallucinated else 1.0,
+                label_type=LabelType.BINARY,
+                scale=(0.0, 1.0),
+                annotator="ragtruth",
+                sample=sample,
+                extra={"task_type": row.get("task_type"), "system": row.get("model"), "quality": row.get("quality")},
+            )
+        )
     return items
 
 

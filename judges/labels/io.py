@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Iterable
 
 from judges.errors import InputError
 from judges.files.jsonl import append_jsonl, read_jsonl

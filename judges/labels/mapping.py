@@ -2,16 +2,25 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, fields
 from pathlib import Path
-from typing import Any, Iterable, Mapping
+from typing import Any
 
 from judges.errors import ConfigError, InputError
 from judges.labels.field_paths import fans_out, get_field, tokens
-from judges.labels.schema import (LabelledItem, LabelledSet, LabelType, check_consistent, check_label, check_scale,
-                                  default_scale)
+from judges.labels.schema import (
+    LabelledItem,
+    LabelledSet,
+    LabelType,
+    check_consistent,
+    check_label,
+    check_scale,
+    default_scale,
+)
 from judges.labels.tables import iter_rows
 from judges.types import Sample
 
@@ -77,8 +86,9 @@ class ColumnMapping:
             raise ConfigError(f"--columns must name the column of: {', '.join(missing)}")
         for name in ("input", "actual_output", "id", "metric", "expected_output", "actual_output_b"):
             if name in pairs and fans_out(pairs[name]):
-                raise ConfigError(f"--columns: {name} is one value per row; `*` fans out only label, annotator "
-                                  "and references")
+                raise ConfigError(
+                    f"--columns: {name} is one value per row; `*` fans out only label, annotator and references"
+                )
         return cls(**pairs, label_values=dict(label_values or {}))
 
 
@@ -94,10 +104,8 @@ def _references(value: Any, *, path: str, line: int, name: str) -> tuple[str, ..
     if value is None or value == "":
         return ()
     if isinstance(value, str) and value.lstrip().startswith("["):
-        try:
+        with contextlib.suppress(json.JSONDecodeError):
             value = json.loads(value)
-        except json.JSONDecodeError:
-            pass
     if isinstance(value, str):
         return (value,)
     if isinstance(value, (list, tuple)) and all(isinstance(v, str) for v in value):
@@ -113,10 +121,12 @@ def _label(value: Any, mapping: ColumnMapping, *, path: str, line: int) -> float
     try:
         number = float(value)
     except (TypeError, ValueError):
-        hint = (f" (known text labels: {', '.join(mapping.label_values)})" if mapping.label_values
-                else "; map text labels with --label-map TEXT=NUMBER,...")
-        raise InputError(f"expected a number, got {value!r}{hint}", path=path, line=line,
-                         field=mapping.label) from None
+        hint = (
+            f" (known text labels: {', '.join(mapping.label_values)})"
+            if mapping.label_values
+            else "; map text labels with --label-map TEXT=NUMBER,..."
+        )
+        raise InputError(f"expected a number, got {value!r}{hint}", path=path, line=line, field=mapping.label) from None
     if math.isnan(number):
         raise InputError("the label is missing (NaN)", path=path, line=line, field=mapping.label)
     return number
@@ -148,8 +158,15 @@ def _annotated(row: Mapping[str, Any], mapping: ColumnMapping, where: dict[str, 
     return [(name, label) for name, label in pairs if label is not None and label != ""]  # a skipped item
 
 
-def map_rows(rows: Iterable[tuple[int, Mapping[str, Any]]], mapping: ColumnMapping, *, metric: str | None,
-             label_type: LabelType, scale: tuple[float, float] | None = None, path: str = "") -> list[LabelledItem]:
+def map_rows(
+    rows: Iterable[tuple[int, Mapping[str, Any]]],
+    mapping: ColumnMapping,
+    *,
+    metric: str | None,
+    label_type: LabelType,
+    scale: tuple[float, float] | None = None,
+    path: str = "",
+) -> list[LabelledItem]:
     """Labelled items from (line, row) pairs; the scale of continuous labels defaults to the observed range."""
     scale = scale or default_scale(label_type)
     if scale is None and label_type is not LabelType.CONTINUOUS:
@@ -161,21 +178,33 @@ def map_rows(rows: Iterable[tuple[int, Mapping[str, Any]]], mapping: ColumnMappi
     staged = []
     for line, row in rows:
         where: dict[str, Any] = {"path": path, "line": line}
-        sample = Sample(input=_text(_column(row, mapping.input, where), name=str(mapping.input), **where),
-                        references=_references(_column(row, mapping.references, where), name=str(mapping.references),
-                                               **where),
-                        expected_output=_text(_column(row, mapping.expected_output, where),
-                                              name=str(mapping.expected_output), **where),
-                        actual_output=_text(_column(row, mapping.actual_output, where), name=mapping.actual_output,
-                                            **where))
+        sample = Sample(
+            input=_text(_column(row, mapping.input, where), name=str(mapping.input), **where),
+            references=_references(_column(row, mapping.references, where), name=str(mapping.references), **where),
+            expected_output=_text(
+                _column(row, mapping.expected_output, where), name=str(mapping.expected_output), **where
+            ),
+            actual_output=_text(_column(row, mapping.actual_output, where), name=mapping.actual_output, **where),
+        )
         answer_b = _column(row, mapping.actual_output_b, where)
         if label_type is LabelType.PREFERENCE and answer_b is None:
             raise ConfigError("preference labels need --columns actual_output_b=<column of the second answer>")
-        item_id = "/".join(str(_column(row, part, where)) for part in mapping.id.split("+")) if mapping.id else str(line)
+        item_id = (
+            "/".join(str(_column(row, part, where)) for part in mapping.id.split("+")) if mapping.id else str(line)
+        )
         row_metric = str(_column(row, mapping.metric, where, metric))
         for annotator, raw in _annotated(row, mapping, where):
-            staged.append((line, item_id, row_metric, _label(raw, mapping, **where), annotator, sample,
-                           None if answer_b is None else _text(answer_b, name=str(mapping.actual_output_b), **where)))
+            staged.append(
+                (
+                    line,
+                    item_id,
+                    row_metric,
+                    _label(raw, mapping, **where),
+                    annotator,
+                    sample,
+                    None if answer_b is None else _text(answer_b, name=str(mapping.actual_output_b), **where),
+                )
+            )
     if not staged:
         raise InputError("no rows to read", path=path or None)
     if scale is None:
@@ -185,16 +214,36 @@ def map_rows(rows: Iterable[tuple[int, Mapping[str, Any]]], mapping: ColumnMappi
     for line, item_id, row_metric, label, annotator, sample, answer_b in staged:
         if problem := check_label(label_type, label, scale):
             raise InputError(problem, path=path, line=line, field=mapping.label)
-        items.append((line, LabelledItem(id=item_id, metric=row_metric, label=label, label_type=label_type,
-                                         scale=(float(scale[0]), float(scale[1])), annotator=annotator,
-                                         sample=sample, answer_b=answer_b)))
+        items.append(
+            (
+                line,
+                LabelledItem(
+                    id=item_id,
+                    metric=row_metric,
+                    label=label,
+                    label_type=label_type,
+                    scale=(float(scale[0]), float(scale[1])),
+                    annotator=annotator,
+                    sample=sample,
+                    answer_b=answer_b,
+                ),
+            )
+        )
     check_consistent(items, path=path or None)
     return [item for _, item in items]
 
 
-def load_mapped(source: str, mapping: ColumnMapping, *, metric: str | None, label_type: LabelType,
-                scale: tuple[float, float] | None = None, split: str = "train") -> LabelledSet:
+def load_mapped(
+    source: str,
+    mapping: ColumnMapping,
+    *,
+    metric: str | None,
+    label_type: LabelType,
+    scale: tuple[float, float] | None = None,
+    split: str = "train",
+) -> LabelledSet:
     """A user's labelled data as a LabelledSet, read through `mapping`."""
-    items = map_rows(iter_rows(source, split=split), mapping, metric=metric, label_type=label_type, scale=scale,
-                     path=source)
+    items = map_rows(
+        iter_rows(source, split=split), mapping, metric=metric, label_type=label_type, scale=scale, path=source
+    )
     return LabelledSet(Path(source).stem or source, tuple(items), source=source)

@@ -16,16 +16,29 @@ SETS: dict[str, tuple[str, dict[str, Any], str]] = {
     "begin-wow": ("judges.labels.begin:load_begin", {"subsets": ("wow",)}, "BEGIN Wizard of Wikipedia (430)"),
     "begin-cmu": ("judges.labels.begin:load_begin", {"subsets": ("cmu",)}, "BEGIN CMU-DoG (416)"),
     "begin-tc": ("judges.labels.begin:load_begin", {"subsets": ("tc",)}, "BEGIN TopicalChat (383)"),
-    "topical-chat": ("judges.labels.topical_chat:load_topical_chat", {},
-                     "USR Topical-Chat groundedness, continuous faithfulness in [0, 1] (360)"),
-    "ragchecker": ("judges.labels.ragchecker:load_ragchecker", {},
-                   "RAGChecker pairwise preferences, correctness / completeness / overall, 2 annotators (560)"),
+    "topical-chat": (
+        "judges.labels.topical_chat:load_topical_chat",
+        {},
+        "USR Topical-Chat groundedness, continuous faithfulness in [0, 1] (360)",
+    ),
+    "ragchecker": (
+        "judges.labels.ragchecker:load_ragchecker",
+        {},
+        "RAGChecker pairwise preferences, correctness / completeness / overall, 2 annotators (560)",
+    ),
     "alce": ("judges.labels.alce:load_alce", {}, "ALCE utility 1..5 as usefulness, ASQA + ELI5 (800)"),
     "alce-asqa": ("judges.labels.alce:load_alce", {"datasets": ("asqa",)}, "ALCE utility, ASQA (400)"),
     "alce-eli5": ("judges.labels.alce:load_alce", {"datasets": ("eli5",)}, "ALCE utility, ELI5 (400)"),
-    "wikieval": ("judges.labels.hub_sets:load_wikieval", {}, "WikiEval pairs from the hub (network; or wikieval:FOLDER)"),
-    "ragtruth": ("judges.labels.hub_sets:load_ragtruth", {},
-                 "RAGTruth response-level hallucination labels, wandb/RAGTruth-processed (network; ragtruth:DIR)"),
+    "wikieval": (
+        "judges.labels.hub_sets:load_wikieval",
+        {},
+        "WikiEval pairs from the hub (network; or wikieval:FOLDER)",
+    ),
+    "ragtruth": (
+        "judges.labels.hub_sets:load_ragtruth",
+        {},
+        "RAGTruth response-level hallucination labels, wandb/RAGTruth-processed (network; ragtruth:DIR)",
+    ),
 }
 HUB_SETS = ("wikieval", "ragtruth")
 
@@ -53,16 +66,29 @@ def load_set(name: str, *, split: str | None = None) -> LabelledSet:
         import inspect
 
         if "split" not in inspect.signature(loader).parameters:
-            with_splits = [n for n, (t, _, _) in SETS.items() if "split" in inspect.signature(
-                getattr(importlib.import_module(t.partition(":")[0]), t.partition(":")[2])).parameters]
+            with_splits = [
+                n
+                for n, (t, _, _) in SETS.items()
+                if "split"
+                in inspect.signature(
+                    getattr(importlib.import_module(t.partition(":")[0]), t.partition(":")[2])
+                ).parameters
+            ]
             raise ConfigError(f"{name!r} has one split; splits apply to {', '.join(with_splits)}")
         kwargs = {**kwargs, "split": split}
     return loader(**kwargs)
 
 
-def open_labels(spec: str, *, columns: str | None = None, metric: str | None = None, label_type: str | None = None,
-                scale: tuple[float, float] | None = None, split: str | None = None,
-                label_map: dict[str, float] | None = None) -> LabelledSet:
+def open_labels(
+    spec: str,
+    *,
+    columns: str | None = None,
+    metric: str | None = None,
+    label_type: str | None = None,
+    scale: tuple[float, float] | None = None,
+    split: str | None = None,
+    label_map: dict[str, float] | None = None,
+) -> LabelledSet:
     """`--labels`: a set name (`begin-wow:test` for another split), a labelled-item JSONL, or (with `columns`)
     a CSV/TSV/JSONL/JSON/Parquet file, a saved HF dataset folder or a hub dataset."""
     if columns is not None:
@@ -72,8 +98,9 @@ def open_labels(spec: str, *, columns: str | None = None, metric: str | None = N
         mapping = ColumnMapping.parse(columns, label_map)
         if not label_type or not (metric or mapping.metric):
             raise ConfigError("--columns needs --metric and --label-type (binary, ordinal, continuous, preference)")
-        return load_mapped(spec, mapping, metric=metric, label_type=LabelType(label_type), scale=scale,
-                           split=split or "train")
+        return load_mapped(
+            spec, mapping, metric=metric, label_type=LabelType(label_type), scale=scale, split=split or "train"
+        )
     if label_map:
         raise ConfigError("--label-map applies to your own file read with --columns")
     if spec in SETS or spec.partition(":")[0] in SETS:
@@ -83,6 +110,9 @@ def open_labels(spec: str, *, columns: str | None = None, metric: str | None = N
 
         return read_labels(spec)
     close = difflib.get_close_matches(spec, list(SETS), n=3)
-    hint = f" (did you mean {' or '.join(close)}?)" if close else \
-        "; give a set name, a labelled-item JSONL, or your own file with --columns"
+    hint = (
+        f" (did you mean {' or '.join(close)}?)"
+        if close
+        else "; give a set name, a labelled-item JSONL, or your own file with --columns"
+    )
     raise InputError(f"no labelled set or file named {spec!r}{hint}")

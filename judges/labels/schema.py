@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import Any, Iterable, Mapping
+from typing import Any
 
 from judges.errors import InputError
 from judges.types import Sample
@@ -42,10 +43,16 @@ class LabelledItem:
     def to_record(self) -> dict[str, Any]:
         """The JSONL record (see `parse_item` for the schema)."""
         out: dict[str, Any] = {
-            "id": self.id, "metric": self.metric, "label": _plain(self.label), "label_type": self.label_type.value,
-            "scale": [_plain(v) for v in self.scale], "annotator": self.annotator,
-            "input": self.sample.input, "references": list(self.sample.references),
-            "expected_output": self.sample.expected_output, "actual_output": self.sample.actual_output,
+            "id": self.id,
+            "metric": self.metric,
+            "label": _plain(self.label),
+            "label_type": self.label_type.value,
+            "scale": [_plain(v) for v in self.scale],
+            "annotator": self.annotator,
+            "input": self.sample.input,
+            "references": list(self.sample.references),
+            "expected_output": self.sample.expected_output,
+            "actual_output": self.sample.actual_output,
         }
         if self.answer_b is not None:
             out["actual_output_b"] = self.answer_b
@@ -117,6 +124,7 @@ def parse_item(record: dict[str, Any], *, path: str, line: int) -> LabelledItem:
     binary labels. `annotator` defaults to "human"; `references` to []; `expected_output` to "".
     Pairwise preferences also need `actual_output_b`. Anything under `extra` is kept as is.
     """
+
     def fail(message: str, name: str) -> InputError:
         return InputError(message, path=path, line=line, field=name)
 
@@ -131,8 +139,11 @@ def parse_item(record: dict[str, Any], *, path: str, line: int) -> LabelledItem:
     if isinstance(label, bool) or not isinstance(label, (int, float)) or math.isnan(label):
         raise fail(f"expected a number, got {label!r}", "label")
     scale = record.get("scale", default_scale(label_type))
-    if not isinstance(scale, (list, tuple)) or len(scale) != 2 \
-            or not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in scale):
+    if (
+        not isinstance(scale, (list, tuple))
+        or len(scale) != 2
+        or not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in scale)
+    ):
         raise fail("expected [low, high]", "scale")
     scale = (float(scale[0]), float(scale[1]))
     if problem := check_scale(label_type, scale):
@@ -153,11 +164,23 @@ def parse_item(record: dict[str, Any], *, path: str, line: int) -> LabelledItem:
     extra = record.get("extra", {})
     if not isinstance(extra, dict):
         raise fail("expected an object", "extra")
-    sample = Sample(input=record.get("input") or "", references=tuple(references),
-                    expected_output=record.get("expected_output") or "", actual_output=record["actual_output"])
-    return LabelledItem(id=str(record["id"]), metric=record["metric"], label=float(label), label_type=label_type,
-                        scale=scale, annotator=str(record.get("annotator") or "human"), sample=sample,
-                        answer_b=answer_b, extra=extra)
+    sample = Sample(
+        input=record.get("input") or "",
+        references=tuple(references),
+        expected_output=record.get("expected_output") or "",
+        actual_output=record["actual_output"],
+    )
+    return LabelledItem(
+        id=str(record["id"]),
+        metric=record["metric"],
+        label=float(label),
+        label_type=label_type,
+        scale=scale,
+        annotator=str(record.get("annotator") or "human"),
+        sample=sample,
+        answer_b=answer_b,
+        extra=extra,
+    )
 
 
 def check_consistent(items: Iterable[tuple[int | None, LabelledItem]], *, path: str | None = None) -> None:
@@ -167,10 +190,18 @@ def check_consistent(items: Iterable[tuple[int | None, LabelledItem]], *, path: 
     for line, item in items:
         kind = kinds.setdefault(item.metric, (item.label_type, item.scale))
         if kind != (item.label_type, item.scale):
-            raise InputError(f"metric {item.metric!r} mixes label types or scales: {kind[0].value} {list(kind[1])} "
-                             f"before, {item.label_type.value} {list(item.scale)} here", path=path, line=line)
+            raise InputError(
+                f"metric {item.metric!r} mixes label types or scales: {kind[0].value} {list(kind[1])} "
+                f"before, {item.label_type.value} {list(item.scale)} here",
+                path=path,
+                line=line,
+            )
         key = (item.id, item.metric, item.annotator)
         if key in seen:
-            raise InputError(f"item {item.id!r} has a second {item.metric} label from annotator {item.annotator!r}",
-                             path=path, line=line, field="id")
+            raise InputError(
+                f"item {item.id!r} has a second {item.metric} label from annotator {item.annotator!r}",
+                path=path,
+                line=line,
+                field="id",
+            )
         seen.add(key)

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import csv
 import json
+from collections.abc import Iterator, Mapping
 from pathlib import Path
-from typing import Any, Iterator, Mapping
+from typing import Any
 
 from judges.errors import InputError
 
@@ -16,8 +17,13 @@ def _csv_rows(path: Path, tsv: bool) -> Iterator[tuple[int, Mapping[str, Any]]]:
     import pandas as pd
 
     # every cell as text (labels are parsed later); a TSV's quotes are text, as in BEGIN's raw files
-    frame = pd.read_csv(path, sep="\t" if tsv else ",", dtype=str, keep_default_na=False,
-                        quoting=csv.QUOTE_NONE if tsv else csv.QUOTE_MINIMAL)
+    frame = pd.read_csv(
+        path,
+        sep="\t" if tsv else ",",
+        dtype=str,
+        keep_default_na=False,
+        quoting=csv.QUOTE_NONE if tsv else csv.QUOTE_MINIMAL,
+    )
     yield from enumerate(frame.to_dict(orient="records"), start=2)  # line 1 is the header
 
 
@@ -28,8 +34,9 @@ def _saved_dataset_rows(path: Path, split: str) -> list[dict[str, Any]]:
     loaded = datasets.load_from_disk(str(path))
     if isinstance(loaded, datasets.DatasetDict):
         if split not in loaded:
-            raise InputError(f"no split {split!r} (splits: {', '.join(loaded)}); choose one with --split",
-                             path=str(path))
+            raise InputError(
+                f"no split {split!r} (splits: {', '.join(loaded)}); choose one with --split", path=str(path)
+            )
         loaded = loaded[split]
     return loaded.to_list()
 

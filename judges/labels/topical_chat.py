@@ -5,9 +5,9 @@ from __future__ import annotations
 from typing import Any
 
 from judges.errors import InputError
-from judges.types import Sample
 from judges.labels.schema import LabelledItem, LabelledSet, LabelType
 from judges.labels.shared import read_shared_json, shared_file
+from judges.types import Sample
 
 FIELDS = ("source", "context", "system_output", "system_id", "scores")
 
@@ -23,14 +23,27 @@ def parse_topical_chat(records: Any, *, path: str) -> list[LabelledItem]:
             raise InputError(f"entry {number} has no {missing!r}", path=path, field=missing)
         grounded = record["scores"].get("groundedness")
         if not isinstance(grounded, (int, float)) or not 0 <= grounded <= 1:
-            raise InputError(f"entry {number}: groundedness must be a number in [0, 1]", path=path,
-                             field="scores.groundedness")
-        sample = Sample(input=record["source"].strip(), references=(record["context"],), expected_output="",
-                        actual_output=record["system_output"].strip())
-        items.append(LabelledItem(
-            id=str(number), metric="faithfulness", label=float(grounded), label_type=LabelType.CONTINUOUS,
-            scale=(0.0, 1.0), annotator="usr-mean-of-3", sample=sample,
-            extra={"system": record["system_id"], "scores": dict(record["scores"])}))
+            raise InputError(
+                f"entry {number}: groundedness must be a number in [0, 1]", path=path, field="scores.groundedness"
+            )
+        sample = Sample(
+            input=record["source"].strip(),
+            references=(record["context"],),
+            expected_output="",
+            actual_output=record["system_output"].strip(),
+        )
+        items.append(
+            LabelledItem(
+                id=str(number),
+                metric="faithfulness",
+                label=float(grounded),
+                label_type=LabelType.CONTINUOUS,
+                scale=(0.0, 1.0),
+                annotator="usr-mean-of-3",
+                sample=sample,
+                extra={"system": record["system_id"], "scores": dict(record["scores"])},
+            )
+        )
     return items
 
 

@@ -5,9 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Literal
 
-from typing_extensions import TypedDict
-
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, with_config
+from typing_extensions import TypedDict
 
 from judges.errors import ConfigError
 from judges.files.toml_config import read_toml, validate_config
@@ -41,7 +40,7 @@ class Candidate(BaseModel):
     kind: Literal["llm", "metric", "baseline", "embedding"] = "llm"
     model: str | None = None  # llm and metric: a LiteLLM id or local judge; embedding: an embedding model
     prompts: str = "default"
-    params: JudgeParams = Field(default_factory=dict)  # type: ignore[arg-type]
+    params: JudgeParams = Field(default_factory=dict)  # type: ignore[assignment]
     baseline: str | None = None  # baseline: oracle / always-top / always-lowest / always-null / random
     api_base: str | None = None
     metrics: dict[str, str] = Field(default_factory=dict)  # metric: labelled metric -> suite metric scoring it
@@ -122,10 +121,13 @@ def _check_metric_map(candidate: Candidate, where: str) -> None:
     from judges.rag.registry import build_registry
 
     if not candidate.metrics or not isinstance(candidate.metrics, dict):
-        raise ConfigError(f"{where}: a metric candidate needs metrics = {{labelled_metric = \"suite_metric\"}}, "
-                          "e.g. {faithfulness = \"llamaindex_faithfulness\"}")
+        raise ConfigError(
+            f'{where}: a metric candidate needs metrics = {{labelled_metric = "suite_metric"}}, '
+            'e.g. {faithfulness = "llamaindex_faithfulness"}'
+        )
     registry = build_registry()
     for labelled, suite in candidate.metrics.items():
         if suite not in registry:
-            raise ConfigError(f"{where}: metrics.{labelled} = {suite!r} is not a suite metric; "
-                              "see `judgelab metrics --list`")
+            raise ConfigError(
+                f"{where}: metrics.{labelled} = {suite!r} is not a suite metric; see `judgelab metrics --list`"
+            )

@@ -12,16 +12,19 @@ from typing import Any
 from judges.agreement.predictions import Prediction, Predictions
 from judges.errors import ConfigError
 from judges.labels.schema import LabelledSet, LabelType
-from judges.types import Sample, VerdictState
 from judges.leaderboard.config import Candidate, Evaluation
 from judges.leaderboard.entries import Entry
 from judges.leaderboard.unit_test_entries import run_stopped
+from judges.types import Sample, VerdictState
 
 # which GroUSE prompt grades which labelled metric (ALCE utility has no documents: relevancy 1-5 stands in)
 TEMPLATE_FOR = {"faithfulness": "faithfulness", "usefulness": "answer_relevancy"}
 # the figure ranked per label type; for a binary label and a 0/1 judge, AUROC equals balanced accuracy
-HEADLINE = {LabelType.BINARY: ("auroc", "balanced_accuracy"), LabelType.ORDINAL: ("spearman",),
-            LabelType.CONTINUOUS: ("spearman",)}
+HEADLINE = {
+    LabelType.BINARY: ("auroc", "balanced_accuracy"),
+    LabelType.ORDINAL: ("spearman",),
+    LabelType.CONTINUOUS: ("spearman",),
+}
 BASELINE_SCORES = {"always-top": 1.0, "always-lowest": 0.0}
 
 
@@ -51,8 +54,9 @@ def _predictions(run: Any, metric: str) -> dict[str, Prediction]:
     out = {}
     for record in run.records:
         verdict = record["metrics"][metric]["verdict"]
-        out[record["id"]] = Prediction(record["id"], VerdictState(verdict["state"]), verdict.get("grade"),
-                                       verdict.get("message"))
+        out[record["id"]] = Prediction(
+            record["id"], VerdictState(verdict["state"]), verdict.get("grade"), verdict.get("message")
+        )
     return out
 
 
@@ -60,8 +64,9 @@ def _short_sha(hashes: list[str]) -> str:
     return hashlib.sha256("".join(sorted(hashes)).encode()).hexdigest()[:12]
 
 
-def _llm_scores(candidate: Candidate, metric: str, samples: dict[str, Sample], cache: str, out: Path) -> tuple[
-        dict[str, Prediction], dict[str, Any]]:
+def _llm_scores(
+    candidate: Candidate, metric: str, samples: dict[str, Sample], cache: str, out: Path
+) -> tuple[dict[str, Prediction], dict[str, Any]]:
     """The candidate's GroUSE prompt for the labelled metric, graded alone on each item (its run under `out`)."""
     from judges.judging.factory import JudgeOptions
     from judges.runs.api import grade_samples
@@ -69,8 +74,13 @@ def _llm_scores(candidate: Candidate, metric: str, samples: dict[str, Sample], c
     template = TEMPLATE_FOR.get(metric)
     if template is None:
         raise ConfigError(f"no judge prompt grades the labelled metric {metric!r} (known: {', '.join(TEMPLATE_FOR)})")
-    options = JudgeOptions(judge=str(candidate.model), prompts=candidate.prompts, api_base=candidate.api_base,
-                           cache_path=cache, **candidate.params)
+    options = JudgeOptions(
+        judge=str(candidate.model),
+        prompts=candidate.prompts,
+        api_base=candidate.api_base,
+        cache_path=cache,
+        **candidate.params,
+    )
     run = grade_samples(list(samples.items()), options, metrics=[template], out=out)
     if run.stop_reason:
         raise run_stopped(run)
@@ -79,8 +89,9 @@ def _llm_scores(candidate: Candidate, metric: str, samples: dict[str, Sample], c
     return _predictions(run, template), {"calls": usage["calls"], "cost_usd": usage["cost"], "prompt_sha": sha}
 
 
-def _metric_scores(candidate: Candidate, metric: str, samples: dict[str, Sample], cache: str, out: Path) -> tuple[
-        dict[str, Prediction], dict[str, Any]]:
+def _metric_scores(
+    candidate: Candidate, metric: str, samples: dict[str, Sample], cache: str, out: Path
+) -> tuple[dict[str, Prediction], dict[str, Any]]:
     """The suite metric the candidate maps to the labelled metric, run on each item (references as contexts)."""
     from judges.judging.factory import JudgeOptions
     from judges.rag.sample import RagSample
@@ -88,16 +99,28 @@ def _metric_scores(candidate: Candidate, metric: str, samples: dict[str, Sample]
     from judges.runs.api import run_metrics
 
     name = candidate.metrics[metric]
-    options = JudgeOptions(judge=str(candidate.model), api_base=candidate.api_base, cache_path=cache,
-                           **candidate.params)
-    rag_samples = [RagSample(id=i, question=s.input, answer=s.actual_output, contexts=tuple(s.references),
-                             ground_truth=s.expected_output or None) for i, s in samples.items()]
+    options = JudgeOptions(
+        judge=str(candidate.model), api_base=candidate.api_base, cache_path=cache, **candidate.params
+    )
+    rag_samples = [
+        RagSample(
+            id=i,
+            question=s.input,
+            answer=s.actual_output,
+            contexts=tuple(s.references),
+            ground_truth=s.expected_output or None,
+        )
+        for i, s in samples.items()
+    ]
     run = run_metrics(rag_samples, [name], options, out=out, settings=MetricSettings(logprobs=candidate.logprobs))
     if run.stop_reason:
         raise run_stopped(run)
     usage = run.summary["usage"]
-    return _predictions(run, name), {"calls": usage["calls"], "cost_usd": usage["cost"],
-                                     "prompt_sha": _short_sha(list(run.config["rag_prompts_sha256"].values()))}
+    return _predictions(run, name), {
+        "calls": usage["calls"],
+        "cost_usd": usage["cost"],
+        "prompt_sha": _short_sha(list(run.config["rag_prompts_sha256"].values())),
+    }
 
 
 async def _embedding_scores(candidate: Candidate, metric: str, samples: dict[str, Sample]) -> dict[str, Prediction]:
@@ -126,8 +149,9 @@ def _baseline_scores(name: str, samples: dict[str, Sample]) -> dict[str, Predict
     raise ConfigError(f"baseline {name!r} has no meaning on human labels")
 
 
-def label_entries(candidate: Candidate, evaluation: Evaluation, cache: str, labels: LabelledSet,
-                  runs_dir: Path) -> list[Entry]:
+def label_entries(
+    candidate: Candidate, evaluation: Evaluation, cache: str, labels: LabelledSet, runs_dir: Path
+) -> list[Entry]:
     from judges.agreement.measure import measure
     from judges.leaderboard.unit_test_entries import run_folder
 
@@ -146,20 +170,45 @@ def label_entries(candidate: Candidate, evaluation: Evaluation, cache: str, labe
         scores = _baseline_scores(str(candidate.baseline), samples)
     seconds = time.perf_counter() - started
     failed = sum(p.state is VerdictState.FAILURE for p in scores.values())
-    base = dict(candidate=candidate.name, kind=candidate.kind, model=candidate.model,
-                prompts={"llm": candidate.prompts, "metric": "rag"}.get(candidate.kind), prompt_sha=extra["prompt_sha"],
-                evaluation=evaluation.name, metric=metric, failure_rate=failed / len(scores) if scores else None,
-                calls=int(extra["calls"]), cost_usd=float(extra["cost_usd"]), seconds=seconds)
+    base = dict(
+        candidate=candidate.name,
+        kind=candidate.kind,
+        model=candidate.model,
+        prompts={"llm": candidate.prompts, "metric": "rag"}.get(candidate.kind),
+        prompt_sha=extra["prompt_sha"],
+        evaluation=evaluation.name,
+        metric=metric,
+        failure_rate=failed / len(scores) if scores else None,
+        calls=int(extra["calls"]),
+        cost_usd=float(extra["cost_usd"]),
+        seconds=seconds,
+    )
     if not any(p.state is VerdictState.GRADE and p.score is not None for p in scores.values()):
-        return [Entry(**base, statistic=HEADLINE[labels.items[0].label_type][0], value=None, ci_low=None,
-                      ci_high=None, n=len(samples), note="no figure: every item came back null or failed")]
+        return [
+            Entry(
+                **base,
+                statistic=HEADLINE[labels.items[0].label_type][0],
+                value=None,
+                ci_low=None,
+                ci_high=None,
+                n=len(samples),
+                note="no figure: every item came back null or failed",
+            )
+        ]
     agreement = measure(labels, Predictions({(i, None): p for i, p in scores.items()}, candidate.name))
     computed = {f.statistic for f in agreement.judge}
     statistic = next((s for s in HEADLINE[agreement.label_type] if s in computed), HEADLINE[agreement.label_type][0])
     figure = agreement.figure(statistic) if statistic in computed else None
     ceiling = next((f for f in agreement.ceiling if f.statistic == statistic), None)
-    return [Entry(**base, statistic=statistic, value=figure.value if figure else None,
-                  ci_low=figure.ci[0] if figure and figure.ci else None,
-                  ci_high=figure.ci[1] if figure and figure.ci else None,
-                  n=figure.n_items if figure else agreement.n_items, ceiling=ceiling.value if ceiling else None,
-                  note=figure.note if figure else "no figure: the judge's scores do not vary")]
+    return [
+        Entry(
+            **base,
+            statistic=statistic,
+            value=figure.value if figure else None,
+            ci_low=figure.ci[0] if figure and figure.ci else None,
+            ci_high=figure.ci[1] if figure and figure.ci else None,
+            n=figure.n_items if figure else agreement.n_items,
+            ceiling=ceiling.value if ceiling else None,
+            note=figure.note if figure else "no figure: the judge's scores do not vary",
+        )
+    ]

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Mapping
 
 import numpy as np
 
@@ -20,8 +20,10 @@ class Difference:
     high: float
 
     def describe(self) -> str:
-        return (f"paired bootstrap on the same {self.n} items: difference {self.mean:+.3f} "
-                f"[{self.low:+.3f}, {self.high:+.3f}]")
+        return (
+            f"paired bootstrap on the same {self.n} items: difference {self.mean:+.3f} "
+            f"[{self.low:+.3f}, {self.high:+.3f}]"
+        )
 
 
 def paired_difference(a: Mapping[str, float] | None, b: Mapping[str, float] | None) -> Difference | None:
@@ -35,7 +37,13 @@ def paired_difference(a: Mapping[str, float] | None, b: Mapping[str, float] | No
         return Difference(len(keys), mean, mean, mean)
     from scipy.stats import bootstrap
 
-    result = bootstrap((diff,), np.mean, n_resamples=RESAMPLES, confidence_level=CONFIDENCE, method="percentile",
-                       random_state=np.random.default_rng(SEED))
+    result = bootstrap(
+        (diff,),
+        np.mean,
+        n_resamples=RESAMPLES,
+        confidence_level=CONFIDENCE,
+        method="percentile",
+        random_state=np.random.default_rng(SEED),
+    )
     interval = result.confidence_interval
     return Difference(len(keys), mean, float(interval.low), float(interval.high))

@@ -42,54 +42,96 @@ def pick_row(pick: Pick) -> dict[str, str]:
     """The columns of one pick, shared by the Markdown and HTML tables."""
     best = pick.winner
     base = pick.baseline
-    return {"evaluation": pick.evaluation, "metric": pick.metric,
-            "statistic": " / ".join(named(s) for s in pick.statistic.split(" / ")),
-            "best judge": best.candidate if best else NO_WINNER if pick.reference else "-",
-            "value": _fmt(best.value) if best else "-", "95% interval": interval(best) if best else "",
-            "best baseline": f"{base.candidate} {_fmt(base.value)}" if base else "n/a (no baseline with a figure)",
-            "decided by": pick.test or "-", "why": pick.reason()}
+    return {
+        "evaluation": pick.evaluation,
+        "metric": pick.metric,
+        "statistic": " / ".join(named(s) for s in pick.statistic.split(" / ")),
+        "best judge": best.candidate if best else NO_WINNER if pick.reference else "-",
+        "value": _fmt(best.value) if best else "-",
+        "95% interval": interval(best) if best else "",
+        "best baseline": f"{base.candidate} {_fmt(base.value)}" if base else "n/a (no baseline with a figure)",
+        "decided by": pick.test or "-",
+        "why": pick.reason(),
+    }
 
 
 def markdown(entries: list[Entry], picks: list[Pick], meta: dict[str, Any]) -> str:
-    lines = ["# judgelab leaderboard", "", f"Generated {meta['date']} by judgelab {meta['judgelab_version']} from "
-             f"`{meta['config']}`. Figures with 95% intervals and the n they rest on. A judge is named best only "
-             "when it beats the best baseline (a paired bootstrap on the same items where per-item values exist, "
-             "else its 95% interval's lower bound above the baseline's figure); ties go to the cheaper, then the "
-             "faster by median latency per uncached call. A negative correlation or an AUROC below 0.5 never wins.",
-             "", "## Best judge per evaluation and metric", ""]
+    lines = [
+        "# judgelab leaderboard",
+        "",
+        f"Generated {meta['date']} by judgelab {meta['judgelab_version']} from "
+        f"`{meta['config']}`. Figures with 95% intervals and the n they rest on. A judge is named best only "
+        "when it beats the best baseline (a paired bootstrap on the same items where per-item values exist, "
+        "else its 95% interval's lower bound above the baseline's figure); ties go to the cheaper, then the "
+        "faster by median latency per uncached call. A negative correlation or an AUROC below 0.5 never wins.",
+        "",
+        "## Best judge per evaluation and metric",
+        "",
+    ]
     header = list(pick_row(picks[0])) if picks else []
     if picks:
         lines += ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
         lines += ["| " + " | ".join(_cell(v) for v in pick_row(p).values()) + " |" for p in picks]
-    lines += ["", "## Excluded candidates and why", "", "| evaluation | metric | candidate | why |", "|---|---|---|---|"]
-    lines += [f"| {p.evaluation} | {p.metric} | {name} | {_cell(why)} |" for p in picks for name, why in p.excluded.items()]
-    lines += ["", "## All figures", "",
-              "| evaluation | metric | candidate | kind | statistic | value | 95% interval | n | human ceiling | "
-              "failure rate | calls | USD / 1k calls | s / uncached call (median) |",
-              "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
-    for e in sorted(entries, key=lambda e: (e.evaluation, e.metric, -oriented(e.statistic, e.value)
-                                            if e.value is not None else 9)):
-        ceiling = _fmt(e.ceiling) if e.ceiling is not None else "n/a (one annotator per item)" \
-            if e.evaluation.startswith("labels") else "n/a (no human labels)"
+    lines += [
+        "",
+        "## Excluded candidates and why",
+        "",
+        "| evaluation | metric | candidate | why |",
+        "|---|---|---|---|",
+    ]
+    lines += [
+        f"| {p.evaluation} | {p.metric} | {name} | {_cell(why)} |" for p in picks for name, why in p.excluded.items()
+    ]
+    lines += [
+        "",
+        "## All figures",
+        "",
+        "| evaluation | metric | candidate | kind | statistic | value | 95% interval | n | human ceiling | "
+        "failure rate | calls | USD / 1k calls | s / uncached call (median) |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    for e in sorted(
+        entries, key=lambda e: (e.evaluation, e.metric, -oriented(e.statistic, e.value) if e.value is not None else 9)
+    ):
+        ceiling = (
+            _fmt(e.ceiling)
+            if e.ceiling is not None
+            else "n/a (one annotator per item)"
+            if e.evaluation.startswith("labels")
+            else "n/a (no human labels)"
+        )
         failure = _fmt(e.failure_rate) if e.failure_rate is not None else "n/a (no verdicts)"
-        lines.append(f"| {e.evaluation} | {e.metric} | {e.candidate} | {e.kind} | {named(e.statistic)} | "
-                     f"{_cell(shown_value(e))} | {interval(e)} | {e.n} | {ceiling} | {failure} | {e.calls} | "
-                     f"{e.cost_per_1k_calls:.4f} | {latency(e)} |")
+        lines.append(
+            f"| {e.evaluation} | {e.metric} | {e.candidate} | {e.kind} | {named(e.statistic)} | "
+            f"{_cell(shown_value(e))} | {interval(e)} | {e.n} | {ceiling} | {failure} | {e.calls} | "
+            f"{e.cost_per_1k_calls:.4f} | {latency(e)} |"
+        )
     lines += ["", "## Judges", "", "| candidate | kind | model | prompts | prompt hash |", "|---|---|---|---|---|"]
     seen = set()
     for e in entries:
         if e.candidate not in seen:
             seen.add(e.candidate)
-            lines.append(f"| {e.candidate} | {e.kind} | {e.model or '-'} | {e.prompts or '-'} | {e.prompt_sha or '-'} |")
+            lines.append(
+                f"| {e.candidate} | {e.kind} | {e.model or '-'} | {e.prompts or '-'} | {e.prompt_sha or '-'} |"
+            )
     lines += ["", "## Data", ""] + [f"- {name}: {info}" for name, info in meta["data"].items()]
     return "\n".join(lines) + "\n"
 
 
 def pick_dict(pick: Pick) -> dict[str, Any]:
-    return {"evaluation": pick.evaluation, "metric": pick.metric, "statistic": pick.statistic,
-            "best": pick.winner.candidate if pick.winner else None, "why": pick.reason(), "decided_by": pick.test,
-            "best_baseline": pick.baseline.candidate if pick.baseline else None, "reference": pick.reference,
-            "leader": pick.leader.candidate if pick.leader else None, "tied": pick.tied, "excluded": pick.excluded}
+    return {
+        "evaluation": pick.evaluation,
+        "metric": pick.metric,
+        "statistic": pick.statistic,
+        "best": pick.winner.candidate if pick.winner else None,
+        "why": pick.reason(),
+        "decided_by": pick.test,
+        "best_baseline": pick.baseline.candidate if pick.baseline else None,
+        "reference": pick.reference,
+        "leader": pick.leader.candidate if pick.leader else None,
+        "tied": pick.tied,
+        "excluded": pick.excluded,
+    }
 
 
 def write_tables(entries: list[Entry], picks: list[Pick], meta: dict[str, Any], out: Path) -> list[Path]:
@@ -156,26 +198,42 @@ def plot_pareto(entries: list[Entry], evaluation: str, metric: str, path: Path) 
 
     path = safe_plot_path(path, evaluation, metric)
     axis, label = _x_axis(group)
-    x_of = {"cost": lambda e: e.cost_per_1k_calls, "latency": lambda e: e.latency_s_per_uncached_call,
-            "wall": lambda e: e.seconds_per_call}[axis]
-    points = [(float(x_of(e)), float(oriented(e.statistic, e.value))) for e in group]  # type: ignore[arg-type]
+    field = {"cost": "cost_per_1k_calls", "latency": "latency_s_per_uncached_call", "wall": "seconds_per_call"}[axis]
+    points = [(float(getattr(e, field)), float(oriented(e.statistic, e.value))) for e in group]  # type: ignore[arg-type]
     front = pareto_front(points)
     fig, ax = plt.subplots(figsize=(6, 4))
     for entry, (x, _) in zip(group, points):
-        y = float(entry.value)  # type: ignore[arg-type]
+        y = float(entry.value or 0.0)  # plotted entries all have a value
         low = y - entry.ci_low if entry.ci_low is not None else 0
         high = entry.ci_high - y if entry.ci_high is not None else 0
         ax.errorbar([x], [y], yerr=[[low], [high]], fmt="o", capsize=3)
         ax.annotate(entry.candidate, (x, y), textcoords="offset points", xytext=(5, 5), fontsize=8)
     if len(front) >= 2:
-        ax.plot([points[i][0] for i in front], [float(group[i].value) for i in front], "--", color="grey",  # type: ignore[arg-type]
-                label="Pareto front")
+        ax.plot(
+            [points[i][0] for i in front],
+            [float(group[i].value or 0.0) for i in front],
+            "--",
+            color="grey",
+            label="Pareto front",
+        )
     elif front:
-        ax.plot([points[front[0]][0]], [float(group[front[0]].value)], "s", mfc="none", ms=12, color="grey",  # type: ignore[arg-type]
-                label="Pareto front (one judge)")
+        ax.plot(
+            [points[front[0]][0]],
+            [float(group[front[0]].value or 0.0)],
+            "s",
+            mfc="none",
+            ms=12,
+            color="grey",
+            label="Pareto front (one judge)",
+        )
     for entry in baselines:
-        ax.axhline(float(entry.value), linestyle=":", color="tab:red" if not entry.is_oracle else "tab:green",  # type: ignore[arg-type]
-                   linewidth=1, label=f"baseline {entry.candidate} ({entry.value:.3f})")
+        ax.axhline(
+            float(entry.value or 0.0),
+            linestyle=":",
+            color="tab:red" if not entry.is_oracle else "tab:green",
+            linewidth=1,
+            label=f"baseline {entry.candidate} ({entry.value:.3f})",
+        )
     ax.set_xlabel(label)
     statistics = sorted({e.statistic for e in rows})
     ax.set_ylabel(f"{' / '.join(named(s) for s in statistics)}", fontsize=8)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import sys
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -32,18 +32,25 @@ def data_versions(evaluations: list[Evaluation], labelled: dict[str, Any]) -> di
         if evaluation.kind == "unit_tests":
             source = Path(evaluation.source)
             file = source / f"{evaluation.split or 'test'}.jsonl" if source.is_dir() else source
-            shown = str(file.relative_to(bundled_dir("unit_tests").parent)) if file.is_relative_to(
-                bundled_dir("unit_tests").parent) else str(file)
+            shown = (
+                str(file.relative_to(bundled_dir("unit_tests").parent))
+                if file.is_relative_to(bundled_dir("unit_tests").parent)
+                else str(file)
+            )
             digest = _file_digest(file) if file.is_file() else "hub"
             versions[evaluation.name] = f"{shown} (sha256 {digest}), {evaluation.limit or 'all'} tests"
         else:
             labels = labelled[evaluation.name]
-            versions[evaluation.name] = (f"{labels.name}, metric {labels.metrics()[0]}, {len({i.id for i in labels.items})}"
-                                         f" items drawn with seed 0, {len(labels.items)} labels")
+            versions[evaluation.name] = (
+                f"{labels.name}, metric {labels.metrics()[0]}, {len({i.id for i in labels.items})}"
+                f" items drawn with seed 0, {len(labels.items)} labels"
+            )
     return versions
 
 
-def run_leaderboard(config: LeaderboardConfig, out: Path, log: Any = sys.stderr) -> tuple[list[Entry], list[Any], dict[str, Any]]:
+def run_leaderboard(
+    config: LeaderboardConfig, out: Path, log: Any = sys.stderr
+) -> tuple[list[Entry], list[Any], dict[str, Any]]:
     from judges import __version__
     from judges.leaderboard.html import render_html
     from judges.leaderboard.label_entries import label_entries, labelled_subset
@@ -63,9 +70,13 @@ def run_leaderboard(config: LeaderboardConfig, out: Path, log: Any = sys.stderr)
             else:
                 entries += label_entries(candidate, evaluation, config.cache, labelled[evaluation.name], out / "runs")
     picks = pick_best(entries, config.selection)
-    meta = {"date": datetime.now(timezone.utc).isoformat(timespec="seconds"), "judgelab_version": __version__,
-            "config": config.path, "data": data_versions(config.evaluations, labelled),
-            "judges": {c.name: _describe(c, entries) for c in config.candidates}}
+    meta = {
+        "date": datetime.now(UTC).isoformat(timespec="seconds"),
+        "judgelab_version": __version__,
+        "config": config.path,
+        "data": data_versions(config.evaluations, labelled),
+        "judges": {c.name: _describe(c, entries) for c in config.candidates},
+    }
     write_tables(entries, picks, meta, out)
     plots = []
     for pick in picks:

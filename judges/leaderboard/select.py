@@ -74,7 +74,11 @@ def _beats(entry: Entry, baseline: Entry | None, chance: float | None) -> tuple[
         return False, INTERVAL, "no 95% interval to compare"
     sign = ">" if (bound > point if higher else bound < point) else ("<=" if higher else ">=")
     side = "lower" if higher else "upper"
-    return (bound > point if higher else bound < point), INTERVAL, f"95% interval {side} bound {bound:.3f} {sign} {point:.3f}"
+    return (
+        (bound > point if higher else bound < point),
+        INTERVAL,
+        f"95% interval {side} bound {bound:.3f} {sign} {point:.3f}",
+    )
 
 
 def _tied(entry: Entry, leader: Entry) -> tuple[bool, str]:
@@ -92,9 +96,14 @@ def _tied(entry: Entry, leader: Entry) -> tuple[bool, str]:
 def _tie_break(tied: list[Entry]) -> tuple[Entry, str, list[str]]:
     """The cheaper, then the faster by median latency per uncached call, then the higher figure."""
     latencies_known = all(e.latency_s_per_uncached_call is not None for e in tied)
-    notes = [] if latencies_known else [
-        "speed not compared: no latency per uncached call for " + ", ".join(
-            e.candidate for e in tied if e.latency_s_per_uncached_call is None)]
+    notes = (
+        []
+        if latencies_known
+        else [
+            "speed not compared: no latency per uncached call for "
+            + ", ".join(e.candidate for e in tied if e.latency_s_per_uncached_call is None)
+        ]
+    )
 
     def key(e: Entry) -> tuple[float, float, float]:
         latency = e.latency_s_per_uncached_call if latencies_known else 0.0
@@ -105,22 +114,30 @@ def _tie_break(tied: list[Entry]) -> tuple[Entry, str, list[str]]:
     if winner.cost_per_1k_calls < runner.cost_per_1k_calls:
         how = f"cheaper ({winner.cost_per_1k_calls:.4f} vs {runner.cost_per_1k_calls:.4f} USD per 1k calls)"
     elif latencies_known and winner.latency_s_per_uncached_call != runner.latency_s_per_uncached_call:
-        how = (f"as cheap and faster ({winner.latency_s_per_uncached_call:.2f} vs "
-               f"{runner.latency_s_per_uncached_call:.2f} s median per uncached call)")
+        how = (
+            f"as cheap and faster ({winner.latency_s_per_uncached_call:.2f} vs "
+            f"{runner.latency_s_per_uncached_call:.2f} s median per uncached call)"
+        )
     else:
         how = "as cheap and as fast, the higher figure kept"
     return winner, how, notes
 
 
-def _group_pick(evaluation: str, metric: str, group: list[Entry], selection: Selection,
-                totals: dict[str, float | None]) -> Pick:
+def _group_pick(
+    evaluation: str, metric: str, group: list[Entry], selection: Selection, totals: dict[str, float | None]
+) -> Pick:
     excluded: dict[str, str] = {}
     contenders = []
     for entry in group:
-        why = ("the oracle, a ceiling shown for reference" if entry.is_oracle else
-               "a baseline, shown for reference" if entry.kind == "baseline" else _constraint(entry, selection, totals)
-               or (f"n/a: {entry.note or 'no figure'}" if entry.value is None else None)
-               or never_wins(entry.statistic, entry.value))
+        why = (
+            "the oracle, a ceiling shown for reference"
+            if entry.is_oracle
+            else "a baseline, shown for reference"
+            if entry.kind == "baseline"
+            else _constraint(entry, selection, totals)
+            or (f"n/a: {entry.note or 'no figure'}" if entry.value is None else None)
+            or never_wins(entry.statistic, entry.value)
+        )
         if why:
             excluded[entry.candidate] = why
         else:
@@ -129,8 +146,13 @@ def _group_pick(evaluation: str, metric: str, group: list[Entry], selection: Sel
     baselines = [e for e in group if e.kind == "baseline" and e.value is not None and not e.is_oracle]
     baseline = max(baselines, key=lambda e: oriented(e.statistic, float(e.value))) if baselines else None  # type: ignore[arg-type]
     chance = CHANCE.get(group[0].statistic) if baseline is None else None
-    reference = (f"the best baseline {baseline.candidate} ({baseline.value:.3f})" if baseline is not None
-                 else f"chance ({chance:.3f})" if chance is not None else "")
+    reference = (
+        f"the best baseline {baseline.candidate} ({baseline.value:.3f})"
+        if baseline is not None
+        else f"chance ({chance:.3f})"
+        if chance is not None
+        else ""
+    )
     beaten, tests = [], {}
     for entry in contenders:
         ok, test, figures = _beats(entry, baseline, chance)

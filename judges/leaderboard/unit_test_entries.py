@@ -9,9 +9,9 @@ from typing import Any
 
 import numpy as np
 
-from judges.types import ALL_METRICS
 from judges.leaderboard.config import Candidate, Evaluation
 from judges.leaderboard.entries import Entry
+from judges.types import ALL_METRICS
 
 RESAMPLES, SEED = 1000, 0
 
@@ -43,18 +43,37 @@ def run_to_entries(run: Any, base: dict[str, Any], seconds: float) -> list[Entry
     judged = [summary["metrics"][m] for m in ALL_METRICS[:4]]
     n_verdicts = sum(s["n"] for s in judged)
     failure_rate = sum(s["failures"] for s in judged) / n_verdicts if n_verdicts else None
-    common = dict(base, failure_rate=failure_rate, calls=int(usage["calls"]), cost_usd=float(usage["cost"]),
-                  seconds=seconds)
+    common = dict(
+        base, failure_rate=failure_rate, calls=int(usage["calls"]), cost_usd=float(usage["cost"]), seconds=seconds
+    )
     rows = [r for r in run.records if r.get("draw", 0) == 0]
     entries = []
     for metric in ALL_METRICS:
         stats = summary["metrics"][metric]
         low, high = wilson(stats["passed"], stats["completed"])
-        entries.append(Entry(**common, metric=metric, statistic="pass_rate", value=stats["pass_rate"], ci_low=low,
-                             ci_high=high, n=stats["completed"]))
+        entries.append(
+            Entry(
+                **common,
+                metric=metric,
+                statistic="pass_rate",
+                value=stats["pass_rate"],
+                ci_low=low,
+                ci_high=high,
+                n=stats["completed"],
+            )
+        )
     low, high = total_interval(rows)
-    entries.append(Entry(**common, metric="total", statistic="pass_rate", value=summary["total_pass_rate"],
-                         ci_low=low, ci_high=high, n=summary["completed_tests"]))
+    entries.append(
+        Entry(
+            **common,
+            metric="total",
+            statistic="pass_rate",
+            value=summary["total_pass_rate"],
+            ci_low=low,
+            ci_high=high,
+            n=summary["completed_tests"],
+        )
+    )
     return entries
 
 
@@ -65,7 +84,7 @@ def unit_test_entries(candidate: Candidate, evaluation: Evaluation, cache: str, 
     from judges.suite.baselines import run_baseline
     from judges.suite.loading import load_unit_tests
 
-    tests = load_unit_tests(evaluation.source, evaluation.split)[:evaluation.limit]
+    tests = load_unit_tests(evaluation.source, evaluation.split)[: evaluation.limit]
     base = dict(candidate=candidate.name, kind=candidate.kind, model=candidate.model, evaluation=evaluation.name)
     out = run_folder(runs_dir, candidate, evaluation)
     started = time.perf_counter()
@@ -75,8 +94,13 @@ def unit_test_entries(candidate: Candidate, evaluation: Evaluation, cache: str, 
         for entry in entries:
             entry.calls, entry.cost_usd = 0, 0.0  # scripted replies: no model was called
         return entries
-    options = JudgeOptions(judge=str(candidate.model), prompts=candidate.prompts, api_base=candidate.api_base,
-                           cache_path=cache, **candidate.params)
+    options = JudgeOptions(
+        judge=str(candidate.model),
+        prompts=candidate.prompts,
+        api_base=candidate.api_base,
+        cache_path=cache,
+        **candidate.params,
+    )
     run = run_unit_tests(tests, options, out=out, data=str(evaluation.source), split=evaluation.split)
     if run.stop_reason:
         raise run_stopped(run)

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 
 from judges.errors import InputError
 from judges.files.input_problems import load_file
@@ -13,15 +14,17 @@ HF_PREFIX = "hf:"
 _BUILDERS = {".parquet": "parquet", ".json": "json", ".jsonl": "json", ".csv": "csv", ".arrow": "arrow"}
 
 
-def load_rag_samples(spec: str, *, split: str | None = None, config: str | None = None,
-                     mapping: Mapping[str, str] | None = None) -> list[RagSample]:
+def load_rag_samples(
+    spec: str, *, split: str | None = None, config: str | None = None, mapping: Mapping[str, str] | None = None
+) -> list[RagSample]:
     """`FILE.jsonl` (judgelab's reader), or `hf:SOURCE` through `datasets`: a local .parquet/.json/.jsonl/.csv
     file, a folder written by `save_to_disk`, or a hub dataset name (needs the network)."""
     if not spec.startswith(HF_PREFIX):
-        parsed = load_file(spec, lambda line, obj: parse_record(obj, default_id=str(line), path=spec, line=line,
-                                                                mapping=mapping))
+        parsed = load_file(
+            spec, lambda line, obj: parse_record(obj, default_id=str(line), path=spec, line=line, mapping=mapping)
+        )
         return [sample for _, sample in parsed]
-    source = spec[len(HF_PREFIX):]
+    source = spec[len(HF_PREFIX) :]
     rows = _hf_rows(source, split, config)
     return [parse_record(row, default_id=str(i), path=spec, line=i, mapping=mapping) for i, row in enumerate(rows, 1)]
 
@@ -36,8 +39,9 @@ def _hf_rows(source: str, split: str | None, config: str | None) -> list[dict[st
         elif path.is_file():
             builder = _BUILDERS.get(path.suffix.lower())
             if builder is None:
-                raise InputError(f"no datasets reader for {path.suffix!r} files (use {', '.join(_BUILDERS)})",
-                                 path=source)
+                raise InputError(
+                    f"no datasets reader for {path.suffix!r} files (use {', '.join(_BUILDERS)})", path=source
+                )
             loaded = datasets.load_dataset(builder, data_files=str(path), split=split or "train")
         else:
             loaded = datasets.load_dataset(source, config, split=split or "test")

@@ -6,14 +6,15 @@ from __future__ import annotations
 import asyncio
 import importlib.util
 import threading
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Mapping, Protocol, Sequence
+from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 
 from judges.calls.backend import CallError
-from judges.errors import BackendUnavailable
 from judges.calls.runtime import RuntimeSettings, retrying
+from judges.errors import BackendUnavailable
 from judges.types import FailureKind
 
 if TYPE_CHECKING:
@@ -93,8 +94,14 @@ class LiteLLMEmbedder(_Cached):
     retried on 429, 5xx, connection errors and timeouts like judge calls. LiteLLM's embedding path makes two
     retries of its own under each attempt (it reads max_retries=0 as unset), so two attempts are the default."""
 
-    def __init__(self, model: str, *, api_base: str | None = None, retries: RuntimeSettings | None = None,
-                 store: EmbeddingCache | None = None) -> None:
+    def __init__(
+        self,
+        model: str,
+        *,
+        api_base: str | None = None,
+        retries: RuntimeSettings | None = None,
+        store: EmbeddingCache | None = None,
+    ) -> None:
         super().__init__(store)
         self.name, self._api_base = model, api_base
         self._retries = retries or RuntimeSettings(max_attempts=2)
@@ -115,11 +122,13 @@ class LiteLLMEmbedder(_Cached):
         litellm = import_litellm()
         connection = {"api_base": self._api_base} if self._api_base else {}
         try:
-            response = await asyncio.wait_for(litellm.aembedding(model=self.name, input=texts, **connection),
-                                              timeout=self._retries.timeout_s)
-        except asyncio.TimeoutError:
-            raise CallError(FailureKind.TIMEOUT, f"no embedding within {self._retries.timeout_s:g} s",
-                            retryable=True) from None
+            response = await asyncio.wait_for(
+                litellm.aembedding(model=self.name, input=texts, **connection), timeout=self._retries.timeout_s
+            )
+        except TimeoutError:
+            raise CallError(
+                FailureKind.TIMEOUT, f"no embedding within {self._retries.timeout_s:g} s", retryable=True
+            ) from None
         except Exception as err:  # every provider error becomes a CallError with a kind
             raise classify(err) from None
         return np.array([item["embedding"] for item in response.data], dtype=np.float32)
@@ -130,8 +139,12 @@ class ScriptedEmbedder(_Cached):
 
     name = "scripted"
 
-    def __init__(self, vectors: Mapping[str, Sequence[float]] | Callable[[str], Sequence[float]], *,
-                 store: EmbeddingCache | None = None) -> None:
+    def __init__(
+        self,
+        vectors: Mapping[str, Sequence[float]] | Callable[[str], Sequence[float]],
+        *,
+        store: EmbeddingCache | None = None,
+    ) -> None:
         super().__init__(store)
         self._lookup = vectors if callable(vectors) else vectors.__getitem__
         self.calls: list[list[str]] = []

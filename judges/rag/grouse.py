@@ -4,13 +4,14 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from judges.suite.conditions import judged_pa_nr
 from judges.errors import ConfigError
+from judges.judging.asking import StepFailed
 from judges.judging.grouse_judge import GroundedQAJudge
 from judges.judging.records import MetricRecord
-from judges.types import FailureKind, Sample, Verdict, VerdictState
-from judges.rag.judging import SAMPLE_PRIORITY, StepFailed
+from judges.rag.judging import SAMPLE_PRIORITY
 from judges.rag.spec import Scored
+from judges.suite.conditions import judged_pa_nr
+from judges.types import FailureKind, Sample, Verdict, VerdictState
 
 if TYPE_CHECKING:
     from judges.rag.scope import MetricRun

@@ -2,22 +2,23 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from contextvars import ContextVar
 from dataclasses import dataclass, field
-from typing import Any, Callable, Mapping, TypeVar
+from typing import Any, TypeVar
 
 from judges.calls.backend import CallError, Completion, CompletionRequest
-from judges.judging.asking import StepFailed, ask, call_logged
-from judges.errors import ConfigError
 from judges.calls.model_spec import JudgeModel
+from judges.calls.runtime import CallRuntime
+from judges.errors import ConfigError
+from judges.judging.asking import StepFailed, ask, call_logged
 from judges.judging.prompts import PromptSet
 from judges.judging.replies import extract_json
-from judges.calls.runtime import CallRuntime
-from judges.types import FailureKind
 from judges.rag.embeddings import Embedder
 from judges.rag.logprobs import WeightedGrade, weighted_grade
 from judges.rag.prompting import RagPrompts
 from judges.rag.settings import MetricSettings
+from judges.types import FailureKind
 
 T = TypeVar("T")
 # The running sample's order: its calls get a call slot before later samples' calls (set by the run service per item).
@@ -38,29 +39,55 @@ class RagJudge:
     grouse_prompts: PromptSet | None = None
     run_steps: dict[Any, Any] = field(default_factory=dict)  # steps shared by every sample (rubric evaluation steps)
 
-    def _request(self, template: str, messages: list[dict[str, str]], schema: dict[str, Any] | None,
-                 params: Mapping[str, Any] | None) -> CompletionRequest:
+    def _request(
+        self,
+        template: str,
+        messages: list[dict[str, str]],
+        schema: dict[str, Any] | None,
+        params: Mapping[str, Any] | None,
+    ) -> CompletionRequest:
         merged = {**self.params, **(params or {})}
         if schema is not None and self.model.json_schema:
             merged["response_format"] = {"type": "json_object", "schema": schema}
         return CompletionRequest(self.model.litellm_model, tuple(messages), merged, metric=template)
 
-    async def ask_json(self, template: str, variables: Mapping[str, Any], schema: dict[str, Any],
-                       parse: Callable[[Any], T], log: list[dict[str, Any]], *,
-                       params: Mapping[str, Any] | None = None) -> T:
+    async def ask_json(
+        self,
+        template: str,
+        variables: Mapping[str, Any],
+        schema: dict[str, Any],
+        parse: Callable[[Any], T],
+        log: list[dict[str, Any]],
+        *,
+        params: Mapping[str, Any] | None = None,
+    ) -> T:
         """Render, call, parse with `parse` (which raises ReplyError on a bad shape); ask again once if unusable."""
         prompt = self.prompts.template(template)
-        return await ask(self.runtime, lambda messages: self._request(template, messages, schema, params),
-                         prompt.render(**variables, grade_only=False), lambda text: parse(extract_json(text)), log,
-                         template=template, sha256=prompt.sha256, priority=SAMPLE_PRIORITY.get())
+        return await ask(
+            self.runtime,
+            lambda messages: self._request(template, messages, schema, params),
+            prompt.render(**variables, grade_only=False),
+            lambda text: parse(extract_json(text)),
+            log,
+            template=template,
+            sha256=prompt.sha256,
+            priority=SAMPLE_PRIORITY.get(),
+        )
 
-    async def ask_grade_token(self, template: str, variables: Mapping[str, Any], grades: Mapping[str, float],
-                              log: list[dict[str, Any]]) -> WeightedGrade:
+    async def ask_grade_token(
+        self, template: str, variables: Mapping[str, Any], grades: Mapping[str, float], log: list[dict[str, Any]]
+    ) -> WeightedGrade:
         """The template in grade-only mode, one token, its top-5 logprobs: the probability-weighted grade."""
         prompt = self.prompts.template(template)
         messages = [{"role": "user", "content": prompt.render(**variables, grade_only=True)}]
-        completion = await call_logged(self.runtime, self._request(template, messages, None, LOGPROB_PARAMS), log,
-                                       template=template, sha256=prompt.sha256, priority=SAMPLE_PRIORITY.get())
+        completion = await call_logged(
+            self.runtime,
+            self._request(template, messages, None, LOGPROB_PARAMS),
+            log,
+            template=template,
+            sha256=prompt.sha256,
+            priority=SAMPLE_PRIORITY.get(),
+        )
         log[-1]["top_logprobs"] = completion.top_logprobs
         if not completion.top_logprobs:
             raise StepFailed(FailureKind.UNPARSEABLE, f"{template}: the backend returned no logprobs")

@@ -3,7 +3,8 @@ mark, guideline adherence, and pass/fail faithfulness and relevancy."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Callable
+from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from judges.rag import retrieval, steps
 from judges.rag.rubric import Scale, rubric_grade
@@ -17,8 +18,11 @@ def _ids(run: MetricRun, measure: Callable[..., float | None], empty_reason: str
     retrieved = list(run.sample.retrieved_ids or ())
     expected = set(run.sample.expected_ids or ())
     value = measure(retrieved, expected, run.settings.k)
-    details = {"k": run.settings.k, "retrieved_top_k": retrieval.top_k(retrieved, run.settings.k),
-               "expected": sorted(expected)}
+    details = {
+        "k": run.settings.k,
+        "retrieved_top_k": retrieval.top_k(retrieved, run.settings.k),
+        "expected": sorted(expected),
+    }
     return Scored.null(empty_reason, **details) if value is None else Scored(value, details)
 
 
@@ -44,8 +48,13 @@ async def ndcg(run: MetricRun) -> Scored:
 
 def _variables(run: MetricRun) -> dict[str, object]:
     s = run.sample
-    return {"question": s.question or "", "answer": s.answer or "", "ground_truth": s.ground_truth or "",
-            "contexts": list(s.contexts or ()), "guidelines": s.guidelines or ""}
+    return {
+        "question": s.question or "",
+        "answer": s.answer or "",
+        "ground_truth": s.ground_truth or "",
+        "contexts": list(s.contexts or ()),
+        "guidelines": s.guidelines or "",
+    }
 
 
 async def correctness(run: MetricRun) -> Scored:
@@ -59,8 +68,7 @@ async def semantic_similarity(run: MetricRun) -> Scored:
     """Cosine similarity of answer and reference answer embeddings; passing at the threshold (default 0.8)."""
     value = await steps.similarity(run, run.sample.answer or "", run.sample.ground_truth or "")
     threshold = run.settings.similarity_threshold
-    return Scored(value, {"passing": value >= threshold, "threshold": threshold,
-                          "embeddings": run.judge.embedder.name})  # type: ignore[union-attr]
+    return Scored(value, {"passing": value >= threshold, "threshold": threshold, "embeddings": run.judge.embedder.name})  # type: ignore[union-attr]
 
 
 async def _pass_fail(run: MetricRun, template: str) -> Scored:

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Mapping
+from typing import Any
 
 
 @dataclass(frozen=True)
@@ -17,8 +18,12 @@ class WeightedGrade:
     top_tokens: dict[str, float]  # the raw top tokens and their probabilities
 
     def to_dict(self) -> dict[str, Any]:
-        return {"value": self.value, "distribution": self.distribution, "coverage": self.coverage,
-                "top_tokens": self.top_tokens}
+        return {
+            "value": self.value,
+            "distribution": self.distribution,
+            "coverage": self.coverage,
+            "top_tokens": self.top_tokens,
+        }
 
 
 def weighted_grade(top_logprobs: Mapping[str, float], grades: Mapping[str, float]) -> WeightedGrade | None:

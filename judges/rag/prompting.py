@@ -29,8 +29,9 @@ class RagPrompts:
     def template(self, name: str) -> PromptTemplate:
         if name not in self._loaded:
             folders = [f for f in (self.override, self.shipped) if f is not None]
-            path = next((f / f"{name}{TEMPLATE_SUFFIX}" for f in folders if (f / f"{name}{TEMPLATE_SUFFIX}").is_file()),
-                        None)
+            path = next(
+                (f / f"{name}{TEMPLATE_SUFFIX}" for f in folders if (f / f"{name}{TEMPLATE_SUFFIX}").is_file()), None
+            )
             if path is None:
                 raise PromptError(f"no template {name}{TEMPLATE_SUFFIX} in {' or '.join(map(str, folders))}")
             self._loaded[name] = PromptTemplate(name, path, path.read_text(encoding="utf-8"))

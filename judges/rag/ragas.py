@@ -8,14 +8,14 @@ import re
 import statistics
 from typing import TYPE_CHECKING, Any
 
+from judges.judging.asking import StepFailed
 from judges.judging.replies import ReplyError
-from judges.types import FailureKind, VerdictState
 from judges.rag import steps
 from judges.rag.formulas import fraction, harmonic_mean, precision_at_each_rank, ranked_context_precision, statement_f1
-from judges.rag.judging import StepFailed
 from judges.rag.parsing import as_bool, as_text, field, keyed_entries, keyed_object_schema, reason_schema, string_list
 from judges.rag.spec import Scored
 from judges.rag.text import keyed_sentences, normalize_entity
+from judges.types import FailureKind, VerdictState
 
 if TYPE_CHECKING:
     from judges.rag.scope import MetricRun
@@ -31,10 +31,16 @@ async def faithfulness(run: MetricRun) -> Scored:
 
 
 def _sentence_schema(keys: list[str]) -> dict[str, Any]:
-    entry = {"type": "object", "properties": {
-        "reason": reason_schema(), "faithful": {"type": "boolean"},
-        "deviation": {"type": "string", "maxLength": 160}, "context_says": {"type": "string", "maxLength": 200}},
-        "required": ["reason", "faithful", "deviation", "context_says"]}
+    entry = {
+        "type": "object",
+        "properties": {
+            "reason": reason_schema(),
+            "faithful": {"type": "boolean"},
+            "deviation": {"type": "string", "maxLength": 160},
+            "context_says": {"type": "string", "maxLength": 200},
+        },
+        "required": ["reason", "faithful", "deviation", "context_says"],
+    }
     return {"type": "object", "properties": {"sentences": keyed_object_schema(keys, entry)}, "required": ["sentences"]}
 
 
@@ -44,10 +50,17 @@ def _parse_sentences(obj: Any, sentences: dict[str, str]) -> list[dict[str, Any]
         faithful = as_bool(field(entry, "faithful"), f"sentence {key}: faithful")
         deviation = "" if faithful else as_text(entry.get("deviation"))
         found = bool(deviation) and deviation.casefold() in sentences[key].casefold()
-        out.append({"key": key, "sentence": sentences[key], "faithful": faithful, "deviation": deviation,
-                    "deviation_found_in_sentence": found,
-                    "context_says": "" if faithful else as_text(entry.get("context_says")),
-                    "reason": as_text(entry.get("reason"))})
+        out.append(
+            {
+                "key": key,
+                "sentence": sentences[key],
+                "faithful": faithful,
+                "deviation": deviation,
+                "deviation_found_in_sentence": found,
+                "context_says": "" if faithful else as_text(entry.get("context_says")),
+                "reason": as_text(entry.get("reason")),
+            }
+        )
     return out
 
 
@@ -58,11 +71,26 @@ async def faithfulness_sentences(run: MetricRun) -> Scored:
 
     async def make(log: list[dict[str, Any]]) -> list[dict[str, Any]]:
         if not contexts:
-            return [{"key": k, "sentence": s, "faithful": False, "deviation": s, "deviation_found_in_sentence": True,
-                     "context_says": "", "reason": "there is no context"} for k, s in sentences.items()]
+            return [
+                {
+                    "key": k,
+                    "sentence": s,
+                    "faithful": False,
+                    "deviation": s,
+                    "deviation_found_in_sentence": True,
+                    "context_says": "",
+                    "reason": "there is no context",
+                }
+                for k, s in sentences.items()
+            ]
         variables = {"sentences": list(sentences.items()), "passages": contexts}
-        return await run.judge.ask_json("faithfulness_sentences", variables, _sentence_schema(list(sentences)),
-                                        lambda obj: _parse_sentences(obj, sentences), log)
+        return await run.judge.ask_json(
+            "faithfulness_sentences",
+            variables,
+            _sentence_schema(list(sentences)),
+            lambda obj: _parse_sentences(obj, sentences),
+            log,
+        )
 
     verdicts = await run.step("faithfulness_sentences", make)
     details = {"sentences": verdicts, "deviating": [v["key"] for v in verdicts if not v["faithful"]]}
@@ -82,19 +110,32 @@ def _parse_questions(obj: Any, n: int) -> dict[str, Any]:
 async def answer_relevancy(run: MetricRun) -> Scored:
     """Mean cosine similarity between the question and N questions generated from the answer (can be < 0)."""
     n = run.settings.questions
-    schema = {"type": "object", "properties": {
-        "questions": {"type": "array", "items": {"type": "string", "maxLength": 200}, "minItems": n, "maxItems": n},
-        "noncommittal": {"type": "boolean"}}, "required": ["questions", "noncommittal"]}
+    schema = {
+        "type": "object",
+        "properties": {
+            "questions": {"type": "array", "items": {"type": "string", "maxLength": 200}, "minItems": n, "maxItems": n},
+            "noncommittal": {"type": "boolean"},
+        },
+        "required": ["questions", "noncommittal"],
+    }
 
     async def make(log: list[dict[str, Any]]) -> dict[str, Any]:
-        return await run.judge.ask_json("question_generation", {"answer": run.sample.answer, "n": n}, schema,
-                                        lambda obj: _parse_questions(obj, n), log)
+        return await run.judge.ask_json(
+            "question_generation",
+            {"answer": run.sample.answer, "n": n},
+            schema,
+            lambda obj: _parse_questions(obj, n),
+            log,
+        )
 
     generated = await run.step(("questions", n), make)
     question = run.sample.question or ""
     similarities = await steps.similarities(run, question, generated["questions"])
-    details = {"questions": [{"question": q, "similarity": s} for q, s in zip(generated["questions"], similarities)],
-               "noncommittal": generated["noncommittal"], "embeddings": run.judge.embedder.name}  # type: ignore[union-attr]
+    details = {
+        "questions": [{"question": q, "similarity": s} for q, s in zip(generated["questions"], similarities)],
+        "noncommittal": generated["noncommittal"],
+        "embeddings": run.judge.embedder.name,  # type: ignore[union-attr]
+    }
     return Scored(statistics.fmean(similarities), details)
 
 
@@ -102,8 +143,11 @@ async def _ranked_precision(run: MetricRun, target: str) -> Scored:
     verdicts = await steps.chunk_relevance(run, target)
     relevant = [v.relevant for v in verdicts]
     ranked = zip(verdicts, precision_at_each_rank(relevant))
-    details = {"k": len(verdicts), "relevant_count": sum(relevant),
-               "chunks": [{**v.to_dict(), "precision_at_k": p} for v, p in ranked]}
+    details = {
+        "k": len(verdicts),
+        "relevant_count": sum(relevant),
+        "chunks": [{**v.to_dict(), "precision_at_k": p} for v, p in ranked],
+    }
     value = ranked_context_precision(relevant)
     if value is None:
         return Scored.null("no contexts were retrieved", **details)
@@ -159,14 +203,20 @@ async def answer_similarity(run: MetricRun) -> Scored:
 async def answer_correctness(run: MetricRun) -> Scored:
     """w1 x F1 + w2 x similarity (weights normalized), F1 = TP / (TP + 0.5 (FP + FN)) over statements:
     TP = answer claims the ground truth supports, FP = those it does not, FN = ground-truth claims the answer misses."""
-    answer_side, truth_side = await asyncio.gather(steps.support(run, "answer", "ground_truth"),
-                                                   steps.support(run, "ground_truth", "answer"))
+    answer_side, truth_side = await asyncio.gather(
+        steps.support(run, "answer", "ground_truth"), steps.support(run, "ground_truth", "answer")
+    )
     tp = [v.claim for v in answer_side if v.supported]
     fp = [v.claim for v in answer_side if not v.supported]
     fn = [v.claim for v in truth_side if not v.supported]
     w_factual, w_semantic = run.settings.correctness_weights
-    details: dict[str, Any] = {"tp": tp, "fp": fp, "fn": fn, "weights": [w_factual, w_semantic],
-                               "reasons": {v.claim: v.reason for v in [*answer_side, *truth_side]}}
+    details: dict[str, Any] = {
+        "tp": tp,
+        "fp": fp,
+        "fn": fn,
+        "weights": [w_factual, w_semantic],
+        "reasons": {v.claim: v.reason for v in [*answer_side, *truth_side]},
+    }
     f1 = statement_f1(len(tp), len(fp), len(fn))
     details["factual_f1"] = f1
     if f1 is None:
@@ -190,8 +240,10 @@ async def ragas_score(run: MetricRun) -> Scored:
     details = {"components": {r.metric: r.verdict.to_dict() for r in results}}
     for result in results:
         if result.verdict.state is VerdictState.FAILURE:
-            raise StepFailed(result.verdict.failure_kind or FailureKind.API_ERROR,
-                             f"component {result.metric} failed: {result.verdict.message}")
+            raise StepFailed(
+                result.verdict.failure_kind or FailureKind.API_ERROR,
+                f"component {result.metric} failed: {result.verdict.message}",
+            )
     nulls = [f"{r.metric} ({r.verdict.message})" for r in results if r.value is None]
     if nulls:
         return Scored.null(f"no score for {'; '.join(nulls)}", **details)

@@ -26,15 +26,17 @@ def _share(flags: list[bool], rows: list[dict[str, Any]], empty_reason: str, **e
 async def precision(run: MetricRun) -> Scored:
     """Answer claims entailed by the ground truth / answer claims."""
     verdicts = await steps.support(run, "answer", "ground_truth")
-    return _share([v.supported for v in verdicts], [{**v.to_dict(), "correct": v.supported} for v in verdicts],
-                  NO_ANSWER_CLAIMS)
+    return _share(
+        [v.supported for v in verdicts], [{**v.to_dict(), "correct": v.supported} for v in verdicts], NO_ANSWER_CLAIMS
+    )
 
 
 async def recall(run: MetricRun) -> Scored:
     """Ground-truth claims entailed by the answer / ground-truth claims."""
     verdicts = await steps.support(run, "ground_truth", "answer")
-    return _share([v.supported for v in verdicts], [{**v.to_dict(), "in_answer": v.supported} for v in verdicts],
-                  NO_TRUTH_CLAIMS)
+    return _share(
+        [v.supported for v in verdicts], [{**v.to_dict(), "in_answer": v.supported} for v in verdicts], NO_TRUTH_CLAIMS
+    )
 
 
 async def f1(run: MetricRun) -> Scored:
@@ -71,25 +73,37 @@ async def context_precision(run: MetricRun) -> Scored:
 
 async def context_utilization(run: MetricRun) -> Scored:
     """Ground-truth claims entailed by both the chunks and the answer / ground-truth claims entailed by the chunks."""
-    in_chunks, in_answer = await asyncio.gather(steps.support(run, "ground_truth", "contexts"),
-                                                steps.support(run, "ground_truth", "answer"))
+    in_chunks, in_answer = await asyncio.gather(
+        steps.support(run, "ground_truth", "contexts"), steps.support(run, "ground_truth", "answer")
+    )
     retrieved = [(c, a) for c, a in zip(in_chunks, in_answer) if c.supported]
-    rows = [{"claim": c.claim, "in_chunks": c.supported, "in_answer": a.supported}
-            for c, a in zip(in_chunks, in_answer)]
+    rows = [
+        {"claim": c.claim, "in_chunks": c.supported, "in_answer": a.supported} for c, a in zip(in_chunks, in_answer)
+    ]
     return _share([a.supported for _, a in retrieved], rows, "no ground-truth claim is in the retrieved chunks")
 
 
 async def _answer_claims_matrix(run: MetricRun) -> list[dict[str, Any]]:
     """Per answer claim: correct (entailed by the ground truth), in the chunks, which chunks, relevant or not."""
     correct, in_chunks, truth_in_chunks = await asyncio.gather(
-        steps.support(run, "answer", "ground_truth"), steps.support(run, "answer", "contexts"),
-        steps.support(run, "ground_truth", "contexts"))
+        steps.support(run, "answer", "ground_truth"),
+        steps.support(run, "answer", "contexts"),
+        steps.support(run, "ground_truth", "contexts"),
+    )
     relevant = _relevant_chunks(truth_in_chunks)
     rows = []
     for c, k in zip(correct, in_chunks):
         chunks = set(k.passages) if k.supported else set()
-        rows.append({"claim": c.claim, "correct": c.supported, "in_chunks": k.supported, "chunks": sorted(chunks),
-                     "in_relevant_chunk": bool(chunks & relevant), "in_irrelevant_chunk": bool(chunks - relevant)})
+        rows.append(
+            {
+                "claim": c.claim,
+                "correct": c.supported,
+                "in_chunks": k.supported,
+                "chunks": sorted(chunks),
+                "in_relevant_chunk": bool(chunks & relevant),
+                "in_irrelevant_chunk": bool(chunks - relevant),
+            }
+        )
     return rows
 
 

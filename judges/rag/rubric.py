@@ -3,8 +3,9 @@ from a one-token call of the same template."""
 
 from __future__ import annotations
 
+from collections.abc import Hashable, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Hashable, Mapping
+from typing import TYPE_CHECKING, Any
 
 from judges.judging.replies import ReplyError
 from judges.rag.logprobs import WeightedGrade
@@ -45,8 +46,11 @@ class Scale:
 
     def schema(self) -> dict[str, Any]:
         grades: list[Any] = list(self.labels) if self.is_binary else [int(v) for v in self.labels.values()]
-        return {"type": "object", "properties": {"reason": reason_schema(), "grade": {"enum": grades}},
-                "required": ["reason", "grade"]}
+        return {
+            "type": "object",
+            "properties": {"reason": reason_schema(), "grade": {"enum": grades}},
+            "required": ["reason", "grade"],
+        }
 
     def parse(self, raw: Any) -> float:
         label = ("yes" if raw else "no") if isinstance(raw, bool) and self.is_binary else as_text(raw).casefold()
@@ -80,8 +84,16 @@ class RubricGrade:
         return out
 
 
-async def rubric_grade(run: MetricRun, template: str, variables: Mapping[str, Any], scale: Scale, key: Hashable, *,
-                       params: Mapping[str, Any] | None = None, weighted: bool | None = None) -> RubricGrade:
+async def rubric_grade(
+    run: MetricRun,
+    template: str,
+    variables: Mapping[str, Any],
+    scale: Scale,
+    key: Hashable,
+    *,
+    params: Mapping[str, Any] | None = None,
+    weighted: bool | None = None,
+) -> RubricGrade:
     """One graded judgement (a shared step under `key`); weighted from logprobs when the settings ask for it."""
     weigh = run.settings.logprobs if weighted is None else weighted
 

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Mapping
+from typing import Any
 
 from judges.errors import InputError
 
@@ -64,8 +65,14 @@ def _strings(value: Any, field: str, where: dict[str, Any]) -> tuple[str, ...]:
     return tuple(value)
 
 
-def parse_record(record: Mapping[str, Any], *, default_id: str, path: str | None = None, line: int | None = None,
-                 mapping: Mapping[str, str] | None = None) -> RagSample:
+def parse_record(
+    record: Mapping[str, Any],
+    *,
+    default_id: str,
+    path: str | None = None,
+    line: int | None = None,
+    mapping: Mapping[str, str] | None = None,
+) -> RagSample:
     """A RagSample from a record; `mapping` (field -> record key) overrides the aliases."""
     where = {"path": path, "line": line}
     values: dict[str, Any] = {}

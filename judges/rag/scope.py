@@ -3,22 +3,25 @@
 from __future__ import annotations
 
 import asyncio
-from typing import Any, Awaitable, Callable, Hashable, Mapping, Sequence, TypeVar
+from collections.abc import Awaitable, Callable, Hashable, Mapping, Sequence
+from typing import Any, TypeVar
 
 from judges.calls.backend import CallError
-from judges.types import Verdict
-from judges.rag.judging import RagJudge, StepFailed
+from judges.judging.asking import StepFailed
+from judges.judging.records import MetricRecord
+from judges.rag.judging import RagJudge
 from judges.rag.sample import RagSample
 from judges.rag.settings import MetricSettings
-from judges.judging.records import MetricRecord
 from judges.rag.spec import MetricSpec
+from judges.types import Verdict
 
 T = TypeVar("T")
 Log = list[dict[str, Any]]
 
 
-async def score_sample(sample: RagSample, metrics: Sequence[MetricSpec], judge: RagJudge,
-                       registry: Mapping[str, MetricSpec]) -> dict[str, MetricRecord]:
+async def score_sample(
+    sample: RagSample, metrics: Sequence[MetricSpec], judge: RagJudge, registry: Mapping[str, MetricSpec]
+) -> dict[str, MetricRecord]:
     """Every chosen metric on one sample, concurrently; steps they share are made once."""
     scope = SampleScope(sample, judge, registry)
     results = await asyncio.gather(*(scope.result(spec.name) for spec in metrics))

@@ -6,8 +6,12 @@ from dataclasses import dataclass
 
 from judges.errors import ConfigError
 
-DEFAULT_RAGAS_SCORE_OF = ("ragas_faithfulness", "ragas_answer_relevancy", "ragas_context_precision",
-                          "ragas_context_recall")
+DEFAULT_RAGAS_SCORE_OF = (
+    "ragas_faithfulness",
+    "ragas_answer_relevancy",
+    "ragas_context_precision",
+    "ragas_context_recall",
+)
 
 
 @dataclass(frozen=True)

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import importlib
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Awaitable, Callable, Mapping
-
+from typing import Any
 
 
 @dataclass(frozen=True)
@@ -40,6 +40,13 @@ class MetricSpec:
         return getattr(importlib.import_module(module), attr)  # type: ignore[no-any-return]
 
     def describe(self) -> dict[str, Any]:
-        return {"name": self.name, "family": self.family, "needs": list(self.needs), "description": self.description,
-                "uses_judge": self.uses_judge, "uses_embeddings": self.uses_embeddings,
-                "higher_is_better": self.higher_is_better, **({"options": dict(self.options)} if self.options else {})}
+        return {
+            "name": self.name,
+            "family": self.family,
+            "needs": list(self.needs),
+            "description": self.description,
+            "uses_judge": self.uses_judge,
+            "uses_embeddings": self.uses_embeddings,
+            "higher_is_better": self.higher_is_better,
+            **({"options": dict(self.options)} if self.options else {}),
+        }

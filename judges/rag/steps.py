@@ -7,22 +7,40 @@ import asyncio
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from judges.types import FailureKind
+from judges.judging.asking import StepFailed
 from judges.rag.formulas import cosine
-from judges.rag.judging import StepFailed
-from judges.rag.parsing import as_bool, as_text, field, int_list, keyed_entries, keyed_object_schema, reason_schema, string_list
+from judges.rag.parsing import (
+    as_bool,
+    as_text,
+    field,
+    int_list,
+    keyed_entries,
+    keyed_object_schema,
+    reason_schema,
+    string_list,
+)
+from judges.types import FailureKind
 
 if TYPE_CHECKING:
     from judges.rag.scope import MetricRun
 
 LABELS = {"answer": "answer", "ground_truth": "reference answer", "contexts": "retrieved passages"}
 MAX_ITEMS = 25
-CLAIMS_SCHEMA = {"type": "object", "properties": {"claims": {"type": "array", "items": {"type": "string"},
-                                                             "maxItems": MAX_ITEMS}}, "required": ["claims"]}
-ENTITIES_SCHEMA = {"type": "object", "properties": {"entities": {"type": "array", "items": {"type": "string"},
-                                                                 "maxItems": MAX_ITEMS}}, "required": ["entities"]}
-RELEVANCE_SCHEMA = {"type": "object", "properties": {"reason": reason_schema(), "relevant": {"type": "boolean"}},
-                    "required": ["reason", "relevant"]}
+CLAIMS_SCHEMA = {
+    "type": "object",
+    "properties": {"claims": {"type": "array", "items": {"type": "string"}, "maxItems": MAX_ITEMS}},
+    "required": ["claims"],
+}
+ENTITIES_SCHEMA = {
+    "type": "object",
+    "properties": {"entities": {"type": "array", "items": {"type": "string"}, "maxItems": MAX_ITEMS}},
+    "required": ["entities"],
+}
+RELEVANCE_SCHEMA = {
+    "type": "object",
+    "properties": {"reason": reason_schema(), "relevant": {"type": "boolean"}},
+    "required": ["reason", "relevant"],
+}
 
 
 @dataclass(frozen=True)
@@ -35,8 +53,12 @@ class Support:
     reason: str
 
     def to_dict(self) -> dict[str, Any]:
-        return {"claim": self.claim, "supported": self.supported, "passages": list(self.passages),
-                "reason": self.reason}
+        return {
+            "claim": self.claim,
+            "supported": self.supported,
+            "passages": list(self.passages),
+            "reason": self.reason,
+        }
 
 
 @dataclass(frozen=True)
@@ -72,10 +94,15 @@ async def claims(run: MetricRun, source: str) -> list[str]:
 
 
 def _support_schema(n_claims: int, n_passages: int) -> dict[str, Any]:
-    entry = {"type": "object", "properties": {
-        "reason": reason_schema(), "supported": {"type": "boolean"},
-        "passages": {"type": "array", "items": {"enum": list(range(1, n_passages + 1))}}},
-        "required": ["reason", "supported", "passages"]}
+    entry = {
+        "type": "object",
+        "properties": {
+            "reason": reason_schema(),
+            "supported": {"type": "boolean"},
+            "passages": {"type": "array", "items": {"enum": list(range(1, n_passages + 1))}},
+        },
+        "required": ["reason", "supported", "passages"],
+    }
     keys = [str(i) for i in range(1, n_claims + 1)]
     return {"type": "object", "properties": {"verdicts": keyed_object_schema(keys, entry)}, "required": ["verdicts"]}
 
@@ -104,8 +131,13 @@ async def support(run: MetricRun, claims_of: str, against: str) -> list[Support]
         if not passages:
             return [Support(c, False, (), "there is no passage to infer it from") for c in claim_list]
         variables = {"claims": claim_list, "passages": passages, "source": LABELS[against]}
-        return await run.judge.ask_json("claim_support", variables, _support_schema(len(claim_list), len(passages)),
-                                        lambda obj: _parse_support(obj, claim_list, len(passages)), log)
+        return await run.judge.ask_json(
+            "claim_support",
+            variables,
+            _support_schema(len(claim_list), len(passages)),
+            lambda obj: _parse_support(obj, claim_list, len(passages)),
+            log,
+        )
 
     return await run.step(("support", claims_of, against), make)
 
@@ -116,15 +148,20 @@ def _parse_relevance(obj: Any, rank: int) -> ChunkVerdict:
 
 async def chunk_relevance(run: MetricRun, target: str) -> list[ChunkVerdict]:
     """One call per chunk of the top K: is it useful for arriving at the target (ground_truth or answer)?"""
-    chunks = list(run.sample.contexts or ())[:run.settings.k]
+    chunks = list(run.sample.contexts or ())[: run.settings.k]
 
     async def judge_chunk(rank: int, chunk: str) -> ChunkVerdict:
-        variables = {"question": run.sample.question or "", "target": _text_of(run, target),
-                     "target_kind": LABELS[target], "chunk": chunk}
+        variables = {
+            "question": run.sample.question or "",
+            "target": _text_of(run, target),
+            "target_kind": LABELS[target],
+            "chunk": chunk,
+        }
 
         async def make(log: list[dict[str, Any]]) -> ChunkVerdict:
-            return await run.judge.ask_json("chunk_relevance", variables, RELEVANCE_SCHEMA,
-                                            lambda obj: _parse_relevance(obj, rank), log)
+            return await run.judge.ask_json(
+                "chunk_relevance", variables, RELEVANCE_SCHEMA, lambda obj: _parse_relevance(obj, rank), log
+            )
 
         return await run.step(("chunk_relevance", target, rank), make)
 
@@ -138,8 +175,13 @@ async def entities(run: MetricRun, source: str) -> list[str]:
     async def make(log: list[dict[str, Any]]) -> list[str]:
         if not text.strip():
             return []
-        return await run.judge.ask_json("entities", {"text": text, "source": LABELS[source]}, ENTITIES_SCHEMA,
-                                        lambda obj: string_list(obj, "entities"), log)
+        return await run.judge.ask_json(
+            "entities",
+            {"text": text, "source": LABELS[source]},
+            ENTITIES_SCHEMA,
+            lambda obj: string_list(obj, "entities"),
+            log,
+        )
 
     return await run.step(("entities", source), make)
 

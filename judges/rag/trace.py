@@ -28,21 +28,33 @@ class TraceLabels:
     explanation: str = ""
 
     def to_dict(self) -> dict[str, Any]:
-        return {"relevant_keys": list(self.relevant), "utilized_keys": list(self.utilized),
-                "response_sentences": {k: {"sentence": s, **self.support[k]} for k, s in self.response.items()},
-                "document_sentences": self.documents, "unknown_keys": list(self.unknown_keys),
-                "relevance_explanation": self.explanation}
+        return {
+            "relevant_keys": list(self.relevant),
+            "utilized_keys": list(self.utilized),
+            "response_sentences": {k: {"sentence": s, **self.support[k]} for k, s in self.response.items()},
+            "document_sentences": self.documents,
+            "unknown_keys": list(self.unknown_keys),
+            "relevance_explanation": self.explanation,
+        }
 
 
 def _schema(doc_keys: list[str], response_keys: list[str]) -> dict[str, Any]:
     keys = {"type": "array", "items": {"enum": doc_keys}}
-    entry = {"type": "object", "properties": {"explanation": reason_schema(), "fully_supported": {"type": "boolean"},
-                                              "supporting_keys": keys},
-             "required": ["explanation", "fully_supported", "supporting_keys"]}
-    return {"type": "object", "properties": {
-        "relevance_explanation": reason_schema(), "relevant_keys": keys,
-        "sentences": keyed_object_schema(response_keys, entry), "utilized_keys": keys},
-        "required": ["relevance_explanation", "relevant_keys", "sentences", "utilized_keys"]}
+    entry = {
+        "type": "object",
+        "properties": {"explanation": reason_schema(), "fully_supported": {"type": "boolean"}, "supporting_keys": keys},
+        "required": ["explanation", "fully_supported", "supporting_keys"],
+    }
+    return {
+        "type": "object",
+        "properties": {
+            "relevance_explanation": reason_schema(),
+            "relevant_keys": keys,
+            "sentences": keyed_object_schema(response_keys, entry),
+            "utilized_keys": keys,
+        },
+        "required": ["relevance_explanation", "relevant_keys", "sentences", "utilized_keys"],
+    }
 
 
 def _parse(obj: Any, documents: dict[str, str], response: dict[str, str]) -> TraceLabels:
@@ -57,11 +69,20 @@ def _parse(obj: Any, documents: dict[str, str], response: dict[str, str]) -> Tra
 
     support = {}
     for key, entry in keyed_entries(obj, "sentences", list(response)).items():
-        support[key] = {"fully_supported": as_bool(field(entry, "fully_supported"), f"sentence {key}"),
-                        "supporting_keys": list(keys(entry.get("supporting_keys"))),
-                        "explanation": as_text(entry.get("explanation"))}
-    return TraceLabels(documents, response, keys(field(obj, "relevant_keys")), keys(field(obj, "utilized_keys")),
-                       support, tuple(dict.fromkeys(unknown)), as_text(obj.get("relevance_explanation")))
+        support[key] = {
+            "fully_supported": as_bool(field(entry, "fully_supported"), f"sentence {key}"),
+            "supporting_keys": list(keys(entry.get("supporting_keys"))),
+            "explanation": as_text(entry.get("explanation")),
+        }
+    return TraceLabels(
+        documents,
+        response,
+        keys(field(obj, "relevant_keys")),
+        keys(field(obj, "utilized_keys")),
+        support,
+        tuple(dict.fromkeys(unknown)),
+        as_text(obj.get("relevance_explanation")),
+    )
 
 
 async def labels(run: MetricRun) -> TraceLabels:
@@ -73,10 +94,18 @@ async def labels(run: MetricRun) -> TraceLabels:
         if not documents:
             unsupported = {"fully_supported": False, "supporting_keys": [], "explanation": "there is no context"}
             return TraceLabels(documents, response, (), (), {k: dict(unsupported) for k in response})
-        variables = {"question": run.sample.question or "", "response": list(response.items()),
-                     "documents": [list(keyed_sentences(doc, str(i)).items()) for i, doc in enumerate(contexts)]}
-        return await run.judge.ask_json("trace_labels", variables, _schema(list(documents), list(response)),
-                                        lambda obj: _parse(obj, documents, response), log)
+        variables = {
+            "question": run.sample.question or "",
+            "response": list(response.items()),
+            "documents": [list(keyed_sentences(doc, str(i)).items()) for i, doc in enumerate(contexts)],
+        }
+        return await run.judge.ask_json(
+            "trace_labels",
+            variables,
+            _schema(list(documents), list(response)),
+            lambda obj: _parse(obj, documents, response),
+            log,
+        )
 
     return await run.step("trace_labels", make)
 
@@ -93,23 +122,30 @@ def _ratio(value: float | None, reason: str, found: TraceLabels) -> Scored:
 async def relevance(run: MetricRun) -> Scored:
     """Paper: relevant context sentences / all context sentences."""
     found = await labels(run)
-    return _ratio(fraction(_size(run, found, found.relevant), _size(run, found, found.documents)),
-                  "the contexts have no sentence", found)
+    return _ratio(
+        fraction(_size(run, found, found.relevant), _size(run, found, found.documents)),
+        "the contexts have no sentence",
+        found,
+    )
 
 
 async def utilization(run: MetricRun) -> Scored:
     """Paper: utilized context sentences / all context sentences."""
     found = await labels(run)
-    return _ratio(fraction(_size(run, found, found.utilized), _size(run, found, found.documents)),
-                  "the contexts have no sentence", found)
+    return _ratio(
+        fraction(_size(run, found, found.utilized), _size(run, found, found.documents)),
+        "the contexts have no sentence",
+        found,
+    )
 
 
 async def completeness(run: MetricRun) -> Scored:
     """Paper: |relevant and utilized| / |relevant|."""
     found = await labels(run)
     both = set(found.relevant) & set(found.utilized)
-    return _ratio(fraction(_size(run, found, both), _size(run, found, found.relevant)),
-                  "no context sentence is relevant", found)
+    return _ratio(
+        fraction(_size(run, found, both), _size(run, found, found.relevant)), "no context sentence is relevant", found
+    )
 
 
 async def adherence(run: MetricRun) -> Scored:

@@ -20,12 +20,22 @@ SCALE = Scale.points(0, 3)
 
 async def context_relevance(run: MetricRun) -> Scored:
     """Mean over the top K chunks of the chunk's relevance to the question."""
-    chunks = list(run.sample.contexts or ())[:run.settings.k]
-    grades = await asyncio.gather(*(
-        rubric_grade(run, "trulens_context_relevance", {"question": run.sample.question, "chunk": chunk}, SCALE,
-                     ("trulens_context_relevance", rank)) for rank, chunk in enumerate(chunks, start=1)))
-    details = {"chunks": [{"rank": r, **g.to_dict(), "score": SCALE.normalize(g.value)}
-                          for r, g in enumerate(grades, start=1)]}
+    chunks = list(run.sample.contexts or ())[: run.settings.k]
+    grades = await asyncio.gather(
+        *(
+            rubric_grade(
+                run,
+                "trulens_context_relevance",
+                {"question": run.sample.question, "chunk": chunk},
+                SCALE,
+                ("trulens_context_relevance", rank),
+            )
+            for rank, chunk in enumerate(chunks, start=1)
+        )
+    )
+    details = {
+        "chunks": [{"rank": r, **g.to_dict(), "score": SCALE.normalize(g.value)} for r, g in enumerate(grades, start=1)]
+    }
     if not grades:
         return Scored.null("no contexts were retrieved", **details)
     return Scored(statistics.fmean(SCALE.normalize(g.value) for g in grades), details)
@@ -34,8 +44,11 @@ async def context_relevance(run: MetricRun) -> Scored:
 def _parse_sentences(obj: Any, sentences: dict[str, str]) -> dict[str, dict[str, Any]]:
     out = {}
     for key, entry in keyed_entries(obj, "sentences", list(sentences)).items():
-        out[key] = {"sentence": sentences[key], "grade": SCALE.parse(field(entry, "grade")),
-                    "reason": as_text(entry.get("reason"))}
+        out[key] = {
+            "sentence": sentences[key],
+            "grade": SCALE.parse(field(entry, "grade")),
+            "reason": as_text(entry.get("reason")),
+        }
     return out
 
 
@@ -44,17 +57,24 @@ async def groundedness(run: MetricRun) -> Scored:
     so no logprob weighting)."""
     sentences = keyed_sentences(run.sample.answer or "")
     contexts = list(run.sample.contexts or ())
-    entry = {"type": "object", "properties": {"reason": reason_schema(), "grade": {"enum": [0, 1, 2, 3]}},
-             "required": ["reason", "grade"]}
-    schema = {"type": "object", "properties": {"sentences": keyed_object_schema(list(sentences), entry)},
-              "required": ["sentences"]}
+    entry = {
+        "type": "object",
+        "properties": {"reason": reason_schema(), "grade": {"enum": [0, 1, 2, 3]}},
+        "required": ["reason", "grade"],
+    }
+    schema = {
+        "type": "object",
+        "properties": {"sentences": keyed_object_schema(list(sentences), entry)},
+        "required": ["sentences"],
+    }
 
     async def make(log: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
         if not contexts:
             return {k: {"sentence": s, "grade": 0.0, "reason": "there is no context"} for k, s in sentences.items()}
         variables = {"sentences": list(sentences.items()), "passages": contexts}
-        return await run.judge.ask_json("trulens_groundedness", variables, schema,
-                                        lambda obj: _parse_sentences(obj, sentences), log)
+        return await run.judge.ask_json(
+            "trulens_groundedness", variables, schema, lambda obj: _parse_sentences(obj, sentences), log
+        )
 
     graded = await run.step("trulens_groundedness", make)
     if not graded:
@@ -64,7 +84,11 @@ async def groundedness(run: MetricRun) -> Scored:
 
 async def answer_relevance(run: MetricRun) -> Scored:
     """How relevant the answer is to the question."""
-    grade = await rubric_grade(run, "trulens_answer_relevance",
-                               {"question": run.sample.question, "answer": run.sample.answer}, SCALE,
-                               "trulens_answer_relevance")
+    grade = await rubric_grade(
+        run,
+        "trulens_answer_relevance",
+        {"question": run.sample.question, "answer": run.sample.answer},
+        SCALE,
+        "trulens_answer_relevance",
+    )
     return Scored(SCALE.normalize(grade.value), grade.to_dict())

@@ -7,8 +7,9 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import Any, Iterator, Sequence
+from typing import Any
 
 from judges.calls.model_spec import DEFAULT_JUDGE
 from judges.errors import ConfigError, InputError
@@ -22,8 +23,10 @@ def judge_options(judge: str | JudgeOptions, overrides: dict[str, Any]) -> Judge
     base = judge if isinstance(judge, JudgeOptions) else JudgeOptions(judge=judge)
     unknown = set(overrides) - {f.name for f in dataclasses.fields(JudgeOptions)}
     if unknown:
-        raise ConfigError(f"unknown judge option(s) {', '.join(sorted(unknown))}; "
-                          f"known: {', '.join(f.name for f in dataclasses.fields(JudgeOptions))}")
+        raise ConfigError(
+            f"unknown judge option(s) {', '.join(sorted(unknown))}; "
+            f"known: {', '.join(f.name for f in dataclasses.fields(JudgeOptions))}"
+        )
     options = dataclasses.replace(base, **overrides)
     options.check()
     return options
@@ -57,20 +60,35 @@ def load_samples(path: str | Path, limit: int | None = None) -> list[tuple[str, 
 def _config(options: JudgeOptions, prompts: Any, **extra: Any) -> dict[str, Any]:
     from judges import __version__
 
-    return {"judgelab_version": __version__, "judge": options.judge, "api_base": options.api_base,
-            "prompts": None if prompts is None else {"name": prompts.name, "folder": str(prompts.folder),
-                                                     "sha256": prompts.hashes()},
-            "params": options.public_params(), "cache": {"path": options.cache_path, "mode": options.cache_mode},
-            "max_cost": options.max_cost, **extra}
+    return {
+        "judgelab_version": __version__,
+        "judge": options.judge,
+        "api_base": options.api_base,
+        "prompts": None
+        if prompts is None
+        else {"name": prompts.name, "folder": str(prompts.folder), "sha256": prompts.hashes()},
+        "params": options.public_params(),
+        "cache": {"path": options.cache_path, "mode": options.cache_mode},
+        "max_cost": options.max_cost,
+        **extra,
+    }
 
 
 def _out(out: str | Path | None) -> Path | None:
     return Path(out) if out is not None else None
 
 
-def run_unit_tests(tests: Sequence[UnitTest], judge: str | JudgeOptions = DEFAULT_JUDGE, *,
-                   out: str | Path | None = None, draws: int = 1, progress: bool = False, data: str | None = None,
-                   split: str | None = None, **options: Any) -> Run:
+def run_unit_tests(
+    tests: Sequence[UnitTest],
+    judge: str | JudgeOptions = DEFAULT_JUDGE,
+    *,
+    out: str | Path | None = None,
+    draws: int = 1,
+    progress: bool = False,
+    data: str | None = None,
+    split: str | None = None,
+    **options: Any,
+) -> Run:
     """Score a judge against unit tests: each test's verdicts checked against its conditions."""
     from judges.judging.factory import open_judge
     from judges.judging.prompts import check_renders, load_prompt_set
@@ -87,13 +105,21 @@ def run_unit_tests(tests: Sequence[UnitTest], judge: str | JudgeOptions = DEFAUL
     config = _config(opts, prompts, data=data, split=split, n_tests=len(tests), draws=draws)
     with open_judge(opts, prompts) as session:
         config.update(litellm_model=session.model.litellm_model, json_schema=session.model.json_schema)
-        return run_task(UnitTestTask(tests, session.judge, draws), session.runtime, _out(out), config,
-                        progress=progress)
+        return run_task(
+            UnitTestTask(tests, session.judge, draws), session.runtime, _out(out), config, progress=progress
+        )
 
 
-def grade_samples(samples: Sequence[tuple[str, Sample]], judge: str | JudgeOptions = DEFAULT_JUDGE, *,
-                  metrics: Sequence[str] | None = None, out: str | Path | None = None, progress: bool = False,
-                  data: str | None = None, **options: Any) -> Run:
+def grade_samples(
+    samples: Sequence[tuple[str, Sample]],
+    judge: str | JudgeOptions = DEFAULT_JUDGE,
+    *,
+    metrics: Sequence[str] | None = None,
+    out: str | Path | None = None,
+    progress: bool = False,
+    data: str | None = None,
+    **options: Any,
+) -> Run:
     """Grade a user's samples with a GroUSE judge: the full pipeline, or only the named metrics."""
     from judges.judging.factory import open_judge
     from judges.judging.prompts import check_renders, load_prompt_set
@@ -106,15 +132,26 @@ def grade_samples(samples: Sequence[tuple[str, Sample]], judge: str | JudgeOptio
     config = _config(opts, prompts, data=data, n_samples=len(samples), metrics=list(metrics or prompts.templates))
     with open_judge(opts, prompts) as session:
         config.update(litellm_model=session.model.litellm_model, json_schema=session.model.json_schema)
-        return run_task(GradeTask(samples, session.judge, metrics), session.runtime, _out(out), config,
-                        progress=progress)
+        return run_task(
+            GradeTask(samples, session.judge, metrics), session.runtime, _out(out), config, progress=progress
+        )
 
 
-def run_metrics(samples: Sequence[Any], metrics: Sequence[str], judge: str | JudgeOptions = DEFAULT_JUDGE, *,
-                out: str | Path | None = None, progress: bool = False, data: str | None = None,
-                settings: Any = None, embeddings: str | None = "local/multilingual-e5-small",
-                embeddings_api_base: str | None = None, rag_prompts: str | Path | None = None,
-                registry: dict[str, Any] | None = None, **options: Any) -> Run:
+def run_metrics(
+    samples: Sequence[Any],
+    metrics: Sequence[str],
+    judge: str | JudgeOptions = DEFAULT_JUDGE,
+    *,
+    out: str | Path | None = None,
+    progress: bool = False,
+    data: str | None = None,
+    settings: Any = None,
+    embeddings: str | None = "local/multilingual-e5-small",
+    embeddings_api_base: str | None = None,
+    rag_prompts: str | Path | None = None,
+    registry: dict[str, Any] | None = None,
+    **options: Any,
+) -> Run:
     """RAG-suite metrics (names or family names) on samples (RagSample objects, or a JSONL path)."""
     from judges.judging.prompts import load_prompt_set
     from judges.rag.dataset import load_rag_samples
@@ -139,10 +176,20 @@ def run_metrics(samples: Sequence[Any], metrics: Sequence[str], judge: str | Jud
     prompts = RagPrompts(Path(rag_prompts) if rag_prompts else None)
     grouse = load_prompt_set(opts.prompts) if any(s.family == "grouse" for s in involved) else None
     keep_vectors = opts.cache_path if opts.cache_mode == "read-write" else None  # across runs, beside replies
-    embedder = (open_embedder(embeddings, api_base=embeddings_api_base, cache_path=keep_vectors)
-                if embeddings and any(s.uses_embeddings for s in involved) else None)
-    config = _config(opts, grouse, data=data, n_samples=len(samples), metrics=[s.name for s in chosen],
-                     embeddings=embedder.name if embedder else None, settings=dataclasses.asdict(settings))
+    embedder = (
+        open_embedder(embeddings, api_base=embeddings_api_base, cache_path=keep_vectors)
+        if embeddings and any(s.uses_embeddings for s in involved)
+        else None
+    )
+    config = _config(
+        opts,
+        grouse,
+        data=data,
+        n_samples=len(samples),
+        metrics=[s.name for s in chosen],
+        embeddings=embedder.name if embedder else None,
+        settings=dataclasses.asdict(settings),
+    )
     with _metrics_runtime(opts, any(s.uses_judge for s in involved)) as (model, runtime):
         config.update(litellm_model=model.litellm_model, json_schema=model.json_schema)
         judge_ = RagJudge(runtime, model, prompts, opts.params(), settings, embedder, grouse)

@@ -40,8 +40,12 @@ def changes(before: Run, after: Run) -> list[tuple[str, str, str, str]]:
     unit_tests = before.kind == after.kind == "unit_tests"
 
     def states(run: Run) -> dict[tuple[str, str], str]:
-        return {(r["id"], m): _state(e, unit_tests) for r in run.records if r.get("draw", 0) == 0
-                for m, e in r["metrics"].items()}
+        return {
+            (r["id"], m): _state(e, unit_tests)
+            for r in run.records
+            if r.get("draw", 0) == 0
+            for m, e in r["metrics"].items()
+        }
 
     old, new = states(before), states(after)
     changed = []
@@ -63,20 +67,47 @@ def _figures(run: Run) -> dict[str, str]:
 
 
 def comparison_markdown(runs: list[Run]) -> str:
-    lines = ["Unit-test runs show pass rates over completed tests; other runs show mean grades.", "",
-             table([{"run": _name(r), "judge / prompts": variant(r), "kind": r.kind, "split": split_of(r),
-                     "n": r.summary.get("n_items", 0), **_figures(r)} for r in runs])]
+    lines = [
+        "Unit-test runs show pass rates over completed tests; other runs show mean grades.",
+        "",
+        table(
+            [
+                {
+                    "run": _name(r),
+                    "judge / prompts": variant(r),
+                    "kind": r.kind,
+                    "split": split_of(r),
+                    "n": r.summary.get("n_items", 0),
+                    **_figures(r),
+                }
+                for r in runs
+            ]
+        ),
+    ]
     by_variant: dict[str, dict[str, float]] = {}
     for run in runs:
         if run.kind == "unit_tests" and run.summary.get("total_pass_rate") is not None:
             by_variant.setdefault(variant(run), {})[split_of(run)] = run.summary["total_pass_rate"]
     gaps = {v: s for v, s in by_variant.items() if "train" in s and "test" in s}
     if gaps:
-        lines += ["", "## Train versus test (a large gap means the prompt fits the train split)", "",
-                  table([{"judge / prompts": v, "train": pct(s["train"]), "test": pct(s["test"]),
-                          "gap": f"{100 * (s['train'] - s['test']):+.1f} pts"} for v, s in gaps.items()])]
+        lines += [
+            "",
+            "## Train versus test (a large gap means the prompt fits the train split)",
+            "",
+            table(
+                [
+                    {
+                        "judge / prompts": v,
+                        "train": pct(s["train"]),
+                        "test": pct(s["test"]),
+                        "gap": f"{100 * (s['train'] - s['test']):+.1f} pts",
+                    }
+                    for v, s in gaps.items()
+                ]
+            ),
+        ]
     for index, before in enumerate(runs):
-        for after in runs[index + 1:]:
+        for after in runs[index + 1 :]:
             if split_of(before) != split_of(after) or before.kind != after.kind:
                 continue
             changed = changes(before, after)
@@ -87,6 +118,7 @@ def comparison_markdown(runs: list[Run]) -> str:
                 title = f"{len(changed)} changed verdicts"
             lines += ["", f"## {_name(before)} -> {_name(after)}: {title}", ""]
             if changed:
-                lines.append(table([{"item": i, "metric": m, "before": old, "after": new}
-                                    for i, m, old, new in changed]))
+                lines.append(
+                    table([{"item": i, "metric": m, "before": old, "after": new} for i, m, old, new in changed])
+                )
     return "\n".join(lines) + "\n"

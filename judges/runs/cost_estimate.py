@@ -27,14 +27,17 @@ class Estimate:
         def money(value: float | None) -> str:
             return "unknown (no price for this model)" if value is None else f"${value:.4f}"
 
-        return (f"dry run: {self.calls_min}-{self.calls_max} calls ({self.cached_calls} already cached), at most "
-                f"about {self.prompt_tokens:,} prompt tokens to send, {self.completion_tokens_expected:,} "
-                f"completion tokens expected (at most {self.completion_tokens_max:,}); expected cost "
-                f"{money(self.cost_expected)}, at most {money(self.cost_max)}. Nothing was called.")
+        return (
+            f"dry run: {self.calls_min}-{self.calls_max} calls ({self.cached_calls} already cached), at most "
+            f"about {self.prompt_tokens:,} prompt tokens to send, {self.completion_tokens_expected:,} "
+            f"completion tokens expected (at most {self.completion_tokens_max:,}); expected cost "
+            f"{money(self.cost_expected)}, at most {money(self.cost_max)}. Nothing was called."
+        )
 
 
-def estimate_meta_eval(tests: list[UnitTest], judge: GroundedQAJudge, draws: int = 1,
-                       cache: ReplyCache | None = None) -> Estimate:
+def estimate_meta_eval(
+    tests: list[UnitTest], judge: GroundedQAJudge, draws: int = 1, cache: ReplyCache | None = None
+) -> Estimate:
     """Per test and draw: relevancy and completeness always, then faithfulness or usefulness (+ faithfulness)."""
     from judges.calls.litellm_backend import import_litellm
 
@@ -45,8 +48,10 @@ def estimate_meta_eval(tests: list[UnitTest], judge: GroundedQAJudge, draws: int
     for draw in range(draws):
         for test in tests:
             prompts = judge.render_all(test.sample)
-            counts = {m: litellm.token_counter(model=model, messages=[{"role": "user", "content": text}])
-                      for m, text in prompts.items()}
+            counts = {
+                m: litellm.token_counter(model=model, messages=[{"role": "user", "content": text}])
+                for m, text in prompts.items()
+            }
             for metric in ("answer_relevancy", "completeness"):
                 request = judge.request(metric, [{"role": "user", "content": prompts[metric]}], draw)
                 hit = cache is not None and cache.get(request) is not None
@@ -57,17 +62,25 @@ def estimate_meta_eval(tests: list[UnitTest], judge: GroundedQAJudge, draws: int
             prompt_tokens += counts["faithfulness"] + counts["usefulness"]
     uncached = calls_max - cached
     expected_completion = uncached * min(EXPECTED_COMPLETION_TOKENS, max_tokens)
-    return Estimate(calls_min, calls_max, cached, prompt_tokens, expected_completion, uncached * max_tokens,
-                    _cost(litellm, model, prompt_tokens, expected_completion, judge.model.local),
-                    _cost(litellm, model, prompt_tokens, uncached * max_tokens, judge.model.local))
+    return Estimate(
+        calls_min,
+        calls_max,
+        cached,
+        prompt_tokens,
+        expected_completion,
+        uncached * max_tokens,
+        _cost(litellm, model, prompt_tokens, expected_completion, judge.model.local),
+        _cost(litellm, model, prompt_tokens, uncached * max_tokens, judge.model.local),
+    )
 
 
 def _cost(litellm: Any, model: str, prompt_tokens: int, completion_tokens: int, local: bool) -> float | None:
     if local:
         return 0.0
     try:
-        prompt_cost, completion_cost = litellm.cost_per_token(model=model, prompt_tokens=prompt_tokens,
-                                                              completion_tokens=completion_tokens)
+        prompt_cost, completion_cost = litellm.cost_per_token(
+            model=model, prompt_tokens=prompt_tokens, completion_tokens=completion_tokens
+        )
     except Exception:  # LiteLLM has no price for this model
         return None
     return float(prompt_cost + completion_cost)

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import re
+from datetime import UTC
 from pathlib import Path
 
 
 def default_run_dir(root: Path, *parts: str) -> Path:
-    from datetime import datetime, timezone
+    from datetime import datetime
 
-    stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ")
+    stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
     slug = "-".join(re.sub(r"[^A-Za-z0-9.]+", "_", p).strip("_") for p in parts if p)
     return root / f"{stamp}-{slug}"

@@ -90,9 +90,18 @@ def junit_xml(results: list[BarResult], suite: str, path: Path) -> None:
     ET.ElementTree(root).write(path, encoding="utf-8", xml_declaration=True)
 
 
-JUDGE_KEYS = {"model": "judge", "prompts": "prompts", "api_base": "api_base", "temperature": "temperature",
-              "max_tokens": "max_tokens", "seed": "seed", "json_schema": "json_schema", "cache": "cache_path",
-              "cache_mode": "cache_mode", "concurrency": "concurrency"}
+JUDGE_KEYS = {
+    "model": "judge",
+    "prompts": "prompts",
+    "api_base": "api_base",
+    "temperature": "temperature",
+    "max_tokens": "max_tokens",
+    "seed": "seed",
+    "json_schema": "json_schema",
+    "cache": "cache_path",
+    "cache_mode": "cache_mode",
+    "concurrency": "concurrency",
+}
 TEST_KEYS = ("source", "split", "limit")
 
 

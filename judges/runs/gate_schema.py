@@ -39,7 +39,9 @@ class GateTests(TypedDict, total=False):
 
 
 # [min]: lowest pass rate per metric or `total`; [max]: highest format-failure rate.
-MinBars = create_model("MinBars", __config__=_FORBID, **{name: (Rate | None, None) for name in (*ALL_METRICS, "total")})
+MinBars = create_model(  # type: ignore[call-overload]
+    "MinBars", __config__=_FORBID, **{name: (Rate | None, None) for name in (*ALL_METRICS, "total")}
+)
 MaxBars = create_model("MaxBars", __config__=_FORBID, format_failure_rate=(Rate | None, None))
 
 
@@ -48,7 +50,7 @@ class GateFile(BaseModel):
 
     model_config = _FORBID
 
-    judge: GateJudge = Field(default_factory=dict)  # type: ignore[arg-type]
-    tests: GateTests = Field(default_factory=dict)  # type: ignore[arg-type]
+    judge: GateJudge = Field(default_factory=dict)  # type: ignore[assignment]
+    tests: GateTests = Field(default_factory=dict)  # type: ignore[assignment]
     min: MinBars = Field(default_factory=MinBars)  # type: ignore[valid-type]
     max: MaxBars = Field(default_factory=MaxBars)  # type: ignore[valid-type]

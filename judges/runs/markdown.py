@@ -27,19 +27,28 @@ def table(rows: list[dict[str, Any]]) -> str:
 
 def failures_line(summary: dict[str, Any]) -> str:
     usage = summary.get("usage", {})
-    return (f"Calls: {usage.get('calls', 0)} ({usage.get('cached_calls', 0)} from cache, "
-            f"{usage.get('failed_calls', 0)} failed); tokens: {usage.get('prompt_tokens', 0)} prompt + "
-            f"{usage.get('completion_tokens', 0)} completion; cost: ${usage.get('cost', 0.0):.4f}.")
+    return (
+        f"Calls: {usage.get('calls', 0)} ({usage.get('cached_calls', 0)} from cache, "
+        f"{usage.get('failed_calls', 0)} failed); tokens: {usage.get('prompt_tokens', 0)} prompt + "
+        f"{usage.get('completion_tokens', 0)} completion; cost: ${usage.get('cost', 0.0):.4f}."
+    )
 
 
 def summary_markdown(run: Run) -> str:
     summary, config = run.summary, run.config
-    lines = [f"# judgelab {run.kind.replace('_', ' ')}: {run.title}", "",
-             f"{summary.get('n_items', 0)} items from {config.get('data', '-')}"
-             + (f" (split {config['split']})" if config.get("split") else "") + ".", ""]
+    lines = [
+        f"# judgelab {run.kind.replace('_', ' ')}: {run.title}",
+        "",
+        f"{summary.get('n_items', 0)} items from {config.get('data', '-')}"
+        + (f" (split {config['split']})" if config.get("split") else "")
+        + ".",
+        "",
+    ]
     if run.stop_reason:
-        lines += [f"**Stopped early ({run.stop_reason}):** {run.stop_message}. The figures cover the items that "
-                  "finished.", ""]
+        lines += [
+            f"**Stopped early ({run.stop_reason}):** {run.stop_message}. The figures cover the items that finished.",
+            "",
+        ]
     if run.kind == "unit_tests":
         lines += _unit_test_tables(run)
     else:
@@ -50,31 +59,96 @@ def summary_markdown(run: Run) -> str:
 
 def _unit_test_tables(run: Run) -> list[str]:
     summary = run.summary
-    rows = [{"metric": metric, "pass": pct(s["pass_rate"]), "wrong grade": pct(s["wrong_grade_rate"]),
-             "run failures": s["failures"], "completed": s["completed"], "n": s["n"]}
-            for metric, s in summary["metrics"].items()]
-    rows.append({"metric": "**total (mean of the pass rates)**", "pass": f"**{pct(summary['total_pass_rate'])}**",
-                 "wrong grade": "", "run failures": summary["failures"], "completed": "", "n": ""})
-    lines = ["Pass and wrong-grade rates are over the tests that completed; a run failure (a call or parse "
-             "failure, or a step upstream of it failing) is counted apart, never as a wrong grade.", "",
-             table(rows)]
+    rows = [
+        {
+            "metric": metric,
+            "pass": pct(s["pass_rate"]),
+            "wrong grade": pct(s["wrong_grade_rate"]),
+            "run failures": s["failures"],
+            "completed": s["completed"],
+            "n": s["n"],
+        }
+        for metric, s in summary["metrics"].items()
+    ]
+    rows.append(
+        {
+            "metric": "**total (mean of the pass rates)**",
+            "pass": f"**{pct(summary['total_pass_rate'])}**",
+            "wrong grade": "",
+            "run failures": summary["failures"],
+            "completed": "",
+            "n": "",
+        }
+    )
+    lines = [
+        "Pass and wrong-grade rates are over the tests that completed; a run failure (a call or parse "
+        "failure, or a step upstream of it failing) is counted apart, never as a wrong grade.",
+        "",
+        table(rows),
+    ]
     if summary.get("stability"):
         repeats = summary["stability"]
-        lines += ["", f"## Stability ({repeats['draws']} draws of {repeats['tests']} tests)", "",
-                  table([{"metric": m, "mean grade variance": "n/a" if s["mean_grade_variance"] is None
-                          else f"{s['mean_grade_variance']:.3f}", "pass/fail flip rate": pct(s["flip_rate"])}
-                         for m, s in repeats["metrics"].items()])]
-    lines += ["", "## By test type", "",
-              table([{"test type": t, "n": s["n"], **{SHORT.get(m, m): pct(v) for m, v in s["pass_rates"].items()},
-                      "total": pct(s["total"])} for t, s in summary["by_test_type"].items()])]
-    wrong = [(r, m, e) for r in run.records if r.get("draw", 0) == 0 for m, e in r["metrics"].items()
-             if e.get("outcome") in ("wrong_grade", "failure")]
+        lines += [
+            "",
+            f"## Stability ({repeats['draws']} draws of {repeats['tests']} tests)",
+            "",
+            table(
+                [
+                    {
+                        "metric": m,
+                        "mean grade variance": "n/a"
+                        if s["mean_grade_variance"] is None
+                        else f"{s['mean_grade_variance']:.3f}",
+                        "pass/fail flip rate": pct(s["flip_rate"]),
+                    }
+                    for m, s in repeats["metrics"].items()
+                ]
+            ),
+        ]
+    lines += [
+        "",
+        "## By test type",
+        "",
+        table(
+            [
+                {
+                    "test type": t,
+                    "n": s["n"],
+                    **{SHORT.get(m, m): pct(v) for m, v in s["pass_rates"].items()},
+                    "total": pct(s["total"]),
+                }
+                for t, s in summary["by_test_type"].items()
+            ]
+        ),
+    ]
+    wrong = [
+        (r, m, e)
+        for r in run.records
+        if r.get("draw", 0) == 0
+        for m, e in r["metrics"].items()
+        if e.get("outcome") in ("wrong_grade", "failure")
+    ]
     if wrong:
-        lines += ["", f"## Tests not passed ({len(wrong)} test x metric outcomes"
-                      + (f", first {MAX_LISTED} shown" if len(wrong) > MAX_LISTED else "") + ")", "",
-                  table([{"test": r["id"], "type": r.get("test_type"), "metric": SHORT.get(m, m),
-                          "expected": e.get("condition"), "given": _given(e["verdict"]), "outcome": e["outcome"]}
-                         for r, m, e in wrong[:MAX_LISTED]])]
+        lines += [
+            "",
+            f"## Tests not passed ({len(wrong)} test x metric outcomes"
+            + (f", first {MAX_LISTED} shown" if len(wrong) > MAX_LISTED else "")
+            + ")",
+            "",
+            table(
+                [
+                    {
+                        "test": r["id"],
+                        "type": r.get("test_type"),
+                        "metric": SHORT.get(m, m),
+                        "expected": e.get("condition"),
+                        "given": _given(e["verdict"]),
+                        "outcome": e["outcome"],
+                    }
+                    for r, m, e in wrong[:MAX_LISTED]
+                ]
+            ),
+        ]
     return lines
 
 
@@ -92,9 +166,19 @@ def _verdict_table(summary: dict[str, Any], info: dict[str, Any]) -> list[str]:
     for metric, s in summary["metrics"].items():
         kinds = ", ".join(f"{k} {v}" for k, v in s["failure_kinds"].items())
         about = info.get(metric, {})
-        described = {"family": about["family"], "better": "higher" if about["higher_is_better"] else "lower"} \
-            if about else {}
-        rows.append({"metric": metric, **described, "mean": "n/a" if s["mean"] is None else f"{s['mean']:.3f}",
-                     "graded": s["graded"], "null": s["null"], "not applicable": s["not_applicable"],
-                     "failed": f"{s['failed']}" + (f" ({kinds})" if kinds else ""), "n": s["n"]})
+        described = (
+            {"family": about["family"], "better": "higher" if about["higher_is_better"] else "lower"} if about else {}
+        )
+        rows.append(
+            {
+                "metric": metric,
+                **described,
+                "mean": "n/a" if s["mean"] is None else f"{s['mean']:.3f}",
+                "graded": s["graded"],
+                "null": s["null"],
+                "not applicable": s["not_applicable"],
+                "failed": f"{s['failed']}" + (f" ({kinds})" if kinds else ""),
+                "n": s["n"],
+            }
+        )
     return [table(rows)]

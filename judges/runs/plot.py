@@ -28,19 +28,37 @@ def plot_result_matrix(run: Run, path: Path) -> Path:
     by_outcome = run.kind == "unit_tests"
     colours = OUTCOME_COLOURS if by_outcome else STATE_COLOURS
     order = list(colours)
-    grid = [[order.index(r["metrics"][m]["outcome"] if by_outcome else r["metrics"][m]["verdict"]["state"])
-             if m in r["metrics"] else 2 for m in metrics] for r in records]
+    grid = [
+        [
+            order.index(r["metrics"][m]["outcome"] if by_outcome else r["metrics"][m]["verdict"]["state"])
+            if m in r["metrics"]
+            else 2
+            for m in metrics
+        ]
+        for r in records
+    ]
     height = min(max(3.0, 0.18 * len(records) + 1.5), 60.0)
     fig, ax = plt.subplots(figsize=(max(6.5, 0.5 * len(metrics) + 3), height))
-    ax.imshow(grid or [[0] * max(1, len(metrics))], cmap=ListedColormap(list(colours.values())), vmin=0, vmax=2,
-              aspect="auto", interpolation="nearest")
-    ax.set_xticks(range(len(metrics)), [SHORT.get(m, m) for m in metrics], rotation=0 if by_outcome else 60,
-                  fontsize=8)
+    ax.imshow(
+        grid or [[0] * max(1, len(metrics))],
+        cmap=ListedColormap(list(colours.values())),
+        vmin=0,
+        vmax=2,
+        aspect="auto",
+        interpolation="nearest",
+    )
+    ax.set_xticks(range(len(metrics)), [SHORT.get(m, m) for m in metrics], rotation=0 if by_outcome else 60, fontsize=8)
     ax.set_yticks(range(len(records)), [r["id"] for r in records], fontsize=6 if len(records) > 40 else 8)
     ax.xaxis.tick_top()
     ax.set_title(run.title, fontsize=9, pad=24)
-    ax.legend(handles=[Patch(color=c, label=k.replace("_", " ")) for k, c in colours.items()],
-              loc="upper center", bbox_to_anchor=(0.5, -0.01), ncol=3, fontsize=8, frameon=False)
+    ax.legend(
+        handles=[Patch(color=c, label=k.replace("_", " ")) for k, c in colours.items()],
+        loc="upper center",
+        bbox_to_anchor=(0.5, -0.01),
+        ncol=3,
+        fontsize=8,
+        frameon=False,
+    )
     fig.tight_layout()
     fig.savefig(path, dpi=110)
     plt.close(fig)

@@ -43,9 +43,16 @@ class Run:
         return f"{judge} / {prompts}" if prompts else str(judge)
 
     def to_json(self) -> dict[str, Any]:
-        return {"format": FORMAT, "kind": self.kind, "config": self.config, "timing": self.timing,
-                "usage": self.usage, "stop_reason": self.stop_reason, "stop_message": self.stop_message,
-                "summary": self.summary}
+        return {
+            "format": FORMAT,
+            "kind": self.kind,
+            "config": self.config,
+            "timing": self.timing,
+            "usage": self.usage,
+            "stop_reason": self.stop_reason,
+            "stop_message": self.stop_message,
+            "summary": self.summary,
+        }
 
     def save(self, folder: str | Path) -> None:
         """Write run.json and summary.md next to results.jsonl (which the run service streamed)."""
@@ -54,8 +61,9 @@ class Run:
         folder = Path(folder)
         folder.mkdir(parents=True, exist_ok=True)
         self.folder = folder
-        (folder / "run.json").write_text(json.dumps(_scrub(self.to_json()), indent=2, ensure_ascii=False),
-                                         encoding="utf-8")
+        (folder / "run.json").write_text(
+            json.dumps(_scrub(self.to_json()), indent=2, ensure_ascii=False), encoding="utf-8"
+        )
         (folder / "summary.md").write_text(summary_markdown(self), encoding="utf-8")
 
     @classmethod
@@ -67,21 +75,34 @@ class Run:
         meta_path = folder / "run.json"
         if not meta_path.is_file():
             if (folder / "report.json").is_file() or (folder / "summary.json").is_file():
-                raise InputError("this run folder was written by an older judgelab (report.json, no run.json); "
-                                 "run the command again to get a folder this version reads", path=str(folder))
+                raise InputError(
+                    "this run folder was written by an older judgelab (report.json, no run.json); "
+                    "run the command again to get a folder this version reads",
+                    path=str(folder),
+                )
             raise InputError("not a run folder: run.json is missing", path=str(folder))
         try:
             meta = json.loads(meta_path.read_text(encoding="utf-8"))
         except (json.JSONDecodeError, UnicodeDecodeError) as err:
             raise InputError(f"run.json is not valid JSON ({err})", path=str(meta_path)) from None
         if meta.get("format") != FORMAT:
-            raise InputError(f"run.json has format {meta.get('format')!r}; this judgelab reads format {FORMAT}",
-                             path=str(meta_path))
+            raise InputError(
+                f"run.json has format {meta.get('format')!r}; this judgelab reads format {FORMAT}", path=str(meta_path)
+            )
         results = folder / "results.jsonl"
         records = [row for _, row in read_jsonl(results)] if results.is_file() else []
         records.sort(key=lambda r: (r.get("draw", 0), r.get("order", 0)))
-        return cls(meta["kind"], meta.get("config", {}), records, meta.get("summary", {}), meta.get("usage", {}),
-                   meta.get("stop_reason"), meta.get("stop_message"), meta.get("timing", {}), folder)
+        return cls(
+            meta["kind"],
+            meta.get("config", {}),
+            records,
+            meta.get("summary", {}),
+            meta.get("usage", {}),
+            meta.get("stop_reason"),
+            meta.get("stop_message"),
+            meta.get("timing", {}),
+            folder,
+        )
 
     def to_pandas(self) -> pd.DataFrame:
         """One row per item x metric: id, draw, metric, state, grade, failure kind, message, and for unit tests the
@@ -95,14 +116,40 @@ class Run:
             for metric, entry in record["metrics"].items():
                 verdict = entry["verdict"]
                 usage = call_usage(entry.get("calls", []))
-                rows.append({"id": record["id"], "draw": record.get("draw", 0), "test_type": record.get("test_type"),
-                             "metric": metric, "state": verdict["state"], "grade": verdict.get("grade"),
-                             "failure_kind": verdict.get("failure_kind"), "message": verdict.get("message"),
-                             "condition": entry.get("condition"), "outcome": entry.get("outcome"),
-                             "applicable": entry.get("applicable", True), "calls": usage["calls"],
-                             "cached_calls": usage["cached_calls"], "cost": usage["cost"]})
-        columns = ["id", "draw", "test_type", "metric", "state", "grade", "failure_kind", "message", "condition",
-                   "outcome", "applicable", "calls", "cached_calls", "cost"]
+                rows.append(
+                    {
+                        "id": record["id"],
+                        "draw": record.get("draw", 0),
+                        "test_type": record.get("test_type"),
+                        "metric": metric,
+                        "state": verdict["state"],
+                        "grade": verdict.get("grade"),
+                        "failure_kind": verdict.get("failure_kind"),
+                        "message": verdict.get("message"),
+                        "condition": entry.get("condition"),
+                        "outcome": entry.get("outcome"),
+                        "applicable": entry.get("applicable", True),
+                        "calls": usage["calls"],
+                        "cached_calls": usage["cached_calls"],
+                        "cost": usage["cost"],
+                    }
+                )
+        columns = [
+            "id",
+            "draw",
+            "test_type",
+            "metric",
+            "state",
+            "grade",
+            "failure_kind",
+            "message",
+            "condition",
+            "outcome",
+            "applicable",
+            "calls",
+            "cached_calls",
+            "cost",
+        ]
         return pd.DataFrame(rows, columns=columns)
 
 

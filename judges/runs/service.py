@@ -9,9 +9,11 @@ from __future__ import annotations
 
 import asyncio
 import sys
+from collections.abc import Sequence
 from dataclasses import dataclass, field
+from datetime import UTC
 from pathlib import Path
-from typing import Any, Protocol, Sequence
+from typing import Any, Protocol
 
 from judges.calls.runtime import CallRuntime
 from judges.errors import BudgetExhausted, EndpointUnusable, JudgelabError
@@ -34,9 +36,16 @@ class Task(Protocol):
     """A kind of run: its items, a check made before any call, and how to judge one item into a record (its
     "metrics" and item fields)."""
 
-    kind: str
-    items: Sequence[Item]
-    items_per_slot: int  # items in flight per call slot (a serial local judge always gets one at a time)
+    @property
+    def kind(self) -> str: ...
+
+    @property
+    def items(self) -> Sequence[Item]: ...
+
+    @property
+    def items_per_slot(self) -> int:
+        """Items in flight per call slot (a serial local judge always gets one at a time)."""
+        ...
 
     def check(self) -> None: ...
 
@@ -71,8 +80,14 @@ def _stop_for(err: JudgelabError) -> Stop:
     return Stop("error", str(err))
 
 
-async def execute(task: Task, runtime: CallRuntime, results_path: Path | None, *, progress: bool = False,
-                  execution: Execution | None = None) -> Execution:
+async def execute(
+    task: Task,
+    runtime: CallRuntime,
+    results_path: Path | None,
+    *,
+    progress: bool = False,
+    execution: Execution | None = None,
+) -> Execution:
     """Judge every item of `task`; each finished record is appended to `results_path` at once.
 
     A spent budget stops new items (those in flight finish their paid calls; every reply is cached). An unusable
@@ -128,31 +143,42 @@ async def execute(task: Task, runtime: CallRuntime, results_path: Path | None, *
     return done
 
 
-def run_task(task: Task, runtime: CallRuntime, out: Path | None, config: dict[str, Any], *,
-             progress: bool = False) -> Run:
+def run_task(
+    task: Task, runtime: CallRuntime, out: Path | None, config: dict[str, Any], *, progress: bool = False
+) -> Run:
     """Run `task` to its end (or its stop) and return the Run; with `out`, the run folder is written as it goes:
     results.jsonl item by item, then run.json and summary.md, even when interrupted."""
     import dataclasses
     import time
-    from datetime import datetime, timezone
+    from datetime import datetime
 
     task.check()
     execution = Execution()
-    started, started_at = time.perf_counter(), datetime.now(timezone.utc).isoformat(timespec="seconds")
+    started, started_at = time.perf_counter(), datetime.now(UTC).isoformat(timespec="seconds")
     try:
-        asyncio.run(execute(task, runtime, out / "results.jsonl" if out else None, progress=progress,
-                            execution=execution))
+        asyncio.run(
+            execute(task, runtime, out / "results.jsonl" if out else None, progress=progress, execution=execution)
+        )
     except KeyboardInterrupt:
         execution.stop = Stop("interrupted", "interrupted; rerun the same command to resume from the cache")
         raise
     finally:
         usage = dataclasses.asdict(runtime.usage)
         config = {**config, **task.provenance(), "model_version": _model_version(execution.records)}
-        run = Run(task.kind, config, execution.records,
-                  summarize(execution.records, task.kind), usage, execution.stop.reason if execution.stop else None,
-                  execution.stop.message if execution.stop else None,
-                  {"started_at": started_at, "finished_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-                   "duration_s": round(time.perf_counter() - started, 2)})
+        run = Run(
+            task.kind,
+            config,
+            execution.records,
+            summarize(execution.records, task.kind),
+            usage,
+            execution.stop.reason if execution.stop else None,
+            execution.stop.message if execution.stop else None,
+            {
+                "started_at": started_at,
+                "finished_at": datetime.now(UTC).isoformat(timespec="seconds"),
+                "duration_s": round(time.perf_counter() - started, 2),
+            },
+        )
         if out is not None:
             run.save(out)
     return run

@@ -4,12 +4,19 @@ from __future__ import annotations
 
 import statistics
 from collections import Counter, defaultdict
-from typing import Any, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
 
 from judges.types import ALL_METRICS, Outcome
 
-SHORT = {"answer_relevancy": "AR", "completeness": "C", "faithfulness": "F", "usefulness": "U",
-         "positive_acceptance": "PA", "negative_rejection": "NR"}
+SHORT = {
+    "answer_relevancy": "AR",
+    "completeness": "C",
+    "faithfulness": "F",
+    "usefulness": "U",
+    "positive_acceptance": "PA",
+    "negative_rejection": "NR",
+}
 USAGE_KEYS = ("calls", "cached_calls", "failed_calls", "prompt_tokens", "completion_tokens", "cost")
 
 
@@ -41,11 +48,16 @@ def verdict_counts(entries: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     grades = [v["grade"] for v in verdicts if v["state"] == "grade"]
     kinds = Counter(v.get("failure_kind") for v in verdicts if v["state"] == "failure")
     not_applicable = sum(e.get("applicable") is False for e in entries)
-    return {"n": len(entries), "graded": len(grades),
-            "null": sum(v["state"] == "null" for v in verdicts) - not_applicable, "not_applicable": not_applicable,
-            "failed": sum(kinds.values()), "failure_kinds": dict(sorted(kinds.items())),
-            "mean": statistics.fmean(grades) if grades else None,
-            "stdev": statistics.stdev(grades) if len(grades) > 1 else None}
+    return {
+        "n": len(entries),
+        "graded": len(grades),
+        "null": sum(v["state"] == "null" for v in verdicts) - not_applicable,
+        "not_applicable": not_applicable,
+        "failed": sum(kinds.values()),
+        "failure_kinds": dict(sorted(kinds.items())),
+        "mean": statistics.fmean(grades) if grades else None,
+        "stdev": statistics.stdev(grades) if len(grades) > 1 else None,
+    }
 
 
 def outcome_rates(outcomes: Iterable[str]) -> dict[str, Any]:
@@ -53,11 +65,16 @@ def outcome_rates(outcomes: Iterable[str]) -> dict[str, Any]:
     values = list(outcomes)
     count = Counter(values)
     completed = count[Outcome.PASS.value] + count[Outcome.WRONG_GRADE.value]
-    return {"n": len(values), "completed": completed, "passed": count[Outcome.PASS.value],
-            "wrong_grades": count[Outcome.WRONG_GRADE.value], "failures": count[Outcome.FAILURE.value],
-            "pass_rate": count[Outcome.PASS.value] / completed if completed else None,
-            "wrong_grade_rate": count[Outcome.WRONG_GRADE.value] / completed if completed else None,
-            "failure_rate": count[Outcome.FAILURE.value] / len(values) if values else None}
+    return {
+        "n": len(values),
+        "completed": completed,
+        "passed": count[Outcome.PASS.value],
+        "wrong_grades": count[Outcome.WRONG_GRADE.value],
+        "failures": count[Outcome.FAILURE.value],
+        "pass_rate": count[Outcome.PASS.value] / completed if completed else None,
+        "wrong_grade_rate": count[Outcome.WRONG_GRADE.value] / completed if completed else None,
+        "failure_rate": count[Outcome.FAILURE.value] / len(values) if values else None,
+    }
 
 
 def metric_names(records: Sequence[Mapping[str, Any]]) -> list[str]:
@@ -83,17 +100,27 @@ def summarize(records: Sequence[Mapping[str, Any]], kind: str) -> dict[str, Any]
         metrics[metric]["usage"] = call_usage(c for e in entries for c in e.get("calls", []))
         if unit_tests:
             metrics[metric].update(outcome_rates(e["outcome"] for e in entries))
-    summary: dict[str, Any] = {"n_items": len(first_draw), "metrics": metrics,
-                               "usage": call_usage(c for r in records for c in item_calls(r))}
+    summary: dict[str, Any] = {
+        "n_items": len(first_draw),
+        "metrics": metrics,
+        "usage": call_usage(c for r in records for c in item_calls(r)),
+    }
     if unit_tests:
         rates = [m["pass_rate"] for m in metrics.values() if m["pass_rate"] is not None]
-        summary.update({
-            "total_pass_rate": statistics.fmean(rates) if rates else None,
-            "completed_tests": sum(all(e["outcome"] != "failure" for e in r["metrics"].values()) for r in first_draw),
-            "tests_passing_all": sum(all(e["outcome"] == "pass" for e in r["metrics"].values()) for r in first_draw),
-            "wrong_grades": sum(m["wrong_grades"] for m in metrics.values()),
-            "failures": sum(m["failures"] for m in metrics.values()),
-            "by_test_type": by_test_type(first_draw)})
+        summary.update(
+            {
+                "total_pass_rate": statistics.fmean(rates) if rates else None,
+                "completed_tests": sum(
+                    all(e["outcome"] != "failure" for e in r["metrics"].values()) for r in first_draw
+                ),
+                "tests_passing_all": sum(
+                    all(e["outcome"] == "pass" for e in r["metrics"].values()) for r in first_draw
+                ),
+                "wrong_grades": sum(m["wrong_grades"] for m in metrics.values()),
+                "failures": sum(m["failures"] for m in metrics.values()),
+                "by_test_type": by_test_type(first_draw),
+            }
+        )
         repeats = stability(records)
         if repeats is not None:
             summary["stability"] = repeats
@@ -115,8 +142,11 @@ def by_test_type(records: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
         groups[record.get("test_type") or "-"].append(record)
     out = {}
     for test_type, group in sorted(groups.items()):
-        rates = {m: outcome_rates(r["metrics"][m]["outcome"] for r in group)["pass_rate"] for m in ALL_METRICS
-                 if m in group[0]["metrics"]}
+        rates = {
+            m: outcome_rates(r["metrics"][m]["outcome"] for r in group)["pass_rate"]
+            for m in ALL_METRICS
+            if m in group[0]["metrics"]
+        }
         defined = [v for v in rates.values() if v is not None]
         out[test_type] = {"n": len(group), "pass_rates": rates, "total": statistics.fmean(defined) if defined else None}
     return out
@@ -134,11 +164,16 @@ def stability(records: Sequence[Mapping[str, Any]]) -> dict[str, Any] | None:
     for metric in metric_names(records):
         variances, flips = [], 0
         for group in repeated:
-            grades = [r["metrics"][metric]["verdict"]["grade"] for r in group
-                      if r["metrics"][metric]["verdict"]["state"] == "grade"]
+            grades = [
+                r["metrics"][metric]["verdict"]["grade"]
+                for r in group
+                if r["metrics"][metric]["verdict"]["state"] == "grade"
+            ]
             if len(grades) > 1:
                 variances.append(statistics.pvariance(grades))
             flips += len({r["metrics"][metric]["outcome"] == "pass" for r in group}) > 1
-        out["metrics"][metric] = {"mean_grade_variance": statistics.fmean(variances) if variances else None,
-                                  "flip_rate": flips / len(repeated)}
+        out["metrics"][metric] = {
+            "mean_grade_variance": statistics.fmean(variances) if variances else None,
+            "flip_rate": flips / len(repeated),
+        }
     return out

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Mapping, Sequence
+from typing import Any
 
 from judges.judging.grouse_judge import GroundedQAJudge
 from judges.judging.prompts import check_renders
@@ -37,9 +38,13 @@ class UnitTestTask:
     async def run_item(self, item: Item) -> dict[str, Any]:
         test: UnitTest = item.payload
         result = score_unit_test(test, await self.judge.judge(test.sample, item.draw, priority=item.order))
-        return {"test_type": test.test_type, "set_id": test.set_id, "source": test.source,
-                "passed_all": all(o.value == "pass" for o in result.outcomes.values()),
-                "metrics": result.metrics_dict()}
+        return {
+            "test_type": test.test_type,
+            "set_id": test.set_id,
+            "source": test.source,
+            "passed_all": all(o.value == "pass" for o in result.outcomes.values()),
+            "metrics": result.metrics_dict(),
+        }
 
 
 @dataclass
@@ -91,9 +96,12 @@ class MetricsTask:
         return None  # metric templates are rendered from code-built variables; inputs are checked on loading
 
     def provenance(self) -> dict[str, Any]:
-        return {"rag_prompts_sha256": self.judge.prompts.hashes(),  # the templates the metrics used
-                "metric_info": {spec.name: {"family": spec.family, "higher_is_better": spec.higher_is_better}
-                                for spec in self.metrics}}
+        return {
+            "rag_prompts_sha256": self.judge.prompts.hashes(),  # the templates the metrics used
+            "metric_info": {
+                spec.name: {"family": spec.family, "higher_is_better": spec.higher_is_better} for spec in self.metrics
+            },
+        }
 
     async def run_item(self, item: Item) -> dict[str, Any]:
         from judges.rag.judging import SAMPLE_PRIORITY

@@ -7,17 +7,18 @@ from __future__ import annotations
 
 import json
 import random
+from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any
 
 from judges.calls.backend import CompletionRequest
 from judges.calls.cache import CacheMode, ReplyCache
-from judges.judging.grouse_judge import GroundedQAJudge
 from judges.calls.model_spec import JudgeModel
-from judges.judging.prompts import PromptSet
-from judges.judging.replies import GRADE_SPECS
 from judges.calls.runtime import CallRuntime
 from judges.calls.scripted import ScriptedBackend
+from judges.judging.grouse_judge import GroundedQAJudge
+from judges.judging.prompts import PromptSet
+from judges.judging.replies import GRADE_SPECS
 from judges.suite.test_types import BY_NAME
 from judges.types import GROUSE_METRICS, UnitTest
 
@@ -53,8 +54,9 @@ def baseline_grade_fns(seed: int = 0) -> dict[str, GradeFn]:
     }
 
 
-def run_baseline(name: str, tests: list[UnitTest], prompts: PromptSet | str = "default", seed: int = 0,
-                 out: Path | None = None) -> Run:
+def run_baseline(
+    name: str, tests: list[UnitTest], prompts: PromptSet | str = "default", seed: int = 0, out: Path | None = None
+) -> Run:
     """Judge `tests` with the named reference judge through the run service, scored like any model run."""
     from judges.judging.prompts import load_prompt_set
     from judges.runs.service import run_task
@@ -73,8 +75,11 @@ def run_baseline(name: str, tests: list[UnitTest], prompts: PromptSet | str = "d
 
     runtime = CallRuntime(ScriptedBackend(script), ReplyCache(":memory:", CacheMode.OFF))
     judge = GroundedQAJudge(runtime, prompts, JudgeModel(f"baseline/{name}", f"baseline/{name}"))
-    config = {"judge": f"baseline/{name}", "prompts": {"name": prompts.name, "folder": str(prompts.folder),
-                                                       "sha256": prompts.hashes()}, "n_tests": len(tests)}
+    config = {
+        "judge": f"baseline/{name}",
+        "prompts": {"name": prompts.name, "folder": str(prompts.folder), "sha256": prompts.hashes()},
+        "n_tests": len(tests),
+    }
     return run_task(UnitTestTask(tests, judge), runtime, out, config)
 
 

@@ -7,9 +7,9 @@ from collections import defaultdict
 from pathlib import Path
 
 from judges.errors import InputError
+from judges.suite.loading import load_unit_tests
 from judges.suite.test_types import BY_NAME, ENDS_WITH_CITATION, MULTI_CITATION
 from judges.types import ABSTENTION_SENTENCE, GROUSE_METRICS, UnitTest
-from judges.suite.loading import load_unit_tests
 
 CITATION = re.compile(r"\[(\d+)\]")
 
@@ -27,7 +27,9 @@ def check_tests(tests: list[UnitTest], strict: bool = False) -> list[str]:
         for field in ("expected_output", "actual_output"):
             for number in CITATION.findall(getattr(sample, field)):
                 if not 1 <= int(number) <= len(sample.references):
-                    problems.append(f"{where}: {field} cites [{number}] but there are {len(sample.references)} references")
+                    problems.append(
+                        f"{where}: {field} cites [{number}] but there are {len(sample.references)} references"
+                    )
         spec = BY_NAME.get(test.test_type)
         if not strict or spec is None:
             continue  # not strict, or a type outside judgelab's typology: only the generic checks apply
@@ -36,21 +38,26 @@ def check_tests(tests: list[UnitTest], strict: bool = False) -> list[str]:
         wanted = dict(zip(GROUSE_METRICS, spec.conditions))
         for metric in GROUSE_METRICS:
             if str(test.conditions[metric]) != wanted[metric]:
-                problems.append(f"{where}: {metric} condition {test.conditions[metric]} should be {wanted[metric]} "
-                                f"for {test.test_type!r}")
+                problems.append(
+                    f"{where}: {metric} condition {test.conditions[metric]} should be {wanted[metric]} "
+                    f"for {test.test_type!r}"
+                )
         if not 3 <= len(sample.references) <= 6:
             problems.append(f"{where}: {len(sample.references)} references; a set uses 3-6")
         actual = sample.actual_output.strip()
         if spec.abstains != actual.startswith(ABSTENTION_SENTENCE):
-            problems.append(f"{where}: actual_output {'must' if spec.abstains else 'must not'} begin with the "
-                            f"abstention sentence")
+            problems.append(
+                f"{where}: actual_output {'must' if spec.abstains else 'must not'} begin with the abstention sentence"
+            )
         if spec.abstains_only and actual != ABSTENTION_SENTENCE:
             problems.append(f"{where}: actual_output must be exactly the abstention sentence")
         if spec.abstains and not spec.abstains_only and not CITATION.search(actual):
             problems.append(f"{where}: related information after the abstention must be cited")
         if spec.references_answer == sample.expected_output.strip().startswith(ABSTENTION_SENTENCE):
-            problems.append(f"{where}: expected_output {'must not' if spec.references_answer else 'must'} be an "
-                            f"abstention (references {'answer' if spec.references_answer else 'do not answer'})")
+            problems.append(
+                f"{where}: expected_output {'must not' if spec.references_answer else 'must'} be an "
+                f"abstention (references {'answer' if spec.references_answer else 'do not answer'})"
+            )
         if test.test_type in ENDS_WITH_CITATION and not re.search(r"\]\s*\.?\s*$", actual):
             problems.append(f"{where}: actual_output must end with a citation")
         if test.test_type in MULTI_CITATION and not re.search(r"\]\s*\[", actual):

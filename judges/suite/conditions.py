@@ -4,14 +4,18 @@ from __future__ import annotations
 
 import operator
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 from judges.errors import ConditionError
 from judges.types import Outcome, Verdict, VerdictState
 
 _OPERATORS: dict[str, Callable[[float, float], bool]] = {
-    "==": operator.eq, ">=": operator.ge, "<=": operator.le, ">": operator.gt, "<": operator.lt,
+    "==": operator.eq,
+    ">=": operator.ge,
+    "<=": operator.le,
+    ">": operator.gt,
+    "<": operator.lt,
 }
 _PATTERN = re.compile(r"^\s*(==|>=|<=|>|<)\s*(None|null|-?\d+(?:\.\d+)?)\s*$")
 
@@ -24,18 +28,27 @@ class Condition:
     target: float | None  # None means the condition expects a null
 
     @classmethod
-    def parse(cls, text: object, *, test_id: str = "?", field: str = "?",
-              path: str | None = None, line: int | None = None) -> Condition:
+    def parse(
+        cls, text: object, *, test_id: str = "?", field: str = "?", path: str | None = None, line: int | None = None
+    ) -> Condition:
         """Parse `text`; a bad string raises ConditionError naming the test and the field."""
         match = _PATTERN.match(text) if isinstance(text, str) else None
         if match is None:
-            raise ConditionError(f"test {test_id}: bad condition {text!r}; expected e.g. '==5', '<5', '>=4', '==None'",
-                                 path=path, line=line, field=field)
+            raise ConditionError(
+                f"test {test_id}: bad condition {text!r}; expected e.g. '==5', '<5', '>=4', '==None'",
+                path=path,
+                line=line,
+                field=field,
+            )
         op, raw = match.groups()
         if raw in ("None", "null"):
             if op != "==":
-                raise ConditionError(f"test {test_id}: only '==None' may compare with None, got {text!r}",
-                                     path=path, line=line, field=field)
+                raise ConditionError(
+                    f"test {test_id}: only '==None' may compare with None, got {text!r}",
+                    path=path,
+                    line=line,
+                    field=field,
+                )
             return cls(op, None)
         return cls(op, float(raw))
 
@@ -97,5 +110,8 @@ def judged_pa_nr(relevancy: Verdict, completeness: Verdict) -> tuple[Verdict, Ve
             failed = Verdict.failed(source.failure_kind, f"derived from a failed verdict: {source.message}")  # type: ignore[arg-type]
             return failed, failed
     pa, nr = derive_pa_nr(relevancy.state is VerdictState.NULL, completeness.state is VerdictState.NULL)
-    as_verdict = lambda v: Verdict.null("derived") if v is None else Verdict.graded(v)  # noqa: E731
+
+    def as_verdict(value: float | None) -> Verdict:
+        return Verdict.null("derived") if value is None else Verdict.graded(value)
+
     return as_verdict(pa), as_verdict(nr)

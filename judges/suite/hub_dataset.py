@@ -16,6 +16,8 @@ def load_split_records(repo_or_folder: str, split: str) -> list[dict[str, Any]]:
         dataset = datasets.load_dataset(repo_or_folder, data_files=data_files, split=split)
     except Exception as err:  # datasets raises many types for "offline" / "not found"
         first_line = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
-        raise InputError(f"cannot load {split!r} of {repo_or_folder!r} from the Hugging Face hub "
-                         f"(no network, or no such dataset): {first_line}") from None
+        raise InputError(
+            f"cannot load {split!r} of {repo_or_folder!r} from the Hugging Face hub "
+            f"(no network, or no such dataset): {first_line}"
+        ) from None
     return [dict(row) for row in dataset]

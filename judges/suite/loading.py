@@ -37,19 +37,32 @@ def parse_unit_test(obj: dict[str, Any], *, path: str, line: int, default_id: st
             continue
         if condition.unmeetable(metric_grades(metric)):
             grades = metric_grades(metric)
-            fields.add(f"no {metric} grade can meet {raw!r}: grades are {grades[0]}-{grades[-1]} or null"
-                       if len(grades) > 2 else f"no {metric} grade can meet {raw!r}: grades are 0 or 1, or null", label)
+            fields.add(
+                f"no {metric} grade can meet {raw!r}: grades are {grades[0]}-{grades[-1]} or null"
+                if len(grades) > 2
+                else f"no {metric} grade can meet {raw!r}: grades are 0 or 1, or null",
+                label,
+            )
         conditions[metric] = condition
     fields.done()
-    return UnitTest(id=test_id, sample=sample, conditions=conditions, test_type=test_type,  # type: ignore[arg-type]
-                    goal=str(metadata.get("goal", "")), set_id=metadata.get("set_id"), source=f"{path}:{line}")
+    assert sample is not None  # done() raised on every problem, a missing sample among them
+    return UnitTest(
+        id=test_id,
+        sample=sample,
+        conditions=conditions,
+        test_type=test_type,  # type: ignore[arg-type]
+        goal=str(metadata.get("goal", "")),
+        set_id=metadata.get("set_id"),
+        source=f"{path}:{line}",
+    )
 
 
 def _parse_all(problems: Problems, records: list[tuple[int, dict[str, Any]]], id_prefix: str) -> list[UnitTest]:
     """Parse every record, then check ids; raise one InputProblems with everything found in the file."""
     path = problems.path
-    parsed = parse_records(records, problems,
-                           lambda line, obj: parse_unit_test(obj, path=path, line=line, default_id=f"{id_prefix}{line}"))
+    parsed = parse_records(
+        records, problems, lambda line, obj: parse_unit_test(obj, path=path, line=line, default_id=f"{id_prefix}{line}")
+    )
     note_duplicate_ids([(line, str(obj["id"]) if obj.get("id") else None) for line, obj in records], problems)
     problems.raise_if_any()
     return [test for _, test in parsed]

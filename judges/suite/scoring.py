@@ -37,9 +37,11 @@ def score_unit_test(test: UnitTest, records: dict[str, MetricRecord]) -> TestRes
     """Check each verdict against its condition, deriving PA and NR on both sides."""
     verdicts = {metric: record.verdict for metric, record in records.items()}
     verdicts["positive_acceptance"], verdicts["negative_rejection"] = judged_pa_nr(
-        verdicts["answer_relevancy"], verdicts["completeness"])
+        verdicts["answer_relevancy"], verdicts["completeness"]
+    )
     conditions = dict(test.conditions)
     conditions["positive_acceptance"], conditions["negative_rejection"] = expected_pa_nr(
-        test.conditions["answer_relevancy"], test.conditions["completeness"])
+        test.conditions["answer_relevancy"], test.conditions["completeness"]
+    )
     outcomes = {metric: conditions[metric].check(verdicts[metric]) for metric in ALL_METRICS}
     return TestResult(test, records, verdicts, conditions, outcomes)
