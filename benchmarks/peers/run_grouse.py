@@ -16,12 +16,12 @@ from __future__ import annotations
 
 import argparse
 import json
-from pathlib import Path
 import logging
 import os
 import sys
 import tempfile
 import time
+from pathlib import Path
 
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 os.environ.setdefault("OPENAI_API_KEY", "sk-stub")

@@ -15,12 +15,12 @@ from __future__ import annotations
 
 import argparse
 import json
-from pathlib import Path
 import logging
 import math
 import os
 import sys
 import time
+from pathlib import Path
 
 os.environ.setdefault("RAGAS_DO_NOT_TRACK", "true")
 os.environ.setdefault("OPENAI_API_KEY", "sk-stub")
@@ -63,7 +63,7 @@ def main() -> int:
     from ragas import EvaluationDataset, evaluate
     from ragas.metrics import answer_relevancy, faithfulness
 
-    rows = [json.loads(line) for line in open(args.samples, encoding="utf-8") if line.strip()]
+    rows = [json.loads(line) for line in Path(args.samples).read_text(encoding="utf-8").splitlines() if line.strip()]
     dataset = EvaluationDataset.from_list(
         [
             {
