@@ -238,7 +238,7 @@ def test_config_errors_name_the_table(tmp_path):
         load_config(path)
     assert str(raised.value) == (
         f"{path}: unknown key 'candidates[0].colour'; expected one of api_base, baseline, "
-        "kind, logprobs, metrics, model, name, params, prompts"
+        "higher_is_better, kind, logprobs, metrics, model, name, params, prompts"
     )
     path.write_text(
         '[[candidates]]\nname = "a"\nkind = "metric"\nmodel = "m"\nmetrics = {faithfulness = "ragas_fidelity"}\n'
@@ -301,7 +301,7 @@ def test_leaderboard_writes_four_files_with_intervals_and_a_best_judge_per_metri
     }
     data = json.loads((leaderboard / "leaderboard.json").read_text())
     picks = {(p["evaluation"], p["metric"]): p for p in data["picks"]}
-    assert ("labels:begin-cmu", "faithfulness") in picks and ("unit_tests:unit_tests:test", "total") in picks
+    assert ("labels:begin-cmu:30-items", "faithfulness") in picks and ("unit_tests:unit_tests:test:first-16", "total") in picks
     assert all(p["best"] not in ("oracle", "always-top") for p in data["picks"])
     oracle_total = [e for e in data["entries"] if e["candidate"] == "oracle" and e["metric"] == "total"]
     assert oracle_total[0]["value"] == 1.0
@@ -310,14 +310,14 @@ def test_leaderboard_writes_four_files_with_intervals_and_a_best_judge_per_metri
             assert e["ci_low"] <= e["value"] <= e["ci_high"] and e["n"] > 0
     assert data["meta"]["judges"]["stub-default"].startswith("openai/stub, prompts default (sha256 ")
     weighted = [e for e in data["entries"] if e["candidate"] == "stub-yes-prob"]
-    assert {e["evaluation"] for e in weighted} == {"labels:begin-cmu", "labels:topical-chat"}  # no GroUSE grades
+    assert {e["evaluation"] for e in weighted} == {"labels:begin-cmu:30-items", "labels:topical-chat:30-items"}  # no GroUSE grades
     assert all(e["prompts"] == "rag" and e["calls"] == 2 * 30 and e["failure_rate"] == 0 for e in weighted)
     assert "llamaindex_faithfulness" in data["meta"]["judges"]["stub-yes-prob"]
     [null_on_labels] = [
-        e for e in data["entries"] if e["candidate"] == "always-null" and e["evaluation"] == "labels:begin-cmu"
+        e for e in data["entries"] if e["candidate"] == "always-null" and e["evaluation"] == "labels:begin-cmu:30-items"
     ]
     assert null_on_labels["value"] is None and "null or failed" in null_on_labels["note"]
-    assert "sha256" in data["meta"]["data"]["unit_tests:unit_tests:test"]
+    assert "sha256" in data["meta"]["data"]["unit_tests:unit_tests:test:first-16"]
     import pandas as pd
 
     frame = pd.read_csv(leaderboard / "leaderboard.csv")

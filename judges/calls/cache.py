@@ -73,7 +73,8 @@ class ReplyCache:
         """A file that holds other tables, or a `replies` table of another shape, is not judgelab's cache."""
         tables = {row[0] for row in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
         columns = {row[1] for row in db.execute("PRAGMA table_info(replies)")}
-        if tables and (tables != {"replies"} or columns != {"key", "model", "reply", "created"}):
+        ours = {"replies", "embeddings"}  # the reply cache, and the embedding cache that shares its file
+        if tables and (not tables <= ours or ("replies" in tables and columns != {"key", "model", "reply", "created"})):
             self.close()
             raise ConfigError(
                 f"cache {self.path} is an SQLite file but not a judgelab reply cache (tables: "

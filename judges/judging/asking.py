@@ -35,7 +35,7 @@ def call_record(template: str, sha256: str, completion: Completion, **extra: Any
         "cached": completion.cached,
         "prompt_tokens": completion.prompt_tokens,
         "completion_tokens": completion.completion_tokens,
-        "cost": 0.0 if completion.cached else completion.cost,
+        "cost": completion.cost,  # the reply's price; a cached reply cost it once, when it was made
         "latency_s": round(completion.latency_s, 4),
         **extra,
     }

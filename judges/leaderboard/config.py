@@ -45,6 +45,7 @@ class Candidate(BaseModel):
     api_base: str | None = None
     metrics: dict[str, str] = Field(default_factory=dict)  # metric: labelled metric -> suite metric scoring it
     logprobs: bool = False  # metric: the probability-weighted grade from the judge's top next tokens
+    higher_is_better: bool = True  # False for a score where a lower value means a better answer
 
     def scores(self, labelled_metric: str) -> bool:
         """Whether this candidate gives a score for a labelled metric (a metric candidate only for those it maps)."""
@@ -57,16 +58,30 @@ class Evaluation(BaseModel):
     model_config = _STRICT
 
     kind: Literal["unit_tests", "labels"]
-    source: str
-    split: Literal["train", "test"] | None = None
-    limit: int | None = Field(default=None, ge=1)
+    source: str  # a path (relative to the config file) or a shipped set name
+    split: str | None = None  # unit tests: train / test; labels: a split of a shipped set (e.g. test)
+    limit: int | None = Field(default=None, ge=1)  # default: every item
     metric: str | None = None  # labels: which labelled metric
+    name: str = ""  # a stable name for the tables; by default built from the kind, file, split, metric and limit
+    # labels read from your own file (as `judgelab agreement --columns ... --label-map ...`)
+    columns: str | None = None
+    label_map: dict[str, float] | None = None
+    label_type: Literal["binary", "ordinal", "continuous"] | None = None
+    scale: tuple[float, float] | None = None
+    # where a continuous judge's cut for binary labels is fitted: a labelled file, a fraction, or k-fold
+    calibration: str | None = None
+    calibration_fraction: float | None = Field(default=None, gt=0, lt=1)
+    folds: int = Field(default=5, ge=2)
 
-    @property
-    def name(self) -> str:
+    def default_name(self) -> str:
+        parts = [self.kind, Path(self.source).name]
         if self.kind == "unit_tests":
-            return f"unit_tests:{Path(self.source).name}:{self.split or 'test'}"
-        return f"labels:{self.source}"
+            parts.append(self.split or "test")
+        else:
+            parts += [p for p in (self.split, self.metric) if p]
+        if self.limit is not None:
+            parts.append(f"first-{self.limit}" if self.kind == "unit_tests" else f"{self.limit}-items")
+        return ":".join(parts)
 
 
 class Selection(BaseModel):
@@ -101,8 +116,16 @@ def load_config(path: str | Path) -> LeaderboardConfig:
     for table in ("candidates", "evaluations"):
         if not data.get(table):
             raise ConfigError(f"{path}: needs at least one [[candidates]] and one [[evaluations]] table")
-    config = validate_config(LeaderboardConfig, data, path)
+    config = validate_config(LeaderboardConfig, _relative_to(data, Path(path).parent), path)
     config._path = str(path)
+    named = [e.name or e.default_name() for e in config.evaluations]
+    if len(set(named)) != len(named):
+        raise ConfigError(
+            f"{path}: two evaluations share the name {next(n for n in named if named.count(n) > 1)!r}; "
+            "give them distinct `name`s"
+        )
+    for evaluation, name in zip(config.evaluations, named):
+        object.__setattr__(evaluation, "name", name)  # frozen: the stable name is settled once, here
     for i, c in enumerate(config.candidates):
         if c.kind in ("llm", "metric", "embedding") and not c.model:
             raise ConfigError(f"{path}: candidates[{i}] ({c.name}) needs a model")
@@ -114,6 +137,27 @@ def load_config(path: str | Path) -> LeaderboardConfig:
     if len(set(names)) != len(names):
         raise ConfigError(f"{path}: candidate names must be unique")
     return config
+
+
+def _relative_to(data: dict[str, Any], folder: Path) -> dict[str, Any]:
+    """Paths in a config are relative to the config file: `cache`, and each evaluation's `source` and
+    `calibration` when such a file or folder exists there (a shipped set name such as `begin-cmu` stays a name)."""
+
+    def resolve(value: Any) -> Any:
+        if not isinstance(value, str) or Path(value).is_absolute():
+            return value
+        candidate = folder / value
+        return str(candidate) if candidate.exists() else value
+
+    out = dict(data)
+    if isinstance(out.get("cache"), str) and not Path(out["cache"]).is_absolute():
+        out["cache"] = str(folder / out["cache"])
+    if isinstance(out.get("evaluations"), list):
+        out["evaluations"] = [
+            {k: resolve(v) if k in ("source", "calibration") else v for k, v in e.items()} if isinstance(e, dict) else e
+            for e in out["evaluations"]
+        ]
+    return out
 
 
 def _check_metric_map(candidate: Candidate, where: str) -> None:

@@ -10,11 +10,12 @@ from pathlib import Path
 from typing import Any
 
 from judges.agreement.predictions import Prediction, Predictions
+from judges.agreement.threshold import Calibration
 from judges.errors import ConfigError
 from judges.labels.schema import LabelledSet, LabelType
 from judges.leaderboard.config import Candidate, Evaluation
 from judges.leaderboard.entries import Entry
-from judges.leaderboard.unit_test_entries import run_stopped
+from judges.leaderboard.unit_test_entries import run_costs, run_stopped
 from judges.types import Sample, VerdictState
 
 # which GroUSE prompt grades which labelled metric (ALCE utility has no documents: relevancy 1-5 stands in)
@@ -32,7 +33,15 @@ def labelled_subset(evaluation: Evaluation) -> LabelledSet:
     """The evaluation's metric, restricted to `limit` items drawn with a fixed seed (all annotators kept)."""
     from judges.labels.registry import open_labels
 
-    labels = open_labels(evaluation.source)
+    labels = open_labels(
+        evaluation.source,
+        columns=evaluation.columns,
+        metric=evaluation.metric if evaluation.columns else None,
+        label_type=evaluation.label_type,
+        scale=evaluation.scale,
+        split=evaluation.split,
+        label_map=evaluation.label_map,
+    )
     if evaluation.metric:
         labels = labels.for_metric(evaluation.metric)
     if len(labels.metrics()) != 1:
@@ -84,9 +93,8 @@ def _llm_scores(
     run = grade_samples(list(samples.items()), options, metrics=[template], out=out)
     if run.stop_reason:
         raise run_stopped(run)
-    usage = run.summary["usage"]
     sha = _short_sha([run.config["prompts"]["sha256"][template]])
-    return _predictions(run, template), {"calls": usage["calls"], "cost_usd": usage["cost"], "prompt_sha": sha}
+    return _predictions(run, template), {**run_costs(run), "prompt_sha": sha}
 
 
 def _metric_scores(
@@ -115,21 +123,21 @@ def _metric_scores(
     run = run_metrics(rag_samples, [name], options, out=out, settings=MetricSettings(logprobs=candidate.logprobs))
     if run.stop_reason:
         raise run_stopped(run)
-    usage = run.summary["usage"]
     return _predictions(run, name), {
-        "calls": usage["calls"],
-        "cost_usd": usage["cost"],
+        **run_costs(run),
         "prompt_sha": _short_sha(list(run.config["rag_prompts_sha256"].values())),
     }
 
 
-async def _embedding_scores(candidate: Candidate, metric: str, samples: dict[str, Sample]) -> dict[str, Prediction]:
+async def _embedding_scores(
+    candidate: Candidate, metric: str, samples: dict[str, Sample], cache: str
+) -> dict[str, Prediction]:
     """Cosine similarity of the answer with its references (faithfulness) or with the question (usefulness)."""
     import numpy as np
 
     from judges.rag.embeddings import open_embedder
 
-    embedder = open_embedder(str(candidate.model), api_base=candidate.api_base)
+    embedder = open_embedder(str(candidate.model), api_base=candidate.api_base, cache_path=cache)
     ids = list(samples)
     answers = await embedder.embed([samples[i].actual_output for i in ids])
     other = [(" ".join(samples[i].references) if metric == "faithfulness" else samples[i].input) for i in ids]
@@ -149,6 +157,15 @@ def _baseline_scores(name: str, samples: dict[str, Sample]) -> dict[str, Predict
     raise ConfigError(f"baseline {name!r} has no meaning on human labels")
 
 
+def _calibration(evaluation: Evaluation) -> Calibration:
+    """Where a continuous judge's cut for binary labels is fitted: the evaluation's calibration file, a fraction of
+    its items, or k-fold cross-fitting."""
+    from judges.labels.registry import open_labels
+
+    items = open_labels(evaluation.calibration) if evaluation.calibration else None
+    return Calibration(items=items, fraction=evaluation.calibration_fraction, folds=evaluation.folds)
+
+
 def label_entries(
     candidate: Candidate, evaluation: Evaluation, cache: str, labels: LabelledSet, runs_dir: Path
 ) -> list[Entry]:
@@ -164,7 +181,7 @@ def label_entries(
     elif candidate.kind == "metric":
         scores, extra = _metric_scores(candidate, metric, samples, cache, run_folder(runs_dir, candidate, evaluation))
     elif candidate.kind == "embedding":
-        scores = asyncio.run(_embedding_scores(candidate, metric, samples))
+        scores = asyncio.run(_embedding_scores(candidate, metric, samples, cache))
         extra["calls"] = len(samples)  # one score computed per item
     else:
         scores = _baseline_scores(str(candidate.baseline), samples)
@@ -182,6 +199,8 @@ def label_entries(
         calls=int(extra["calls"]),
         cost_usd=float(extra["cost_usd"]),
         seconds=seconds,
+        baseline=candidate.baseline if candidate.kind == "baseline" else None,
+        latency_s_per_uncached_call=extra.get("latency_s_per_uncached_call"),
     )
     if not any(p.state is VerdictState.GRADE and p.score is not None for p in scores.values()):
         return [
@@ -195,7 +214,12 @@ def label_entries(
                 note="no figure: every item came back null or failed",
             )
         ]
-    agreement = measure(labels, Predictions({(i, None): p for i, p in scores.items()}, candidate.name))
+    agreement = measure(
+        labels,
+        Predictions({(i, None): p for i, p in scores.items()}, candidate.name),
+        higher_is_better=candidate.higher_is_better,
+        calibration=_calibration(evaluation),
+    )
     computed = {f.statistic for f in agreement.judge}
     statistic = next((s for s in HEADLINE[agreement.label_type] if s in computed), HEADLINE[agreement.label_type][0])
     figure = agreement.figure(statistic) if statistic in computed else None

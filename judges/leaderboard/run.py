@@ -54,7 +54,7 @@ def run_leaderboard(
     from judges import __version__
     from judges.leaderboard.html import render_html
     from judges.leaderboard.label_entries import label_entries, labelled_subset
-    from judges.leaderboard.render import plot_pareto, write_tables
+    from judges.leaderboard.render import plot_filename, plot_pareto, write_tables
     from judges.leaderboard.select import pick_best
     from judges.leaderboard.unit_test_entries import unit_test_entries
 
@@ -81,8 +81,7 @@ def run_leaderboard(
     plots = []
     for pick in picks:
         if pick.metric in ("total",) or pick.evaluation.startswith("labels"):
-            name = f"pareto_{pick.evaluation.replace(':', '_')}_{pick.metric}.png"
-            plot = plot_pareto(entries, pick.evaluation, pick.metric, out / name)
+            plot = plot_pareto(entries, pick.evaluation, pick.metric, out / plot_filename(pick.evaluation, pick.metric))
             if plot is not None:
                 plots.append(plot)
     (out / "leaderboard.html").write_text(render_html(entries, picks, meta, plots), encoding="utf-8")

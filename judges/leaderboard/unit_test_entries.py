@@ -37,15 +37,34 @@ def total_interval(rows: list[dict[str, Any]]) -> tuple[float | None, float | No
     return float(low), float(high)
 
 
+def run_costs(run: Any) -> dict[str, Any]:
+    """Calls, their price (cached replies at what they cost when made) and the median latency per answered call:
+    figures a warm cache does not change."""
+    from judges.runs.summary import median_latency
+
+    usage = run.summary["usage"]
+    return {
+        "calls": int(usage["calls"]),
+        "cost_usd": float(usage["priced_cost"]),
+        "latency_s_per_uncached_call": median_latency(run.records),
+    }
+
+
+def item_passes(rows: list[dict[str, Any]], metric: str) -> dict[str, float]:
+    """1 or 0 per completed test (its pass on `metric`): their mean is the metric's pass rate."""
+    return {
+        r["id"]: float(r["metrics"][metric]["outcome"] == "pass")
+        for r in rows
+        if r["metrics"][metric]["outcome"] != "failure"
+    }
+
+
 def run_to_entries(run: Any, base: dict[str, Any], seconds: float) -> list[Entry]:
     summary = run.summary
-    usage = summary["usage"]
     judged = [summary["metrics"][m] for m in ALL_METRICS[:4]]
     n_verdicts = sum(s["n"] for s in judged)
     failure_rate = sum(s["failures"] for s in judged) / n_verdicts if n_verdicts else None
-    common = dict(
-        base, failure_rate=failure_rate, calls=int(usage["calls"]), cost_usd=float(usage["cost"]), seconds=seconds
-    )
+    common = dict(base, failure_rate=failure_rate, seconds=seconds, **run_costs(run))
     rows = [r for r in run.records if r.get("draw", 0) == 0]
     entries = []
     for metric in ALL_METRICS:
@@ -57,18 +76,22 @@ def run_to_entries(run: Any, base: dict[str, Any], seconds: float) -> list[Entry
                 metric=metric,
                 statistic="pass_rate",
                 value=stats["pass_rate"],
+                item_values=item_passes(rows, metric),
                 ci_low=low,
                 ci_high=high,
                 n=stats["completed"],
             )
         )
     low, high = total_interval(rows)
+    # each test's mean over the six metrics averages to the total only when every test completed every metric
+    per_test = {r["id"]: float(np.mean([r["metrics"][m]["outcome"] == "pass" for m in ALL_METRICS])) for r in rows}
     entries.append(
         Entry(
             **common,
             metric="total",
             statistic="pass_rate",
             value=summary["total_pass_rate"],
+            item_values=per_test if summary["failures"] == 0 else None,
             ci_low=low,
             ci_high=high,
             n=summary["completed_tests"],
@@ -90,9 +113,9 @@ def unit_test_entries(candidate: Candidate, evaluation: Evaluation, cache: str, 
     started = time.perf_counter()
     if candidate.kind == "baseline":
         run = run_baseline(str(candidate.baseline), tests, candidate.prompts, out=out)
-        entries = run_to_entries(run, dict(base, prompts=None, prompt_sha=None), 0.0)
-        for entry in entries:
-            entry.calls, entry.cost_usd = 0, 0.0  # scripted replies: no model was called
+        entries = run_to_entries(run, dict(base, prompts=None, prompt_sha=None, baseline=candidate.baseline), 0.0)
+        for entry in entries:  # scripted replies: no model was called
+            entry.calls, entry.cost_usd, entry.latency_s_per_uncached_call = 0, 0.0, None
         return entries
     options = JudgeOptions(
         judge=str(candidate.model),

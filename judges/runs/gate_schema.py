@@ -42,7 +42,9 @@ class GateTests(TypedDict, total=False):
 MinBars = create_model(  # type: ignore[call-overload]
     "MinBars", __config__=_FORBID, **{name: (Rate | None, None) for name in (*ALL_METRICS, "total")}
 )
-MaxBars = create_model("MaxBars", __config__=_FORBID, format_failure_rate=(Rate | None, None))
+MaxBars = create_model(
+    "MaxBars", __config__=_FORBID, failure_rate=(Rate | None, None), format_failure_rate=(Rate | None, None)
+)
 
 
 class GateFile(BaseModel):

@@ -17,7 +17,7 @@ SHORT = {
     "positive_acceptance": "PA",
     "negative_rejection": "NR",
 }
-USAGE_KEYS = ("calls", "cached_calls", "failed_calls", "prompt_tokens", "completion_tokens", "cost")
+USAGE_KEYS = ("calls", "cached_calls", "failed_calls", "prompt_tokens", "completion_tokens", "cost", "priced_cost")
 
 
 def call_usage(calls: Iterable[Mapping[str, Any]]) -> dict[str, Any]:
@@ -35,9 +35,10 @@ def call_usage(calls: Iterable[Mapping[str, Any]]) -> dict[str, Any]:
         out["cached_calls"] += bool(call.get("cached"))
         out["prompt_tokens"] += call.get("prompt_tokens", 0)
         out["completion_tokens"] += call.get("completion_tokens", 0)
-        out["cost"] += call.get("cost", 0.0)
+        out["priced_cost"] += call.get("cost", 0.0)  # what the replies cost when they were made
+        out["cost"] += 0.0 if call.get("cached") else call.get("cost", 0.0)  # what this run spent
     out["failed_calls"] = sum(failures.values())
-    out = {k: (v if k == "cost" else int(v)) for k, v in out.items()}
+    out = {k: (v if k in ("cost", "priced_cost") else int(v)) for k, v in out.items()}
     out["failures"] = dict(sorted(failures.items()))
     return out
 
@@ -125,6 +126,13 @@ def summarize(records: Sequence[Mapping[str, Any]], kind: str) -> dict[str, Any]
         if repeats is not None:
             summary["stability"] = repeats
     return summary
+
+
+def median_latency(records: Sequence[Mapping[str, Any]]) -> float | None:
+    """Median seconds per answered call, as measured when each reply was made (the cache keeps that latency), so
+    a warm cache does not make a judge look fast; None when no call recorded one."""
+    latencies = [c["latency_s"] for r in records for c in item_calls(r) if "error" not in c and c.get("latency_s")]
+    return statistics.median(latencies) if latencies else None
 
 
 def item_calls(record: Mapping[str, Any]) -> list[Mapping[str, Any]]:
