@@ -301,7 +301,10 @@ def test_leaderboard_writes_four_files_with_intervals_and_a_best_judge_per_metri
     }
     data = json.loads((leaderboard / "leaderboard.json").read_text())
     picks = {(p["evaluation"], p["metric"]): p for p in data["picks"]}
-    assert ("labels:begin-cmu:30-items", "faithfulness") in picks and ("unit_tests:unit_tests:test:first-16", "total") in picks
+    assert ("labels:begin-cmu:30-items", "faithfulness") in picks and (
+        "unit_tests:unit_tests:test:first-16",
+        "total",
+    ) in picks
     assert all(p["best"] not in ("oracle", "always-top") for p in data["picks"])
     oracle_total = [e for e in data["entries"] if e["candidate"] == "oracle" and e["metric"] == "total"]
     assert oracle_total[0]["value"] == 1.0
@@ -310,7 +313,10 @@ def test_leaderboard_writes_four_files_with_intervals_and_a_best_judge_per_metri
             assert e["ci_low"] <= e["value"] <= e["ci_high"] and e["n"] > 0
     assert data["meta"]["judges"]["stub-default"].startswith("openai/stub, prompts default (sha256 ")
     weighted = [e for e in data["entries"] if e["candidate"] == "stub-yes-prob"]
-    assert {e["evaluation"] for e in weighted} == {"labels:begin-cmu:30-items", "labels:topical-chat:30-items"}  # no GroUSE grades
+    assert {e["evaluation"] for e in weighted} == {
+        "labels:begin-cmu:30-items",
+        "labels:topical-chat:30-items",
+    }  # no GroUSE grades
     assert all(e["prompts"] == "rag" and e["calls"] == 2 * 30 and e["failure_rate"] == 0 for e in weighted)
     assert "llamaindex_faithfulness" in data["meta"]["judges"]["stub-yes-prob"]
     [null_on_labels] = [
