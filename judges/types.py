@@ -14,12 +14,30 @@ ABSTENTION_SENTENCE = "No document seems to precisely answer your question."
 
 @dataclass(frozen=True)
 class Sample:
-    """A grounded-QA sample: a question, numbered references, a reference answer and the answer judged."""
+    """The one sample type: the question (`input`), the numbered references (ranked contexts), a reference answer
+    (`expected_output`) and the answer judged (`actual_output`); retrieval ids and guidelines where a metric needs
+    them. A field is None when the data has none (a summary has no question); files may say `question`, `answer`,
+    `contexts` and `ground_truth` (see judges.rag.sample.ALIASES)."""
 
-    input: str
-    references: tuple[str, ...]
-    expected_output: str
-    actual_output: str
+    input: str | None = None
+    references: tuple[str, ...] | None = None
+    expected_output: str | None = None
+    actual_output: str | None = None
+    retrieved_ids: tuple[str, ...] | None = None
+    expected_ids: tuple[str, ...] | None = None
+    guidelines: str | None = None
+    id: str = ""
+
+    def missing(self, needs: tuple[str, ...]) -> list[str]:
+        """The needed fields this sample lacks. Empty references and retrieved ids are present (a retriever may
+        return nothing); an empty expected_ids list or a blank text is missing."""
+        absent = []
+        for name in needs:
+            value = getattr(self, name)
+            blank = isinstance(value, str) and not value.strip()
+            if value is None or blank or (name == "expected_ids" and not value):
+                absent.append(name)
+        return absent
 
 
 @dataclass(frozen=True)

@@ -16,9 +16,9 @@ from judges.rag.embeddings import ScriptedEmbedder
 from judges.rag.judging import RagJudge
 from judges.rag.prompting import RagPrompts
 from judges.rag.registry import build_registry
-from judges.rag.sample import RagSample
 from judges.rag.scope import score_sample as run_sample
 from judges.rag.settings import MetricSettings
+from judges.types import Sample
 
 FAST = RuntimeSettings(backoff_initial_s=0.0, backoff_max_s=0.0)
 
@@ -65,7 +65,7 @@ def make_judge(
     return judge, backend
 
 
-def score(name: str, sample: RagSample, script: Any = None, **kwargs: Any):
+def score(name: str, sample: Sample, script: Any = None, **kwargs: Any):
     """Run one metric on one sample; returns (MetricResult, backend)."""
     judge, backend = make_judge(script, **kwargs)
     registry = build_registry()
@@ -73,15 +73,13 @@ def score(name: str, sample: RagSample, script: Any = None, **kwargs: Any):
     return results[name], backend
 
 
-def scores(names: list[str], sample: RagSample, script: Any = None, **kwargs: Any):
+def scores(names: list[str], sample: Sample, script: Any = None, **kwargs: Any):
     judge, backend = make_judge(script, **kwargs)
     registry = build_registry()
     return asyncio.run(run_sample(sample, [registry[n] for n in names], judge, registry)), backend
 
 
-def run_metrics_task(
-    samples: list[RagSample], specs: list[Any], judge: RagJudge, registry: Any, path: Any = None
-) -> Any:
+def run_metrics_task(samples: list[Sample], specs: list[Any], judge: RagJudge, registry: Any, path: Any = None) -> Any:
     """Several samples through the run service (a MetricsTask); returns its Execution (records, stop)."""
     from judges.runs.service import execute
     from judges.runs.tasks import MetricsTask

@@ -88,7 +88,7 @@ def test_a_hung_server_costs_one_timeout(tmp_path):
     with stub_server(latency_ms=5, hang_rate=1.0) as base:
         result, seconds = meta_eval(base, tmp_path, "--timeout", "3")
     assert result.returncode == 3 and "no reply within 3 s" in one_line(result.stderr)
-    assert seconds < 3 + 12  # one timeout plus start-up, not timeout x attempts x tests
+    assert seconds < 3 * 2 + 20  # one timeout plus start-up (a loaded machine), not timeout x attempts x tests (192 s)
 
 
 def test_a_server_failing_every_call_the_same_way_exits_3_within_15_s(tmp_path):

@@ -12,15 +12,14 @@ from judges.calls.runtime import RuntimeSettings
 from judges.calls.scripted import by_metric
 from judges.rag.dataset import load_rag_samples
 from judges.rag.registry import build_registry
-from judges.rag.sample import RagSample
 from judges.rag.scope import score_sample as run_sample
-from judges.types import FailureKind, VerdictState
+from judges.types import FailureKind, Sample, VerdictState
 
-SAMPLE = RagSample(
-    "c",
-    question="What is HTTP/2 multiplexing?",
-    answer="Several streams share one connection. Responses no longer block each other.",
-    contexts=(
+SAMPLE = Sample(
+    id="c",
+    input="What is HTTP/2 multiplexing?",
+    actual_output="Several streams share one connection. Responses no longer block each other.",
+    references=(
         "HTTP/2 multiplexes many streams over a single TCP connection.",
         "HTTP/1.1 pipelining suffered from head-of-line blocking.",
         "Cats sleep a lot.",
@@ -56,7 +55,7 @@ def test_rubric_turns_the_criterion_into_steps_once_per_run():
     steps = json.dumps({"steps": ["Read the question.", "Check the answer addresses it."]})
     judge, backend = make_judge(by_metric({"rubric_steps": steps, "rubric_grade": grade(4)}))
     registry = build_registry()
-    other = RagSample("d", question="Q2?", answer="A2.")
+    other = Sample(id="d", input="Q2?", actual_output="A2.")
     rows = run_metrics_task([SAMPLE, other], [registry["rubric_helpfulness"]], judge, registry).records
     assert [row["metrics"]["rubric_helpfulness"]["verdict"]["grade"] for row in rows] == [0.75, 0.75]
     assert [r.metric for r in backend.requests].count("rubric_steps") == 1
@@ -75,7 +74,7 @@ def test_failed_evaluation_steps_are_tried_again_by_the_next_sample():
     )
     registry = build_registry()
     rows = run_metrics_task(
-        [SAMPLE, RagSample("d", question="Q2?", answer="A2.")], [registry["rubric_helpfulness"]], judge, registry
+        [SAMPLE, Sample(id="d", input="Q2?", actual_output="A2.")], [registry["rubric_helpfulness"]], judge, registry
     ).records
     first, second = (row["metrics"]["rubric_helpfulness"] for row in rows)
     assert first["verdict"]["failure_kind"] == "api_error" and second["verdict"]["grade"] == 0.5

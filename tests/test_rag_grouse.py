@@ -4,15 +4,14 @@ from conftest import reply
 from rag_helpers import scores
 
 from judges.calls.scripted import by_metric
-from judges.rag.sample import RagSample
-from judges.types import VerdictState
+from judges.types import Sample, VerdictState
 
-SAMPLE = RagSample(
-    "g",
-    question="How long is maternity leave?",
-    answer="52 weeks [1].",
-    contexts=("Statutory maternity leave lasts 52 weeks.",),
-    ground_truth="52 weeks [1].",
+SAMPLE = Sample(
+    id="g",
+    input="How long is maternity leave?",
+    actual_output="52 weeks [1].",
+    references=("Statutory maternity leave lasts 52 weeks.",),
+    expected_output="52 weeks [1].",
 )
 GROUSE = [
     "grouse_answer_relevancy",

@@ -7,16 +7,15 @@ import pytest
 from rag_helpers import LogprobBackend, embedder, score, scores, unit_vector
 
 from judges.calls.scripted import by_metric
-from judges.rag.sample import RagSample
-from judges.types import FailureKind
+from judges.types import FailureKind, Sample
 
-IDS = RagSample("ids", retrieved_ids=("d7", "d2", "d9", "d4"), expected_ids=("d2", "d4", "d5"))
-QA = RagSample(
-    "qa",
-    question="How long is the Thames?",
-    answer="About 346 km.",
-    contexts=("The Thames is 346 km long.",),
-    ground_truth="It is 346 km long.",
+IDS = Sample(id="ids", retrieved_ids=("d7", "d2", "d9", "d4"), expected_ids=("d2", "d4", "d5"))
+QA = Sample(
+    id="qa",
+    input="How long is the Thames?",
+    actual_output="About 346 km.",
+    references=("The Thames is 346 km long.",),
+    expected_output="It is 346 km long.",
     guidelines="Give the unit. One sentence.",
 )
 RETRIEVAL = ["hit_rate", "mrr", "precision_at_k", "recall_at_k", "ndcg"]
@@ -40,7 +39,7 @@ def test_retrieval_metrics_need_no_judge():
 def test_retrieval_metrics_at_k_1_and_without_ids():
     results, _ = scores(RETRIEVAL, IDS, by_metric({}), k=1)
     assert {n: r.value for n, r in results.items()} == dict.fromkeys(RETRIEVAL, 0.0)
-    results, _ = scores(["hit_rate"], RagSample("none", retrieved_ids=("a",), expected_ids=()), by_metric({}))
+    results, _ = scores(["hit_rate"], Sample(id="none", retrieved_ids=("a",), expected_ids=()), by_metric({}))
     assert not results["hit_rate"].applicable and "expected_ids" in results["hit_rate"].verdict.message
 
 

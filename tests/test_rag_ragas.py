@@ -9,19 +9,18 @@ from rag_helpers import by_template_and_text, claims, embedder, score, scores, u
 from judges.calls.backend import CallError
 from judges.calls.scripted import by_metric
 from judges.errors import ConfigError
-from judges.rag.sample import RagSample
-from judges.types import FailureKind, VerdictState
+from judges.types import FailureKind, Sample, VerdictState
 
-LEAVE = RagSample(
-    "leave",
-    question="Can she return to her job after maternity leave?",
-    answer="Yes. She can return to a similar job. Her pay is protected.",
-    contexts=(
+LEAVE = Sample(
+    id="leave",
+    input="Can she return to her job after maternity leave?",
+    actual_output="Yes. She can return to a similar job. Her pay is protected.",
+    references=(
         "After ordinary maternity leave she may return to the same job.",
         "After additional leave: the same job or a suitable alternative.",
         "Shared parental leave must be booked eight weeks ahead.",
     ),
-    ground_truth="She may return to the same job, or after additional leave a suitable alternative.",
+    expected_output="She may return to the same job, or after additional leave a suitable alternative.",
 )
 
 
@@ -51,7 +50,7 @@ def test_faithfulness_without_claims_is_null_and_makes_no_support_call():
 
 
 def test_faithfulness_with_empty_contexts_is_zero_without_a_support_call():
-    sample = RagSample("e", question="Q?", answer="It is 18.", contexts=())
+    sample = Sample(id="e", input="Q?", actual_output="It is 18.", references=())
     result, backend = score("ragas_faithfulness", sample, by_metric({"claims": claims("It is 18.")}))
     assert result.value == 0.0 and templates(backend) == ["claims"]
 
@@ -117,7 +116,7 @@ def test_context_precision_edges_all_irrelevant_k1_and_no_contexts():
     assert result.value == 0.0
     result, backend = score("ragas_context_precision", LEAVE, by_metric({"chunk_relevance": relevance(1)}), k=1)
     assert result.value == 1.0 and len(backend.requests) == 1
-    empty = RagSample("e", question="Q?", answer="A.", contexts=(), ground_truth="T.")
+    empty = Sample(id="e", input="Q?", actual_output="A.", references=(), expected_output="T.")
     result, backend = score("ragas_context_precision", empty, by_metric({}))
     assert result.verdict.state is VerdictState.NULL and "no contexts" in result.verdict.message
     assert backend.requests == []
@@ -145,10 +144,10 @@ def test_context_recall_worked_example_three_of_three():
 def test_context_entity_recall_worked_example_four_of_six():
     truth = ["Employment Rights Act 1996", "26 weeks", "England", "Wales", "ACAS", "2023"]
     found = ["Employment Rights Act 1996", "26 Weeks"]
-    sample = RagSample(
-        "ent",
-        contexts=("Under the Employment Rights Act 1996 leave lasts 26 weeks in England and wales.",),
-        ground_truth="...",
+    sample = Sample(
+        id="ent",
+        references=("Under the Employment Rights Act 1996 leave lasts 26 weeks in England and wales.",),
+        expected_output="...",
     )
     script = by_template_and_text(
         {
@@ -246,7 +245,9 @@ def test_answer_correctness_blends_similarity_and_binarizes_at_a_threshold():
 
 
 def test_answer_correctness_marriage_age_16_against_18_scores_zero():
-    sample = RagSample("m", answer="The legal age of marriage is 16.", ground_truth="The legal age of marriage is 18.")
+    sample = Sample(
+        id="m", actual_output="The legal age of marriage is 16.", expected_output="The legal age of marriage is 18."
+    )
     script = by_template_and_text(
         {
             ("claims", ANSWER_CLAIMS): claims("The legal age of marriage is 16."),
@@ -281,7 +282,7 @@ def test_aspect_critique_majority_of_an_odd_number_of_sampled_votes():
 
 
 def test_ragas_score_is_the_harmonic_mean_of_its_components():
-    sample = RagSample("ids", retrieved_ids=("x", "b"), expected_ids=("b",))
+    sample = Sample(id="ids", retrieved_ids=("x", "b"), expected_ids=("b",))
     result, _ = score("ragas_score", sample, by_metric({}), ragas_score_of=("hit_rate", "mrr"))
     assert round(result.value, 3) == 0.667
     assert set(result.details["components"]) == {"hit_rate", "mrr"}
@@ -300,7 +301,7 @@ def test_ragas_score_is_null_for_a_negative_component_and_fails_with_a_failed_on
 
 
 def test_a_missing_input_is_not_applicable_with_its_reason_and_makes_no_call():
-    sample = RagSample("q", question="Q?", answer="A.")
+    sample = Sample(id="q", input="Q?", actual_output="A.")
     result, backend = score("ragas_context_recall", sample, by_metric({}))
     assert not result.applicable and result.verdict.state is VerdictState.NULL
     assert result.verdict.message == "not applicable: the sample has no contexts, ground_truth"

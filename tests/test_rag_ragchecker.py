@@ -3,20 +3,19 @@
 from rag_helpers import by_template_and_text, claims, scores, verdicts
 
 from judges.rag.registry import build_registry
-from judges.rag.sample import RagSample
-from judges.types import VerdictState
+from judges.types import Sample, VerdictState
 
-SAMPLE = RagSample(
-    "rc",
-    question="What does the GIL do?",
-    answer="The GIL lets one thread run Python bytecode at a time. It was removed in 3.12. "
+SAMPLE = Sample(
+    id="rc",
+    input="What does the GIL do?",
+    actual_output="The GIL lets one thread run Python bytecode at a time. It was removed in 3.12. "
     "It protects reference counts. Python was created by Guido van Rossum.",
-    contexts=(
+    references=(
         "The GIL allows only one thread to execute Python bytecode at once.",
         "Python 3.13 offers an optional free-threaded build.",
         "Python is a programming language.",
     ),
-    ground_truth="The GIL lets only one thread execute bytecode at a time. It protects reference "
+    expected_output="The GIL lets only one thread execute bytecode at a time. It protects reference "
     "counts. Python 3.13 can be built without it.",
 )
 ANSWER = ["One thread at a time.", "Removed in 3.12.", "Protects reference counts.", "Created by Guido."]

@@ -5,8 +5,7 @@ import json
 from rag_helpers import scores
 
 from judges.calls.scripted import by_metric
-from judges.rag.sample import RagSample
-from judges.types import FailureKind, VerdictState
+from judges.types import FailureKind, Sample, VerdictState
 
 ALL = [
     "trace_relevance",
@@ -16,11 +15,11 @@ ALL = [
     "trace_relevance_popular",
     "trace_utilization_popular",
 ]
-SAMPLE = RagSample(
-    "t",
-    question="How long is the Thames?",
-    answer="The Thames is 346 km long. It is the longest river in Europe.",
-    contexts=(
+SAMPLE = Sample(
+    id="t",
+    input="How long is the Thames?",
+    actual_output="The Thames is 346 km long. It is the longest river in Europe.",
+    references=(
         "The Thames is 346 km long. It rises in the Cotswolds. It flows into the North Sea.",
         "London grew on its banks. The Volga is the longest river in Europe.",
     ),
@@ -95,7 +94,7 @@ def test_a_reply_missing_a_response_sentence_is_asked_again_then_fails():
 
 
 def test_empty_contexts_need_no_call():
-    sample = RagSample("e", question="Q?", answer="It is long.", contexts=())
+    sample = Sample(id="e", input="Q?", actual_output="It is long.", references=())
     results, backend = scores(["trace_relevance", "trace_adherence"], sample, by_metric({}))
     assert results["trace_relevance"].verdict.state is VerdictState.NULL
     assert results["trace_adherence"].value == 0.0 and backend.requests == []

@@ -190,7 +190,7 @@ def retrying(
     is re-raised."""
     from tenacity import AsyncRetrying, RetryCallState, retry_if_exception, stop_after_attempt, wait_exponential_jitter
 
-    jitter = wait_exponential_jitter(initial=settings.backoff_initial_s, max=settings.backoff_max_s)
+    jitter = wait_exponential_jitter(multiplier=settings.backoff_initial_s, max=settings.backoff_max_s)
 
     def wait(state: RetryCallState) -> float:
         err = state.outcome.exception() if state.outcome else None

@@ -116,13 +116,15 @@ SAMPLE_VARIABLES = ("input", "contexts", "expected_output", "actual_output")
 
 
 def sample_variables(sample: Sample) -> dict[str, Any]:
-    """The variables every template may use (the names grouse's templates use)."""
-    return {
+    """The variables a template may use (the names grouse's templates use); a field the sample lacks is left
+    undefined, so a template that needs it stops with an error naming the variable, the file and the line."""
+    values = {
         "input": sample.input,
-        "contexts": list(sample.references),
+        "contexts": None if sample.references is None else list(sample.references),
         "expected_output": sample.expected_output,
         "actual_output": sample.actual_output,
     }
+    return {name: value for name, value in values.items() if value is not None}
 
 
 def resolve_prompt_folder(spec: str) -> Path:

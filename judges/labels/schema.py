@@ -50,7 +50,7 @@ class LabelledItem:
             "scale": [_plain(v) for v in self.scale],
             "annotator": self.annotator,
             "input": self.sample.input,
-            "references": list(self.sample.references),
+            "references": list(self.sample.references or ()),
             "expected_output": self.sample.expected_output,
             "actual_output": self.sample.actual_output,
         }

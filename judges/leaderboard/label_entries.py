@@ -6,6 +6,7 @@ import asyncio
 import hashlib
 import random
 import time
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -102,7 +103,6 @@ def _metric_scores(
 ) -> tuple[dict[str, Prediction], dict[str, Any]]:
     """The suite metric the candidate maps to the labelled metric, run on each item (references as contexts)."""
     from judges.judging.factory import JudgeOptions
-    from judges.rag.sample import RagSample
     from judges.rag.settings import MetricSettings
     from judges.runs.api import run_metrics
 
@@ -110,16 +110,7 @@ def _metric_scores(
     options = JudgeOptions(
         judge=str(candidate.model), api_base=candidate.api_base, cache_path=cache, **candidate.params
     )
-    rag_samples = [
-        RagSample(
-            id=i,
-            question=s.input,
-            answer=s.actual_output,
-            contexts=tuple(s.references),
-            ground_truth=s.expected_output or None,
-        )
-        for i, s in samples.items()
-    ]
+    rag_samples = [replace(s, id=i, expected_output=s.expected_output or None) for i, s in samples.items()]
     run = run_metrics(rag_samples, [name], options, out=out, settings=MetricSettings(logprobs=candidate.logprobs))
     if run.stop_reason:
         raise run_stopped(run)
@@ -139,8 +130,8 @@ async def _embedding_scores(
 
     embedder = open_embedder(str(candidate.model), api_base=candidate.api_base, cache_path=cache)
     ids = list(samples)
-    answers = await embedder.embed([samples[i].actual_output for i in ids])
-    other = [(" ".join(samples[i].references) if metric == "faithfulness" else samples[i].input) for i in ids]
+    answers = await embedder.embed([samples[i].actual_output or "" for i in ids])
+    other = [" ".join(samples[i].references or ()) if metric == "faithfulness" else samples[i].input or "" for i in ids]
     anchors = await embedder.embed(other)
     cosine = np.sum(answers * anchors, axis=1) / (np.linalg.norm(answers, axis=1) * np.linalg.norm(anchors, axis=1))
     return {i: Prediction(i, VerdictState.GRADE, float(c)) for i, c in zip(ids, cosine)}

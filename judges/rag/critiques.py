@@ -43,7 +43,7 @@ STEPS_SCHEMA = {
 
 def _sample_variables(run: MetricRun) -> dict[str, Any]:
     s = run.sample
-    return {"question": s.question or "", "answer": s.answer or "", "contexts": list(s.contexts or ())}
+    return {"question": s.input or "", "answer": s.actual_output or "", "contexts": list(s.references or ())}
 
 
 async def aspect_critique(run: MetricRun) -> Scored:

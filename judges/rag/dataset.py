@@ -8,7 +8,8 @@ from typing import Any
 
 from judges.errors import InputError
 from judges.files.input_problems import load_file
-from judges.rag.sample import RagSample, parse_record
+from judges.rag.sample import parse_record
+from judges.types import Sample
 
 HF_PREFIX = "hf:"
 _BUILDERS = {".parquet": "parquet", ".json": "json", ".jsonl": "json", ".csv": "csv", ".arrow": "arrow"}
@@ -16,7 +17,7 @@ _BUILDERS = {".parquet": "parquet", ".json": "json", ".jsonl": "json", ".csv": "
 
 def load_rag_samples(
     spec: str, *, split: str | None = None, config: str | None = None, mapping: Mapping[str, str] | None = None
-) -> list[RagSample]:
+) -> list[Sample]:
     """`FILE.jsonl` (judgelab's reader), or `hf:SOURCE` through `datasets`: a local .parquet/.json/.jsonl/.csv
     file, a folder written by `save_to_disk`, or a hub dataset name (needs the network)."""
     if not spec.startswith(HF_PREFIX):

@@ -11,7 +11,7 @@ from judges.judging.records import MetricRecord
 from judges.rag.judging import SAMPLE_PRIORITY
 from judges.rag.spec import Scored
 from judges.suite.conditions import judged_pa_nr
-from judges.types import FailureKind, Sample, Verdict, VerdictState
+from judges.types import FailureKind, Verdict, VerdictState
 
 if TYPE_CHECKING:
     from judges.rag.scope import MetricRun
@@ -21,8 +21,7 @@ async def _records(run: MetricRun) -> dict[str, MetricRecord]:
     judge = run.judge
     if judge.grouse_prompts is None:
         raise ConfigError("the GroUSE metrics need a GroUSE prompt set (--prompts)")
-    s = run.sample
-    sample = Sample(s.question or "", tuple(s.contexts or ()), s.ground_truth or "", s.answer or "")
+    sample = run.sample
 
     async def make(log: list[dict[str, Any]]) -> dict[str, MetricRecord]:
         grouse = GroundedQAJudge(judge.runtime, judge.grouse_prompts, judge.model, judge.params)  # type: ignore[arg-type]

@@ -49,10 +49,10 @@ async def ndcg(run: MetricRun) -> Scored:
 def _variables(run: MetricRun) -> dict[str, object]:
     s = run.sample
     return {
-        "question": s.question or "",
-        "answer": s.answer or "",
-        "ground_truth": s.ground_truth or "",
-        "contexts": list(s.contexts or ()),
+        "question": s.input or "",
+        "answer": s.actual_output or "",
+        "ground_truth": s.expected_output or "",
+        "contexts": list(s.references or ()),
         "guidelines": s.guidelines or "",
     }
 
@@ -66,7 +66,7 @@ async def correctness(run: MetricRun) -> Scored:
 
 async def semantic_similarity(run: MetricRun) -> Scored:
     """Cosine similarity of answer and reference answer embeddings; passing at the threshold (default 0.8)."""
-    value = await steps.similarity(run, run.sample.answer or "", run.sample.ground_truth or "")
+    value = await steps.similarity(run, run.sample.actual_output or "", run.sample.expected_output or "")
     threshold = run.settings.similarity_threshold
     return Scored(value, {"passing": value >= threshold, "threshold": threshold, "embeddings": run.judge.embedder.name})  # type: ignore[union-attr]
 

@@ -66,8 +66,8 @@ def _parse_sentences(obj: Any, sentences: dict[str, str]) -> list[dict[str, Any]
 
 async def faithfulness_sentences(run: MetricRun) -> Scored:
     """Sentence by sentence: faithful sentences / sentences; each unfaithful one names the words that deviate."""
-    sentences = keyed_sentences(run.sample.answer or "")
-    contexts = list(run.sample.contexts or ())
+    sentences = keyed_sentences(run.sample.actual_output or "")
+    contexts = list(run.sample.references or ())
 
     async def make(log: list[dict[str, Any]]) -> list[dict[str, Any]]:
         if not contexts:
@@ -122,14 +122,14 @@ async def answer_relevancy(run: MetricRun) -> Scored:
     async def make(log: list[dict[str, Any]]) -> dict[str, Any]:
         return await run.judge.ask_json(
             "question_generation",
-            {"answer": run.sample.answer, "n": n},
+            {"answer": run.sample.actual_output, "n": n},
             schema,
             lambda obj: _parse_questions(obj, n),
             log,
         )
 
     generated = await run.step(("questions", n), make)
-    question = run.sample.question or ""
+    question = run.sample.input or ""
     similarities = await steps.similarities(run, question, generated["questions"])
     details = {
         "questions": [{"question": q, "similarity": s} for q, s in zip(generated["questions"], similarities)],
@@ -182,7 +182,7 @@ async def context_entity_recall(run: MetricRun) -> Scored:
     the contexts when it matches an entity extracted from them, or appears in their text (both normalized)."""
     truth, found = await asyncio.gather(steps.entities(run, "ground_truth"), steps.entities(run, "contexts"))
     context_entities = {normalize_entity(e) for e in found}
-    context_text = normalize_entity(" ".join(run.sample.contexts or ()))
+    context_text = normalize_entity(" ".join(run.sample.references or ()))
     rows = []
     for entity in truth:
         key = normalize_entity(entity)
@@ -196,7 +196,7 @@ async def context_entity_recall(run: MetricRun) -> Scored:
 
 async def answer_similarity(run: MetricRun) -> Scored:
     """Cosine similarity of the embeddings of the answer and the ground truth."""
-    value = await steps.similarity(run, run.sample.answer or "", run.sample.ground_truth or "")
+    value = await steps.similarity(run, run.sample.actual_output or "", run.sample.expected_output or "")
     return Scored(value, {"embeddings": run.judge.embedder.name})  # type: ignore[union-attr]
 
 
@@ -223,7 +223,7 @@ async def answer_correctness(run: MetricRun) -> Scored:
         return Scored.null("neither the answer nor the ground truth makes a claim", **details)
     similarity = 0.0
     if w_semantic > 0:
-        similarity = await steps.similarity(run, run.sample.answer or "", run.sample.ground_truth or "")
+        similarity = await steps.similarity(run, run.sample.actual_output or "", run.sample.expected_output or "")
         details["similarity"] = similarity
     score = (w_factual * f1 + w_semantic * similarity) / (w_factual + w_semantic)
     threshold = run.settings.correctness_threshold

@@ -61,7 +61,7 @@ def _relevant_chunks(truth_in_chunks: list[steps.Support]) -> set[int]:
 async def context_precision(run: MetricRun) -> Scored:
     """Relevant chunks / retrieved chunks; a chunk is relevant when it entails at least one ground-truth claim."""
     verdicts = await steps.support(run, "ground_truth", "contexts")
-    n_chunks = len(run.sample.contexts or ())
+    n_chunks = len(run.sample.references or ())
     relevant = _relevant_chunks(verdicts)
     details = {"relevant_chunks": sorted(relevant), "chunks": n_chunks, "claims": [v.to_dict() for v in verdicts]}
     if n_chunks == 0:

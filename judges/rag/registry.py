@@ -10,7 +10,7 @@ from judges.errors import ConfigError
 from judges.rag.spec import MetricSpec
 
 _R = "judges.rag."
-Q, A, C, G = "question", "answer", "contexts", "ground_truth"
+Q, A, C, G = "input", "actual_output", "references", "expected_output"
 IDS = ("retrieved_ids", "expected_ids")
 
 

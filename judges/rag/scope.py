@@ -10,17 +10,16 @@ from judges.calls.backend import CallError
 from judges.judging.asking import StepFailed
 from judges.judging.records import MetricRecord
 from judges.rag.judging import RagJudge
-from judges.rag.sample import RagSample
 from judges.rag.settings import MetricSettings
 from judges.rag.spec import MetricSpec
-from judges.types import Verdict
+from judges.types import Sample, Verdict
 
 T = TypeVar("T")
 Log = list[dict[str, Any]]
 
 
 async def score_sample(
-    sample: RagSample, metrics: Sequence[MetricSpec], judge: RagJudge, registry: Mapping[str, MetricSpec]
+    sample: Sample, metrics: Sequence[MetricSpec], judge: RagJudge, registry: Mapping[str, MetricSpec]
 ) -> dict[str, MetricRecord]:
     """Every chosen metric on one sample, concurrently; steps they share are made once."""
     scope = SampleScope(sample, judge, registry)
@@ -32,7 +31,7 @@ class SampleScope:
     """Memoizes steps by key (a claim extraction feeds faithfulness, recall, noise sensitivity and RAGChecker)
     and results by metric name (ragas_score reads its components)."""
 
-    def __init__(self, sample: RagSample, judge: RagJudge, registry: Mapping[str, MetricSpec]) -> None:
+    def __init__(self, sample: Sample, judge: RagJudge, registry: Mapping[str, MetricSpec]) -> None:
         self.sample, self.judge, self.registry = sample, judge, registry
         self._steps: dict[Hashable, tuple[asyncio.Task[Any], Log]] = {}
         self._logs: dict[Hashable, Log] = {}
@@ -84,7 +83,7 @@ class MetricRun:
         self._used: list[Hashable] = []
 
     @property
-    def sample(self) -> RagSample:
+    def sample(self) -> Sample:
         return self.scope.sample
 
     @property

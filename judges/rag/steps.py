@@ -73,19 +73,23 @@ class ChunkVerdict:
         return {"rank": self.rank, "relevant": self.relevant, "reason": self.reason}
 
 
+# A step's source text, by the name Ragas' prompts give it, and the sample field holding it.
+SOURCE_FIELDS = {"answer": "actual_output", "ground_truth": "expected_output", "question": "input"}
+
+
 def _text_of(run: MetricRun, source: str) -> str:
     if source == "contexts":
-        return "\n\n".join(run.sample.contexts or ())
-    return getattr(run.sample, source) or ""
+        return "\n\n".join(run.sample.references or ())
+    return getattr(run.sample, SOURCE_FIELDS.get(source, source)) or ""
 
 
 def _passages(run: MetricRun, against: str) -> list[str]:
-    return list(run.sample.contexts or ()) if against == "contexts" else [_text_of(run, against)]
+    return list(run.sample.references or ()) if against == "contexts" else [_text_of(run, against)]
 
 
 async def claims(run: MetricRun, source: str) -> list[str]:
     """The atomic, self-contained claims of the answer or the ground truth."""
-    variables = {"question": run.sample.question or "", "text": _text_of(run, source), "source": LABELS[source]}
+    variables = {"question": run.sample.input or "", "text": _text_of(run, source), "source": LABELS[source]}
 
     async def make(log: list[dict[str, Any]]) -> list[str]:
         return await run.judge.ask_json("claims", variables, CLAIMS_SCHEMA, lambda obj: string_list(obj, "claims"), log)
@@ -148,11 +152,11 @@ def _parse_relevance(obj: Any, rank: int) -> ChunkVerdict:
 
 async def chunk_relevance(run: MetricRun, target: str) -> list[ChunkVerdict]:
     """One call per chunk of the top K: is it useful for arriving at the target (ground_truth or answer)?"""
-    chunks = list(run.sample.contexts or ())[: run.settings.k]
+    chunks = list(run.sample.references or ())[: run.settings.k]
 
     async def judge_chunk(rank: int, chunk: str) -> ChunkVerdict:
         variables = {
-            "question": run.sample.question or "",
+            "question": run.sample.input or "",
             "target": _text_of(run, target),
             "target_kind": LABELS[target],
             "chunk": chunk,

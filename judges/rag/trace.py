@@ -86,16 +86,16 @@ def _parse(obj: Any, documents: dict[str, str], response: dict[str, str]) -> Tra
 
 
 async def labels(run: MetricRun) -> TraceLabels:
-    contexts = run.sample.contexts or ()
+    contexts = run.sample.references or ()
     documents = {k: s for i, doc in enumerate(contexts) for k, s in keyed_sentences(doc, str(i)).items()}
-    response = keyed_sentences(run.sample.answer or "")
+    response = keyed_sentences(run.sample.actual_output or "")
 
     async def make(log: list[dict[str, Any]]) -> TraceLabels:
         if not documents:
             unsupported = {"fully_supported": False, "supporting_keys": [], "explanation": "there is no context"}
             return TraceLabels(documents, response, (), (), {k: dict(unsupported) for k in response})
         variables = {
-            "question": run.sample.question or "",
+            "question": run.sample.input or "",
             "response": list(response.items()),
             "documents": [list(keyed_sentences(doc, str(i)).items()) for i, doc in enumerate(contexts)],
         }

@@ -20,13 +20,13 @@ SCALE = Scale.points(0, 3)
 
 async def context_relevance(run: MetricRun) -> Scored:
     """Mean over the top K chunks of the chunk's relevance to the question."""
-    chunks = list(run.sample.contexts or ())[: run.settings.k]
+    chunks = list(run.sample.references or ())[: run.settings.k]
     grades = await asyncio.gather(
         *(
             rubric_grade(
                 run,
                 "trulens_context_relevance",
-                {"question": run.sample.question, "chunk": chunk},
+                {"question": run.sample.input, "chunk": chunk},
                 SCALE,
                 ("trulens_context_relevance", rank),
             )
@@ -55,8 +55,8 @@ def _parse_sentences(obj: Any, sentences: dict[str, str]) -> dict[str, dict[str,
 async def groundedness(run: MetricRun) -> Scored:
     """Mean over the answer's sentences of how well the contexts support each (one call grades every sentence,
     so no logprob weighting)."""
-    sentences = keyed_sentences(run.sample.answer or "")
-    contexts = list(run.sample.contexts or ())
+    sentences = keyed_sentences(run.sample.actual_output or "")
+    contexts = list(run.sample.references or ())
     entry = {
         "type": "object",
         "properties": {"reason": reason_schema(), "grade": {"enum": [0, 1, 2, 3]}},
@@ -87,7 +87,7 @@ async def answer_relevance(run: MetricRun) -> Scored:
     grade = await rubric_grade(
         run,
         "trulens_answer_relevance",
-        {"question": run.sample.question, "answer": run.sample.answer},
+        {"question": run.sample.input, "answer": run.sample.actual_output},
         SCALE,
         "trulens_answer_relevance",
     )

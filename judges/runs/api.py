@@ -152,7 +152,7 @@ def run_metrics(
     registry: dict[str, Any] | None = None,
     **options: Any,
 ) -> Run:
-    """RAG-suite metrics (names or family names) on samples (RagSample objects, or a JSONL path)."""
+    """RAG-suite metrics (names or family names) on samples (Sample objects, or a JSONL path)."""
     from judges.judging.prompts import load_prompt_set
     from judges.rag.dataset import load_rag_samples
     from judges.rag.embeddings import open_embedder

@@ -81,7 +81,7 @@ class GradeTask:
 class MetricsTask:
     """RAG-suite metrics on samples; each sample's shared steps (claims, questions, ...) are made once."""
 
-    samples: Sequence[Any]  # judges.rag.sample.RagSample
+    samples: Sequence[Sample]
     metrics: Sequence[Any]  # judges.rag.spec.MetricSpec
     judge: Any  # judges.rag.judging.RagJudge
     registry: Mapping[str, Any]

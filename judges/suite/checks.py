@@ -24,12 +24,11 @@ def check_tests(tests: list[UnitTest], strict: bool = False) -> list[str]:
     for test in tests:
         where = f"{test.source} ({test.id})"
         sample = test.sample
+        references = sample.references or ()
         for field in ("expected_output", "actual_output"):
-            for number in CITATION.findall(getattr(sample, field)):
-                if not 1 <= int(number) <= len(sample.references):
-                    problems.append(
-                        f"{where}: {field} cites [{number}] but there are {len(sample.references)} references"
-                    )
+            for number in CITATION.findall(getattr(sample, field) or ""):
+                if not 1 <= int(number) <= len(references):
+                    problems.append(f"{where}: {field} cites [{number}] but there are {len(references)} references")
         spec = BY_NAME.get(test.test_type)
         if not strict or spec is None:
             continue  # not strict, or a type outside judgelab's typology: only the generic checks apply
@@ -42,9 +41,9 @@ def check_tests(tests: list[UnitTest], strict: bool = False) -> list[str]:
                     f"{where}: {metric} condition {test.conditions[metric]} should be {wanted[metric]} "
                     f"for {test.test_type!r}"
                 )
-        if not 3 <= len(sample.references) <= 6:
-            problems.append(f"{where}: {len(sample.references)} references; a set uses 3-6")
-        actual = sample.actual_output.strip()
+        if not 3 <= len(references) <= 6:
+            problems.append(f"{where}: {len(references)} references; a set uses 3-6")
+        actual = (sample.actual_output or "").strip()
         if spec.abstains != actual.startswith(ABSTENTION_SENTENCE):
             problems.append(
                 f"{where}: actual_output {'must' if spec.abstains else 'must not'} begin with the abstention sentence"
@@ -53,7 +52,7 @@ def check_tests(tests: list[UnitTest], strict: bool = False) -> list[str]:
             problems.append(f"{where}: actual_output must be exactly the abstention sentence")
         if spec.abstains and not spec.abstains_only and not CITATION.search(actual):
             problems.append(f"{where}: related information after the abstention must be cited")
-        if spec.references_answer == sample.expected_output.strip().startswith(ABSTENTION_SENTENCE):
+        if spec.references_answer == (sample.expected_output or "").strip().startswith(ABSTENTION_SENTENCE):
             problems.append(
                 f"{where}: expected_output {'must not' if spec.references_answer else 'must'} be an "
                 f"abstention (references {'answer' if spec.references_answer else 'do not answer'})"
@@ -78,7 +77,7 @@ def check_tests(tests: list[UnitTest], strict: bool = False) -> list[str]:
 def check_splits(train: list[UnitTest], test: list[UnitTest]) -> list[str]:
     """Train and test must share no question and no set."""
     problems = []
-    shared = {t.sample.input for t in train} & {t.sample.input for t in test}
+    shared = {t.sample.input or "" for t in train} & {t.sample.input or "" for t in test}
     problems += [f"train and test share the question {q!r}" for q in sorted(shared)]
     shared_sets = {t.set_id for t in train if t.set_id} & {t.set_id for t in test if t.set_id}
     problems += [f"train and test share the set {s!r}" for s in sorted(shared_sets)]
