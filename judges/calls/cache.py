@@ -6,6 +6,7 @@ import json
 import sqlite3
 import threading
 import time
+from collections.abc import Callable
 from enum import Enum
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -46,6 +47,29 @@ CREATE TABLE IF NOT EXISTS replies (
 _FIX = "give another --cache PATH, run with --cache-mode off, or delete the file"
 
 
+def open_cache_file(
+    path: Path, mode: CacheMode, schema: str, check: Callable[[sqlite3.Connection], None] | None = None
+) -> sqlite3.Connection | None:
+    """The cache file's connection in WAL mode with `schema`'s table made; None when the cache is off."""
+    if mode is CacheMode.OFF:
+        return None
+    if mode is CacheMode.READ_WRITE:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    elif not path.is_file():
+        raise ConfigError(f"cache {path} does not exist (mode {mode.value})")
+    db = sqlite3.connect(str(path), check_same_thread=False, isolation_level=None)
+    try:
+        if check is not None:
+            check(db)
+        db.execute("PRAGMA journal_mode=WAL")
+        db.execute("PRAGMA synchronous=NORMAL")
+        db.execute(schema)
+    except BaseException:
+        db.close()
+        raise
+    return db
+
+
 class ReplyCache:
     """Stores only the request's hash, the model id and the reply: never messages' secrets or headers."""
 
@@ -54,20 +78,11 @@ class ReplyCache:
         self.path = Path(path)
         self._lock = threading.Lock()
         self._db: sqlite3.Connection | None = None
-        if mode is not CacheMode.OFF:
-            if mode is CacheMode.READ_WRITE:
-                self.path.parent.mkdir(parents=True, exist_ok=True)
-            elif not self.path.is_file():
-                raise ConfigError(f"cache {self.path} does not exist (mode {mode.value})")
-            try:
-                self._db = sqlite3.connect(str(self.path), check_same_thread=False, isolation_level=None)
-                self._check_schema(self._db)
-                self._db.execute("PRAGMA journal_mode=WAL")
-                self._db.execute("PRAGMA synchronous=NORMAL")
-                self._db.execute(_SCHEMA)
-            except sqlite3.Error as err:
-                self.close()
-                raise ConfigError(f"cache {self.path} cannot be used ({err}): {_FIX}") from None
+        try:
+            self._db = open_cache_file(self.path, mode, _SCHEMA, check=self._check_schema)
+        except sqlite3.Error as err:
+            self.close()
+            raise ConfigError(f"cache {self.path} cannot be used ({err}): {_FIX}") from None
 
     def _check_schema(self, db: sqlite3.Connection) -> None:
         """A file that holds other tables, or a `replies` table of another shape, is not judgelab's cache."""
@@ -135,16 +150,7 @@ class EmbeddingCache:
         self.mode = mode
         self.path = Path(path)
         self._lock = threading.Lock()
-        self._db: sqlite3.Connection | None = None
-        if mode is not CacheMode.OFF:
-            if mode is CacheMode.READ_WRITE:
-                self.path.parent.mkdir(parents=True, exist_ok=True)
-            elif not self.path.is_file():
-                raise ConfigError(f"cache {self.path} does not exist (mode {mode.value})")
-            self._db = sqlite3.connect(str(self.path), check_same_thread=False, isolation_level=None)
-            self._db.execute("PRAGMA journal_mode=WAL")
-            if mode is CacheMode.READ_WRITE:
-                self._db.execute(_EMBEDDINGS_SCHEMA)
+        self._db: sqlite3.Connection | None = open_cache_file(self.path, mode, _EMBEDDINGS_SCHEMA)
 
     @staticmethod
     def key(text: str) -> str:
