@@ -119,6 +119,12 @@ class CallRuntime:
             self.cache.put(request, completion)
         return completion
 
+    async def aclose(self) -> None:
+        """Release the backend's connections at the end of a run, inside its event loop (a later call reopens)."""
+        closer = getattr(self.backend, "aclose", None)
+        if closer is not None:
+            await closer()
+
     def next_call_number(self) -> int:
         """A number for a call record, unique in this run (items that share a step list the same call)."""
         return next(self._call_numbers)
