@@ -194,14 +194,19 @@ def retrying(
     """tenacity's retry loop for a provider call: retryable CallErrors only (429, 5xx, connection errors,
     timeouts; narrowed by `retry_if`), exponential backoff with jitter, a Retry-After hint honoured; the last error
     is re-raised."""
-    from tenacity import AsyncRetrying, RetryCallState, retry_if_exception, stop_after_attempt, wait_exponential_jitter
+    import random
 
-    jitter = wait_exponential_jitter(initial=settings.backoff_initial_s, max=settings.backoff_max_s)
+    from tenacity import AsyncRetrying, RetryCallState, retry_if_exception, stop_after_attempt
 
     def wait(state: RetryCallState) -> float:
         err = state.outcome.exception() if state.outcome else None
         hinted = getattr(err, "retry_after", None)
-        return min(float(hinted), settings.backoff_max_s) if hinted is not None else jitter(state)
+        if hinted is not None:
+            return min(float(hinted), settings.backoff_max_s)
+        # exponential with up to 1 s of jitter, as tenacity's wait_exponential_jitter (whose `initial` argument
+        # newer tenacity releases deprecate)
+        exponential = settings.backoff_initial_s * 2 ** (state.attempt_number - 1)
+        return min(exponential + random.uniform(0, 1), settings.backoff_max_s)
 
     return AsyncRetrying(
         stop=stop_after_attempt(settings.max_attempts),
