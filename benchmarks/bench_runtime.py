@@ -63,7 +63,8 @@ def judgelab_run(
     from judges.calls.runtime import CallRuntime, RuntimeSettings
     from judges.judging.grouse_judge import GroundedQAJudge
     from judges.judging.prompts import load_prompt_set
-    from judges.suite.scoring import run_meta_eval
+    from judges.runs.service import execute
+    from judges.runs.tasks import UnitTestTask
 
     if client == "litellm":
         from judges.calls.litellm_backend import import_litellm
@@ -81,7 +82,7 @@ def judgelab_run(
         judge = GroundedQAJudge(runtime, load_prompt_set("default"), model, {"temperature": 0, "max_tokens": 512})
         with tempfile.TemporaryDirectory() as tmp:
             started = time.perf_counter()
-            run = asyncio.run(run_meta_eval(tests, judge, Path(tmp) / "results.jsonl"))
+            done = asyncio.run(execute(UnitTestTask(tests, judge, 1), runtime, Path(tmp) / "results.jsonl"))
             wall = time.perf_counter() - started
     if record is not None:
         record.extend(used.requests)
@@ -89,7 +90,7 @@ def judgelab_run(
     return {
         "wall_s": wall,
         "samples": len(tests),
-        "completed": len(run.results),
+        "completed": len(done.records),
         "calls": runtime.usage.calls,
         "cached_calls": runtime.usage.cached_calls,
     }
@@ -175,7 +176,7 @@ started = time.perf_counter()
 from judges.runs.api import load_tests, run_unit_tests
 tests = load_tests(sys.argv[1], limit=int(sys.argv[2]))
 run = run_unit_tests(tests, "openai/stub", api_base=sys.argv[3], cache_path=sys.argv[4], out=sys.argv[5], concurrency=32)
-assert run.usage["cached_calls"] == run.usage["calls"], run.usage
+assert run.stop_reason is None and run.usage["cached_calls"] == run.usage["calls"] > 0, run.usage
 print(run.usage["calls"], "litellm" in sys.modules, time.perf_counter() - started)
 """
 
@@ -426,7 +427,12 @@ def main() -> None:
                     if args.peers == "earlier":
                         rows += earlier_peers(out)
                     cache_file = Path(tmp) / "cache.sqlite"
-                    judgelab_run([base], all_tests[: args.cached_tests], concurrency, "lean", cache_file)  # fills it
+                    from judges.runs.api import run_unit_tests  # fills the cache with the CLI's default parameters
+
+                    filled = run_unit_tests(
+                        all_tests[: args.cached_tests], "openai/stub", api_base=base, cache_path=str(cache_file)
+                    )
+                    assert filled.stop_reason is None, filled.stop_message
         cached = cached_process(tests_file, args.cached_tests, cache_file, Path(tmp))
         cached["cli_s"] = cached_cli(tests_file, args.cached_tests, cache_file, Path(tmp))
     result = {
