@@ -42,7 +42,8 @@ def run(base_url, tmp_path, *extra, out="run"):
     return subprocess.run(command, env=env, capture_output=True, text=True, cwd=tmp_path, timeout=300)
 
 
-FAULTS = dict(latency_ms=20, error_rate=0.2, garbage_rate=0.1, hang_rate=0.05, seed=3)
+# garbage twice in a row (the reply and its re-ask) is what makes a failure verdict: common enough at 25%
+FAULTS = dict(latency_ms=20, error_rate=0.2, garbage_rate=0.25, hang_rate=0.05, seed=3)
 KINDS = {"api_error", "timeout", "unparseable", "refused", "upstream_failed"}
 
 
@@ -80,7 +81,7 @@ def command_for(kind, base, tmp_path):
 
 @pytest.mark.parametrize("kind", ["meta-eval", "evaluate", "metrics"])
 def test_under_faults_every_verdict_is_a_grade_a_null_or_a_failure_with_its_kind(kind, tmp_path):
-    """20% 5xx/429, 10% garbage and 5% hung requests: nothing is lost, no failure is a wrong grade, and the counts
+    """20% 5xx/429, 25% garbage and 5% hung requests: nothing is lost, no failure is a wrong grade, and the counts
     in run.json are those of results.jsonl."""
     from judges.runs.summary import summarize
 

@@ -72,6 +72,10 @@ def classify(err: Exception) -> CallError:
     if isinstance(err, (litellm.RateLimitError, litellm.InternalServerError, litellm.ServiceUnavailableError)):
         return CallError(FailureKind.API_ERROR, message, retryable=True, retry_after=_retry_after(err))
     status = getattr(err, "status_code", None)
+    if status in (401, 403):  # an OpenAI-compatible server's 403 comes as a plain APIError
+        return CallError(FailureKind.API_ERROR, message, endpoint_problem="auth")
+    if status == 404:
+        return CallError(FailureKind.API_ERROR, message, endpoint_problem="not_found")
     retryable = isinstance(status, int) and (status == 429 or status >= 500)
     return CallError(FailureKind.API_ERROR, message, retryable=retryable, retry_after=_retry_after(err))
 

@@ -30,6 +30,12 @@ def smollm2_path() -> Path:
     return path
 
 
+def check_installed() -> None:
+    """Fail early, before a run starts, when llama.cpp's server is not installed."""
+    if importlib.util.find_spec("llama_cpp") is None:
+        raise BackendUnavailable("the offline judge needs llama.cpp: pip install 'llama-cpp-python[server]==0.3.36'")
+
+
 def free_port() -> int:
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
         sock.bind(("127.0.0.1", 0))
@@ -60,10 +66,7 @@ class LlamaServer:
 
     def start(self) -> None:
         """Launch the server process and return at once (the caller may do other work while it loads)."""
-        if importlib.util.find_spec("llama_cpp") is None:
-            raise BackendUnavailable(
-                "the offline judge needs llama.cpp: pip install 'llama-cpp-python[server]==0.3.36'"
-            )
+        check_installed()
         self.port = free_port()
         # flash attention: faster prompt reading and decoding for SmolLM2 (benchmarks/bench_offline_judge.py)
         command = [

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -40,8 +40,27 @@ class JudgeModel:
         return cls(name, name, json_schema=bool(json_schema), api_base=api_base)
 
 
+# The key each common provider reads; any other provider is asked of LiteLLM (which then gets imported).
+PROVIDER_KEYS = {
+    "openai": "OPENAI_API_KEY",
+    "anthropic": "ANTHROPIC_API_KEY",
+    "mistral": "MISTRAL_API_KEY",
+    "groq": "GROQ_API_KEY",
+    "deepseek": "DEEPSEEK_API_KEY",
+    "openrouter": "OPENROUTER_API_KEY",
+}
+CLIENTS = ("lean", "litellm")
+
+
 def missing_keys(model: JudgeModel) -> list[str] | None:
-    """The provider's key variables absent from the environment ([] when all are set; None when LiteLLM cannot tell)."""
+    """The provider's key variables absent from the environment ([] when all are set; None when it cannot be told)."""
+    import os
+
+    from judges.calls.prices import provider
+
+    key = PROVIDER_KEYS.get(provider(model.litellm_model) or "")
+    if key is not None:
+        return [] if os.environ.get(key) else [key]
     from judges.calls.litellm_backend import import_litellm
 
     try:
@@ -62,35 +81,87 @@ def check_api_key(model: JudgeModel) -> None:
         raise BackendUnavailable(f"missing API key for {model.name}: set {', '.join(missing)} in the environment")
 
 
-@contextlib.contextmanager
-def open_backend(
-    model: JudgeModel, *, timeout_s: float = 120.0, connection: dict[str, Any] | None = None
-) -> Iterator[Backend]:
-    """The LiteLLM backend for `model`, with the local llama.cpp server running around it when needed.
+def default_client(model: JudgeModel) -> str:
+    """ "lean" for local judges and OpenAI-compatible endpoints (OpenAI, or openai/... at any --api-base), else
+    "litellm"."""
+    from judges.calls.openai_http import OPENAI_COMPATIBLE
+    from judges.calls.prices import provider
 
-    `connection` holds credential-like arguments (api_key, extra headers): sent, never cached or logged.
-    """
+    return "lean" if model.local or provider(model.litellm_model) in OPENAI_COMPATIBLE else "litellm"
+
+
+def _client_backend(client: str, api_base: str | None, timeout_s: float, connection: dict[str, Any]) -> Backend:
+    if client == "lean":
+        from judges.calls.openai_http import OpenAIHTTPBackend
+
+        return OpenAIHTTPBackend(api_base=api_base, timeout_s=timeout_s, connection=connection)
     from judges.calls.litellm_backend import LiteLLMBackend
 
-    if not model.local:
-        connection = dict(connection or {})
-        if not connection.get("api_key"):
-            check_api_key(model)
-            if model.api_base and missing_keys(model):
-                connection["api_key"] = "none"  # a self-hosted server (vLLM, llama.cpp, Ollama) needs no key
-        yield LiteLLMBackend(api_base=model.api_base, timeout_s=timeout_s, connection=connection)
-        return
-    from judges.calls.litellm_backend import import_litellm
-    from judges.calls.local_server import LlamaServer, smollm2_path
+    return LiteLLMBackend(api_base=api_base, timeout_s=timeout_s, connection=connection)
 
-    server = LlamaServer(smollm2_path())
-    server.start()
+
+@contextlib.contextmanager
+def open_backend(
+    model: JudgeModel,
+    *,
+    timeout_s: float = 120.0,
+    connection: dict[str, Any] | None = None,
+    client: str | None = None,
+    api_bases: Sequence[str] = (),
+    per_deployment: int = 8,
+) -> Iterator[Backend]:
+    """The backend for `model` (the lean one or LiteLLM's, see `default_client`), with the local llama.cpp server
+    started on the first call that needs it and stopped afterwards. Several `api_bases` are deployments of one
+    judge: calls are spread over them, at most `per_deployment` at once on each.
+
+    `connection` holds credential-like arguments (api_key, extra headers): sent, never cached or logged.
+    Nothing heavy is imported and nothing is started here: a fully cached run never needs it.
+    """
+    from judges.calls.deferred import DeferredBackend
+
+    client = client or default_client(model)
+    if client not in CLIENTS:
+        raise ConfigError(f"unknown client {client!r}; expected one of {', '.join(CLIENTS)}")
+    backend: Any
+    if model.local:
+        from judges.calls.local_server import LlamaServer, check_installed, smollm2_path
+
+        check_installed()
+        server = LlamaServer(smollm2_path())
+
+        def start() -> Backend:
+            server.start()
+            server.wait_ready()
+            return _client_backend(client, server.api_base, timeout_s, {"api_key": "none"})
+
+        backend = DeferredBackend(start)
+        try:
+            yield backend
+        finally:
+            backend.close()
+            server.stop()
+        return
+    connection = dict(connection or {})
+    if not connection.get("api_key"):
+        check_api_key(model)
+        if model.api_base and client == "litellm" and missing_keys(model):
+            connection["api_key"] = "none"  # a self-hosted server (vLLM, llama.cpp, Ollama) needs no key
+    bases: list[str | None] = [*api_bases] or [model.api_base]
+    if len(bases) == 1:
+        backend = _client_backend(client, bases[0], timeout_s, connection)
+    else:
+        from judges.calls.deployments import DeploymentRouter
+
+        backend = DeploymentRouter(
+            [(str(base), _client_backend(client, base, timeout_s, connection)) for base in bases],
+            per_deployment,
+        )
     try:
-        import_litellm()  # about 3 s, while the server loads the model
-        server.wait_ready()
-        yield LiteLLMBackend(api_base=server.api_base, api_key="none", timeout_s=timeout_s)
+        yield backend
     finally:
-        server.stop()
+        closer = getattr(backend, "close", None)
+        if closer is not None:
+            closer()
 
 
 def judge_params(

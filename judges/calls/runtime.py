@@ -119,6 +119,12 @@ class CallRuntime:
             self.cache.put(request, completion)
         return completion
 
+    async def aclose(self) -> None:
+        """Release the backend's connections at the end of a run, inside its event loop (a later call reopens)."""
+        closer = getattr(self.backend, "aclose", None)
+        if closer is not None:
+            await closer()
+
     def next_call_number(self) -> int:
         """A number for a call record, unique in this run (items that share a step list the same call)."""
         return next(self._call_numbers)
@@ -188,7 +194,13 @@ def retrying(
     """tenacity's retry loop for a provider call: retryable CallErrors only (429, 5xx, connection errors,
     timeouts; narrowed by `retry_if`), exponential backoff with jitter, a Retry-After hint honoured; the last error
     is re-raised."""
-    from tenacity import AsyncRetrying, RetryCallState, retry_if_exception, stop_after_attempt, wait_exponential_jitter
+    from tenacity import (
+        AsyncRetrying,
+        RetryCallState,
+        retry_if_exception,
+        stop_after_attempt,
+        wait_exponential_jitter,
+    )
 
     jitter = wait_exponential_jitter(multiplier=settings.backoff_initial_s, max=settings.backoff_max_s)
 

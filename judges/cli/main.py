@@ -40,7 +40,20 @@ def add_judge_options(parser: argparse.ArgumentParser) -> None:
         metavar="DIR",
         help="prompt folder with the four metric templates, a shipped set name, or 'grouse'",
     )
-    group.add_argument("--api-base", metavar="URL", help="OpenAI-compatible server for the model")
+    group.add_argument(
+        "--api-base",
+        action="append",
+        metavar="URL",
+        help="OpenAI-compatible server for the model; repeat it to spread calls over several deployments of the "
+        "same judge (--concurrency each, a failing one routed around)",
+    )
+    group.add_argument(
+        "--client",
+        choices=["lean", "litellm"],
+        default=None,
+        help="lean: direct HTTP for OpenAI-compatible endpoints (default for them and for local judges); "
+        "litellm: through LiteLLM (default for other providers)",
+    )
     group.add_argument("--temperature", type=float, default=0.0)
     group.add_argument("--max-tokens", type=int, default=512)
     group.add_argument("--seed", type=int, default=0)
@@ -52,7 +65,9 @@ def add_judge_options(parser: argparse.ArgumentParser) -> None:
         help="constrain replies to each metric's JSON schema (default: on for local judges)",
     )
     runtime = parser.add_argument_group("runtime")
-    runtime.add_argument("--concurrency", type=int, default=8, help="calls in flight at once (default 8)")
+    runtime.add_argument(
+        "--concurrency", type=int, default=8, help="calls in flight at once, per deployment (default 8)"
+    )
     runtime.add_argument("--timeout", type=float, default=120.0, help="seconds per call before a retry")
     runtime.add_argument("--cache", default=".judgelab/cache.sqlite", metavar="PATH", help="reply cache (SQLite)")
     runtime.add_argument(

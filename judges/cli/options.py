@@ -11,7 +11,8 @@ def judge_options(args: argparse.Namespace) -> JudgeOptions:
     return JudgeOptions(
         judge=args.judge,
         prompts=args.prompts,
-        api_base=args.api_base,
+        api_base=args.api_base[0] if args.api_base and len(args.api_base) == 1 else args.api_base,
+        client=args.client,
         temperature=args.temperature,
         max_tokens=args.max_tokens,
         seed=args.seed,

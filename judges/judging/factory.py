@@ -24,7 +24,8 @@ class JudgeOptions:
 
     judge: str = DEFAULT_JUDGE
     prompts: str = "default"
-    api_base: str | None = None
+    api_base: str | list[str] | None = None  # several: deployments of one judge, calls spread over them
+    client: str | None = None  # "lean" or "litellm"; default: lean for OpenAI-compatible endpoints and local judges
     temperature: float | None = 0.0
     max_tokens: int | None = 512
     seed: int | None = 0
@@ -38,8 +39,18 @@ class JudgeOptions:
     tokens_per_minute: float | None = None
     max_cost: float | None = None
 
+    def api_bases(self) -> list[str]:
+        """Every --api-base given, in order (none: the provider's own endpoint)."""
+        if self.api_base is None:
+            return []
+        return [self.api_base] if isinstance(self.api_base, str) else list(self.api_base)
+
     def check(self) -> None:
         """Reject values no run can use, before anything starts."""
+        if self.client not in (None, "lean", "litellm"):
+            raise ConfigError(f"--client must be lean or litellm, got {self.client!r}")
+        if self.api_base is not None and not self.api_bases():
+            raise ConfigError("--api-base needs a URL")
         if self.concurrency < 1:
             raise ConfigError("--concurrency must be at least 1")
         if self.max_cost is not None and not self.max_cost > 0:
@@ -92,19 +103,28 @@ class JudgeSession:
 def open_runtime(options: JudgeOptions) -> Iterator[tuple[JudgeModel, CallRuntime]]:
     """Check options, start the backend (and the local server when needed) with its cache, yield, clean up."""
     options.check()
-    model = JudgeModel.from_name(options.judge, api_base=options.api_base, json_schema=options.json_schema)
+    bases = options.api_bases()
+    model = JudgeModel.from_name(options.judge, api_base=bases[0] if bases else None, json_schema=options.json_schema)
     cache = ReplyCache(options.cache_path, CacheMode.parse(options.cache_mode))
-    concurrency = min(options.concurrency, model.max_parallel_calls or options.concurrency)
+    per_deployment = min(options.concurrency, model.max_parallel_calls or options.concurrency)
+    concurrency = per_deployment * max(1, len(bases))  # --concurrency is per deployment
     settings = RuntimeSettings(
         concurrency=concurrency,
         timeout_s=options.timeout_s,
         requests_per_minute=options.requests_per_minute,
         tokens_per_minute=options.tokens_per_minute,
         max_cost=options.max_cost,
-        endpoint=model.api_base or ("a local llama.cpp server" if model.local else "the provider's API"),
+        endpoint=", ".join(bases) or ("a local llama.cpp server" if model.local else "the provider's API"),
     )
     try:
-        with open_backend(model, timeout_s=options.timeout_s, connection=options.connection_extra()) as backend:
+        with open_backend(
+            model,
+            timeout_s=options.timeout_s,
+            connection=options.connection_extra(),
+            client=options.client,
+            api_bases=bases,
+            per_deployment=per_deployment,
+        ) as backend:
             yield model, CallRuntime(backend, cache, settings)
     finally:
         cache.close()
@@ -128,7 +148,8 @@ class DryRunBackend:
 def planning_judge(options: JudgeOptions) -> tuple[GroundedQAJudge, ReplyCache | None]:
     """A judge that can render and build requests but never calls, and the existing cache (read-only), if any."""
     prompts = load_prompt_set(options.prompts)
-    model = JudgeModel.from_name(options.judge, api_base=options.api_base, json_schema=options.json_schema)
+    bases = options.api_bases()
+    model = JudgeModel.from_name(options.judge, api_base=bases[0] if bases else None, json_schema=options.json_schema)
     cache_file = Path(options.cache_path)
     cache = ReplyCache(cache_file, CacheMode.READ_ONLY) if cache_file.is_file() else None
     return GroundedQAJudge(CallRuntime(DryRunBackend()), prompts, model, options.params()), cache

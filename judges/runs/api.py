@@ -208,4 +208,5 @@ def _metrics_runtime(options: JudgeOptions, needs_judge: bool) -> Iterator[tuple
         with open_runtime(options) as pair:
             yield pair
         return
-    yield JudgeModel.from_name(options.judge, api_base=options.api_base), CallRuntime(NoJudgeBackend())
+    bases = options.api_bases()
+    yield JudgeModel.from_name(options.judge, api_base=bases[0] if bases else None), CallRuntime(NoJudgeBackend())

@@ -1,4 +1,4 @@
-"""summary.md of a run: the figures as Markdown tables (pandas), and the items the judge got wrong or failed."""
+"""summary.md of a run: the figures as Markdown tables (tabulate), and the items the judge got wrong or failed."""
 
 from __future__ import annotations
 
@@ -17,12 +17,12 @@ def pct(value: float | None) -> str:
 
 
 def table(rows: list[dict[str, Any]]) -> str:
-    """A Markdown table of rows (dicts with the same keys), through pandas."""
-    import pandas as pd
+    """A Markdown table of rows (dicts with the same keys), through tabulate (pandas would cost its import)."""
+    from tabulate import tabulate
 
     if not rows:
         return ""
-    return str(pd.DataFrame(rows).to_markdown(index=False, tablefmt="github", missingval=""))
+    return str(tabulate(rows, headers="keys", tablefmt="github", missingval=""))
 
 
 def failures_line(summary: dict[str, Any]) -> str:

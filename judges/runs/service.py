@@ -135,6 +135,7 @@ async def execute(
             if not job.cancelled() and job.exception() is not None:
                 raise job.exception()  # type: ignore[misc]
     finally:
+        await runtime.aclose()
         if handle is not None:
             handle.close()
         if bar is not None:
