@@ -88,3 +88,34 @@ def test_the_readme_python_api_example_runs_offline(tmp_path, monkeypatch):
     frame = namespace["frame"]
     assert len(frame) == 2 * 6 and set(frame["outcome"]) <= OUTCOMES
     assert (tmp_path / "results" / "runs" / "api-example" / "run.json").is_file()
+
+
+def test_the_local_server_ends_with_judgelab_even_after_kill_9(tmp_path):
+    """Regression: a killed run left its llama.cpp server running, keeping a core busy."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    script = (
+        "from judges.calls.local_server import LlamaServer, smollm2_path\n"
+        "server = LlamaServer(smollm2_path()); server.start(); print(server._process.pid, flush=True)\n"
+        "import time; time.sleep(600)\n"
+    )
+    parent = subprocess.Popen(
+        [sys.executable, "-c", script], stdout=subprocess.PIPE, text=True, env={**os.environ, "PYTHONPATH": str(ROOT)}
+    )
+    server_pid = int(parent.stdout.readline())
+    os.kill(parent.pid, signal.SIGKILL)
+    parent.wait()
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        try:
+            os.kill(server_pid, 0)
+        except ProcessLookupError:
+            break
+        time.sleep(0.2)
+    else:
+        os.kill(server_pid, signal.SIGKILL)
+        raise AssertionError("the llama.cpp server outlived the killed run")

@@ -75,8 +75,8 @@ def test_user_errors_are_one_line(args, message, capsys):
 def test_samples_from_jsonl_accept_judgelab_grouse_and_ragas_field_names():
     samples = load_rag_samples(str(DATA))
     assert [s.id for s in samples] == ["leave-1", "marriage-1", "thames-1"]
-    assert samples[1].question.startswith("What is the minimum age") and len(samples[1].contexts) == 2
-    assert samples[2].answer.startswith("The Thames") and samples[2].ground_truth is None
+    assert samples[1].input.startswith("What is the minimum age") and len(samples[1].references) == 2
+    assert samples[2].actual_output.startswith("The Thames") and samples[2].expected_output is None
     assert samples[0].expected_ids == ("doc-ord-leave", "doc-add-leave")
 
 

@@ -102,7 +102,7 @@ def test_guidelines_reach_the_prompt():
 
 
 def test_semantic_similarity_with_a_pass_threshold():
-    vectors = {QA.answer: unit_vector(0), QA.ground_truth: unit_vector(30)}
+    vectors = {QA.actual_output: unit_vector(0), QA.expected_output: unit_vector(30)}
     result, _ = score("llamaindex_semantic_similarity", QA, by_metric({}), embedder=embedder(vectors))
     assert round(result.value, 3) == 0.866 and result.details["passing"]
     result, _ = score(

@@ -79,13 +79,13 @@ def test_sentence_faithfulness_flags_the_exact_words_that_deviate():
 def test_answer_relevancy_is_the_mean_cosine_and_can_be_negative():
     generated = ["G1?", "G2?", "G3?"]
     reply = json.dumps({"questions": generated, "noncommittal": False})
-    vectors = {LEAVE.question: unit_vector(0), "G1?": unit_vector(0), "G2?": unit_vector(60), "G3?": unit_vector(180)}
+    vectors = {LEAVE.input: unit_vector(0), "G1?": unit_vector(0), "G2?": unit_vector(60), "G3?": unit_vector(180)}
     result, _ = score(
         "ragas_answer_relevancy", LEAVE, by_metric({"question_generation": reply}), embedder=embedder(vectors)
     )
     assert round(result.value, 3) == round((1 + 0.5 - 1) / 3, 3) == 0.167
     assert [round(q["similarity"], 3) for q in result.details["questions"]] == [1.0, 0.5, -1.0]
-    negative = {LEAVE.question: unit_vector(0), **{q: unit_vector(120) for q in generated}}
+    negative = {LEAVE.input: unit_vector(0), **{q: unit_vector(120) for q in generated}}
     result, _ = score(
         "ragas_answer_relevancy", LEAVE, by_metric({"question_generation": reply}), embedder=embedder(negative)
     )
@@ -126,7 +126,7 @@ def test_context_utilization_judges_relevance_against_the_answer():
     result, backend = score("ragas_context_utilization", LEAVE, by_metric({"chunk_relevance": relevance(1, 1, 0)}))
     assert result.value == 1.0
     prompt = backend.requests[0].messages[0]["content"]
-    assert "given answer" in prompt and LEAVE.answer in prompt and LEAVE.ground_truth not in prompt
+    assert "given answer" in prompt and LEAVE.actual_output in prompt and LEAVE.expected_output not in prompt
 
 
 def test_context_recall_worked_example_three_of_three():
@@ -236,7 +236,7 @@ def test_answer_correctness_worked_example_tp2_fp2_fn1():
 
 def test_answer_correctness_blends_similarity_and_binarizes_at_a_threshold():
     script = correctness_script(verdicts(True, True, False, False), verdicts(True, True, False))
-    vectors = {LEAVE.answer: unit_vector(0), LEAVE.ground_truth: unit_vector(60)}
+    vectors = {LEAVE.actual_output: unit_vector(0), LEAVE.expected_output: unit_vector(60)}
     result, _ = score("ragas_answer_correctness", LEAVE, script, embedder=embedder(vectors))
     assert round(result.value, 3) == round(0.75 * 2 / 3.5 + 0.25 * 0.5, 3) == 0.554
     script = correctness_script(verdicts(True, True, False, False), verdicts(True, True, False))
@@ -262,7 +262,7 @@ def test_answer_correctness_marriage_age_16_against_18_scores_zero():
 
 
 def test_answer_similarity_is_the_cosine_of_answer_and_ground_truth():
-    vectors = {LEAVE.answer: unit_vector(0), LEAVE.ground_truth: unit_vector(135)}
+    vectors = {LEAVE.actual_output: unit_vector(0), LEAVE.expected_output: unit_vector(135)}
     result, backend = score("ragas_answer_similarity", LEAVE, by_metric({}), embedder=embedder(vectors))
     assert round(result.value, 3) == -0.707 and backend.requests == []
 
@@ -289,7 +289,7 @@ def test_ragas_score_is_the_harmonic_mean_of_its_components():
 
 
 def test_ragas_score_is_null_for_a_negative_component_and_fails_with_a_failed_one():
-    vectors = {LEAVE.answer: unit_vector(0), LEAVE.ground_truth: unit_vector(135)}
+    vectors = {LEAVE.actual_output: unit_vector(0), LEAVE.expected_output: unit_vector(135)}
     result, _ = score(
         "ragas_score", LEAVE, by_metric({}), embedder=embedder(vectors), ragas_score_of=("ragas_answer_similarity",)
     )
@@ -304,7 +304,7 @@ def test_a_missing_input_is_not_applicable_with_its_reason_and_makes_no_call():
     sample = Sample(id="q", input="Q?", actual_output="A.")
     result, backend = score("ragas_context_recall", sample, by_metric({}))
     assert not result.applicable and result.verdict.state is VerdictState.NULL
-    assert result.verdict.message == "not applicable: the sample has no contexts, ground_truth"
+    assert result.verdict.message == "not applicable: the sample has no references, expected_output"
     assert backend.requests == []
 
 

@@ -86,7 +86,9 @@ class LlamaServer:
             "--flash_attn",
             "true",
         ]
-        self._process = subprocess.Popen(command, stdout=self._log, stderr=subprocess.STDOUT)
+        self._process = subprocess.Popen(
+            command, stdout=self._log, stderr=subprocess.STDOUT, preexec_fn=_die_with_parent
+        )
 
     def wait_ready(self) -> None:
         """Block until the server answers /v1/models; a crash or a timeout stops it and raises."""
@@ -121,3 +123,15 @@ class LlamaServer:
                 self._process.kill()
         self._process = None
         self._log.close()
+
+
+def _die_with_parent() -> None:
+    """In the server's process, before it starts: on Linux, ask the kernel to end it when judgelab ends, even by
+    kill -9, so no orphaned server keeps a core busy (elsewhere a clean exit still stops it)."""
+    import ctypes
+    import signal
+    import sys
+
+    if sys.platform.startswith("linux"):
+        pr_set_pdeathsig = 1
+        ctypes.CDLL("libc.so.6", use_errno=True).prctl(pr_set_pdeathsig, signal.SIGTERM)
