@@ -112,7 +112,14 @@ def unit_test_entries(candidate: Candidate, evaluation: Evaluation, cache: str, 
     out = run_folder(runs_dir, candidate, evaluation)
     started = time.perf_counter()
     if candidate.kind == "baseline":
-        run = run_baseline(str(candidate.baseline), tests, candidate.prompts, out=out)
+        run = run_baseline(
+            str(candidate.baseline),
+            tests,
+            candidate.prompts,
+            out=out,
+            data=str(evaluation.source),
+            split=evaluation.split,
+        )
         entries = run_to_entries(run, dict(base, prompts=None, prompt_sha=None, baseline=candidate.baseline), 0.0)
         for entry in entries:  # scripted replies: no model was called
             entry.calls, entry.cost_usd, entry.latency_s_per_uncached_call = 0, 0.0, None

@@ -55,7 +55,13 @@ def baseline_grade_fns(seed: int = 0) -> dict[str, GradeFn]:
 
 
 def run_baseline(
-    name: str, tests: list[UnitTest], prompts: PromptSet | str = "default", seed: int = 0, out: Path | None = None
+    name: str,
+    tests: list[UnitTest],
+    prompts: PromptSet | str = "default",
+    seed: int = 0,
+    out: Path | None = None,
+    data: str | None = None,
+    split: str | None = None,
 ) -> Run:
     """Judge `tests` with the named reference judge through the run service, scored like any model run."""
     from judges.judging.prompts import load_prompt_set
@@ -79,6 +85,8 @@ def run_baseline(
         "judge": f"baseline/{name}",
         "prompts": {"name": prompts.name, "folder": str(prompts.folder), "sha256": prompts.hashes()},
         "n_tests": len(tests),
+        "data": data,
+        "split": split,
     }
     return run_task(UnitTestTask(tests, judge), runtime, out, config)
 
