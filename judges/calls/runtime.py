@@ -188,9 +188,13 @@ def retrying(
     """tenacity's retry loop for a provider call: retryable CallErrors only (429, 5xx, connection errors,
     timeouts; narrowed by `retry_if`), exponential backoff with jitter, a Retry-After hint honoured; the last error
     is re-raised."""
+    import inspect
+
     from tenacity import AsyncRetrying, RetryCallState, retry_if_exception, stop_after_attempt, wait_exponential_jitter
 
-    jitter = wait_exponential_jitter(initial=settings.backoff_initial_s, max=settings.backoff_max_s)
+    # tenacity 9.2 renamed `initial` to `multiplier` (and warns on the old name); older releases know only `initial`
+    first = "multiplier" if "multiplier" in inspect.signature(wait_exponential_jitter).parameters else "initial"
+    jitter = wait_exponential_jitter(**{first: settings.backoff_initial_s}, max=settings.backoff_max_s)
 
     def wait(state: RetryCallState) -> float:
         err = state.outcome.exception() if state.outcome else None
