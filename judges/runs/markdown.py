@@ -142,7 +142,7 @@ def _unit_test_tables(run: Run) -> list[str]:
                         "type": r.get("test_type"),
                         "metric": SHORT.get(m, m),
                         "expected": e.get("condition"),
-                        "given": _given(e["verdict"]),
+                        "given": given(e["verdict"]),
                         "outcome": e["outcome"],
                     }
                     for r, m, e in wrong[:MAX_LISTED]
@@ -152,7 +152,7 @@ def _unit_test_tables(run: Run) -> list[str]:
     return lines
 
 
-def _given(verdict: dict[str, Any]) -> str:
+def given(verdict: dict[str, Any]) -> str:
     if verdict["state"] == "grade":
         grade = verdict["grade"]
         return str(int(grade)) if float(grade).is_integer() else f"{grade:g}"
