@@ -61,6 +61,9 @@ def add_judge_options(parser: argparse.ArgumentParser) -> None:
         choices=["read-write", "read-only", "off", "replay"],
         help="replay: recorded replies only, a miss is an error (for CI)",
     )
+    runtime.add_argument(
+        "--quiet", action="store_true", help="no progress on stderr (it is a bar on a terminal, else a line every 10 s)"
+    )
     runtime.add_argument("--rpm", type=float, metavar="N", help="at most N requests per minute per model")
     runtime.add_argument("--tpm", type=float, metavar="N", help="at most N tokens per minute per model (estimated)")
     runtime.add_argument(

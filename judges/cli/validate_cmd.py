@@ -48,7 +48,12 @@ def run(args: argparse.Namespace) -> int:
     tests = load_tests(args.tests, split, args.limit)
     out_dir = default_out(args, f"validate-{split or Path(args.tests).stem}")
     run = run_unit_tests(
-        tests, judge_options(args), out=out_dir, progress=True, data=args.tests or "unit_tests (shipped)", split=split
+        tests,
+        judge_options(args),
+        out=out_dir,
+        progress=not args.quiet,
+        data=args.tests or "unit_tests (shipped)",
+        split=split,
     )
     finish_run(run, ["results.jsonl", "run.json", "summary.md"], quiet=True)
     if run.stop_reason:
