@@ -122,10 +122,28 @@ def test_validate_fails_a_judge_below_its_bar_and_writes_junit(tmp_path, stub):
     )
     assert failing.returncode == 1, failing.stderr[-2000:]
     assert "FAIL total >= 0.99" in failing.stdout and "PASS completeness >= 0" in failing.stdout
-    suite = ET.parse(tmp_path / "junit.xml").getroot().find("testsuite")
-    assert suite.get("tests") == "2" and suite.get("failures") == "1"
-    failed = [case for case in suite.iter("testcase") if case.find("failure") is not None]
+    bars, unit_tests = ET.parse(tmp_path / "junit.xml").getroot().findall("testsuite")
+    assert bars.get("name") == "judgelab.openai/stub.bars"
+    assert bars.get("tests") == "2" and bars.get("failures") == "1"
+    failed = [case for case in bars.iter("testcase") if case.find("failure") is not None]
     assert [case.get("name") for case in failed] == ["total >= 0.99"]
+    # one case per unit test; each one not passed names the metric, condition, grade given and justification
+    records = [json.loads(line) for line in (tmp_path / "v1" / "results.jsonl").read_text().splitlines()]
+    not_passed = {r["id"]: r for r in records if not r["passed_all"]}
+    assert unit_tests.get("tests") == "16" and unit_tests.get("failures") == str(len(not_passed)) != "0"
+    cases = {case.get("name"): case.find("failure") for case in unit_tests.iter("testcase")}
+    assert set(cases) == {r["id"] for r in records}
+    assert {name for name, failure in cases.items() if failure is not None} == set(not_passed)
+    test_id, record = next(iter(not_passed.items()))
+    metric, entry = next((m, e) for m, e in record["metrics"].items() if e["outcome"] != "pass")
+    given = entry["verdict"].get("grade")
+    shown = "null" if given is None else f"{given:g}"
+    if entry["outcome"] == "wrong_grade":
+        expected = f"{metric}: expected {entry['condition']}, got {shown} (wrong grade)"
+        assert expected in cases[test_id].get("message")
+    # the terminal lists the tests behind the missed bar
+    first = next(m for m in records[0]["metrics"] if records[0]["metrics"][m]["outcome"] != "pass")
+    assert f"  {records[0]['id']}: {first}: expected " in failing.stdout
     passing = judgelab("validate", *common, "--min", "total=0.0", "--out", str(tmp_path / "v2"), cwd=tmp_path)
     assert passing.returncode == 0 and (tmp_path / "v2" / "junit.xml").is_file()
 
@@ -191,9 +209,10 @@ faithfulness = 0.0
             "pytest",
             "--judgelab",
             str(config),
-            "-q",
             "-p",
             "no:cacheprovider",
+            "--basetemp",
+            str(tmp_path / "basetemp"),
             "--rootdir",
             str(tmp_path),
             str(tmp_path),
@@ -205,5 +224,17 @@ faithfulness = 0.0
         timeout=300,
     )
     assert result.returncode == 1, result.stdout[-3000:]
-    assert "1 failed, 1 passed" in result.stdout
-    assert "FAIL total >= 0.99" in result.stdout
+    assert "collected 10 items" in result.stdout  # two bars and eight unit tests
+    records = [
+        json.loads(line)
+        for line in next((tmp_path / "basetemp").glob("judgelab*/results.jsonl")).read_text().splitlines()
+    ]
+    passed = sum(r["passed_all"] for r in records)
+    counts = f"1 failed, {1 + passed} passed" + (f", {8 - passed} xfailed" if passed < 8 else "")
+    assert counts in result.stdout
+    assert "FAIL total >= 0.99 (measured " in result.stdout
+    # the missed bar's message lists the tests not passed, and no traceback
+    missed = next(r for r in records if not r["passed_all"])
+    assert f"  {missed['id']}: " in result.stdout and "Traceback" not in result.stdout
+    assert "runtest" not in result.stdout and len(result.stdout.splitlines()) < 40
+    assert f"report: {tmp_path / 'basetemp'}" in result.stdout and "report.html" in result.stdout

@@ -367,6 +367,48 @@ def test_html_page_renders_in_headless_chromium(leaderboard, tmp_path):
     assert len(set(image.getdata())) > 20  # text, table rules and plots, not a blank page
 
 
+@pytest.mark.skipif(CHROMIUM is None, reason="Debian's chromium is not installed (.ci/run installs it)")
+def test_each_candidate_links_to_its_run_report_and_the_link_opens_it(leaderboard, tmp_path):
+    import asyncio
+
+    from cdp import Page
+
+    data = json.loads((leaderboard / "leaderboard.json").read_text())
+    unit = "unit_tests:unit_tests:test"
+    expected = {
+        e["candidate"]: f"runs/{e['candidate']}--unit_tests_unit_tests_test/report.html"
+        for e in data["entries"]
+        if e["evaluation"] == unit  # every candidate on unit tests has a run folder
+    }
+    assert set(expected) == {"stub-default", "oracle", "always-null", "always-top"}
+    assert all((leaderboard / link).is_file() for link in expected.values())
+
+    async def look() -> dict:
+        async with Page(tmp_path / "profile") as page:
+            await page.goto((leaderboard / "leaderboard.html").resolve().as_uri())
+            links = await page.evaluate(
+                "[...document.querySelectorAll('#leaderboard tbody tr')].filter(r => r.cells[0].textContent === "
+                f"{json.dumps(unit)} && r.querySelector('a.report')).map(r => [r.cells[2].textContent,"
+                " r.querySelector('a.report').getAttribute('href')])"
+            )
+            rows = await page.evaluate(
+                "[...document.querySelectorAll('#leaderboard tbody tr')].map(r => [r.cells[0].textContent,"
+                " r.cells[2].textContent])"
+            )
+            await page.click(f"#leaderboard tbody tr:nth-child({1 + rows.index([unit, 'stub-default'])}) a.report")
+            await page.wait_for("Page.loadEventFired")
+            return {
+                "links": links,
+                "location": await page.evaluate("location.href"),
+                "title": await page.evaluate("document.querySelector('h1').textContent"),
+            }
+
+    seen = asyncio.run(look())
+    assert {name: link for name, link in seen["links"]} == expected
+    assert seen["location"].endswith("/runs/stub-default--unit_tests_unit_tests_test/report.html")
+    assert seen["title"] == "judgelab unit tests: openai/stub / default"
+
+
 def test_publish_dry_run_lists_files_and_commit(leaderboard):
     result = subprocess.run(
         [

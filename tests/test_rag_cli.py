@@ -179,7 +179,7 @@ def test_every_metric_runs_from_the_cli_on_replayed_scripted_replies(tmp_path):
         cwd=tmp_path,
     )
     assert result.returncode == 0, result.stderr[-3000:]
-    assert {p.name for p in out.iterdir()} == {"results.jsonl", "run.json", "summary.md"}
+    assert {p.name for p in out.iterdir()} == {"results.jsonl", "run.json", "summary.md", "report.html"}
     rows = {row["id"]: row for row in map(json.loads, (out / "results.jsonl").read_text().splitlines())}
     registry = build_registry()
     assert set(rows) == {"leave-1", "marriage-1", "thames-1"}

@@ -15,5 +15,5 @@ def run(args: argparse.Namespace) -> int:
 
     samples = load_samples(args.file, args.limit)
     out_dir = Path(args.out) if args.out else default_run_dir(Path("results/runs"), "evaluate", args.judge)
-    run = grade_samples(samples, judge_options(args), out=out_dir, progress=True, data=args.file)
+    run = grade_samples(samples, judge_options(args), out=out_dir, progress=not args.quiet, data=args.file)
     return finish_run(run, ["results.jsonl", "run.json", "summary.md"])

@@ -20,7 +20,7 @@ COMMANDS = {
     "agreement": ("judges.cli.agreement_cmd", "score a judge's outputs against human labels (with intervals)"),
     "validate": ("judges.cli.validate_cmd", "gate a judge: exit non-zero when it misses a bar (JUnit XML too)"),
     "compare": ("judges.cli.compare_cmd", "what changed between runs: flipped tests, train vs test pass rates"),
-    "show": ("judges.cli.show_cmd", "print a run folder's summary and the items the judge got wrong or failed"),
+    "show": ("judges.cli.show_cmd", "open a run folder's report.html (--serve to serve it, --print for the summary)"),
     "leaderboard": ("judges.cli.leaderboard_cmd", "rank candidate judges per metric from a config; write the pages"),
     "publish": ("judges.cli.publish_cmd", "push a leaderboard folder to a Hugging Face Hub dataset repo"),
 }
@@ -76,6 +76,9 @@ def add_judge_options(parser: argparse.ArgumentParser) -> None:
         choices=["read-write", "read-only", "off", "replay"],
         help="replay: recorded replies only, a miss is an error (for CI)",
     )
+    runtime.add_argument(
+        "--quiet", action="store_true", help="no progress on stderr (it is a bar on a terminal, else a line every 10 s)"
+    )
     runtime.add_argument("--rpm", type=float, metavar="N", help="at most N requests per minute per model")
     runtime.add_argument("--tpm", type=float, metavar="N", help="at most N tokens per minute per model (estimated)")
     runtime.add_argument(
@@ -91,6 +94,9 @@ def build_parser() -> argparse.ArgumentParser:
         prog="judgelab",
         description="Check the LLM judges of your RAG answers against unit tests before you trust them.",
     )
+    from judges import __version__
+
+    parser.add_argument("--version", action="version", version=f"judgelab {__version__}")
     parser.add_argument(
         "--debug", action="store_true", help="show the full traceback of an error instead of its one-line message"
     )
@@ -160,8 +166,12 @@ def _configure(name: str, parser: argparse.ArgumentParser) -> None:
             default="test",
             help="split used for --baselines when a folder is given (default test)",
         )
-    elif name in ("plot", "show"):
+    elif name == "plot":
         parser.add_argument("run_dir", metavar="RUN_DIR")
+    elif name == "show":
+        from judges.cli.show_cmd import configure as configure_show
+
+        configure_show(parser)
     elif name == "validate":
         add_test_options(parser, "test")
         parser.add_argument(

@@ -45,7 +45,7 @@ def execute(args: argparse.Namespace, tests: list, split: str | None, out_dir: P
         options,
         out=out_dir,
         draws=getattr(args, "samples", 1),
-        progress=True,
+        progress=not args.quiet,
         data=args.tests or "unit_tests (shipped)",
         split=split,
     )

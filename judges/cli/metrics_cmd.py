@@ -158,7 +158,7 @@ def execute(
         [spec.name for spec in metrics],
         judge_options(args),
         out=out_dir,
-        progress=True,
+        progress=not args.quiet,
         data=args.data,
         settings=settings,
         embeddings=args.embeddings,

@@ -1,10 +1,14 @@
-"""pytest plugin: `pytest --judgelab CONFIG` validates a judge inside a team's own test run, one item per bar."""
+"""pytest plugin: `pytest --judgelab CONFIG` validates a judge inside a team's own test run: one item per bar (it
+fails when the judge misses the bar, listing the tests behind it) and one per unit test (xfailed, with the reason,
+when the judge did not pass it: the bars decide, the unit-test items say where to look)."""
 
 from __future__ import annotations
 
 from typing import Any
 
 import pytest
+
+LISTED = 10  # tests named in a missed bar's message
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -13,56 +17,113 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "--judgelab",
         metavar="CONFIG",
         default=None,
-        help="validate the judge described by this judgelab TOML config; one test per bar",
+        help="validate the judge described by this judgelab TOML config; one test per bar and per unit test",
     )
 
 
+class JudgelabFailed(Exception):
+    """A missed bar: its message is the whole report (no traceback)."""
+
+
 class _Validation:
-    """Runs the gate once, on first use, and keeps its bar results."""
+    """Runs the gate once, on first use, and keeps its bar results and the run."""
 
-    def __init__(self, config_path: str, out_dir: str) -> None:
-        self.config_path, self.out_dir = config_path, out_dir
-        self._results: list[Any] | None = None
+    def __init__(self, config: Any, tests: list[Any], out_dir: str) -> None:
+        self.config, self.tests, self.out_dir = config, tests, out_dir
+        self._done: tuple[list[Any], Any] | None = None
 
-    def results(self) -> list[Any]:
-        if self._results is None:
+    def results(self) -> tuple[list[Any], Any]:
+        if self._done is None:
             from pathlib import Path
 
-            from judges.runs.gate import GateConfig, run_gate
+            from judges.runs.gate import run_gate
 
-            results, run = run_gate(GateConfig.load(self.config_path), Path(self.out_dir))
+            results, run = run_gate(self.config, Path(self.out_dir), self.tests)
             if run.stop_reason:
-                raise RuntimeError(f"judgelab: the gate's run stopped ({run.stop_reason}): {run.stop_message}")
-            self._results = results
-        return self._results
+                raise JudgelabFailed(f"judgelab: the gate's run stopped ({run.stop_reason}): {run.stop_message}")
+            self._done = (results, run)
+        return self._done
 
 
-class JudgeBarItem(pytest.Item):
-    """One bar of the gate, e.g. `faithfulness >= 0.9`."""
-
-    def __init__(self, *, validation: _Validation, index: int, **kwargs: Any) -> None:
+class _JudgelabItem(pytest.Item):
+    def __init__(self, *, validation: _Validation, config_path: str, **kwargs: Any) -> None:
         super().__init__(**kwargs)
-        self.validation, self.index = validation, index
+        self.validation, self.config_path = validation, config_path
 
-    def runtest(self) -> None:
-        result = self.validation.results()[self.index]
-        if not result.passed:
-            raise AssertionError(result.describe())
+    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> str:  # type: ignore[override]
+        if isinstance(excinfo.value, JudgelabFailed):
+            return str(excinfo.value)
+        return str(super().repr_failure(excinfo))
 
     def reportinfo(self) -> tuple[str, int, str]:
-        return self.validation.config_path, 0, f"judgelab: {self.name}"
+        return self.config_path, 0, f"judgelab: {self.name}"
+
+
+class JudgeBarItem(_JudgelabItem):
+    """One bar of the gate, e.g. `faithfulness >= 0.9`; a miss lists the worst of the tests behind it."""
+
+    def __init__(self, *, index: int, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.index = index
+
+    def runtest(self) -> None:
+        from judges.runs.failures import listing
+
+        results, run = self.validation.results()
+        result = results[self.index]
+        if not result.passed:
+            lines = listing(run.records, result.bar.target, LISTED)
+            where = f"report: {run.folder / 'report.html'}" if run.folder else ""
+            raise JudgelabFailed("\n".join([result.describe(), *(f"  {line}" for line in lines), where]).rstrip())
+
+
+class UnitTestItem(_JudgelabItem):
+    """One unit test: passes when the judge met every condition, else xfails naming what it got wrong."""
+
+    def __init__(self, *, test_id: str, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.test_id = test_id
+
+    def runtest(self) -> None:
+        from judges.runs.failures import misses
+
+        _, run = self.validation.results()
+        records = [r for r in run.records if r["id"] == self.test_id]
+        if not records:
+            raise JudgelabFailed(f"{self.test_id}: not judged")
+        found = misses(records)
+        if found:
+            pytest.xfail("; ".join(m.describe(80) for m in found))
+
+
+class JudgelabConfig(pytest.File):
+    """The gate's TOML file as a pytest collector: its bars, then its unit tests."""
+
+    def collect(self) -> list[pytest.Item]:
+        from judges.runs.gate import GateConfig, gate_tests
+
+        gate = GateConfig.load(self.path)
+        tests = gate_tests(gate)
+        out_dir = str(self.config._tmp_path_factory.mktemp("judgelab"))  # type: ignore[attr-defined]
+        common = {"validation": _Validation(gate, tests, out_dir), "config_path": str(self.path)}
+        bars: list[pytest.Item] = [
+            JudgeBarItem.from_parent(self, name=f"judgelab[{bar.name}]", index=index, **common)
+            for index, bar in enumerate(gate.bars)
+        ]
+        return bars + [
+            UnitTestItem.from_parent(self, name=f"judgelab[{test.id}]", test_id=test.id, **common) for test in tests
+        ]
 
 
 def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Collect the config's items through pytest's own collection hooks, so "collected N items" counts them."""
+    from pathlib import Path
+
     config_path = config.getoption("judgelab")
     if not config_path:
         return
-    from judges.runs.gate import GateConfig
-
-    gate = GateConfig.load(config_path)
-    out_dir = str(config._tmp_path_factory.mktemp("judgelab"))  # type: ignore[attr-defined]
-    validation = _Validation(config_path, out_dir)
-    for index, bar in enumerate(gate.bars):
-        items.append(
-            JudgeBarItem.from_parent(session, name=f"judgelab[{bar.name}]", validation=validation, index=index)
-        )
+    collector = JudgelabConfig.from_parent(session, path=Path(config_path).resolve())
+    collector.ihook.pytest_collectstart(collector=collector)
+    report = collector.ihook.pytest_make_collect_report(collector=collector)
+    collector.ihook.pytest_collectreport(report=report)
+    items.extend(node for node in report.result if isinstance(node, pytest.Item))

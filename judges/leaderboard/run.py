@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import sys
+import time
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -56,19 +57,28 @@ def run_leaderboard(
     from judges.leaderboard.label_entries import label_entries, labelled_subset
     from judges.leaderboard.render import plot_filename, plot_pareto, write_tables
     from judges.leaderboard.select import pick_best
-    from judges.leaderboard.unit_test_entries import unit_test_entries
+    from judges.leaderboard.unit_test_entries import run_folder, unit_test_entries
 
     labelled = {e.name: labelled_subset(e) for e in config.evaluations if e.kind == "labels"}  # fail early
     entries: list[Entry] = []
-    for evaluation in config.evaluations:
-        for candidate in config.candidates:
-            if not _applies(candidate, evaluation, labelled):
-                continue
-            print(f"leaderboard: {candidate.name} on {evaluation.name}", file=log, flush=True)
-            if evaluation.kind == "unit_tests":
-                entries += unit_test_entries(candidate, evaluation, config.cache, out / "runs")
-            else:
-                entries += label_entries(candidate, evaluation, config.cache, labelled[evaluation.name], out / "runs")
+    reports: dict[tuple[str, str], str] = {}
+    pairs = [(e, c) for e in config.evaluations for c in config.candidates if _applies(c, e, labelled)]
+    for done, (evaluation, candidate) in enumerate(pairs, 1):
+        print(f"leaderboard [{done}/{len(pairs)}]: {candidate.name} on {evaluation.name}", file=log, flush=True)
+        started = time.perf_counter()
+        if evaluation.kind == "unit_tests":
+            entries += unit_test_entries(candidate, evaluation, config.cache, out / "runs", progress=True)
+        else:
+            entries += label_entries(candidate, evaluation, config.cache, labelled[evaluation.name], out / "runs")
+        print(
+            f"leaderboard [{done}/{len(pairs)}]: {candidate.name} on {evaluation.name} done in "
+            f"{time.perf_counter() - started:.1f} s",
+            file=log,
+            flush=True,
+        )
+        report = run_folder(out / "runs", candidate, evaluation) / "report.html"
+        if report.is_file():
+            reports[candidate.name, evaluation.name] = report.relative_to(out).as_posix()
     picks = pick_best(entries, config.selection)
     meta = {
         "date": datetime.now(UTC).isoformat(timespec="seconds"),
@@ -84,7 +94,7 @@ def run_leaderboard(
             plot = plot_pareto(entries, pick.evaluation, pick.metric, out / plot_filename(pick.evaluation, pick.metric))
             if plot is not None:
                 plots.append(plot)
-    (out / "leaderboard.html").write_text(render_html(entries, picks, meta, plots), encoding="utf-8")
+    (out / "leaderboard.html").write_text(render_html(entries, picks, meta, plots, reports), encoding="utf-8")
     return entries, picks, meta
 
 

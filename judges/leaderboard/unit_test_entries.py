@@ -7,34 +7,10 @@ import time
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
 from judges.leaderboard.config import Candidate, Evaluation
 from judges.leaderboard.entries import Entry
+from judges.runs.intervals import total_interval, wilson
 from judges.types import ALL_METRICS
-
-RESAMPLES, SEED = 1000, 0
-
-
-def wilson(passed: int, n: int) -> tuple[float | None, float | None]:
-    if n == 0:
-        return None, None
-    from scipy.stats import binomtest
-
-    interval = binomtest(passed, n).proportion_ci(confidence_level=0.95, method="wilson")
-    return float(interval.low), float(interval.high)
-
-
-def total_interval(rows: list[dict[str, Any]]) -> tuple[float | None, float | None]:
-    """Bootstrap over completed tests of the mean of the six pass rates (one index matrix, seeded)."""
-    rows = [r for r in rows if all(r["metrics"][m]["outcome"] != "failure" for m in ALL_METRICS)]
-    if not rows:
-        return None, None
-    passes = np.array([[row["metrics"][m]["outcome"] == "pass" for m in ALL_METRICS] for row in rows], dtype=float)
-    index = np.random.default_rng(SEED).integers(0, len(rows), size=(RESAMPLES, len(rows)))
-    totals = passes[index].mean(axis=(1, 2))
-    low, high = np.percentile(totals, [2.5, 97.5])
-    return float(low), float(high)
 
 
 def run_costs(run: Any) -> dict[str, Any]:
@@ -100,7 +76,9 @@ def run_to_entries(run: Any, base: dict[str, Any], seconds: float) -> list[Entry
     return entries
 
 
-def unit_test_entries(candidate: Candidate, evaluation: Evaluation, cache: str, runs_dir: Path) -> list[Entry]:
+def unit_test_entries(
+    candidate: Candidate, evaluation: Evaluation, cache: str, runs_dir: Path, *, progress: bool = False
+) -> list[Entry]:
     """The candidate's run on the evaluation's unit tests (its folder under `runs_dir`), as leaderboard rows."""
     from judges.judging.factory import JudgeOptions
     from judges.runs.api import run_unit_tests
@@ -131,7 +109,9 @@ def unit_test_entries(candidate: Candidate, evaluation: Evaluation, cache: str, 
         cache_path=cache,
         **candidate.params,
     )
-    run = run_unit_tests(tests, options, out=out, data=str(evaluation.source), split=evaluation.split)
+    run = run_unit_tests(
+        tests, options, out=out, data=str(evaluation.source), split=evaluation.split, progress=progress
+    )
     if run.stop_reason:
         raise run_stopped(run)
     prompt_sha = "".join(sorted(run.config["prompts"]["sha256"].values()))

@@ -1,4 +1,4 @@
-"""The validation gate: bars on a meta-eval report (minimum pass rates, maximum failure rate), and JUnit XML."""
+"""The validation gate: bars on a meta-eval report (minimum pass rates, maximum failure rate) and its TOML config."""
 
 from __future__ import annotations
 
@@ -74,22 +74,6 @@ def check_bars(summary: dict[str, Any], bars: list[Bar]) -> list[BarResult]:
     return [BarResult(bar, measure(summary, bar.target)) for bar in bars]
 
 
-def junit_xml(results: list[BarResult], suite: str, path: Path) -> None:
-    """One test case per bar; a missed bar is a <failure> with the measured value."""
-    import xml.etree.ElementTree as ET
-
-    failures = sum(not r.passed for r in results)
-    root = ET.Element("testsuites")
-    element = ET.SubElement(root, "testsuite", name=suite, tests=str(len(results)), failures=str(failures))
-    for result in results:
-        case = ET.SubElement(element, "testcase", classname=suite, name=result.bar.name)
-        if not result.passed:
-            failure = ET.SubElement(case, "failure", message=result.describe())
-            failure.text = result.describe()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    ET.ElementTree(root).write(path, encoding="utf-8", xml_declaration=True)
-
-
 JUDGE_KEYS = {
     "model": "judge",
     "prompts": "prompts",
@@ -101,6 +85,10 @@ JUDGE_KEYS = {
     "cache": "cache_path",
     "cache_mode": "cache_mode",
     "concurrency": "concurrency",
+    "extra": "extra",
+    "timeout": "timeout_s",
+    "rpm": "requests_per_minute",
+    "max_cost": "max_cost",
 }
 TEST_KEYS = ("source", "split", "limit")
 
@@ -113,16 +101,25 @@ def judge_settings(judge: dict[str, Any]) -> dict[str, Any]:
     return {JUDGE_KEYS[key]: value for key, value in judge.items()}
 
 
-def run_gate(config: GateConfig, out: Path | None) -> tuple[list[BarResult], Any]:
-    """Run the unit tests the gate names with its judge, and check its bars: (bar results, the Run)."""
-    from judges.runs.api import judge_options, load_tests, run_unit_tests
+def gate_tests(config: GateConfig) -> list[Any]:
+    """The unit tests the gate's [tests] table names (default: the shipped suite's test split)."""
+    from judges.runs.api import load_tests
 
     unknown = set(config.tests) - set(TEST_KEYS)
     if unknown:
         raise ConfigError(f"unknown key(s) {sorted(unknown)} in [tests]; expected one of {', '.join(TEST_KEYS)}")
     source = config.tests.get("source")
     split = config.tests.get("split") or ("test" if source is None else None)
-    tests = load_tests(source, split, config.tests.get("limit"))
+    return load_tests(source, split, config.tests.get("limit"))
+
+
+def run_gate(config: GateConfig, out: Path | None, tests: list[Any] | None = None) -> tuple[list[BarResult], Any]:
+    """Run the unit tests the gate names with its judge, and check its bars: (bar results, the Run)."""
+    from judges.runs.api import judge_options, run_unit_tests
+
+    tests = gate_tests(config) if tests is None else tests
+    source = config.tests.get("source")
+    split = config.tests.get("split") or ("test" if source is None else None)
     settings = judge_settings(config.judge)
     options = judge_options(settings.pop("judge", "local/smollm2-135m"), settings)
     run = run_unit_tests(tests, options, out=out, data=str(source or "unit_tests (shipped)"), split=split)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, create_model, with_config
 from typing_extensions import TypedDict
@@ -27,6 +27,10 @@ class GateJudge(TypedDict, total=False):
     cache: str
     cache_mode: Literal["read-write", "read-only", "off", "replay"]
     concurrency: Annotated[int, Field(ge=1)]
+    extra: dict[str, Any]
+    timeout: Annotated[float, Field(gt=0)]
+    rpm: Annotated[float, Field(gt=0)]
+    max_cost: Annotated[float, Field(gt=0)]
 
 
 @with_config(_FORBID)

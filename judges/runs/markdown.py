@@ -121,38 +121,35 @@ def _unit_test_tables(run: Run) -> list[str]:
             ]
         ),
     ]
-    wrong = [
-        (r, m, e)
-        for r in run.records
-        if r.get("draw", 0) == 0
-        for m, e in r["metrics"].items()
-        if e.get("outcome") in ("wrong_grade", "failure")
-    ]
+    from judges.runs.failures import misses, one_line
+
+    wrong = misses(run.records)
     if wrong:
         lines += [
             "",
-            f"## Tests not passed ({len(wrong)} test x metric outcomes"
-            + (f", first {MAX_LISTED} shown" if len(wrong) > MAX_LISTED else "")
-            + ")",
+            f"## Tests not passed ({len(wrong)} test x metric outcomes)",
             "",
             table(
                 [
                     {
-                        "test": r["id"],
-                        "type": r.get("test_type"),
-                        "metric": SHORT.get(m, m),
-                        "expected": e.get("condition"),
-                        "given": _given(e["verdict"]),
-                        "outcome": e["outcome"],
+                        "test": m.test,
+                        "type": m.test_type,
+                        "metric": SHORT.get(m.metric, m.metric),
+                        "expected": m.expected,
+                        "given": m.given,
+                        "outcome": m.outcome,
+                        "justification": one_line(m.justification, 80).replace("|", "\\|"),
                     }
-                    for r, m, e in wrong[:MAX_LISTED]
+                    for m in wrong[:MAX_LISTED]
                 ]
             ),
         ]
+        if len(wrong) > MAX_LISTED:
+            lines += ["", f"And {len(wrong) - MAX_LISTED} more: see report.html."]
     return lines
 
 
-def _given(verdict: dict[str, Any]) -> str:
+def given(verdict: dict[str, Any]) -> str:
     if verdict["state"] == "grade":
         grade = verdict["grade"]
         return str(int(grade)) if float(grade).is_integer() else f"{grade:g}"

@@ -1,4 +1,5 @@
-"""Run: a finished (or stopped) run as one typed value, and its folder (results.jsonl, run.json, summary.md)."""
+"""Run: a finished (or stopped) run as one typed value, and its folder (results.jsonl, run.json, summary.md,
+report.html)."""
 
 from __future__ import annotations
 
@@ -55,8 +56,9 @@ class Run:
         }
 
     def save(self, folder: str | Path) -> None:
-        """Write run.json and summary.md next to results.jsonl (which the run service streamed)."""
+        """Write run.json, summary.md and report.html next to results.jsonl (which the run service streamed)."""
         from judges.runs.markdown import summary_markdown
+        from judges.runs.report import write_report
 
         folder = Path(folder)
         folder.mkdir(parents=True, exist_ok=True)
@@ -65,6 +67,7 @@ class Run:
             json.dumps(_scrub(self.to_json()), indent=2, ensure_ascii=False), encoding="utf-8"
         )
         (folder / "summary.md").write_text(summary_markdown(self), encoding="utf-8")
+        write_report(self, folder)
 
     @classmethod
     def load(cls, folder: str | Path) -> Run:

@@ -8,7 +8,6 @@ flight, the budget stop, the stop on an unusable endpoint, progress, streaming e
 from __future__ import annotations
 
 import asyncio
-import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import UTC
@@ -18,6 +17,7 @@ from typing import Any, Protocol
 from judges.calls.runtime import CallRuntime
 from judges.errors import BudgetExhausted, EndpointUnusable, JudgelabError
 from judges.files.jsonl import append_jsonl
+from judges.runs.progress import INTERVAL_S, Progress
 from judges.runs.run import Run
 from judges.runs.summary import call_usage, item_calls, summarize
 
@@ -97,7 +97,7 @@ async def execute(
     done = execution if execution is not None else Execution()
     items = list(task.items)
     in_flight = asyncio.Semaphore(runtime.items_in_flight(task.items_per_slot))
-    bar = _progress_bar(task, len(items), progress)
+    bar = _progress(task, len(items), progress, runtime)
     handle = None
     if results_path is not None:
         results_path.parent.mkdir(parents=True, exist_ok=True)
@@ -124,10 +124,9 @@ async def execute(
             append_jsonl(handle, record)
         done.records.append(record)
         if bar is not None:
-            bar.update()
-            usage = runtime.usage
-            bar.set_postfix(calls=usage.calls, cost=f"${usage.cost:.4f}", refresh=False)
+            bar.item_done()
 
+    ticker = asyncio.ensure_future(_tick(bar)) if bar is not None else None
     try:
         jobs.extend(asyncio.ensure_future(one(item)) for item in items)  # started in order
         await asyncio.gather(*jobs, return_exceptions=True)
@@ -135,6 +134,8 @@ async def execute(
             if not job.cancelled() and job.exception() is not None:
                 raise job.exception()  # type: ignore[misc]
     finally:
+        if ticker is not None:
+            ticker.cancel()
         await runtime.aclose()
         if handle is not None:
             handle.close()
@@ -194,10 +195,18 @@ def _model_version(records: list[dict[str, Any]]) -> str | None:
     return None
 
 
-def _progress_bar(task: Task, total: int, enabled: bool) -> Any:
+def _progress(task: Task, total: int, enabled: bool, runtime: CallRuntime) -> Progress | None:
     if not enabled:
         return None
-    from tqdm import tqdm
+    import os
 
     unit = "test" if task.kind == "unit_tests" else "sample"
-    return tqdm(total=total, desc=task.kind.replace("_", " "), unit=unit, file=sys.stderr, disable=None)
+    interval = float(os.environ.get("JUDGELAB_PROGRESS_INTERVAL", INTERVAL_S))
+    return Progress(task.kind.replace("_", " "), unit, total, lambda: runtime.usage, interval=interval)
+
+
+async def _tick(bar: Progress, every: float = 0.5) -> None:
+    """Between finished items the call counters still move: refresh them (or print the plain line when due)."""
+    while True:
+        await asyncio.sleep(every)
+        bar.tick()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -43,6 +44,7 @@ class UnitTestTask:
             "set_id": test.set_id,
             "source": test.source,
             "passed_all": all(o.value == "pass" for o in result.outcomes.values()),
+            "sample": sample_fields(test.sample),
             "metrics": result.metrics_dict(),
         }
 
@@ -74,7 +76,20 @@ class GradeTask:
         else:
             graded = await asyncio.gather(*(self.judge.grade(m, sample, priority=item.order) for m in self.metrics))
             records = dict(zip(self.metrics, graded))
-        return {"metrics": {metric: record.to_dict() for metric, record in records.items()}}
+        return {
+            "sample": sample_fields(sample),
+            "metrics": {metric: record.to_dict() for metric, record in records.items()},
+        }
+
+
+def sample_fields(sample: Sample) -> dict[str, Any]:
+    """The judged sample as the record keeps it, so a report can show it and re-render the prompts sent."""
+    return {
+        "input": sample.input,
+        "references": list(sample.references),
+        "expected_output": sample.expected_output,
+        "actual_output": sample.actual_output,
+    }
 
 
 @dataclass
@@ -109,4 +124,5 @@ class MetricsTask:
 
         SAMPLE_PRIORITY.set(item.order)  # this task's context: inherited by the steps it starts
         records = await score_sample(item.payload, self.metrics, self.judge, self.registry)
-        return {"metrics": {name: record.to_dict() for name, record in records.items()}}
+        sample = {k: v for k, v in dataclasses.asdict(item.payload).items() if k != "id" and v is not None}
+        return {"sample": sample, "metrics": {name: record.to_dict() for name, record in records.items()}}

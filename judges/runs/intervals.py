@@ -1,0 +1,48 @@
+"""95% intervals for a run's figures: Wilson for a pass rate, a seeded bootstrap for the total, t for a mean."""
+
+from __future__ import annotations
+
+import statistics
+from collections.abc import Sequence
+from typing import Any
+
+from judges.types import ALL_METRICS
+
+RESAMPLES, SEED = 1000, 0
+
+
+def wilson(passed: int, n: int) -> tuple[float | None, float | None]:
+    """The Wilson score interval of `passed` out of `n` (None, None when nothing completed)."""
+    if n == 0:
+        return None, None
+    from scipy.stats import binomtest
+
+    interval = binomtest(passed, n).proportion_ci(confidence_level=0.95, method="wilson")
+    return float(interval.low), float(interval.high)
+
+
+def total_interval(rows: Sequence[dict[str, Any]]) -> tuple[float | None, float | None]:
+    """Bootstrap over completed tests of the mean of the six pass rates (one index matrix, seeded)."""
+    import numpy as np
+
+    rows = [r for r in rows if all(r["metrics"][m]["outcome"] != "failure" for m in ALL_METRICS)]
+    if not rows:
+        return None, None
+    passes = np.array([[row["metrics"][m]["outcome"] == "pass" for m in ALL_METRICS] for row in rows], dtype=float)
+    index = np.random.default_rng(SEED).integers(0, len(rows), size=(RESAMPLES, len(rows)))
+    totals = passes[index].mean(axis=(1, 2))
+    low, high = np.percentile(totals, [2.5, 97.5])
+    return float(low), float(high)
+
+
+def mean_interval(values: Sequence[float]) -> tuple[float | None, float | None]:
+    """Student's t interval of a mean grade (None, None below two values)."""
+    if len(values) < 2:
+        return None, None
+    from scipy.stats import t
+
+    mean, sem = statistics.fmean(values), statistics.stdev(values) / len(values) ** 0.5
+    if sem == 0:
+        return mean, mean
+    low, high = t.interval(0.95, len(values) - 1, loc=mean, scale=sem)
+    return float(low), float(high)

@@ -1,0 +1,91 @@
+"""Progress of a run: items and calls done, cached hits, failures, cost and ETA; a tqdm bar on a terminal, a plain
+line at most every `interval` seconds otherwise (so a CI log shows the run moving)."""
+
+from __future__ import annotations
+
+import sys
+import time
+from collections.abc import Callable
+from typing import Any, TextIO
+
+INTERVAL_S = 10.0  # between plain lines when stderr is not a terminal
+
+
+def clock_text(seconds: float) -> str:
+    hours, rest = divmod(round(seconds), 3600)
+    return f"{hours}:{rest // 60:02d}:{rest % 60:02d}" if hours else f"{rest // 60:02d}:{rest % 60:02d}"
+
+
+class Progress:
+    """Told when an item finishes (`item_done`) and ticked often (`tick`); reads the call counters from `usage`
+    (an object with calls, cached_calls, failures and cost)."""
+
+    def __init__(
+        self,
+        label: str,
+        unit: str,
+        total: int,
+        usage: Callable[[], Any],
+        *,
+        stream: TextIO | None = None,
+        interval: float = INTERVAL_S,
+        clock: Callable[[], float] = time.monotonic,
+        tty: bool | None = None,
+    ) -> None:
+        self.label, self.unit, self.total, self.usage = label, unit, total, usage
+        self.stream = stream if stream is not None else sys.stderr
+        self.interval, self.clock = interval, clock
+        self.items = 0
+        self.started = clock()
+        self.last_line: float | None = None
+        is_tty = self.stream.isatty() if tty is None else tty
+        self.bar = None
+        if is_tty:
+            from tqdm import tqdm
+
+            self.bar = tqdm(total=total, desc=label, unit=unit, file=self.stream, dynamic_ncols=True)
+        else:
+            self._line()
+
+    def calls_text(self) -> str:
+        usage = self.usage()
+        failed = sum((getattr(usage, "failures", None) or {}).values())
+        return f"{usage.calls} calls ({usage.cached_calls} cached, {failed} failed), ${usage.cost:.4f}"
+
+    def eta(self) -> str:
+        if not self.items:
+            return "ETA ?"
+        elapsed = self.clock() - self.started
+        return f"ETA {clock_text(elapsed / self.items * (self.total - self.items))}"
+
+    def item_done(self) -> None:
+        self.items += 1
+        if self.bar is not None:
+            self.bar.set_postfix_str(self.calls_text(), refresh=False)
+            self.bar.update()
+        else:
+            self.tick()
+
+    def tick(self) -> None:
+        """Refresh the bar's call counters, or print a plain line if the last one is `interval` old."""
+        if self.bar is not None:
+            self.bar.set_postfix_str(self.calls_text())
+        elif self.last_line is None or self.clock() - self.last_line >= self.interval:
+            self._line()
+
+    def _line(self) -> None:
+        now = self.clock()
+        self.last_line = now
+        print(
+            f"{self.label}: {self.items}/{self.total} {self.unit}s, {self.calls_text()}, "
+            f"{clock_text(now - self.started)} elapsed, {self.eta() if self.items < self.total else 'done'}",
+            file=self.stream,
+            flush=True,
+        )
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.set_postfix_str(self.calls_text(), refresh=False)
+            self.bar.close()
+        else:
+            self._line()

@@ -1,0 +1,195 @@
+"""report.html of a run: its config, the summary with 95% intervals, the result matrix and every item, as one
+self-contained page (no network) rendered from the package's templates."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from judges.pages.table import Cell, Row, Table, cell, plain_table
+from judges.runs.markdown import given, pct
+from judges.runs.summary import SHORT, metric_names
+
+if TYPE_CHECKING:
+    from judges.runs.run import Run
+
+
+def write_report(run: Run, folder: Path) -> Path:
+    path = folder / "report.html"
+    path.write_text(report_html(run), encoding="utf-8")
+    return path
+
+
+def report_html(run: Run) -> str:
+    from judges.pages.render import render_page
+    from judges.runs.report_items import headers, item_rows
+
+    items = item_rows(run)
+    return render_page(
+        "report.html.jinja",
+        run=run,
+        kind=run.kind.replace("_", " "),
+        config=config_rows(run.config),
+        timing=run.timing,
+        usage=run.summary.get("usage", {}),
+        summary=summary_tables(run),
+        matrix=result_matrix(run) if run.kind == "unit_tests" else None,
+        headers=headers(run),
+        items=items,
+        metrics=sorted({i.data["metric"] for i in items}, key=[i.data["metric"] for i in items].index),
+        types=sorted({i.data["type"] for i in items} - {"-"}),
+        outcomes=sorted({i.data["outcome"] for i in items}),
+        not_passed=["wrong_grade", "failure"] if run.kind == "unit_tests" else ["failure"],
+    )
+
+
+def config_rows(config: dict[str, Any]) -> list[tuple[str, Any]]:
+    """What produced the run, in reading order: judge, model version, prompts with hashes, data, judgelab."""
+    prompts = config.get("prompts") if isinstance(config.get("prompts"), dict) else None
+    rows: list[tuple[str, Any]] = [
+        ("judge", config.get("judge")),
+        ("LiteLLM model", config.get("litellm_model")),
+        ("model version (as the provider reported)", config.get("model_version") or "not reported"),
+        ("API base", config.get("api_base") or "-"),
+        ("parameters", config.get("params") or {}),
+        ("JSON schema output", config.get("json_schema")),
+    ]
+    if prompts:
+        rows += [
+            ("prompt set", f"{prompts.get('name')} ({prompts.get('folder')})"),
+            ("prompt sha256", prompts["sha256"]),
+        ]
+    if config.get("rag_prompts_sha256"):
+        rows.append(("RAG-suite prompt sha256", config["rag_prompts_sha256"]))
+    rows += [
+        ("data", config.get("data") or "-"),
+        ("split", config.get("split") or "-"),
+        ("draws per test", config.get("draws", 1)),
+    ]
+    for key in ("metrics", "embeddings"):
+        if config.get(key):
+            rows.append((key, config[key]))
+    rows += [
+        ("cache", config.get("cache") or {}),
+        ("budget (USD)", config.get("max_cost") or "none"),
+        ("judgelab version", config.get("judgelab_version")),
+    ]
+    return rows
+
+
+def summary_tables(run: Run) -> list[tuple[str, Table]]:
+    if run.kind == "unit_tests":
+        return _unit_test_summary(run)
+    return [("Verdicts per metric", _verdict_summary(run))]
+
+
+def _interval(low: float | None, high: float | None, as_rate: bool = True) -> Cell:
+    if low is None or high is None:
+        return cell(None)
+    text = f"[{pct(low)}, {pct(high)}]" if as_rate else f"[{low:.3f}, {high:.3f}]"
+    return Cell(text, low)
+
+
+def _unit_test_summary(run: Run) -> list[tuple[str, Table]]:
+    from judges.runs.intervals import total_interval, wilson
+    from judges.types import ALL_METRICS
+
+    summary = run.summary
+    rows: list[dict[str, Any]] = [
+        {
+            "metric": metric,
+            "pass rate": Cell(pct(s["pass_rate"]), s["pass_rate"] if s["pass_rate"] is not None else -1),
+            "95% interval": _interval(*wilson(s["passed"], s["completed"])),
+            "passed": s["passed"],
+            "wrong grades": s["wrong_grades"],
+            "run failures": s["failures"],
+            "completed": s["completed"],
+            "n": s["n"],
+        }
+        for metric, s in summary["metrics"].items()
+    ]
+    first = [r for r in run.records if r.get("draw", 0) == 0]
+    complete = first and all(m in first[0]["metrics"] for m in ALL_METRICS)
+    total = summary.get("total_pass_rate")
+    rows.append(
+        {
+            "metric": "total (mean of the pass rates)",
+            "pass rate": Cell(pct(total), total if total is not None else -1),
+            "95% interval": _interval(*total_interval(first)) if complete else cell(None),
+            "passed": summary.get("tests_passing_all"),
+            "wrong grades": summary.get("wrong_grades"),
+            "run failures": summary.get("failures"),
+            "completed": summary.get("completed_tests"),
+            "n": summary.get("n_items"),
+        }
+    )
+    tables = [("Pass rates", plain_table("summary", rows))]
+    by_type = [
+        {
+            "test type": t,
+            "n": s["n"],
+            **{SHORT.get(m, m): Cell(pct(v), v if v is not None else -1) for m, v in s["pass_rates"].items()},
+            "total": Cell(pct(s["total"]), s["total"] if s["total"] is not None else -1),
+        }
+        for t, s in summary.get("by_test_type", {}).items()
+    ]
+    if by_type:
+        tables.append(("By test type", plain_table("by-type", by_type)))
+    if summary.get("stability"):
+        repeats = summary["stability"]
+        stability = [
+            {"metric": m, "mean grade variance": s["mean_grade_variance"], "pass/fail flip rate": pct(s["flip_rate"])}
+            for m, s in repeats["metrics"].items()
+        ]
+        tables.append(
+            (f"Stability ({repeats['draws']} draws of {repeats['tests']} tests)", plain_table("stability", stability))
+        )
+    return tables
+
+
+def _verdict_summary(run: Run) -> Table:
+    from judges.runs.intervals import mean_interval
+
+    info = run.config.get("metric_info") or {}
+    first = [r for r in run.records if r.get("draw", 0) == 0]
+    rows = []
+    for metric, s in run.summary["metrics"].items():
+        grades = [
+            float(r["metrics"][metric]["verdict"]["grade"])
+            for r in first
+            if metric in r["metrics"] and r["metrics"][metric]["verdict"]["state"] == "grade"
+        ]
+        about = info.get(metric, {})
+        rows.append(
+            {
+                "metric": metric,
+                "family": about.get("family", "-"),
+                "better": ("higher" if about["higher_is_better"] else "lower") if about else "-",
+                "mean": s["mean"],
+                "95% interval (t)": _interval(*mean_interval(grades), as_rate=False),
+                "graded": s["graded"],
+                "null": s["null"],
+                "not applicable": s["not_applicable"],
+                "failed": f"{s['failed']}" + "".join(f", {k} {v}" for k, v in s["failure_kinds"].items()),
+                "n": s["n"],
+            }
+        )
+    return plain_table("summary", rows)
+
+
+def _short(verdict: dict[str, Any]) -> str:
+    return "failed" if verdict["state"] == "failure" else given(verdict)
+
+
+def result_matrix(run: Run) -> Table:
+    """Tests (first draw) x metrics: the grade given, coloured by outcome."""
+    records = [r for r in run.records if r.get("draw", 0) == 0]
+    metrics = metric_names(records)
+    rows = []
+    for record in records:
+        cells = [cell(record["id"])]
+        for metric in metrics:
+            entry = record["metrics"].get(metric)
+            cells.append(Cell(_short(entry["verdict"]), None, entry["outcome"]) if entry else cell("-"))
+        rows.append(Row(cells))
+    return Table("matrix", ["test", *(SHORT.get(m, m) for m in metrics)], rows)

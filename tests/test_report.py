@@ -1,0 +1,152 @@
+"""report.html without a browser (content, metric steps), `judgelab show`, `--version`, and plain progress lines."""
+
+import io
+import json
+import os
+import subprocess
+import sys
+
+from conftest import ROOT, reply, scripted_judge
+
+from judges.calls.scripted import by_metric
+from judges.runs.intervals import wilson
+from judges.runs.service import run_task
+from judges.runs.tasks import UnitTestTask
+from judges.suite.loading import load_unit_tests
+
+ENV = {**os.environ, "PYTHONPATH": str(ROOT)}
+
+
+def judgelab(*args, cwd, env=ENV, **kwargs):
+    return subprocess.run(
+        [sys.executable, "-m", "judges.cli.main", *args], capture_output=True, text=True, env=env, cwd=cwd, **kwargs
+    )
+
+
+def scripted_run(tmp_path):
+    """Four shipped tests graded 5 / 5 / 1 by a scripted judge: what fails is known from the tests' conditions."""
+    tests = load_unit_tests(ROOT / "unit_tests" / "test.jsonl")[:4]
+    script = by_metric({m: reply(m, g) for m, g in [("answer_relevancy", 5), ("completeness", 5), ("faithfulness", 1)]})
+    judge, _ = scripted_judge(script)
+    prompts = judge.prompts
+    config = {
+        "judge": "scripted",
+        "prompts": {"name": prompts.name, "folder": str(prompts.folder), "sha256": prompts.hashes()},
+    }
+    return run_task(UnitTestTask(tests, judge), judge.runtime, tmp_path / "run", config)
+
+
+def test_report_names_config_intervals_and_every_item_with_its_prompt(tmp_path):
+    run = scripted_run(tmp_path)
+    page = (tmp_path / "run" / "report.html").read_text()
+    assert len(run.config["prompts"]["sha256"]) == 4
+    for sha in run.config["prompts"]["sha256"].values():
+        assert sha in page
+    stats = run.summary["metrics"]["faithfulness"]
+    low, high = wilson(stats["passed"], stats["completed"])
+    assert f"[{100 * low:.1f}%, {100 * high:.1f}%]" in page
+    assert page.count('<tr data-outcome="') == 6 * 4
+    for record in run.records:
+        assert f"<td>{record['id']}</td>" in page
+    question = run.records[0]["sample"]["input"].replace("'", "&#39;").replace('"', "&#34;")
+    assert page.count('<pre class="prompt">') == sum(
+        len(e.get("calls", [])) for r in run.records for e in r["metrics"].values()
+    )
+    assert question in page and "not available" not in page
+    assert "http://" not in page and "https://" not in page  # nothing fetched: the page opens from disk
+
+
+def test_summary_md_ends_with_the_tests_not_passed(tmp_path):
+    run = scripted_run(tmp_path)
+    text = (tmp_path / "run" / "summary.md").read_text()
+    missed = [(r["id"], m) for r in run.records for m, e in r["metrics"].items() if e["outcome"] != "pass"]
+    assert f"## Tests not passed ({len(missed)} test x metric outcomes)" in text
+    for test, _ in missed:
+        assert f"| {test} " in text
+
+
+def test_show_prints_serves_and_opens_nothing_without_a_display(tmp_path):
+    scripted_run(tmp_path)
+    folder = tmp_path / "run"
+    printed = judgelab("show", str(folder), "--print", cwd=tmp_path)
+    assert printed.returncode == 0 and printed.stdout == (folder / "summary.md").read_text()
+    env = {k: v for k, v in ENV.items() if k not in ("DISPLAY", "WAYLAND_DISPLAY")}
+    shown = judgelab("show", str(folder), cwd=tmp_path, env=env)
+    assert shown.returncode == 0 and shown.stdout.endswith(f"report: {(folder / 'report.html').resolve()}\n")
+    (folder / "report.html").unlink()  # an older folder: show writes the report first
+    judgelab("show", str(folder), cwd=tmp_path, env=env)
+    assert (folder / "report.html").is_file()
+    server = subprocess.Popen(
+        [sys.executable, "-m", "judges.cli.main", "show", str(folder), "--serve"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+        env=ENV,
+    )
+    try:
+        line = server.stdout.readline()
+        url = line.split(" at ")[1].split()[0]
+        assert url.startswith("http://127.0.0.1:") and url.endswith("/report.html")
+        import urllib.request
+
+        with urllib.request.urlopen(url, timeout=30) as response:
+            assert response.read().decode() == (folder / "report.html").read_text()
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+
+
+def test_version(tmp_path):
+    from judges import __version__
+
+    result = judgelab("--version", cwd=tmp_path)
+    assert result.returncode == 0 and result.stdout == f"judgelab {__version__}\n"
+
+
+def test_progress_without_a_terminal_prints_a_line_at_most_every_interval():
+    from types import SimpleNamespace
+
+    from judges.runs.progress import Progress
+
+    now = [0.0]
+    usage = SimpleNamespace(calls=0, cached_calls=0, failures={}, cost=0.0)
+    stream = io.StringIO()
+    progress = Progress("unit tests", "test", 4, lambda: usage, stream=stream, interval=10, clock=lambda: now[0])
+    usage.calls, now[0] = 3, 4.0
+    progress.tick()  # 4 s after the first line: nothing
+    progress.item_done()
+    usage.calls, usage.cached_calls, usage.failures, usage.cost, now[0] = 7, 2, {"timeout": 1}, 0.0125, 12.0
+    progress.tick()
+    progress.item_done()
+    now[0] = 20.0
+    progress.close()
+    assert stream.getvalue().splitlines() == [
+        "unit tests: 0/4 tests, 0 calls (0 cached, 0 failed), $0.0000, 00:00 elapsed, ETA ?",
+        "unit tests: 1/4 tests, 7 calls (2 cached, 1 failed), $0.0125, 00:12 elapsed, ETA 00:36",
+        "unit tests: 2/4 tests, 7 calls (2 cached, 1 failed), $0.0125, 00:20 elapsed, ETA 00:20",
+    ]
+
+
+def test_metric_steps_are_readable_per_item(tmp_path):
+    from rag_helpers import claims, make_judge, verdicts
+
+    from judges.rag.registry import build_registry
+    from judges.rag.sample import RagSample
+    from judges.runs.service import run_task
+    from judges.runs.tasks import MetricsTask
+
+    sample = RagSample("leave", question="Can she return?", answer="Yes. Pay is kept.", contexts=("She may return.",))
+    judge, _ = make_judge(
+        by_metric({"claims": claims("She can return.", "Pay is kept."), "claim_support": verdicts(True, False)})
+    )
+    registry = build_registry()
+    run = run_task(
+        MetricsTask([sample], [registry["ragas_faithfulness"]], judge, registry), judge.runtime, tmp_path, {}
+    )
+    page = (tmp_path / "report.html").read_text()
+    assert run.records[0]["sample"]["question"] == "Can she return?"
+    assert "<dt>claims</dt>" in page and "She can return." in page and "Pay is kept." in page
+    assert (
+        page.count("<dt>supported</dt>") == 2
+        and json.dumps(run.records[0]["metrics"]["ragas_faithfulness"]["verdict"]["grade"]) in page
+    )
