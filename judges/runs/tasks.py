@@ -84,12 +84,13 @@ class GradeTask:
 
 def sample_fields(sample: Sample) -> dict[str, Any]:
     """The judged sample as the record keeps it, so a report can show it and re-render the prompts sent."""
-    return {
+    fields = {
         "input": sample.input,
-        "references": list(sample.references),
+        "references": None if sample.references is None else list(sample.references),
         "expected_output": sample.expected_output,
         "actual_output": sample.actual_output,
     }
+    return {name: value for name, value in fields.items() if value is not None}
 
 
 @dataclass
