@@ -104,3 +104,11 @@ def test_cache_serves_a_repeat_without_a_call_and_replay_fails_on_a_miss(tmp_pat
     other = CompletionRequest("m", ({"role": "user", "content": "hi"},), {"temperature": 1})
     with pytest.raises(ReplayMiss):
         asyncio.run(replay.call(other))
+
+
+def test_a_slow_first_call_of_a_local_server_is_retried_not_taken_for_a_hung_endpoint():
+    """A local llama.cpp server already seen ready may answer its cold first call slowly on a loaded machine."""
+    replies = iter([CallError(FailureKind.TIMEOUT, "no reply within 1 s", retryable=True), "ok"])
+    settings = RuntimeSettings(max_attempts=2, backoff_initial_s=0, backoff_max_s=0, early_timeout_stops=False)
+    runtime = CallRuntime(ScriptedBackend(lambda r: next(replies)), None, settings)
+    assert asyncio.run(runtime.call(REQUEST)).text == "ok" and runtime.usage.retries == 1

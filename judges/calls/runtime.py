@@ -52,6 +52,9 @@ class RuntimeSettings:
     max_cost: float | None = None  # USD; no new call starts once spent
     endpoint: str = "the provider's API"  # named in the one line shown when the endpoint is unusable
     same_failures_to_stop: int = 3  # the first calls all failing the same way, before any reply: stop the run
+    # a timeout before anything answered means a hung endpoint; not for a local server already seen ready, whose
+    # first (cold) calls may just be slow on a loaded machine
+    early_timeout_stops: bool = True
 
 
 @dataclass
@@ -142,7 +145,7 @@ class CallRuntime:
             raise EndpointUnusable(self._unusable(request, err)) from None
         if self._answered:
             return
-        if err.kind is FailureKind.TIMEOUT:
+        if err.kind is FailureKind.TIMEOUT and self.settings.early_timeout_stops:
             raise EndpointUnusable(self._unusable(request, err)) from None
         self._early_failures.append(err)
         firsts = self._early_failures[: self.settings.same_failures_to_stop]
@@ -160,7 +163,8 @@ class CallRuntime:
             if not (isinstance(err, CallError) and err.retryable):
                 return False
             # before anything has answered, a timeout or a refused connection is not retried: it stops the run
-            return self._answered or not (err.kind is FailureKind.TIMEOUT or err.endpoint_problem == "connection")
+            early_timeout = err.kind is FailureKind.TIMEOUT and self.settings.early_timeout_stops
+            return self._answered or not (early_timeout or err.endpoint_problem == "connection")
 
         try:
             async for attempt in retrying(self.settings, on_retry=count_retry, retry_if=worth_retrying):

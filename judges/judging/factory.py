@@ -115,6 +115,7 @@ def open_runtime(options: JudgeOptions) -> Iterator[tuple[JudgeModel, CallRuntim
         tokens_per_minute=options.tokens_per_minute,
         max_cost=options.max_cost,
         endpoint=", ".join(bases) or ("a local llama.cpp server" if model.local else "the provider's API"),
+        early_timeout_stops=not model.local,
     )
     try:
         with open_backend(
