@@ -149,3 +149,22 @@ def test_a_strict_judge_and_the_labels_file_loads_like_any_labelled_set(tmp_path
     result = measure(labelled, predictions, resamples=200)
     assert result.errors is not None and result.errors.leaning == "strict"
     assert result.errors.signed_difference.value == pytest.approx(-1.0) and result.errors.weighted == []
+
+
+def test_the_leaderboard_reads_a_labels_file_like_any_labelled_set(tmp_path):
+    from judges.leaderboard.config import load_config
+    from judges.leaderboard.label_entries import labelled_subset
+
+    metric = "faithfulness"
+    items = labelled_items(4, metric)
+    path = write_labels(tmp_path / "labels.jsonl", items, metric, {"ann": [1, 0, 1, 1]})
+    append_event(path, event_record(items[1], scale_for(metric), "ann", "label", 1))  # a corrected label
+    append_event(path, event_record(items[3], scale_for(metric), "ann", "null"))  # changed to null: left out
+    config = tmp_path / "board.toml"
+    config.write_text(
+        '[[candidates]]\nname = "top"\nkind = "baseline"\nbaseline = "always-top"\n\n'
+        '[[evaluations]]\nkind = "labels"\nsource = "labels.jsonl"\nmetric = "faithfulness"\n'
+    )
+    evaluation = load_config(config).evaluations[0]
+    subset = labelled_subset(evaluation)
+    assert [(i.id, i.label) for i in subset.items] == [("i0", 1.0), ("i2", 1.0), ("i1", 1.0)]
