@@ -1,10 +1,4 @@
-"""How a judge errs against people: the confusion matrix, recall per human label (TPR/TNR), the signed difference.
-
-The signed difference is judge minus human, on the label scale: above 0 the judge grades higher than people
-(lenient), below 0 lower (strict); its bootstrap interval decides which, and "no clear leaning" when it holds 0.
-When the labelled items carry inverse-probability weights (a labelling queue drawn with unequal chances), the
-same figures are given again weighted, as estimates for the whole population the queue was drawn from.
-"""
+"""How a judge errs against people: the confusion matrix, recall per human label (TPR/TNR), the signed difference."""
 
 from __future__ import annotations
 
@@ -105,7 +99,13 @@ def judge_errors(
     seed: int,
     confidence: float,
 ) -> JudgeErrors:
-    """The figures on label rows (human, judge on the label levels), grouped by item for the bootstrap."""
+    """The figures on label rows (human, judge on the label levels), grouped by item for the bootstrap.
+
+    The signed difference is judge minus human, on the label scale: above 0 the judge grades higher than people
+    (lenient), below 0 lower (strict); its bootstrap interval decides which, and "no clear leaning" when it holds 0.
+    When the labelled items carry inverse-probability weights (a labelling queue drawn with unequal chances), the
+    same figures are given again weighted, as estimates for the whole population the queue was drawn from.
+    """
     from sklearn.metrics import confusion_matrix
 
     levels = [float(v) for v in range(int(scale[0]), int(scale[1]) + 1)]

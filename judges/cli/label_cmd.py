@@ -109,8 +109,11 @@ def _serve(args: argparse.Namespace) -> int:
     session = LabellingSession(items, metric, scale, rubric, args.annotator, Path(args.out))
     server = make_server(session, args.port)
     port = server.server_address[1]
-    print(f"labelling {len(items)} items for {metric} as {args.annotator}: http://{HOST}:{port}/ (Ctrl-C stops)")
-    print(f"each label is written to {args.out} as it is given; rerun the same command to resume")
+    print(
+        f"labelling {len(items)} items for {metric} as {args.annotator}: http://{HOST}:{port}/ (Ctrl-C stops)",
+        flush=True,
+    )
+    print(f"each label is written to {args.out} as it is given; rerun the same command to resume", flush=True)
     try:
         server.serve_forever()
     except KeyboardInterrupt:

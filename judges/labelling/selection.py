@@ -1,14 +1,4 @@
-"""The draw of a labelling queue: strata over the judges' scores and disagreement, disagreement drawn more often.
-
-Each item falls in a stratum: its score bin (the mean of the judges' grades, normalised to [0, 1], in `bins`
-equal bins; "null" when every judge gave a null) crossed with its disagreement tier (the spread of the
-normalised grades: none, some <= 0.5, strong > 0.5; a null beside a grade is a spread of 1). Every stratum
-gets one item when the queue is long enough (so every score range is seen), and the rest is shared in
-proportion to stratum size x (AGREEMENT_WEIGHT + mean spread): a stratum where the judges disagree fully
-is drawn (1 + 0.2) / 0.2 = 6 times as densely as one where they agree. Within a stratum the draw is simple
-random sampling without replacement (numpy, seeded), so an item's inclusion probability is exactly
-draws / size of its stratum, and 1 / probability is its inverse-probability weight.
-"""
+"""The draw of a labelling queue: strata over the judges' scores and disagreement, disagreement drawn more often."""
 
 from __future__ import annotations
 
@@ -123,7 +113,17 @@ class Draw:
 
 
 def draw(pool: GradedPool, n: int, *, seed: int = 0, bins: int = DEFAULT_BINS) -> Draw:
-    """Draw up to `n` items; the queue is shuffled (seeded), so strata do not come in blocks."""
+    """Draw up to `n` items; the queue is shuffled (seeded), so strata do not come in blocks.
+
+    Each item falls in a stratum: its score bin (the mean of the judges' grades, normalised to [0, 1], in `bins`
+    equal bins; "null" when every judge gave a null) crossed with its disagreement tier (the spread of the
+    normalised grades: none, some <= 0.5, strong > 0.5; a null beside a grade is a spread of 1). Every stratum
+    gets one item when the queue is long enough (so every score range is seen), and the rest is shared in
+    proportion to stratum size x (AGREEMENT_WEIGHT + mean spread): a stratum where the judges disagree fully
+    is drawn (1 + 0.2) / 0.2 = 6 times as densely as one where they agree. Within a stratum the draw is simple
+    random sampling without replacement (numpy, seeded), so an item's inclusion probability is exactly
+    draws / size of its stratum, and 1 / probability is its inverse-probability weight.
+    """
     standings = [s for i in pool.verdicts if (s := standing(pool, i, bins)) is not None]
     strata: dict[str, list[ItemStanding]] = {}
     for item in standings:

@@ -1,12 +1,4 @@
-"""The labels file: each label appended (and flushed to disk) the moment it is given; read back as a labelled set.
-
-Every line is a labelled-item record (`judges.labels.schema.parse_item`) with the annotator, the sample and,
-under `extra`, the note and the queue's selection record (inclusion probability, weight, stratum), plus a
-`labelling` object: the event (`label`; `null`, the annotator's "not applicable"; or `skip`), its time and
-source. The file is a log: going back and labelling again appends a new line, and the last label of an
-(item, metric, annotator) wins; skips only move the annotator on. Read as a labelled set, nulls are left
-out (a label is a number), so a file without nulls, skips or corrections is a plain labelled-item JSONL.
-"""
+"""The labels file: each label appended (and flushed to disk) the moment it is given; read back as a labelled set."""
 
 from __future__ import annotations
 
@@ -108,7 +100,15 @@ def is_label_log(path: str | Path) -> bool:
 
 
 def read_label_log(path: str | Path) -> LabelledSet:
-    """The labelled set of a labels file: the last label of each (item, metric, annotator), nulls and skips left out."""
+    """The labelled set of a labels file: the last label of each (item, metric, annotator), nulls and skips left out.
+
+    Every line is a labelled-item record (`judges.labels.schema.parse_item`) with the annotator, the sample and,
+    under `extra`, the note and the queue's selection record (inclusion probability, weight, stratum), plus a
+    `labelling` object: the event (`label`; `null`, the annotator's "not applicable"; or `skip`), its time and
+    source. The file is a log: going back and labelling again appends a new line, and the last label of an
+    (item, metric, annotator) wins; skips only move the annotator on. Read as a labelled set, nulls are left
+    out (a label is a number), so a file without nulls, skips or corrections is a plain labelled-item JSONL.
+    """
     from judges.labels.schema import check_consistent, parse_item
 
     kept = sorted((line, record) for line, record in latest(read_events(path)).values() if _event(record) == "label")
