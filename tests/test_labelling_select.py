@@ -90,3 +90,37 @@ def test_a_run_of_another_kind_or_several_metrics_is_a_one_line_error(tmp_path, 
     assert "--metric completeness: not graded by every run (they share: faithfulness)" in capsys.readouterr().err
     assert main(["label", "select", str(tmp_path / "nowhere"), "--out", str(tmp_path / "q")]) == 2
     assert "not a run folder" in capsys.readouterr().err
+
+
+def test_metrics_runs_written_by_hand_are_read_with_their_samples_in_ragas_names(tmp_path):
+    from conftest import write_jsonl
+
+    from judges.runs.run import Run
+
+    data = write_jsonl(
+        tmp_path / "rag.jsonl",
+        [{"id": f"r{k}", "question": f"Q{k}?", "answer": f"A{k}.", "contexts": [f"C{k}."]} for k in range(6)],
+    )
+    folders = []
+    for name, grades in (("x", [0.1, 0.2, 0.9, 0.9, 0.5, 0.5]), ("y", [0.1, 0.8, 0.9, 0.1, 0.5, 0.5])):
+        folder = tmp_path / name
+        folder.mkdir()
+        records = [
+            {"id": f"r{k}", "order": k, "metrics": {"ragas_faithfulness": {"verdict": {"state": "grade", "grade": g}}}}
+            for k, g in enumerate(grades)
+        ]
+        write_jsonl(folder / "results.jsonl", records)
+        Run("metrics", {"judge": name, "data": str(data)}, records, {"metrics": {}}).save(folder)
+        folders.append(folder)
+    pool = read_pool(folders)
+    assert pool.metric == "ragas_faithfulness" and pool.grade_range == (0.0, 1.0) and pool.judges == ["x", "y"]
+    drawn = draw(pool, 2, seed=3)
+    # 4 strata and 2 draws: no stratum is sure of one; r1 (spread 0.6) and r3 (0.8) form the one heavy stratum
+    assert drawn.strata == {
+        "score [0.00, 0.20), disagreement none": (1, 0),
+        "score [0.40, 0.60), disagreement none": (2, 0),
+        "score [0.40, 0.60), disagreement strong": (2, 2),
+        "score [0.80, 1.00], disagreement none": (1, 0),
+    }
+    assert sorted(c.id for c in drawn.chosen) == ["r1", "r3"] and not drawn.uniform
+    assert pool.samples["r1"].input == "Q1?" and pool.samples["r1"].references == ("C1.",)

@@ -70,11 +70,13 @@ def _data_path(run: Run) -> Path:
 
 def run_samples(run: Run) -> dict[str, Sample]:
     """The samples a run graded, re-read from its data file (records keep verdicts, not the sample text)."""
-    path = _data_path(run)
+    data = str(run.config.get("data") or "")
     if run.kind == "metrics":
-        from judges.rag.dataset import load_rag_samples
+        from judges.rag.dataset import HF_PREFIX, load_rag_samples
 
-        return {sample.id: sample for sample in load_rag_samples(str(path))}
+        spec = data if data.startswith(HF_PREFIX) else str(_data_path(run))
+        return {sample.id: sample for sample in load_rag_samples(spec)}
+    path = _data_path(run)
     from judges.runs.api import load_samples
 
     return dict(load_samples(path))
