@@ -68,19 +68,7 @@ def test_a_judge_one_point_above_people_is_called_lenient_and_the_matrix_is_the_
         tmp_path / "run", data, "scripted", lambda prompt: int(re.search(r"LEVEL=(\d)", prompt)[1]) + 1, metric
     )
     out = tmp_path / "report"
-    code = main(
-        [
-            "agreement",
-            "--labels",
-            str(labels),
-            "--predictions",
-            str(run / "results.jsonl"),
-            "--score-field",
-            "metrics.{metric}.verdict.grade",
-            "--out",
-            str(out),
-        ]
-    )
+    code = main(["agreement", "--labels", str(labels), "--predictions", str(run), "--out", str(out)])
     assert code == 0, capsys.readouterr().err
     result = json.loads((out / "agreement.json").read_text())["metrics"][metric]
     errors = result["errors"]
@@ -109,6 +97,39 @@ def test_a_judge_one_point_above_people_is_called_lenient_and_the_matrix_is_the_
     assert "The judge is **lenient**: it grades higher than people by 1.00 on average" in markdown
     assert "| judge \\ human | 1 | 2 | 3 | 4 | 5 |" in markdown and "| 3 | 0 | 5 | 1 | 0 | 0 |" in markdown
     assert "inverse-probability weight" in markdown
+    # the same figures from the run's results.jsonl read as a plain predictions file
+    again = tmp_path / "again"
+    main(
+        [
+            "agreement",
+            "--labels",
+            str(labels),
+            "--predictions",
+            str(run / "results.jsonl"),
+            "--score-field",
+            "metrics.{metric}.verdict.grade",
+            "--out",
+            str(again),
+        ]
+    )
+    assert json.loads((again / "agreement.json").read_text())["metrics"][metric]["errors"] == errors
+
+
+def test_a_run_folder_as_predictions_keeps_failures_apart_from_nulls(tmp_path):
+    from judges.agreement.predictions import run_predictions
+    from judges.runs.run import Run
+
+    folder = tmp_path / "run"
+    folder.mkdir()
+    verdicts = [{"state": "grade", "grade": 4}, {"state": "null"}, {"state": "failure", "failure_kind": "timeout"}]
+    records = [{"id": f"i{k}", "metrics": {"completeness": {"verdict": v}}} for k, v in enumerate(verdicts)]
+    write_jsonl(folder / "results.jsonl", records)
+    Run("grade", {"judge": "j"}, records, {"metrics": {}}).save(folder)
+    got = run_predictions(folder)
+    assert got.get("i0", "completeness") == Prediction("i0", VerdictState.GRADE, 4.0, None)
+    assert got.get("i1", "completeness").state is VerdictState.NULL
+    assert got.get("i2", "completeness") == Prediction("i2", VerdictState.FAILURE, None, "timeout")
+    assert got.get("i0", "faithfulness") is None
 
 
 def test_binary_tpr_and_tnr_are_the_hand_counted_shares_with_intervals():
