@@ -9,6 +9,7 @@ from typing import Any
 import numpy as np
 
 from judges.agreement.bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED, Figure, figures
+from judges.agreement.confusion import JudgeErrors, item_weights, judge_errors
 from judges.agreement.policy import OutcomeCounts, Policy, apply_policy
 from judges.agreement.predictions import Predictions
 from judges.agreement.statistics import JudgeScale, choose_statistics, describe_judge
@@ -44,6 +45,8 @@ class MetricAgreement:
     threshold: FittedThreshold | None = None  # the fitted cut of a continuous judge on binary labels
     higher_is_better: bool = True  # the judge's direction (a lower-is-better judge is turned before measuring)
     notes: list[str] = field(default_factory=list)  # how the binary cut was made, items set aside, and so on
+    errors: JudgeErrors | None = None  # confusion matrix, recall, signed difference (judge grades on the label levels)
+    ceiling_errors: JudgeErrors | None = None  # the same between two annotators of an item (first id as "judge")
 
     def figure(self, statistic: str, *, ceiling: bool = False) -> Figure:
         for fig in self.ceiling if ceiling else self.judge:
@@ -73,6 +76,8 @@ class MetricAgreement:
             "judge_direction": "higher is better" if self.higher_is_better else "lower is better",
             "fitted_threshold": None if self.threshold is None else self.threshold.to_dict(),
             "notes": self.notes,
+            "errors": None if self.errors is None else self.errors.to_dict(),
+            "ceiling_errors": None if self.ceiling_errors is None else self.ceiling_errors.to_dict(),
         }
 
 
@@ -272,10 +277,13 @@ def measure(
     judge: list[float] = []
     binary: list[float] = []
     groups: list[np.ndarray] = []
-    for value, ann in zip(values, annotations, strict=True):
+    weights = item_weights(labels)
+    row_weights: list[float] = []
+    for item_id, value, ann in zip(ids, values, annotations, strict=True):
         if value is None:
             continue
         groups.append(np.arange(len(human), len(human) + len(ann)))
+        row_weights += [weights[item_id] if weights else 1.0] * len(ann)
         human += [lab for _, lab in ann]
         judge += [value] * len(ann)
         if cuts is not None:
@@ -293,6 +301,23 @@ def measure(
     stats = choose_statistics(label_type, scale, judge_scale)
     judge_figures = figures(stats, h, views, groups, resamples=resamples, seed=seed, confidence=confidence)
 
+    errors = None
+    on_levels = views["binary"] if label_type is LabelType.BINARY else j
+    if (label_type is LabelType.BINARY and (judge_scale.binary or judge_scale.threshold is not None)) or (
+        label_type is LabelType.ORDINAL and judge_scale.on_label_scale
+    ):
+        errors = judge_errors(
+            label_type,
+            scale,
+            h,
+            on_levels,
+            groups,
+            row_weights=np.asarray(row_weights, dtype=float) if weights else None,
+            resamples=resamples,
+            seed=seed,
+            confidence=confidence,
+        )
+
     a, b, pair_groups = ceiling_rows(annotations)
     ceiling: list[Figure] = []
     if pair_groups:
@@ -305,6 +330,11 @@ def measure(
             resamples=resamples,
             seed=seed,
             confidence=confidence,
+        )
+    ceiling_errors = None
+    if errors is not None and pair_groups:
+        ceiling_errors = judge_errors(
+            label_type, scale, a, b, pair_groups, resamples=resamples, seed=seed, confidence=confidence
         )
     unmatched = len(predictions.ids(metric) - set(_grouped(labels)[0]))
     return MetricAgreement(
@@ -324,4 +354,6 @@ def measure(
         threshold=fitted,
         higher_is_better=higher_is_better,
         notes=notes,
+        errors=errors,
+        ceiling_errors=ceiling_errors,
     )

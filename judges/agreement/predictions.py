@@ -124,6 +124,8 @@ def read_predictions(
     A row may carry a `metric` field (one row per item and metric); otherwise its score applies to
     the metric being measured. Duplicate (id, metric) rows are an error.
     """
+    if Path(path).is_dir():
+        return run_predictions(path)
     fields = parse_score_fields(score_field.replace("{metric}", metric) if metric else score_field)
     by_key: dict[tuple[str, str | None], Prediction] = {}
     for number, (line, row) in enumerate(_rows(Path(path), id_field), start=1):
@@ -149,3 +151,25 @@ def read_predictions(
     if not by_key:
         raise InputError("no predictions in the file", path=str(path))
     return Predictions(by_key, source=str(path))
+
+
+def run_predictions(folder: str | Path) -> Predictions:
+    """A judgelab run folder's verdicts (first draw): a grade, a null, or a failure with its kind, per item and metric."""
+    from judges.runs.run import Run
+
+    run = Run.load(folder)
+    by_key: dict[tuple[str, str | None], Prediction] = {}
+    for record in run.records:
+        if record.get("draw", 0) != 0:
+            continue
+        for metric, entry in record.get("metrics", {}).items():
+            verdict = entry["verdict"]
+            state = VerdictState(verdict["state"])
+            grade = verdict.get("grade") if state is VerdictState.GRADE else None
+            message = verdict.get("failure_kind") or verdict.get("message")
+            by_key[(str(record["id"]), metric)] = Prediction(
+                str(record["id"]), state, None if grade is None else float(grade), message
+            )
+    if not by_key:
+        raise InputError("the run folder holds no verdicts", path=str(folder))
+    return Predictions(by_key, source=str(folder))

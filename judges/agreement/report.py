@@ -74,6 +74,10 @@ def metric_table(result: MetricAgreement) -> list[str]:
     notes += [f"- {note}" for note in result.notes if "cut" not in note]
     if not result.ceiling:
         notes.append("- no human-human ceiling: no item was labelled by two annotators")
+    if result.errors is not None:
+        from judges.agreement.confusion import errors_table
+
+        lines += ["", *errors_table(result.errors, result.label_type, result.ceiling_errors)]
     return lines + ([""] + notes if notes else [])
 
 

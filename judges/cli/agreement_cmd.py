@@ -23,7 +23,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
         "--predictions",
         required=True,
         metavar="FILE",
-        help="judge outputs: JSONL, a JSON list, or a JSON object {id: score}",
+        help="judge outputs: JSONL, a JSON list, or a JSON object {id: score}; or a judgelab run folder (its "
+        "verdicts: grades, nulls and failures)",
     )
     parser.add_argument("--metric", metavar="M", help="only this metric (default: every metric of the labels)")
     parser.add_argument(

@@ -23,6 +23,7 @@ COMMANDS = {
     "show": ("judges.cli.show_cmd", "open a run folder's report.html (--serve to serve it, --print for the summary)"),
     "leaderboard": ("judges.cli.leaderboard_cmd", "rank candidate judges per metric from a config; write the pages"),
     "publish": ("judges.cli.publish_cmd", "push a leaderboard folder to a Hugging Face Hub dataset repo"),
+    "label": ("judges.cli.label_cmd", "human labels for your own data: select items, label them blind, export/import"),
 }
 
 
@@ -211,6 +212,10 @@ def _configure(name: str, parser: argparse.ArgumentParser) -> None:
         from judges.cli.agreement_cmd import configure
 
         configure(parser)
+    elif name == "label":
+        from judges.cli.label_cmd import configure as configure_label
+
+        configure_label(parser)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -1,0 +1,191 @@
+"""How a judge errs against people: the confusion matrix, recall per human label (TPR/TNR), the signed difference."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from judges.agreement.bootstrap import Figure, percentile_interval, resample_items, resample_rows
+from judges.labels.schema import LabelledSet, LabelType
+
+
+@dataclass(frozen=True)
+class JudgeErrors:
+    """The matrix (rows: judge, columns: human, over label rows), recall figures, the signed difference and its
+    reading, and the population-weighted figures (empty when the items carry no weights or equal ones)."""
+
+    levels: list[float]
+    matrix: list[list[int]]
+    recall: list[Figure]
+    signed_difference: Figure
+    leaning: str
+    weighted: list[Figure] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "levels": self.levels,
+            "confusion_matrix": {"rows": "judge", "columns": "human", "counts": self.matrix},
+            "recall": [f.to_dict() for f in self.recall],
+            "signed_difference": self.signed_difference.to_dict(),
+            "leaning": self.leaning,
+            "weighted": [f.to_dict() for f in self.weighted],
+        }
+
+
+def item_weights(labels: LabelledSet) -> dict[str, float] | None:
+    """Each item's inverse-probability weight (`extra.weight`), or None unless every item has one and they differ."""
+    weights: dict[str, float] = {}
+    for item in labels.items:
+        value = item.extra.get("weight") if isinstance(item.extra, Mapping) else None
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0:
+            return None
+        weights[item.id] = float(value)
+    return weights if len(set(weights.values())) > 1 else None
+
+
+def recall_names(label_type: LabelType, levels: Sequence[float]) -> list[str]:
+    if label_type is LabelType.BINARY:
+        return ["tnr (recall of human 0)", "tpr (recall of human 1)"]
+    return [f"recall of human {level:g}" for level in levels]
+
+
+def leaning(figure: Figure) -> str:
+    if figure.value is None or figure.ci is None:
+        return "undefined"
+    if figure.ci[0] > 0:
+        return "lenient"
+    if figure.ci[1] < 0:
+        return "strict"
+    return "no clear leaning"
+
+
+def _stat(values: np.ndarray, mask: np.ndarray, weights: np.ndarray) -> float:
+    total = float(weights[mask].sum())
+    return float((values[mask] * weights[mask]).sum() / total) if total > 0 else float("nan")
+
+
+def _figure(
+    name: str,
+    values: np.ndarray,
+    mask: np.ndarray,
+    weights: np.ndarray,
+    rows: np.ndarray | list[np.ndarray],
+    n_items: int,
+    confidence: float,
+) -> Figure:
+    """A (weighted) mean of `values` over the rows in `mask`, with its percentile interval over item resamples."""
+    n = int(mask.sum())
+    value = _stat(values, mask, weights)
+    if not np.isfinite(value):
+        return Figure(name, None, None, n, n_items, note="no label rows of this kind")
+    resampled = np.array([_stat(values[r], mask[r], weights[r]) for r in rows], dtype=float)
+    ci, undefined = percentile_interval(resampled, confidence)
+    note = f"{undefined} of {len(resampled)} resamples undefined" if undefined else None
+    return Figure(name, value, ci, n, n_items, note=note)
+
+
+def judge_errors(
+    label_type: LabelType,
+    scale: tuple[float, float],
+    human: np.ndarray,
+    judge: np.ndarray,
+    groups: Sequence[np.ndarray],
+    *,
+    row_weights: np.ndarray | None = None,
+    resamples: int,
+    seed: int,
+    confidence: float,
+) -> JudgeErrors:
+    """The figures on label rows (human, judge on the label levels), grouped by item for the bootstrap.
+
+    The signed difference is judge minus human, on the label scale: above 0 the judge grades higher than people
+    (lenient), below 0 lower (strict); its bootstrap interval decides which, and "no clear leaning" when it holds 0.
+    When the labelled items carry inverse-probability weights (a labelling queue drawn with unequal chances), the
+    same figures are given again weighted, as estimates for the whole population the queue was drawn from.
+    """
+    from sklearn.metrics import confusion_matrix
+
+    levels = [float(v) for v in range(int(scale[0]), int(scale[1]) + 1)]
+    # scikit-learn puts the true (human) labels in rows; the report reads judge rows, so it is transposed
+    matrix = confusion_matrix(human, judge, labels=levels).T.astype(int).tolist()
+    rows = resample_rows(groups, resample_items(len(groups), resamples, seed))
+    hit = (judge == human).astype(float)
+    difference = judge - human
+    everything = np.ones_like(human, dtype=bool)
+
+    def figures(weights: np.ndarray, prefix: str = "") -> tuple[list[Figure], Figure]:
+        recall = [
+            _figure(prefix + name, hit, human == level, weights, rows, len(groups), confidence)
+            for name, level in zip(recall_names(label_type, levels), levels)
+        ]
+        signed = _figure(
+            prefix + "mean signed difference (judge - human)",
+            difference,
+            everything,
+            weights,
+            rows,
+            len(groups),
+            confidence,
+        )
+        return recall, signed
+
+    recall, signed = figures(np.ones_like(human, dtype=float))
+    weighted: list[Figure] = []
+    if row_weights is not None:
+        weighted_recall, weighted_signed = figures(row_weights, "weighted ")
+        weighted = [*weighted_recall, weighted_signed]
+    return JudgeErrors(levels, matrix, recall, signed, leaning(signed), weighted)
+
+
+def _cells(fig: Figure) -> list[str]:
+    if fig.value is None:
+        value = "n/a"
+    else:
+        value = f"{fig.value:+.4f}" if "difference" in fig.statistic else f"{fig.value:.4f}"
+    ci = "" if fig.ci is None else f"[{fig.ci[0]:.4f}, {fig.ci[1]:.4f}]"
+    return [value, ci, f"{fig.n} ({fig.n_items})"]
+
+
+def errors_table(errors: JudgeErrors, label_type: LabelType, ceiling: JudgeErrors | None = None) -> list[str]:
+    """Markdown: the confusion matrix, then recall and the signed difference with intervals (and the same between
+    two annotators, the human ceiling, when items have two), then the reading."""
+    head = [f"{v:g}" for v in errors.levels]
+    lines = [
+        "Judge against people (label rows; rows: the judge's grade, columns: the human label):",
+        "",
+        "| judge \\ human | " + " | ".join(head) + " |",
+        "|---" * (len(head) + 1) + "|",
+    ]
+    lines += [f"| {name} | " + " | ".join(str(c) for c in row) + " |" for name, row in zip(head, errors.matrix)]
+    lines += [
+        "",
+        "| figure | judge | 95% CI | n (items) | human-human | 95% CI | n (items) |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    human = {f.statistic: f for f in ([*ceiling.recall, ceiling.signed_difference] if ceiling else [])}
+    for fig in [*errors.recall, errors.signed_difference, *errors.weighted]:
+        cells = _cells(fig) + (_cells(human[fig.statistic]) if fig.statistic in human else ["", "", ""])
+        lines.append(f"| {fig.statistic} | " + " | ".join(cells) + " |")
+    signed = errors.signed_difference
+    lines.append("")
+    if errors.leaning in ("lenient", "strict") and signed.value is not None and signed.ci is not None:
+        direction = "higher" if errors.leaning == "lenient" else "lower"
+        lines.append(
+            f"The judge is **{errors.leaning}**: it grades {direction} than people by {abs(signed.value):.2f} on "
+            f"average (95% CI [{signed.ci[0]:.2f}, {signed.ci[1]:.2f}], which excludes 0)."
+        )
+    elif errors.leaning == "no clear leaning":
+        lines.append("No clear leaning: the interval of the signed difference holds 0.")
+    if errors.weighted:
+        lines.append(
+            "Weighted rows use each item's inverse-probability weight from the labelling queue (1 / its chance of "
+            "being drawn): estimates for all the graded items the queue was drawn from, not only the labelled ones."
+        )
+    if ceiling is None:
+        lines.append("No human-human figures: no item was labelled by two annotators.")
+    if label_type is LabelType.BINARY:
+        lines.append("TPR: of the answers people labelled 1, the share the judge graded 1; TNR: the same for 0.")
+    return lines

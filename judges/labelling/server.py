@@ -1,0 +1,137 @@
+"""The labelling page on the loopback address: the standard library's HTTP server and the package's Jinja2 template."""
+
+from __future__ import annotations
+
+import functools
+import threading
+from http import HTTPStatus
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+from urllib.parse import parse_qs, urlsplit
+
+from judges.labelling.session import LabellingSession
+
+HOST = "127.0.0.1"
+MAX_FORM_BYTES = 100_000
+
+
+@functools.cache
+def _environment() -> Any:
+    from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
+
+    return Environment(
+        loader=PackageLoader("judges.labelling", "templates"),
+        autoescape=select_autoescape(["html", "jinja"], default=True),
+        undefined=StrictUndefined,
+    )
+
+
+def render_item(session: LabellingSession, position: int) -> str:
+    """The page of one item: the sample, the rubric, the scale; the annotator's own earlier answer, if any.
+
+    Only the queue's sample fields reach the page: never a judge's grade, reasoning or selection record.
+    """
+    item = session.items[position]
+    answer = session.answers().get(item.id)
+    previous = None
+    if answer is not None:
+        event = answer.get("labelling", {}).get("event")
+        previous = {"event": event, "label": answer.get("label"), "note": (answer.get("extra") or {}).get("note", "")}
+    return (
+        _environment()
+        .get_template("item.html.jinja")
+        .render(
+            item=item,
+            position=position,
+            total=len(session.items),
+            metric=session.metric,
+            scale=session.scale,
+            rubric=session.rubric,
+            annotator=session.annotator,
+            counts=session.counts(),
+            previous=previous,
+        )
+    )
+
+
+def render_done(session: LabellingSession) -> str:
+    return (
+        _environment()
+        .get_template("done.html.jinja")
+        .render(
+            metric=session.metric,
+            total=len(session.items),
+            annotator=session.annotator,
+            counts=session.counts(),
+            out=str(session.out),
+        )
+    )
+
+
+def _handler(session: LabellingSession, lock: threading.Lock) -> type[BaseHTTPRequestHandler]:
+    class Handler(BaseHTTPRequestHandler):
+        server_version = "judgelab-label"
+
+        def log_message(self, format: str, *args: Any) -> None:  # quiet: the terminal shows the URL only
+            return None
+
+        def _send(self, status: HTTPStatus, body: str = "", location: str | None = None) -> None:
+            data = body.encode("utf-8")
+            self.send_response(status)
+            if location:
+                self.send_header("Location", location)
+            self.send_header("Content-Type", "text/html; charset=utf-8")
+            self.send_header("Cache-Control", "no-store")
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+
+        def _position(self, path: str) -> int | None:
+            tail = path.removeprefix("/item/")
+            if tail == path or not tail.isdigit() or int(tail) >= len(session.items):
+                return None
+            return int(tail)
+
+        def do_GET(self) -> None:
+            path = urlsplit(self.path).path
+            if path == "/":
+                with lock:
+                    position = session.resume_position()
+                self._send(HTTPStatus.SEE_OTHER, location="/done" if position is None else f"/item/{position}")
+            elif path == "/done":
+                with lock:
+                    self._send(HTTPStatus.OK, render_done(session))
+            elif (position := self._position(path)) is not None:
+                with lock:
+                    self._send(HTTPStatus.OK, render_item(session, position))
+            else:
+                self._send(HTTPStatus.NOT_FOUND, "not found")
+
+        def do_POST(self) -> None:
+            position = self._position(urlsplit(self.path).path)
+            length = int(self.headers.get("Content-Length") or 0)
+            if position is None or length > MAX_FORM_BYTES:
+                self._send(HTTPStatus.NOT_FOUND if position is None else HTTPStatus.REQUEST_ENTITY_TOO_LARGE)
+                return
+            form = {k: v[-1] for k, v in parse_qs(self.rfile.read(length).decode("utf-8")).items()}
+            choice, note = form.get("choice", ""), form.get("note", "").strip() or None
+            try:
+                with lock:
+                    if choice in ("null", "skip"):
+                        session.record(position, choice, None, note)
+                    else:
+                        session.record(position, "label", float(choice), note)
+                    following = session.next_position(position)
+            except ValueError as err:
+                self._send(HTTPStatus.BAD_REQUEST, f"cannot record this answer: {err}")
+                return
+            self._send(HTTPStatus.SEE_OTHER, location="/done" if following is None else f"/item/{following}")
+
+    return Handler
+
+
+def make_server(session: LabellingSession, port: int = 0) -> ThreadingHTTPServer:
+    """A server bound to 127.0.0.1 (`port` 0: any free port; the bound one is `server.server_address[1]`)."""
+    server = ThreadingHTTPServer((HOST, port), _handler(session, threading.Lock()))
+    server.daemon_threads = True
+    return server
