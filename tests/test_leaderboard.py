@@ -374,9 +374,9 @@ def test_each_candidate_links_to_its_run_report_and_the_link_opens_it(leaderboar
     from cdp import Page
 
     data = json.loads((leaderboard / "leaderboard.json").read_text())
-    unit = "unit_tests:unit_tests:test"
+    unit = "unit_tests:unit_tests:test:first-16"
     expected = {
-        e["candidate"]: f"runs/{e['candidate']}--unit_tests_unit_tests_test/report.html"
+        e["candidate"]: f"runs/{e['candidate']}--unit_tests_unit_tests_test_first-16/report.html"
         for e in data["entries"]
         if e["evaluation"] == unit  # every candidate on unit tests has a run folder
     }

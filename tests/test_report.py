@@ -131,11 +131,13 @@ def test_metric_steps_are_readable_per_item(tmp_path):
     from rag_helpers import claims, make_judge, verdicts
 
     from judges.rag.registry import build_registry
-    from judges.rag.sample import RagSample
+    from judges.types import Sample
     from judges.runs.service import run_task
     from judges.runs.tasks import MetricsTask
 
-    sample = RagSample("leave", question="Can she return?", answer="Yes. Pay is kept.", contexts=("She may return.",))
+    sample = Sample(
+        id="leave", input="Can she return?", actual_output="Yes. Pay is kept.", references=("She may return.",)
+    )
     judge, _ = make_judge(
         by_metric({"claims": claims("She can return.", "Pay is kept."), "claim_support": verdicts(True, False)})
     )
@@ -144,7 +146,7 @@ def test_metric_steps_are_readable_per_item(tmp_path):
         MetricsTask([sample], [registry["ragas_faithfulness"]], judge, registry), judge.runtime, tmp_path, {}
     )
     page = (tmp_path / "report.html").read_text()
-    assert run.records[0]["sample"]["question"] == "Can she return?"
+    assert run.records[0]["sample"]["input"] == "Can she return?"
     assert "<dt>claims</dt>" in page and "She can return." in page and "Pay is kept." in page
     assert (
         page.count("<dt>supported</dt>") == 2
