@@ -405,7 +405,7 @@ def test_each_candidate_links_to_its_run_report_and_the_link_opens_it(leaderboar
 
     seen = asyncio.run(look())
     assert {name: link for name, link in seen["links"]} == expected
-    assert seen["location"].endswith("/runs/stub-default--unit_tests_unit_tests_test/report.html")
+    assert seen["location"].endswith("/runs/stub-default--unit_tests_unit_tests_test_first-16/report.html")
     assert seen["title"] == "judgelab unit tests: openai/stub / default"
 
 

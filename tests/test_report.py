@@ -131,9 +131,9 @@ def test_metric_steps_are_readable_per_item(tmp_path):
     from rag_helpers import claims, make_judge, verdicts
 
     from judges.rag.registry import build_registry
-    from judges.types import Sample
     from judges.runs.service import run_task
     from judges.runs.tasks import MetricsTask
+    from judges.types import Sample
 
     sample = Sample(
         id="leave", input="Can she return?", actual_output="Yes. Pay is kept.", references=("She may return.",)
