@@ -79,3 +79,10 @@ def run_tests(tests: list[Any], judge: GroundedQAJudge, out: Path | None = None,
 @pytest.fixture
 def make_record():
     return record
+
+
+def compact(markdown: str) -> str:
+    """Markdown with table cells' padding removed, so a test can look for a row as `| a | b |`."""
+    import re
+
+    return re.sub(r" *\| *", " | ", markdown)

@@ -6,7 +6,7 @@ import json
 
 import numpy as np
 import pytest
-from conftest import ROOT, write_jsonl
+from conftest import ROOT, compact, write_jsonl
 
 from judges.agreement import statistics as st
 from judges.agreement.bootstrap import figures, percentile_interval, resample_items, resample_rows
@@ -406,14 +406,14 @@ def test_agreement_command_writes_json_and_markdown(tmp_path, capsys):
     )
     assert code == 0
     printed = capsys.readouterr().out
-    assert "| weighted_kappa |" in printed and "1 null" in printed and "wrote" in printed
+    assert "| weighted_kappa |" in compact(printed) and "1 null" in printed and "wrote" in printed
     data = json.loads((tmp_path / "out" / "agreement.json").read_text())
     usefulness = data["metrics"]["usefulness"]
     assert usefulness["outcomes"]["excluded"] == 1 and usefulness["annotators"] == ["x", "y"]
     kappa = next(f for f in usefulness["judge"] if f["statistic"] == "weighted_kappa")
     assert kappa["n"] == 58 and kappa["n_items"] == 29 and kappa["ci"][0] <= kappa["value"] <= kappa["ci"][1]
     assert len(usefulness["ceiling"]) == 5 and usefulness["ceiling"][0]["n"] == 30
-    assert "| pearson |" in (tmp_path / "out" / "agreement.md").read_text()
+    assert "| pearson |" in compact((tmp_path / "out" / "agreement.md").read_text())
 
 
 def test_agreement_command_reads_a_users_csv(tmp_path, capsys):
@@ -594,7 +594,7 @@ def test_the_agreement_command_saves_the_fitted_threshold_and_names_the_split(tm
     )
     data = json.loads((tmp_path / "o" / "agreement.json").read_text())["metrics"]["m"]
     assert data["fitted_threshold"]["split"] == "cross-fitted" and 0.85 < data["fitted_threshold"]["value"] < 0.95
-    markdown = (tmp_path / "o" / "agreement.md").read_text()
+    markdown = compact((tmp_path / "o" / "agreement.md").read_text())
     assert "threshold fitted on 5-fold cross-fitting over all 40 items" in markdown
     balanced = next(f for f in data["judge"] if f["statistic"] == "balanced_accuracy")
     assert balanced["value"] == 1.0

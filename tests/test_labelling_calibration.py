@@ -8,7 +8,7 @@ import re
 
 import numpy as np
 import pytest
-from conftest import write_jsonl
+from conftest import compact, write_jsonl
 from labelling_helpers import graded_run
 
 from judges.agreement.measure import measure
@@ -93,7 +93,7 @@ def test_a_judge_one_point_above_people_is_called_lenient_and_the_matrix_is_the_
     # population weights from the queue: the weighted signed difference is still +1 (every item's mean is 1)
     weighted = {f["statistic"]: f for f in errors["weighted"]}
     assert weighted["weighted mean signed difference (judge - human)"]["value"] == pytest.approx(1.0)
-    markdown = (out / "agreement.md").read_text()
+    markdown = compact((out / "agreement.md").read_text())
     assert "The judge is **lenient**: it grades higher than people by 1.00 on average" in markdown
     assert "| judge \\ human | 1 | 2 | 3 | 4 | 5 |" in markdown and "| 3 | 0 | 5 | 1 | 0 | 0 |" in markdown
     assert "inverse-probability weight" in markdown

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
+from conftest import compact
 from labelling_helpers import graded_run, samples_file
 
 from judges.cli.main import main
@@ -51,7 +52,7 @@ def test_select_over_represents_disagreement_with_exact_inclusion_probabilities(
         # the sample text is re-read from the runs' data file; no judge grade is kept in the queue
         assert item.sample.input == f"What is fact {int(item.id[1:])}?"
         assert "grade" not in json.dumps(item.to_record())
-    report = (tmp_path / "queue.md").read_text()
+    report = compact((tmp_path / "queue.md").read_text())
     assert (
         "inverse-probability weights" in report
         and "| score [0.40, 0.60), disagreement strong | 8 | 6 | 0.75 |" in report

@@ -7,7 +7,7 @@ import subprocess
 import sys
 
 import pytest
-from conftest import ROOT
+from conftest import ROOT, compact
 from stub import stub_server
 
 from judges.errors import ConfigError
@@ -182,7 +182,7 @@ def test_markdown_names_each_statistic_and_its_direction_and_every_n_a_reason():
         entry("always-top", None, None, None, kind="baseline", note="no figure: the judge's scores do not vary"),
     ]
     picks = pick_best(rows, Selection())
-    text = markdown(rows, picks, {"date": "d", "judgelab_version": "v", "config": "c", "data": {}})
+    text = compact(markdown(rows, picks, {"date": "d", "judgelab_version": "v", "config": "c", "data": {}}))
     assert "| labels:x | faithfulness | spearman (higher is better) | judge | 0.600 |" in text
     assert "| labels:x | faithfulness | silent | n/a: no figure: every item came back null or failed |" in text
     assert "n/a (no figure: the judge's scores do not vary)" in text

@@ -25,7 +25,13 @@ def test_meta_eval_with_the_offline_judge_writes_a_full_run(tmp_path):
         "meta-eval", "--limit", "2", "--out", str(out), "--cache", str(tmp_path / "c.sqlite"), cwd=tmp_path
     )
     assert result.returncode == 0, result.stderr[-2000:]
-    assert {p.name for p in out.iterdir()} == {"results.jsonl", "run.json", "summary.md", "result_matrix.png"}
+    assert {p.name for p in out.iterdir()} == {
+        "results.jsonl",
+        "run.json",
+        "summary.md",
+        "result_matrix.png",
+        "report.html",
+    }
     rows = [json.loads(line) for line in (out / "results.jsonl").read_text().splitlines()]
     assert len(rows) == 2
     for row in rows:

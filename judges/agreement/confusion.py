@@ -10,6 +10,7 @@ import numpy as np
 
 from judges.agreement.bootstrap import Figure, percentile_interval, resample_items, resample_rows
 from judges.labels.schema import LabelledSet, LabelType
+from judges.runs.markdown import grid
 
 
 @dataclass(frozen=True)
@@ -156,19 +157,24 @@ def errors_table(errors: JudgeErrors, label_type: LabelType, ceiling: JudgeError
     lines = [
         "Judge against people (label rows; rows: the judge's grade, columns: the human label):",
         "",
-        "| judge \\ human | " + " | ".join(head) + " |",
-        "|---" * (len(head) + 1) + "|",
-    ]
-    lines += [f"| {name} | " + " | ".join(str(c) for c in row) + " |" for name, row in zip(head, errors.matrix)]
-    lines += [
+        grid(["judge \\ human", *head], [[name, *row] for name, row in zip(head, errors.matrix)]),
         "",
-        "| figure | judge | 95% CI | n (items) | human-human | 95% CI | n (items) |",
-        "|---|---|---|---|---|---|---|",
     ]
     human = {f.statistic: f for f in ([*ceiling.recall, ceiling.signed_difference] if ceiling else [])}
-    for fig in [*errors.recall, errors.signed_difference, *errors.weighted]:
-        cells = _cells(fig) + (_cells(human[fig.statistic]) if fig.statistic in human else ["", "", ""])
-        lines.append(f"| {fig.statistic} | " + " | ".join(cells) + " |")
+    figures = [*errors.recall, errors.signed_difference, *errors.weighted]
+    lines.append(
+        grid(
+            ["figure", "judge", "95% CI", "n (items)", "human-human", "95% CI", "n (items)"],
+            [
+                [
+                    fig.statistic,
+                    *_cells(fig),
+                    *(_cells(human[fig.statistic]) if fig.statistic in human else ["", "", ""]),
+                ]
+                for fig in figures
+            ],
+        )
+    )
     signed = errors.signed_difference
     lines.append("")
     if errors.leaning in ("lenient", "strict") and signed.value is not None and signed.ci is not None:

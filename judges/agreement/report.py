@@ -10,6 +10,7 @@ from typing import Any
 
 from judges.agreement.bootstrap import Figure
 from judges.agreement.measure import MetricAgreement
+from judges.runs.markdown import grid
 
 
 def report_dict(
@@ -60,13 +61,16 @@ def metric_table(result: MetricAgreement) -> list[str]:
         f"{counts.excluded} excluded, {counts.counted_wrong} counted as wrong, {counts.imputed} imputed. "
         f"{result.unmatched_predictions} predictions match no item." + _cut(result),
         "",
-        "| statistic | judge | 95% CI | n (items) | human-human | 95% CI | n (items) |",
-        "|---|---|---|---|---|---|---|",
     ]
     ceiling = {f.statistic: f for f in result.ceiling}
+    lines.append(
+        grid(
+            ["statistic", "judge", "95% CI", "n (items)", "human-human", "95% CI", "n (items)"],
+            [[fig.statistic, *_value(fig), *_value(ceiling.get(fig.statistic))] for fig in result.judge],
+        )
+    )
     notes = []
     for fig in result.judge:
-        lines.append("| " + " | ".join([fig.statistic, *_value(fig), *_value(ceiling.get(fig.statistic))]) + " |")
         if fig.note:
             notes.append(f"- {fig.statistic} (judge): {fig.note}")
         if fig.statistic in ceiling and ceiling[fig.statistic].note:

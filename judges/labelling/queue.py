@@ -10,6 +10,7 @@ from typing import Any
 from judges.errors import InputError
 from judges.labelling.graded import GradedPool
 from judges.labelling.selection import AGREEMENT_WEIGHT, Draw
+from judges.runs.markdown import grid
 from judges.types import Sample
 
 
@@ -128,11 +129,10 @@ def queue_report(pool: GradedPool, drawn: Draw, queue_path: str) -> str:
     ]
     if pool.left_out:
         lines.append(f"{pool.left_out} items graded by some runs but not all were left out.")
-    lines += ["", "| stratum | items | drawn | inclusion probability | weight |", "|---|---|---|---|---|"]
-    for name, (size, k) in drawn.strata.items():
-        probability = k / size
-        weight = f"{size / k:.4g}" if k else "-"
-        lines.append(f"| {name} | {size} | {k} | {probability:.4g} | {weight} |")
+    rows = [
+        [name, size, k, f"{k / size:.4g}", f"{size / k:.4g}" if k else "-"] for name, (size, k) in drawn.strata.items()
+    ]
+    lines += ["", grid(["stratum", "items", "drawn", "inclusion probability", "weight"], rows)]
     lines.append("")
     if drawn.uniform:
         lines.append(

@@ -11,6 +11,7 @@ from typing import Any
 from judges.leaderboard.columns import named, oriented
 from judges.leaderboard.entries import Entry
 from judges.leaderboard.select import NO_WINNER, Pick
+from judges.runs.markdown import grid
 
 
 def _fmt(value: float | None, digits: int = 3) -> str:
@@ -32,10 +33,6 @@ def latency(entry: Entry) -> str:
     if entry.kind == "baseline":
         return "n/a (no model call)"
     return "n/a (no uncached call recorded)"
-
-
-def _cell(text: str) -> str:
-    return text.replace("|", "\\|").replace("\n", " ")
 
 
 def pick_row(pick: Pick) -> dict[str, str]:
@@ -68,28 +65,13 @@ def markdown(entries: list[Entry], picks: list[Pick], meta: dict[str, Any]) -> s
         "## Best judge per evaluation and metric",
         "",
     ]
-    header = list(pick_row(picks[0])) if picks else []
     if picks:
-        lines += ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-        lines += ["| " + " | ".join(_cell(v) for v in pick_row(p).values()) + " |" for p in picks]
-    lines += [
-        "",
-        "## Excluded candidates and why",
-        "",
-        "| evaluation | metric | candidate | why |",
-        "|---|---|---|---|",
-    ]
-    lines += [
-        f"| {p.evaluation} | {p.metric} | {name} | {_cell(why)} |" for p in picks for name, why in p.excluded.items()
-    ]
-    lines += [
-        "",
-        "## All figures",
-        "",
-        "| evaluation | metric | candidate | kind | statistic | value | 95% interval | n | human ceiling | "
-        "failure rate | calls | USD / 1k calls | s / uncached call (median) |",
-        "|---|---|---|---|---|---|---|---|---|---|---|---|---|",
-    ]
+        lines.append(grid(list(pick_row(picks[0])), [list(pick_row(p).values()) for p in picks]))
+    lines += ["", "## Excluded candidates and why", ""]
+    excluded = [[p.evaluation, p.metric, name, why] for p in picks for name, why in p.excluded.items()]
+    lines.append(grid(["evaluation", "metric", "candidate", "why"], excluded))
+    lines += ["", "## All figures", ""]
+    figures = []
     for e in sorted(
         entries, key=lambda e: (e.evaluation, e.metric, -oriented(e.statistic, e.value) if e.value is not None else 9)
     ):
@@ -101,19 +83,48 @@ def markdown(entries: list[Entry], picks: list[Pick], meta: dict[str, Any]) -> s
             else "n/a (no human labels)"
         )
         failure = _fmt(e.failure_rate) if e.failure_rate is not None else "n/a (no verdicts)"
-        lines.append(
-            f"| {e.evaluation} | {e.metric} | {e.candidate} | {e.kind} | {named(e.statistic)} | "
-            f"{_cell(shown_value(e))} | {interval(e)} | {e.n} | {ceiling} | {failure} | {e.calls} | "
-            f"{e.cost_per_1k_calls:.4f} | {latency(e)} |"
+        figures.append(
+            [
+                e.evaluation,
+                e.metric,
+                e.candidate,
+                e.kind,
+                named(e.statistic),
+                shown_value(e),
+                interval(e),
+                e.n,
+                ceiling,
+                failure,
+                e.calls,
+                f"{e.cost_per_1k_calls:.4f}",
+                latency(e),
+            ]
         )
-    lines += ["", "## Judges", "", "| candidate | kind | model | prompts | prompt hash |", "|---|---|---|---|---|"]
-    seen = set()
-    for e in entries:
-        if e.candidate not in seen:
-            seen.add(e.candidate)
-            lines.append(
-                f"| {e.candidate} | {e.kind} | {e.model or '-'} | {e.prompts or '-'} | {e.prompt_sha or '-'} |"
-            )
+    lines.append(
+        grid(
+            [
+                "evaluation",
+                "metric",
+                "candidate",
+                "kind",
+                "statistic",
+                "value",
+                "95% interval",
+                "n",
+                "human ceiling",
+                "failure rate",
+                "calls",
+                "USD / 1k calls",
+                "s / uncached call (median)",
+            ],
+            figures,
+        )
+    )
+    lines += ["", "## Judges", ""]
+    judges = {
+        e.candidate: [e.candidate, e.kind, e.model or "-", e.prompts or "-", e.prompt_sha or "-"] for e in entries
+    }
+    lines.append(grid(["candidate", "kind", "model", "prompts", "prompt hash"], list(judges.values())))
     lines += ["", "## Data", ""] + [f"- {name}: {info}" for name, info in meta["data"].items()]
     return "\n".join(lines) + "\n"
 

@@ -25,6 +25,14 @@ def table(rows: list[dict[str, Any]]) -> str:
     return str(tabulate(rows, headers="keys", tablefmt="github", missingval=""))
 
 
+def grid(headers: list[str], rows: list[list[Any]]) -> str:
+    """A Markdown table from a header row and rows of cells (headers may repeat), through tabulate."""
+    from tabulate import tabulate
+
+    cells = [[str(c).replace("|", "\\|").replace("\n", " ") for c in row] for row in rows]
+    return str(tabulate(cells, headers=headers, tablefmt="github", disable_numparse=True))
+
+
 def failures_line(summary: dict[str, Any]) -> str:
     usage = summary.get("usage", {})
     return (

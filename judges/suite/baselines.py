@@ -102,11 +102,9 @@ def discrimination(tests: list[UnitTest], prompts: PromptSet, seed: int = 0) -> 
 
 
 def discrimination_markdown(table: dict[str, dict[str, float | None]]) -> str:
+    from judges.runs.markdown import grid, pct
     from judges.runs.summary import SHORT
 
     columns = [*SHORT, "total"]
-    lines = ["| judge | " + " | ".join(SHORT.get(c, c) for c in columns) + " |", "|---|" + "---|" * len(columns)]
-    for name, row in table.items():
-        cells = " | ".join("n/a" if row[c] is None else f"{100 * row[c]:.1f}%" for c in columns)  # type: ignore[operator]
-        lines.append(f"| {name} | {cells} |")
-    return "\n".join(lines)
+    rows = [[name, *(pct(row[c]) for c in columns)] for name, row in table.items()]
+    return grid(["judge", *(SHORT.get(c, c) for c in columns)], rows)
