@@ -190,7 +190,7 @@ def retrying(
     is re-raised."""
     from tenacity import AsyncRetrying, RetryCallState, retry_if_exception, stop_after_attempt, wait_exponential_jitter
 
-    jitter = wait_exponential_jitter(initial=settings.backoff_initial_s, max=settings.backoff_max_s)
+    jitter = wait_exponential_jitter(max=settings.backoff_max_s, **_first_wait(settings.backoff_initial_s))
 
     def wait(state: RetryCallState) -> float:
         err = state.outcome.exception() if state.outcome else None
@@ -204,6 +204,18 @@ def retrying(
         before_sleep=on_retry,
         retry=retry_if_exception(retry_if or (lambda e: isinstance(e, CallError) and e.retryable)),
     )
+
+
+def _first_wait(seconds: float) -> dict[str, float]:
+    """The first backoff wait as tenacity names it: `multiplier` since 9.2 (where `initial` warns), else `initial`."""
+    import inspect
+
+    from tenacity import wait_exponential_jitter
+
+    named = (
+        "multiplier" if "multiplier" in inspect.signature(wait_exponential_jitter.__init__).parameters else "initial"
+    )
+    return {named: seconds}
 
 
 def estimate_tokens(request: CompletionRequest) -> int:
