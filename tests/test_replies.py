@@ -124,7 +124,7 @@ def test_a_template_declares_its_reply_format_and_the_judge_sends_that_schema(tm
     source = "{# reply_format: grade_only #}\n{{ actual_output }}"
     template = PromptTemplate("completeness", tmp_path / "completeness.txt.jinja", source)
     assert template.reply_format == "grade_only" and template.render(actual_output="A") == "A"
-    judge, backend = scripted_judge(lambda request: reply("completeness", 5), json_schema=True)
+    judge, backend = scripted_judge(lambda request: reply(request.metric, 1), json_schema=True)
     judge.prompts = PromptSet("t", tmp_path, {**judge.prompts.templates, "completeness": template})
     sample = Sample("q?", ("r",), "e", "a")
     asyncio.run(judge.grade("completeness", sample))
