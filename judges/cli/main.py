@@ -23,6 +23,7 @@ COMMANDS = {
     "show": ("judges.cli.show_cmd", "print a run folder's summary and the items the judge got wrong or failed"),
     "leaderboard": ("judges.cli.leaderboard_cmd", "rank candidate judges per metric from a config; write the pages"),
     "publish": ("judges.cli.publish_cmd", "push a leaderboard folder to a Hugging Face Hub dataset repo"),
+    "tune": ("judges.cli.tune_cmd", "search prompt variants on the train split; report the tuned prompts once on test"),
 }
 
 
@@ -186,6 +187,11 @@ def _configure(name: str, parser: argparse.ArgumentParser) -> None:
         from judges.cli.agreement_cmd import configure
 
         configure(parser)
+    elif name == "tune":
+        from judges.cli.tune_cmd import configure as configure_tune
+
+        add_judge_options(parser)
+        configure_tune(parser)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
