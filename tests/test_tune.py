@@ -284,3 +284,22 @@ def test_tuning_docs_list_every_space_key():
     ]:
         section = text.split(heading, 1)[1].split("\n#", 1)[0]
         assert set(re.findall(r"^\| `([a-z_0-9]+)` \|", section, re.M)) == keys_at(kind, ()), heading
+
+
+def test_a_cost_limit_spent_by_the_base_run_is_one_line_and_exit_4(tmp_path, folder, space, monkeypatch, capsys):
+    from judges.cli.main import main
+
+    double = ScriptedBackend(script, cost_per_call=0.01)
+
+    @contextlib.contextmanager
+    def open_backend(model, **_):
+        yield double
+
+    monkeypatch.setattr("judges.judging.factory.open_backend", open_backend)
+    code = main(
+        ["tune", "--judge", "scripted/model", "--no-json-schema", "--tests", str(folder), "--space", str(space)]
+        + ["--cache", str(tmp_path / "c.sqlite"), "--out", str(tmp_path / "out"), "--max-cost", "0.05"]
+    )
+    err = capsys.readouterr().err
+    assert code == 4 and "--max-cost 0.05 USD is spent by the base run on train alone" in err
+    assert 5 <= len(double.requests) < 20 and not (tmp_path / "out" / "report.md").exists()

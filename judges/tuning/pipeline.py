@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from judges.errors import ConfigError, InputError
+from judges.errors import BudgetExhausted, ConfigError, InputError
 from judges.judging.factory import JudgeOptions
 from judges.runs.run import Run
 from judges.tuning.candidates import Candidate, build_candidates, example_pool
@@ -165,7 +165,12 @@ def tune(job: TuneJob) -> TuneOutcome:
 
     job.progress(f"base prompts on the {len(train)} train tests")
     base_folder = write_prompt_folder(out / "search" / "base", base_sources)
-    runs = {"base-train": runner.run(base_folder, train, out=out / "runs" / "base-train")}
+    try:
+        runs = {"base-train": runner.run(base_folder, train, out=out / "runs" / "base-train")}
+    except BudgetStop as err:
+        raise BudgetExhausted(
+            f"--max-cost {job.max_cost:g} USD is spent by the base run on train alone ({err}); nothing was chosen"
+        ) from None
     if budget_calls is not None and ledger.needed > budget_calls:
         raise ConfigError(
             f"--budget-calls {budget_calls} is spent by the base run on train alone ({ledger.needed} calls)"
