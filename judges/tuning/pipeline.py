@@ -68,6 +68,7 @@ class TuneOutcome:
     test_sha256: str
     tuned_folder: Path
     budget: dict[str, Any] = field(default_factory=dict)
+    base_prompts: str = "default"
 
 
 def split_folder(tests: Path | None) -> Path:
@@ -236,6 +237,7 @@ def tune(job: TuneJob) -> TuneOutcome:
         hashlib.sha256(test_file.read_bytes()).hexdigest(),
         tuned_folder,
         {"budget_calls": budget_calls, "max_cost": job.max_cost},
+        job.options.prompts,
     )
 
 

@@ -68,7 +68,7 @@ def build_report(outcome: TuneOutcome) -> dict[str, Any]:
     config = runs["base-train"].config
     return {
         "judge": config.get("judge"),
-        "base_prompts": (config.get("prompts") or {}).get("folder"),
+        "base_prompts": outcome.base_prompts,
         "tuned_prompts": str(outcome.tuned_folder),
         "metrics": outcome.metrics,
         "decoding": {"chosen": outcome.chosen_decoding, "overrides": outcome.decoding_choices[outcome.chosen_decoding]},
