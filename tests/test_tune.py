@@ -47,11 +47,14 @@ def unit_test_for(prompt: str):
 
 
 def script(request):
-    prompt = request.messages[0]["content"]
-    test = unit_test_for(prompt)
+    if request.metric == "completeness" and MARK not in request.messages[0]["content"]:
+        return reply("completeness", 3)  # the base prompt: always 3, right only where the condition is '<5'
+    return right_reply(request)
+
+
+def right_reply(request):
+    test = unit_test_for(request.messages[0]["content"])
     metric = request.metric
-    if metric == "completeness" and MARK not in prompt:
-        return reply(metric, 3)  # the base prompt: always 3, right only where the condition is '<5'
     grade = right_grade(test.conditions[metric])
     value = None if grade is None else int(grade)
     if metric == "answer_relevancy":
@@ -303,3 +306,26 @@ def test_a_cost_limit_spent_by_the_base_run_is_one_line_and_exit_4(tmp_path, fol
     err = capsys.readouterr().err
     assert code == 4 and "--max-cost 0.05 USD is spent by the base run on train alone" in err
     assert 5 <= len(double.requests) < 20 and not (tmp_path / "out" / "report.md").exists()
+
+
+def test_decoding_settings_are_searched_after_the_templates_and_used_on_test(tmp_path, folder, monkeypatch):
+    double = ScriptedBackend(warm)  # right on completeness only when sampling at temperature 0.5
+
+    @contextlib.contextmanager
+    def open_backend(model, **_):
+        yield double
+
+    monkeypatch.setattr("judges.judging.factory.open_backend", open_backend)
+    space = tmp_path / "decoding.toml"
+    space.write_text("[decoding]\ntemperature = [0.0, 0.5]\n\n[metrics.completeness]\n", encoding="utf-8")
+    report = write_report(tune(job(tmp_path, folder, space)), tmp_path / "out")
+    assert report["decoding"] == {"chosen": "temperature=0.5", "overrides": {"temperature": 0.5}}
+    assert [r["kept"] for r in report["search"]["decoding_rounds"]] == [["temperature=0.5"]]
+    assert report["figures"]["completeness"]["tuned"]["test"]["pass_rate"] == 1.0
+    assert {r.params["temperature"] for r in double.requests[-16:]} == {0.5}
+
+
+def warm(request):
+    if request.metric == "completeness" and request.params.get("temperature") != 0.5:
+        return reply("completeness", 3)
+    return right_reply(request)
