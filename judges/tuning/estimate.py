@@ -6,9 +6,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from judges.tuning.candidates import build_candidates, example_pool
-from judges.tuning.pipeline import TuneJob, chosen_metrics, decoding_choices, split_folder
+from judges.tuning.pipeline import TuneJob, chosen_metrics, split_folder
 from judges.tuning.search import schedule
 from judges.tuning.space import load_space
+from judges.tuning.stages import decoding_choices
 
 
 @dataclass
