@@ -329,3 +329,22 @@ def warm(request):
     if request.metric == "completeness" and request.params.get("temperature") != 0.5:
         return reply("completeness", 3)
     return right_reply(request)
+
+
+def test_a_cost_limit_reached_in_a_round_discards_it_and_keeps_the_base(tmp_path, folder, space, monkeypatch):
+    double = ScriptedBackend(script, cost_per_call=0.01)
+
+    @contextlib.contextmanager
+    def open_backend(model, **_):
+        yield double
+
+    monkeypatch.setattr("judges.judging.factory.open_backend", open_backend)
+    report = write_report(tune(job(tmp_path, folder, space, max_cost=1.10)), tmp_path / "out")
+    search = report["search"]["metrics"]["completeness"]
+    assert search["rounds"] == [] and search["chosen"] == "base__ex0__as_written"
+    assert (
+        search["ended"] == "budget" and search["message"] == "the cost limit stopped a round; its figures are not used"
+    )
+    assert report["flipped"] == {"train": [], "test": []}
+    assert report["search"]["budget"] == {"budget_calls": None, "max_cost": 1.1}
+    assert 1.02 <= report["search"]["cost_usd"] <= 1.10 + 0.04  # calls in flight when the limit is hit finish
