@@ -61,7 +61,7 @@ class Search(_Strict):
     """How the search runs."""
 
     first_round_tests: int = Field(default=4, ge=1)
-    budget_calls: int | None = Field(default=600, ge=1)
+    budget_calls: int | None = Field(default=800, ge=1)
     seed: int = 0
     variants: str = "variants"
 
