@@ -348,3 +348,18 @@ def test_a_cost_limit_reached_in_a_round_discards_it_and_keeps_the_base(tmp_path
     assert report["flipped"] == {"train": [], "test": []}
     assert report["search"]["budget"] == {"budget_calls": None, "max_cost": 1.1}
     assert 1.02 <= report["search"]["cost_usd"] <= 1.10 + 0.04  # calls in flight when the limit is hit finish
+
+
+def test_the_command_writes_the_folder_and_the_report(tmp_path, folder, space, backend, capsys):
+    from judges.cli.main import main
+
+    out = tmp_path / "out"
+    code = main(
+        ["tune", "--judge", "scripted/model", "--no-json-schema", "--tests", str(folder), "--space", str(space)]
+        + ["--cache", str(tmp_path / "c.sqlite"), "--out", str(out), "--budget-calls", "400"]
+    )
+    printed = capsys.readouterr().out
+    assert code == 0 and printed.startswith("# judgelab tune: scripted/model\n")
+    assert f"wrote {out}/report.md, report.json, prompts/, runs/" in printed
+    assert sorted(p.name for p in (out / "runs").iterdir()) == ["base-test", "base-train", "tuned-test", "tuned-train"]
+    assert json.loads((out / "report.json").read_text())["search"]["budget"] == {"budget_calls": 400, "max_cost": None}
