@@ -20,6 +20,9 @@ from judges.types import GROUSE_METRICS, UnitTest
 
 @dataclass
 class MetricSearch:
+    """One metric's search: its candidates (the base first), the train tests shown as examples (left out of the
+    search), how many train tests the search could use, and the rounds run; the winner is the base if none ran."""
+
     metric: str
     candidates: list[Candidate]
     examples: list[str]
