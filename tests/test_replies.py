@@ -1,5 +1,6 @@
 """Reply parsing: clean, fenced, prose around, truncated, garbage, refusals, ranges."""
 
+import asyncio
 import json
 
 import pytest
@@ -100,3 +101,42 @@ def test_schema_puts_justification_before_grade_and_allows_null():
     assert keys.index("answer_relevancy_justification") < keys.index("answer_relevancy")
     assert schema["properties"]["answer_relevancy"]["enum"] == [1, 2, 3, 4, 5, None]
     assert reply_schema("faithfulness")["required"] == ["answer_1", "answer_2"]
+
+
+def test_reply_formats_order_the_schema_as_named():
+    assert list(entry_schema("usefulness", "grade_first")["properties"]) == [
+        "answer_affirms_no_document_answers",
+        "answer_contains_related_information",
+        "usefulness",
+        "usefulness_justification",
+    ]
+    assert entry_schema("usefulness", "grade_only")["required"] == ["usefulness"]
+    with pytest.raises(ValueError, match="unknown reply format 'grade_last'"):
+        entry_schema("usefulness", "grade_last")
+
+
+def test_a_template_declares_its_reply_format_and_the_judge_sends_that_schema(tmp_path):
+    from conftest import reply, scripted_judge
+
+    from judges.judging.prompts import PromptSet, PromptTemplate
+    from judges.types import Sample
+
+    source = "{# reply_format: grade_only #}\n{{ actual_output }}"
+    template = PromptTemplate("completeness", tmp_path / "completeness.txt.jinja", source)
+    assert template.reply_format == "grade_only" and template.render(actual_output="A") == "A"
+    judge, backend = scripted_judge(lambda request: reply(request.metric, 1), json_schema=True)
+    judge.prompts = PromptSet("t", tmp_path, {**judge.prompts.templates, "completeness": template})
+    sample = Sample("q?", ("r",), "e", "a")
+    asyncio.run(judge.grade("completeness", sample))
+    asyncio.run(judge.grade("faithfulness", sample))
+    sent = [r.params["response_format"]["schema"]["properties"]["answer_2"]["required"] for r in backend.requests]
+    assert sent == [["completeness"], ["faithfulness_justification", "faithfulness"]]
+
+
+def test_an_unknown_declared_reply_format_is_refused_when_the_folder_loads(tmp_path):
+    from judges.errors import PromptError
+    from judges.judging.prompts import PromptTemplate
+
+    template = PromptTemplate("completeness", tmp_path / "c.txt.jinja", "{# reply_format: terse #}{{ actual_output }}")
+    with pytest.raises(PromptError, match="unknown reply_format 'terse'; known: justification_first"):
+        template.check_variables({"actual_output"})

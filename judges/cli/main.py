@@ -24,6 +24,7 @@ COMMANDS = {
     "leaderboard": ("judges.cli.leaderboard_cmd", "rank candidate judges per metric from a config; write the pages"),
     "publish": ("judges.cli.publish_cmd", "push a leaderboard folder to a Hugging Face Hub dataset repo"),
     "label": ("judges.cli.label_cmd", "human labels for your own data: select items, label them blind, export/import"),
+    "tune": ("judges.cli.tune_cmd", "search prompt variants on the train split; report the tuned prompts once on test"),
 }
 
 
@@ -216,6 +217,11 @@ def _configure(name: str, parser: argparse.ArgumentParser) -> None:
         from judges.cli.label_cmd import configure as configure_label
 
         configure_label(parser)
+    elif name == "tune":
+        from judges.cli.tune_cmd import configure as configure_tune
+
+        add_judge_options(parser)
+        configure_tune(parser)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

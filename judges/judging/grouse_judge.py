@@ -31,7 +31,8 @@ class GroundedQAJudge:
     def request(self, metric: str, messages: list[dict[str, str]], draw: int) -> CompletionRequest:
         params = dict(self.params)
         if self.model.json_schema:
-            params["response_format"] = {"type": "json_object", "schema": reply_schema(metric)}
+            schema = reply_schema(metric, self.prompts.templates[metric].reply_format)
+            params["response_format"] = {"type": "json_object", "schema": schema}
         return CompletionRequest(self.model.litellm_model, tuple(messages), params, metric=metric, draw=draw)
 
     async def grade(self, metric: str, sample: Sample, draw: int = 0, priority: int = 0) -> MetricRecord:

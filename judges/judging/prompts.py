@@ -5,6 +5,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import importlib.util
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -15,6 +16,9 @@ from judges.files.shipped import bundled_dir
 from judges.types import GROUSE_METRICS, Sample
 
 TEMPLATE_SUFFIX = ".txt.jinja"
+# A template may declare the reply shape it asks for, for constrained decoding: `{# reply_format: grade_only #}`
+# (a Jinja comment, so the rendered prompt does not show it). Without one, justification comes first.
+_REPLY_FORMAT = re.compile(r"\{#-?\s*reply_format:\s*([a-z_]+)\s*-?#\}")
 
 
 @dataclass(frozen=True)
@@ -28,6 +32,12 @@ class PromptTemplate:
     @property
     def sha256(self) -> str:
         return hashlib.sha256(self.source.encode("utf-8")).hexdigest()
+
+    @property
+    def reply_format(self) -> str:
+        """The reply shape the template declares (`{# reply_format: NAME #}`), else "justification_first"."""
+        found = _REPLY_FORMAT.search(self.source)
+        return found.group(1) if found else "justification_first"
 
     @functools.cached_property
     def _environment(self) -> Any:
@@ -57,6 +67,12 @@ class PromptTemplate:
             raise PromptError(f"{self.path}:{err.lineno}: invalid template: {err.message}") from None
         if any(True for _ in meta.find_referenced_templates(tree)):
             raise PromptError(f"{self.path}: include, import and extends are not supported: a template stands alone")
+        from judges.judging.replies import REPLY_FORMATS
+
+        if self.reply_format not in REPLY_FORMATS:
+            raise PromptError(
+                f"{self.path}: unknown reply_format {self.reply_format!r}; known: {', '.join(REPLY_FORMATS)}"
+            )
         used = meta.find_undeclared_variables(tree)
         for name in sorted(used - allowed):
             line = min(n.lineno for n in tree.find_all(nodes.Name) if n.name == name)

@@ -17,6 +17,8 @@ GRADE_SPECS: dict[str, tuple[str, tuple[int, ...], tuple[str, ...]]] = {
     "usefulness": ("usefulness", (0, 1), ("answer_affirms_no_document_answers", "answer_contains_related_information")),
 }
 JUSTIFICATION_MAX_CHARS = 160  # keeps constrained replies short: a small local judge writes ~85 tokens/s
+# The shapes a template may ask for (declared by a `{# reply_format: NAME #}` comment; see prompts.py).
+REPLY_FORMATS = ("justification_first", "grade_first", "grade_only")
 _FENCE = re.compile(r"```(?:json|JSON)?\s*(.*?)```", re.DOTALL)
 _REFUSAL = re.compile(
     r"\b(I can(?:no|')t|I am unable|I'm unable|I won't|I will not) (help|assist|comply|provide|do that)", re.I
@@ -31,18 +33,29 @@ class ReplyError(ValueError):
         self.kind = kind
 
 
-def entry_schema(metric: str) -> dict[str, Any]:
-    """JSON schema of one answer's grading: booleans, a short justification, then the grade."""
+def entry_schema(metric: str, reply_format: str = "justification_first") -> dict[str, Any]:
+    """JSON schema of one answer's grading, in the order constrained decoding writes it: by default booleans, a
+    short justification, then the grade; `grade_first` puts the grade before the justification; `grade_only` asks
+    for the grade alone."""
+    if reply_format not in REPLY_FORMATS:
+        raise ValueError(f"unknown reply format {reply_format!r}; known: {', '.join(REPLY_FORMATS)}")
     grade_field, grades, flags = GRADE_SPECS[metric]
-    properties: dict[str, Any] = {flag: {"type": "boolean"} for flag in flags}
-    properties[f"{metric}_justification"] = {"type": "string", "maxLength": JUSTIFICATION_MAX_CHARS}
-    properties[grade_field] = {"enum": [*grades, None]}
+    grade = {"enum": [*grades, None]}
+    justification = {"type": "string", "maxLength": JUSTIFICATION_MAX_CHARS}
+    properties: dict[str, Any] = {}
+    if reply_format != "grade_only":
+        properties.update({flag: {"type": "boolean"} for flag in flags})
+    if reply_format == "justification_first":
+        properties[f"{metric}_justification"] = justification
+    properties[grade_field] = grade
+    if reply_format == "grade_first":
+        properties[f"{metric}_justification"] = justification
     return {"type": "object", "properties": properties, "required": list(properties)}
 
 
-def reply_schema(metric: str) -> dict[str, Any]:
+def reply_schema(metric: str, reply_format: str = "justification_first") -> dict[str, Any]:
     """JSON schema of a two-answer reply (answer 1 = expected output, answer 2 = actual output)."""
-    entry = entry_schema(metric)
+    entry = entry_schema(metric, reply_format)
     return {
         "type": "object",
         "properties": {"answer_1": entry, "answer_2": entry},

@@ -1,0 +1,141 @@
+"""A metric's candidate templates: an instruction variant, few-shot examples from train, and a reply format."""
+
+from __future__ import annotations
+
+import itertools
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from judges.errors import ConfigError
+from judges.judging.replies import GRADE_SPECS
+from judges.tuning.space import MetricSpace, TuneSpace, variant_path
+from judges.types import UnitTest
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """One metric's template under test; `order` is its place in the space (the base is 0)."""
+
+    metric: str
+    instruction: str
+    examples: int
+    reply_format: str
+    source: str
+    order: int
+
+    @property
+    def name(self) -> str:
+        return f"{self.instruction}__ex{self.examples}__{self.reply_format}"
+
+    @property
+    def is_base(self) -> bool:
+        return self.instruction == "base" and self.examples == 0 and self.reply_format == "as_written"
+
+
+def example_pool(metric: str, space: MetricSpace, train: Sequence[UnitTest]) -> list[UnitTest]:
+    """Train tests usable as worked examples (their condition names one grade, or null), as many as the largest
+    count asked for, alternating between expected grades so two examples do not show the same grade."""
+    wanted = max(space.examples)
+    if wanted == 0:
+        return []
+    usable = [
+        t
+        for t in train
+        if metric in t.conditions
+        and t.conditions[metric].op == "=="
+        and (not space.example_types or t.test_type in space.example_types)
+    ]
+    by_grade: dict[float | None, list[UnitTest]] = {}
+    for test in usable:
+        by_grade.setdefault(test.conditions[metric].target, []).append(test)
+    interleaved = [t for group in itertools.zip_longest(*by_grade.values()) for t in group if t is not None]
+    if len(interleaved) < wanted:
+        raise ConfigError(
+            f"tune space: {metric} asks for {wanted} examples but the train split has {len(interleaved)} usable "
+            "(tests whose condition is '==' a grade or None, of the listed example_types)"
+        )
+    return interleaved[:wanted]
+
+
+def build_candidates(
+    metric: str, base_source: str, space: TuneSpace, root: Path, pool: Sequence[UnitTest]
+) -> list[Candidate]:
+    """Every combination of the metric's space, the base (the base folder's template as written) first."""
+    metric_space = space.metric_spaces()[metric]
+    out: list[Candidate] = []
+    combos = itertools.product(metric_space.instructions, metric_space.examples, metric_space.reply_formats)
+    for instruction, examples, reply_format in combos:
+        text = base_source if instruction == "base" else _read_variant(root, space, metric, instruction)
+        source = compose(metric, text, pool[:examples], reply_format)
+        out.append(Candidate(metric, instruction, examples, reply_format, source, 0))
+    out.sort(key=lambda c: not c.is_base)  # stable: the base first, the rest in the space's order
+    if not out[0].is_base:
+        base = Candidate(metric, "base", 0, "as_written", base_source, 0)
+        out.insert(0, base)
+    return [Candidate(c.metric, c.instruction, c.examples, c.reply_format, c.source, i) for i, c in enumerate(out)]
+
+
+def _read_variant(root: Path, space: TuneSpace, metric: str, name: str) -> str:
+    path = variant_path(root, space, metric, name)
+    if not path.is_file():
+        raise ConfigError(f"tune space: instruction variant {name!r} of {metric} not found: {path}")
+    return path.read_text(encoding="utf-8")
+
+
+def compose(metric: str, text: str, examples: Sequence[UnitTest], reply_format: str) -> str:
+    """The template: `text` with worked examples inserted before its last paragraph (the reply instructions), and,
+    unless the format is "as_written", that paragraph replaced by the format's and the format declared."""
+    if not examples and reply_format == "as_written":
+        return text
+    body, sep, last = text.rstrip().rpartition("\n\n")
+    if not sep:
+        raise ConfigError(
+            f"tune space: the {metric} template has no blank line before its reply instructions, so examples and "
+            "reply formats have nowhere to go"
+        )
+    parts = [body]
+    if examples:
+        parts.append(examples_block(metric, examples))
+    if reply_format == "as_written":
+        parts.append(last)
+        return "\n\n".join(parts) + "\n"
+    return (
+        f"{{# reply_format: {reply_format} #}}\n"
+        + "\n\n".join([*parts, reply_instructions(metric, reply_format)])
+        + "\n"
+    )
+
+
+def examples_block(metric: str, examples: Sequence[UnitTest]) -> str:
+    """Worked examples from the train split, shown verbatim (a test's text never runs as template code)."""
+    lines = ["Worked examples (other questions, graded correctly):"]
+    for number, test in enumerate(examples, start=1):
+        target = test.conditions[metric].target
+        lines += ["", f"Example {number}. Question: {test.sample.input}", f"Answer: {test.sample.actual_output}"]
+        if test.goal:
+            lines.append(f"Why: {test.goal}")
+        lines.append(f"Correct {metric} grade: {'null' if target is None else f'{target:g}'}")
+    text = "\n".join(lines)
+    return "{% raw %}" + text.replace("{% endraw %}", "{% endraw %}{{ '{% endraw %}' }}{% raw %}") + "{% endraw %}"
+
+
+def reply_instructions(metric: str, reply_format: str) -> str:
+    """The reply paragraph of a format: the JSON shape with its fields in the order the format puts them."""
+    grade_field, grades, flags = GRADE_SPECS[metric]
+    scale = f"{grades[0]}-{grades[-1]} or null" if len(grades) > 2 else " or ".join(map(str, grades)) + " or null"
+    fields: list[tuple[str, str]] = []
+    if reply_format != "grade_only":
+        fields += [(flag, "true|false") for flag in flags]
+    justification = (f"{metric}_justification", '"one or two sentences"')
+    if reply_format == "justification_first":
+        fields.append(justification)
+    fields.append((grade_field, scale))
+    if reply_format == "grade_first":
+        fields.append(justification)
+    entry = ", ".join(f"{json.dumps(key)}: {value}" for key, value in fields)
+    return (
+        "Grade the two answers above. Reply with JSON only, in this shape:\n"
+        f'{{"answer_1": {{{entry}}},\n "answer_2": {{{entry}}}}}'
+    )

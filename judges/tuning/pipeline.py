@@ -1,0 +1,171 @@
+"""`tune` end to end: the base and the candidates on train, the choice, the tuned folder, then one run on test."""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from judges.errors import BudgetExhausted, ConfigError, InputError
+from judges.judging.factory import JudgeOptions
+from judges.runs.run import Run
+from judges.tuning.runner import BudgetStop, CandidateRunner, Ledger, write_prompt_folder
+from judges.tuning.search import Halving
+from judges.tuning.space import TuneSpace, load_space
+from judges.tuning.stages import Budget, MetricSearch, decoding_choices, search_decoding, search_metric, tag_of
+from judges.types import GROUSE_METRICS
+
+
+@dataclass
+class TuneJob:
+    """What the user asked for: the judge (its options name the base prompt folder and the cache), the unit-test
+    folder (train.jsonl and test.jsonl), the space, the metrics, one budget, and where everything goes."""
+
+    options: JudgeOptions
+    out: Path
+    tests: Path | None = None
+    space: Path | None = None
+    metrics: Sequence[str] | None = None
+    budget_calls: int | None = None
+    max_cost: float | None = None
+    test_limit: int | None = None
+    progress: Callable[[str], None] = lambda message: None
+
+
+@dataclass
+class TuneOutcome:
+    """Everything the report shows."""
+
+    space: TuneSpace
+    metrics: list[str]
+    searches: list[MetricSearch]
+    decoding: Halving | None
+    decoding_choices: dict[str, dict[str, Any]]
+    chosen_decoding: str
+    runs: dict[str, Run]
+    search_ledger: Ledger
+    report_ledger: Ledger
+    test_file: Path
+    test_sha256: str
+    tuned_folder: Path
+    budget: dict[str, Any] = field(default_factory=dict)
+    base_prompts: str = "default"
+
+
+def split_folder(tests: Path | None) -> Path:
+    """The unit-test folder holding both splits (default: the shipped suite)."""
+    from judges.files.shipped import bundled_dir
+
+    folder = Path(tests) if tests is not None else bundled_dir("unit_tests")
+    if not folder.is_dir() or not (folder / "train.jsonl").is_file() or not (folder / "test.jsonl").is_file():
+        raise InputError("tune needs a folder holding train.jsonl and test.jsonl", path=str(folder))
+    return folder
+
+
+def chosen_metrics(space: TuneSpace, asked: Sequence[str] | None) -> list[str]:
+    available = space.metric_spaces()
+    names = list(asked) if asked else list(available)
+    for name in names:
+        if name not in GROUSE_METRICS:
+            raise ConfigError(f"--metrics: unknown metric {name!r}; tune works on {', '.join(GROUSE_METRICS)}")
+        if name not in available:
+            raise ConfigError(f"--metrics: the space has no [metrics.{name}] table")
+    return [m for m in GROUSE_METRICS if m in names]
+
+
+def tune(job: TuneJob) -> TuneOutcome:
+    """Search on train, write the tuned folder, then run the base and the tuned folder once on test."""
+    from judges.judging.prompts import load_prompt_set
+    from judges.runs.api import load_tests
+
+    space, root = load_space(job.space)
+    metrics = chosen_metrics(space, job.metrics)
+    folder = split_folder(job.tests)
+    if job.budget_calls is not None and job.max_cost is not None:
+        raise ConfigError("give one budget: --budget-calls or --max-cost")
+    budget_calls = None if job.max_cost is not None else (job.budget_calls or space.search.budget_calls)
+    base = load_prompt_set(job.options.prompts)
+    base_sources = {m: t.source for m, t in base.templates.items()}
+    train = load_tests(folder, "train")
+    out = job.out
+    ledger = Ledger()
+    runner = CandidateRunner(job.options, ledger, job.max_cost, "train")
+    budget = Budget(ledger, budget_calls)
+
+    job.progress(f"base prompts on the {len(train)} train tests")
+    base_folder = write_prompt_folder(out / "search" / "base", base_sources)
+    try:
+        runs = {"base-train": runner.run(base_folder, train, out=out / "runs" / "base-train")}
+    except BudgetStop as err:
+        raise BudgetExhausted(
+            f"--max-cost {job.max_cost:g} USD is spent by the base run on train alone ({err}); nothing was chosen"
+        ) from None
+    if budget_calls is not None and ledger.needed > budget_calls:
+        raise ConfigError(
+            f"--budget-calls {budget_calls} is spent by the base run on train alone ({ledger.needed} calls)"
+        )
+
+    searches = []
+    tuned = dict(base_sources)
+    for metric in metrics:
+        search = search_metric(metric, space, root, train, base_sources, runner, budget, out, job.progress)
+        searches.append(search)
+        tuned[metric] = search.winner.source
+
+    tuned_folder = write_prompt_folder(out / "prompts", tuned)
+    load_prompt_set(str(tuned_folder))  # the written folder is a normal, loadable prompt folder
+    choices = decoding_choices(space, job.options)
+    decoding = None
+    chosen_decoding = "as given"
+    if len(choices) > 1:
+        decoding = search_decoding(choices, tuned_folder, metrics, train, space, runner, budget, job.progress)
+        chosen_decoding = decoding.winner or "as given"
+    overrides = choices[chosen_decoding]
+
+    job.progress("tuned prompts on the train split")
+    try:
+        runs["tuned-train"] = runner.run(
+            tuned_folder,
+            train,
+            overrides=overrides,
+            tag=tag_of(chosen_decoding, choices),
+            out=out / "runs" / "tuned-train",
+        )
+    except BudgetStop:
+        runner.max_cost = None  # the choice is made; the tuned folder's train figures are part of the report
+        runs["tuned-train"] = runner.run(
+            tuned_folder,
+            train,
+            overrides=overrides,
+            tag=tag_of(chosen_decoding, choices),
+            out=out / "runs" / "tuned-train",
+        )
+
+    # Only now, with every choice made and written, is the test split read: once, for the report.
+    test_file = folder / "test.jsonl"
+    test = load_tests(folder, "test", job.test_limit)
+    report_ledger = Ledger()
+    reporter = CandidateRunner(job.options, report_ledger, None, "test")
+    job.progress(f"base and tuned prompts, once each, on {len(test)} test-split tests")
+    runs["base-test"] = reporter.run(base_folder, test, out=out / "runs" / "base-test")
+    runs["tuned-test"] = reporter.run(
+        tuned_folder, test, overrides=overrides, tag=tag_of(chosen_decoding, choices), out=out / "runs" / "tuned-test"
+    )
+    return TuneOutcome(
+        space,
+        metrics,
+        searches,
+        decoding,
+        choices,
+        chosen_decoding,
+        runs,
+        ledger,
+        report_ledger,
+        test_file,
+        hashlib.sha256(test_file.read_bytes()).hexdigest(),
+        tuned_folder,
+        {"budget_calls": budget_calls, "max_cost": job.max_cost},
+        job.options.prompts,
+    )

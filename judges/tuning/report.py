@@ -1,0 +1,214 @@
+"""The tuning report: base versus tuned on train and on test with intervals, the gap, flipped tests, the cost."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from judges.runs.markdown import pct, table
+from judges.runs.run import Run
+from judges.tuning.pipeline import TuneOutcome
+
+NEVER_USED = (
+    "The test split was never used to choose: the search ran on the train split only, the test split was read "
+    "after the tuned folder was written, and the base and the tuned prompts ran on it once each."
+)
+
+
+def figures(run: Run, metric: str) -> dict[str, Any]:
+    """A metric's pass rate over the run's completed tests, with its Wilson interval."""
+    from judges.runs.intervals import wilson
+
+    stats = run.summary["metrics"][metric]
+    low, high = wilson(stats["passed"], stats["completed"])
+    return {
+        "pass_rate": stats["pass_rate"],
+        "passed": stats["passed"],
+        "n": stats["completed"],
+        "format_failures": stats["failures"],
+        "ci95": [low, high],
+    }
+
+
+def total(run: Run) -> dict[str, Any]:
+    from judges.runs.intervals import total_interval
+
+    low, high = total_interval([r for r in run.records if r.get("draw", 0) == 0])
+    return {"pass_rate": run.summary["total_pass_rate"], "n": run.summary["completed_tests"], "ci95": [low, high]}
+
+
+def _gap(train: dict[str, Any], test: dict[str, Any]) -> float | None:
+    if train["pass_rate"] is None or test["pass_rate"] is None:
+        return None
+    return float(train["pass_rate"] - test["pass_rate"])
+
+
+def build_report(outcome: TuneOutcome) -> dict[str, Any]:
+    from judges.runs.compare import changes
+
+    runs = outcome.runs
+    rows: dict[str, Any] = {}
+    for metric in [*outcome.metrics, "total"]:
+        entry: dict[str, Any] = {}
+        for side in ("base", "tuned"):
+            train, test = (
+                total(runs[f"{side}-{split}"]) if metric == "total" else figures(runs[f"{side}-{split}"], metric)
+                for split in ("train", "test")
+            )
+            entry[side] = {"train": train, "test": test, "train_minus_test": _gap(train, test)}
+        rows[metric] = entry
+    flipped = {
+        split: [
+            {"test": test, "metric": metric, "base": before, "tuned": after}
+            for test, metric, before, after in changes(runs[f"base-{split}"], runs[f"tuned-{split}"])
+        ]
+        for split in ("train", "test")
+    }
+    config = runs["base-train"].config
+    return {
+        "judge": config.get("judge"),
+        "base_prompts": outcome.base_prompts,
+        "tuned_prompts": str(outcome.tuned_folder),
+        "metrics": outcome.metrics,
+        "decoding": {"chosen": outcome.chosen_decoding, "overrides": outcome.decoding_choices[outcome.chosen_decoding]},
+        "figures": rows,
+        "flipped": flipped,
+        "search": {
+            "metrics": {
+                s.metric: {
+                    "candidates": [c.name for c in s.candidates],
+                    "examples_from_train": s.examples,
+                    "search_tests": s.eval_tests,
+                    "rounds": [
+                        {"tests": r.tests, "scores": [x.to_dict() for x in r.scores], "kept": r.kept}
+                        for r in s.halving.rounds
+                    ],
+                    "chosen": s.winner.name,
+                    "ended": s.halving.ended,
+                    "message": s.halving.message,
+                }
+                for s in outcome.searches
+            },
+            "decoding_rounds": None
+            if outcome.decoding is None
+            else [
+                {"tests": r.tests, "scores": [x.to_dict() for x in r.scores], "kept": r.kept}
+                for r in outcome.decoding.rounds
+            ],
+            "budget": outcome.budget,
+            **outcome.search_ledger.to_dict(),
+        },
+        "test_runs": outcome.report_ledger.to_dict(),
+        "test_split": {
+            "file": str(outcome.test_file),
+            "sha256": outcome.test_sha256,
+            "n_tests": runs["base-test"].summary["n_items"],
+            "statement": NEVER_USED,
+        },
+    }
+
+
+def _cell(figure: dict[str, Any]) -> str:
+    low, high = figure["ci95"]
+    interval = "" if low is None else f" [{100 * low:.0f}, {100 * high:.0f}]"
+    return f"{pct(figure['pass_rate'])}{interval}"
+
+
+def _points(value: float | None) -> str:
+    return "n/a" if value is None else f"{100 * value:+.1f} pts"
+
+
+def report_markdown(report: dict[str, Any]) -> str:
+    search = report["search"]
+    lines = [
+        f"# judgelab tune: {report['judge']}",
+        "",
+        f"Base prompts `{report['base_prompts']}`; tuned prompts written to `{report['tuned_prompts']}` (use it with "
+        "`--prompts`). Metrics tuned: " + ", ".join(report["metrics"]) + ".",
+        "",
+        "## Base versus tuned (pass rate, 95% interval: Wilson per metric, bootstrap for the total)",
+        "",
+        table(
+            [
+                {
+                    "metric": metric,
+                    "base train": _cell(entry["base"]["train"]),
+                    "tuned train": _cell(entry["tuned"]["train"]),
+                    "base test": _cell(entry["base"]["test"]),
+                    "tuned test": _cell(entry["tuned"]["test"]),
+                    "train-test gap, base": _points(entry["base"]["train_minus_test"]),
+                    "train-test gap, tuned": _points(entry["tuned"]["train_minus_test"]),
+                }
+                for metric, entry in report["figures"].items()
+            ]
+        ),
+    ]
+    decoding = report["decoding"]
+    if decoding["overrides"]:
+        lines += ["", f"Decoding chosen: {decoding['chosen']} (pass the same options to `meta-eval`)."]
+    for split in ("train", "test"):
+        flips = report["flipped"][split]
+        gained = sum(f["tuned"] == "pass" for f in flips)
+        lines += ["", f"## Flipped on {split}: {len(flips)} ({gained} now pass, {len(flips) - gained} now do not)", ""]
+        if flips:
+            lines.append(table(flips))
+    lines += ["", "## The search (train split only)", ""]
+    for metric, entry in search["metrics"].items():
+        lines += [
+            f"### {metric}: chose `{entry['chosen']}` ({entry['ended']}{'; ' + entry['message'] if entry['message'] else ''})",
+            "",
+            f"{len(entry['candidates'])} candidates on {entry['search_tests']} train tests"
+            + (
+                f" (examples from {', '.join(entry['examples_from_train'])} left out)"
+                if entry["examples_from_train"]
+                else ""
+            )
+            + ".",
+            "",
+        ]
+        for index, round_ in enumerate(entry["rounds"], start=1):
+            lines += [f"Round {index}: {round_['tests']} tests, kept {', '.join(round_['kept'])}", ""]
+            lines.append(
+                table(
+                    [
+                        {
+                            "candidate": s["candidate"],
+                            "pass": f"{s['passed']}/{s['n']}",
+                            "pass rate": _cell(s),
+                            "tokens": s["tokens"],
+                            "template chars": s["template_chars"],
+                        }
+                        for s in round_["scores"]
+                    ]
+                )
+            )
+            lines.append("")
+    budget = search["budget"]
+    limit = (
+        f"--budget-calls {budget['budget_calls']}"
+        if budget.get("budget_calls") is not None
+        else f"--max-cost {budget['max_cost']} USD"
+    )
+    lines += [
+        f"Search cost ({limit}): {search['calls_needed']} distinct calls needed, {search['new_calls']} sent to the "
+        f"model this time ({search['cached_calls']} answered by the cache), ${search['cost_usd']:.4f}, "
+        f"over {search['runs']} runs. The two test-split runs: {report['test_runs']['new_calls']} calls sent, "
+        f"${report['test_runs']['cost_usd']:.4f}.",
+        "",
+        "## The test split",
+        "",
+        f"`{report['test_split']['file']}`, {report['test_split']['n_tests']} tests, SHA-256 "
+        f"`{report['test_split']['sha256']}`.",
+        "",
+        report["test_split"]["statement"],
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def write_report(outcome: TuneOutcome, out: Path) -> dict[str, Any]:
+    report = build_report(outcome)
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "report.json").write_text(json.dumps(report, indent=2, ensure_ascii=False), encoding="utf-8")
+    (out / "report.md").write_text(report_markdown(report), encoding="utf-8")
+    return report

@@ -1,0 +1,127 @@
+"""Runs candidate prompt folders on unit tests through the public run API, one reply cache, and a call ledger."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from judges.judging.factory import JudgeOptions
+from judges.judging.prompts import TEMPLATE_SUFFIX
+from judges.runs.run import Run
+from judges.runs.summary import item_calls
+from judges.tuning.search import Score
+from judges.types import UnitTest
+
+
+@dataclass
+class Ledger:
+    """The calls a set of runs needed: each distinct call once (what an empty cache would pay for, so a repeated
+    search takes the same path), the calls this invocation sent to the model, those the cache answered, and cost."""
+
+    seen: set[tuple[Any, ...]] = field(default_factory=set)
+    needed: int = 0
+    new_calls: int = 0
+    cached_calls: int = 0
+    cost: float = 0.0
+    runs: int = 0
+
+    def add(self, run: Run, tag: str = "") -> int:
+        """Count a run's calls; returns how many distinct calls it added. A call is the same call when it asks
+        the same test, with the same template text and settings (`tag`), for the same time in that test."""
+        added = 0
+        for record in run.records:
+            occurrences: Counter[tuple[str, str]] = Counter()
+            for call in item_calls(record):
+                which = (str(call.get("template")), str(call.get("prompt_sha256")))
+                key = (tag, record["id"], record.get("draw", 0), *which, occurrences[which])
+                occurrences[which] += 1
+                if key not in self.seen:
+                    self.seen.add(key)
+                    added += 1
+        usage = run.summary.get("usage", {})
+        self.needed += added
+        self.cached_calls += int(usage.get("cached_calls", 0))
+        self.new_calls += int(usage.get("calls", 0)) - int(usage.get("cached_calls", 0))
+        self.new_calls += int(usage.get("failed_calls", 0)) - sum(
+            n for kind, n in usage.get("failures", {}).items() if kind in ("unparseable", "refused")
+        )
+        self.cost += float(usage.get("cost", 0.0))
+        self.runs += 1
+        return added
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "calls_needed": self.needed,
+            "new_calls": self.new_calls,
+            "cached_calls": self.cached_calls,
+            "cost_usd": round(self.cost, 6),
+            "runs": self.runs,
+        }
+
+
+def write_prompt_folder(folder: Path, sources: Mapping[str, str]) -> Path:
+    """A normal prompt folder: one `<metric>.txt.jinja` per metric."""
+    folder.mkdir(parents=True, exist_ok=True)
+    for metric, source in sources.items():
+        (folder / f"{metric}{TEMPLATE_SUFFIX}").write_text(source, encoding="utf-8")
+    return folder
+
+
+class BudgetStop(Exception):
+    """A run stopped at the cost limit: the round it belongs to is not used."""
+
+
+@dataclass
+class CandidateRunner:
+    """Runs a prompt folder (with optional decoding overrides) through `run_unit_tests`, all with `options`'s cache.
+
+    `max_cost` caps what the runs spend together; a run stopped by it raises BudgetStop. Any other early stop (an
+    unusable endpoint, an error) raises that run's error: its figures would mislead."""
+
+    options: JudgeOptions
+    ledger: Ledger
+    max_cost: float | None = None
+    split: str = "train"
+
+    def run(
+        self,
+        folder: Path,
+        tests: Sequence[UnitTest],
+        *,
+        overrides: Mapping[str, Any] | None = None,
+        tag: str = "",
+        out: Path | None = None,
+    ) -> Run:
+        from judges.leaderboard.unit_test_entries import run_stopped
+        from judges.runs.api import run_unit_tests
+
+        max_cost = None
+        if self.max_cost is not None:
+            max_cost = self.max_cost - self.ledger.cost
+            if max_cost <= 0:
+                raise BudgetStop(f"--max-cost {self.max_cost:g} USD spent")
+        options = dataclasses.replace(self.options, prompts=str(folder), max_cost=max_cost, **dict(overrides or {}))
+        run = run_unit_tests(tests, options, out=out, data=str(folder), split=self.split)
+        self.ledger.add(run, tag)
+        if run.stop_reason == "budget":
+            raise BudgetStop(str(run.stop_message))
+        if run.stop_reason:
+            raise run_stopped(run)
+        return run
+
+
+def score(name: str, run: Run, metrics: Sequence[str], sources: Mapping[str, str], order: int) -> Score:
+    """A candidate's score on `metrics`: passes over every (test, metric) of the run, with a Wilson interval."""
+    from judges.runs.intervals import wilson
+
+    rows = [r for r in run.records if r.get("draw", 0) == 0]
+    passed = sum(r["metrics"][m]["outcome"] == "pass" for r in rows for m in metrics)
+    n = len(rows) * len(metrics)
+    low, high = wilson(passed, n)
+    usage = [run.summary["metrics"][m]["usage"] for m in metrics if m in run.summary.get("metrics", {})]
+    tokens = sum(int(u["prompt_tokens"]) + int(u["completion_tokens"]) for u in usage)
+    return Score(name, passed, n, low, high, tokens, sum(len(sources[m]) for m in metrics), order)

@@ -1,0 +1,365 @@
+"""`judgelab tune`: a scripted judge that is right on completeness only under one variant; the search finds it on
+train, the test split is read once after the choice, a repeated search makes no call, a dry run calls nothing."""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+from conftest import ROOT, reply
+
+from judges.calls.scripted import ScriptedBackend
+from judges.errors import ConfigError
+from judges.judging.factory import JudgeOptions
+from judges.suite.loading import load_unit_tests
+from judges.tuning.pipeline import TuneJob, tune
+from judges.tuning.report import write_report
+from judges.tuning.search import Score, halve, schedule
+
+MARK = "Count every fact."  # only the good variant says this, and the scripted judge grades well only then
+TRAIN = load_unit_tests(ROOT / "unit_tests" / "train.jsonl")
+TEST = load_unit_tests(ROOT / "unit_tests" / "test.jsonl")[:16]
+
+
+def right_grade(condition) -> float | None:
+    """A grade meeting the condition (the scripted judge's answer when it is right)."""
+    for grade in (None, 5.0, 4.0, 3.0, 1.0, 0.0):
+        if condition.accepts(grade):
+            return grade
+    raise AssertionError(condition)
+
+
+def unit_test_for(prompt: str):
+    """The unit test a prompt asks about: its question, its references, and its answer under test as answer 2."""
+    (found,) = [
+        t
+        for t in [*TRAIN, *TEST]
+        if f"Question: {t.sample.input}\n" in prompt
+        and f"Answer 2: {t.sample.actual_output}\n" in prompt
+        and all(f"] {reference}\n" in prompt for reference in t.sample.references)
+        and f"[{len(t.sample.references) + 1}] " not in prompt.split("Question:")[0]
+    ]
+    return found
+
+
+def script(request):
+    if request.metric == "completeness" and MARK not in request.messages[0]["content"]:
+        return reply("completeness", 3)  # the base prompt: always 3, right only where the condition is '<5'
+    return right_reply(request)
+
+
+def right_reply(request):
+    test = unit_test_for(request.messages[0]["content"])
+    metric = request.metric
+    grade = right_grade(test.conditions[metric])
+    value = None if grade is None else int(grade)
+    if metric == "answer_relevancy":
+        return reply(metric, value, answer_affirms_no_document_answers=value is None)
+    return reply(metric, value)
+
+
+@pytest.fixture
+def folder(tmp_path):
+    """A unit-test folder: the shipped train split, and 16 tests of the test split."""
+    tests = tmp_path / "suite"
+    tests.mkdir()
+    shutil.copy(ROOT / "unit_tests" / "train.jsonl", tests / "train.jsonl")
+    lines = (ROOT / "unit_tests" / "test.jsonl").read_text(encoding="utf-8").splitlines()[:16]
+    (tests / "test.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return tests
+
+
+@pytest.fixture
+def space(tmp_path):
+    base = (ROOT / "prompts" / "default" / "completeness.txt.jinja").read_text(encoding="utf-8")
+    variants = tmp_path / "space" / "variants" / "completeness"
+    variants.mkdir(parents=True)
+    good = base.replace("Metric: COMPLETENESS.", f"Metric: COMPLETENESS. {MARK}")
+    (variants / "good.txt.jinja").write_text(good, encoding="utf-8")
+    path = tmp_path / "space" / "tune.toml"
+    path.write_text(
+        '[search]\nfirst_round_tests = 4\n\n[metrics.completeness]\ninstructions = ["base", "good"]\n'
+        'reply_formats = ["as_written", "grade_only"]\n',
+        encoding="utf-8",
+    )
+    return path
+
+
+@pytest.fixture
+def backend(monkeypatch):
+    """The scripted judge behind the same backend interface every run opens (no server, no network)."""
+    double = ScriptedBackend(script)
+
+    @contextlib.contextmanager
+    def open_backend(model, **_):
+        yield double
+
+    monkeypatch.setattr("judges.judging.factory.open_backend", open_backend)
+    return double
+
+
+def job(tmp_path, folder, space, out="out", **extra):
+    options = JudgeOptions(judge="scripted/model", cache_path=str(tmp_path / "cache.sqlite"), json_schema=False)
+    return TuneJob(options=options, out=tmp_path / out, tests=folder, space=space, **extra)
+
+
+def passes_with(grade, tests, metric="completeness"):
+    return sum(t.conditions[metric].accepts(grade) for t in tests)
+
+
+def test_tune_finds_the_better_variant_on_train_and_reports_once_on_test(tmp_path, folder, space, backend, monkeypatch):
+    import judges.runs.api
+
+    loads = []
+    real = judges.runs.api.load_tests
+
+    def spy(source=None, split=None, limit=None):
+        loads.append((split, len(backend.requests)))
+        return real(source, split, limit)
+
+    monkeypatch.setattr(judges.runs.api, "load_tests", spy)
+    outcome = tune(job(tmp_path, folder, space))
+    report = write_report(outcome, tmp_path / "out")
+
+    # the search ran on train only: the test split was read once, after every train call
+    assert [split for split, _ in loads] == ["train", "test"]
+    searched = backend.requests[: loads[1][1]]
+    test_questions = {t.sample.input for t in TEST} - {t.sample.input for t in TRAIN}
+    assert searched and not any(q in r.messages[0]["content"] for r in searched for q in test_questions)
+    assert any(q in r.messages[0]["content"] for r in backend.requests[loads[1][1] :] for q in test_questions)
+
+    # four candidates, halved to two on 8 tests, then the winner: the good variant, grade only (cheaper prompt)
+    search = report["search"]["metrics"]["completeness"]
+    assert search["candidates"] == [
+        "base__ex0__as_written",
+        "base__ex0__grade_only",
+        "good__ex0__as_written",
+        "good__ex0__grade_only",
+    ]
+    assert [(r["tests"], r["kept"]) for r in search["rounds"]] == [
+        (4, ["good__ex0__grade_only", "good__ex0__as_written"]),
+        (8, ["good__ex0__grade_only"]),
+    ]
+    assert search["chosen"] == "good__ex0__grade_only" and search["ended"] == "one left"
+
+    # the tuned folder is a normal prompt folder; only completeness changed
+    from judges.judging.prompts import check_renders, load_prompt_set
+
+    tuned = load_prompt_set(str(tmp_path / "out" / "prompts"))
+    check_renders(tuned, (t.sample for t in TRAIN))
+    default = load_prompt_set("default")
+    assert MARK in tuned.templates["completeness"].source
+    assert tuned.templates["completeness"].reply_format == "grade_only"
+    assert {m: t.source for m, t in tuned.templates.items() if m != "completeness"} == {
+        m: t.source for m, t in default.templates.items() if m != "completeness"
+    }
+
+    # base versus tuned on both splits, with exact figures
+    figures = report["figures"]["completeness"]
+    assert figures["base"]["train"]["passed"] == passes_with(3.0, TRAIN) == 8
+    assert figures["tuned"]["train"]["passed"] == figures["tuned"]["train"]["n"] == 32
+    assert figures["base"]["test"]["passed"] == passes_with(3.0, TEST) and figures["base"]["test"]["n"] == 16
+    assert figures["tuned"]["test"]["pass_rate"] == 1.0
+    assert figures["tuned"]["train_minus_test"] == 0.0
+    low, high = figures["base"]["train"]["ci95"]
+    assert round(low, 4) == 0.1325 and round(high, 4) == 0.4211  # Wilson, 8 of 32
+    flipped = report["flipped"]["test"]
+    assert {f["metric"] for f in flipped} <= {"completeness", "positive_acceptance", "negative_rejection"}
+    completeness = [f for f in flipped if f["metric"] == "completeness"]
+    assert len(completeness) == 16 - passes_with(3.0, TEST) and all(f["tuned"] == "pass" for f in flipped)
+    assert report["test_split"]["sha256"] == hashlib.sha256((folder / "test.jsonl").read_bytes()).hexdigest()
+    markdown = (tmp_path / "out" / "report.md").read_text(encoding="utf-8")
+    assert "## Flipped on test: " + str(len(flipped)) in markdown
+    assert "The test split was never used to choose" in markdown
+    assert json.loads((tmp_path / "out" / "report.json").read_text())["search"]["new_calls"] > 0
+
+    # a repeated search takes the same path from the cache and sends nothing
+    sent = len(backend.requests)
+    again = write_report(tune(job(tmp_path, folder, space, out="again")), tmp_path / "again")
+    assert len(backend.requests) == sent
+    assert again["search"]["new_calls"] == again["test_runs"]["new_calls"] == 0
+    assert again["search"]["calls_needed"] == report["search"]["calls_needed"]
+    assert again["search"]["metrics"] == report["search"]["metrics"]
+
+
+def test_a_call_budget_stops_the_search_and_keeps_the_last_rounds_leader(tmp_path, folder, space, backend):
+    """The base run on train needs 102 calls, round 1 twelve (three new candidates x 4 tests): round 2's projected
+    6 calls (2 candidates x 4 new tests x 0.75, round 1's calls per candidate-test) do not fit in 118."""
+    first = write_report(tune(job(tmp_path, folder, space, budget_calls=118)), tmp_path / "out")
+    search = first["search"]["metrics"]["completeness"]
+    assert [r["tests"] for r in search["rounds"]] == [4]
+    assert search["ended"] == "budget"
+    assert search["message"] == "round 2 would need about 6 calls; 4 of --budget-calls 118 are left"
+    assert search["chosen"] == "good__ex0__grade_only"
+
+
+def test_dry_run_estimates_and_calls_nothing(tmp_path, folder, space, backend, capsys):
+    from judges.cli.main import main
+
+    code = main(
+        ["tune", "--judge", "scripted/model", "--no-json-schema", "--prompts", "default", "--tests", str(folder)]
+        + ["--space", str(space), "--metrics", "completeness", "--cache", str(tmp_path / "c.sqlite")]
+        + ["--out", str(tmp_path / "out"), "--dry-run"]
+    )
+    printed = capsys.readouterr().out
+    assert code == 0 and backend.requests == [] and not (tmp_path / "out").exists()
+    assert "completeness: 4 candidates, rounds (candidates x tests) 4 x 4, 2 x 8: about 20 calls" in printed
+    assert "test split: 16 tests, base and tuned once each: at most 80 calls" in printed
+    assert printed.rstrip().endswith("Nothing was called.")
+
+
+def test_one_budget_only(tmp_path, folder, space, backend, capsys):
+    from judges.cli.main import main
+
+    code = main(["tune", "--out", str(tmp_path), "--budget-calls", "10", "--max-cost", "1"])
+    assert code == 2 and "give one budget: --budget-calls or --max-cost" in capsys.readouterr().err
+
+
+def test_halving_keeps_the_better_half_and_breaks_ties_by_cost():
+    quality = {"a": 1, "b": 3, "c": 3, "d": 0, "e": 2}
+    tokens = {"a": 10, "b": 50, "c": 20, "d": 10, "e": 10}
+    seen = []
+
+    def evaluate(names, tests):
+        seen.append((list(names), tests))
+        return [Score(n, quality[n] * tests, 4 * tests, None, None, tokens[n], 100, i) for i, n in enumerate(names)]
+
+    result = halve(list(quality), 16, 4, evaluate, lambda *_: None)
+    assert seen == [(["a", "b", "c", "d", "e"], 4), (["c", "b", "e"], 8), (["c", "b"], 16)]
+    assert result.winner == "c" and result.ended == "tests used up"
+    assert schedule(12, 30, 4) == [(12, 4), (6, 8), (3, 16), (2, 30)]
+    assert schedule(1, 30, 4) == [(1, 4)]
+
+
+def test_space_keys_are_checked_with_the_nearest_name(tmp_path):
+    from judges.tuning.space import load_space
+
+    path = tmp_path / "t.toml"
+    path.write_text("[metrics.completeness]\nexampels = [0]\n", encoding="utf-8")
+    with pytest.raises(ConfigError, match=r"unknown key 'metrics.completeness.exampels'; did you mean 'examples'\?"):
+        load_space(path)
+    path.write_text("[metrics.completnes]\n", encoding="utf-8")
+    with pytest.raises(ConfigError, match=r"unknown key 'metrics.completnes'; did you mean 'completeness'\?"):
+        load_space(path)
+    path.write_text('[metrics.faithfulness]\nreply_formats = ["grade_last"]\n', encoding="utf-8")
+    with pytest.raises(ConfigError, match=r"metrics.faithfulness.reply_formats\[0\]: input should be"):
+        load_space(path)
+
+
+def test_the_shipped_space_builds_loadable_candidates_for_every_metric():
+    from judges.judging.prompts import SAMPLE_VARIABLES, PromptTemplate, load_prompt_set
+    from judges.tuning.candidates import build_candidates, example_pool
+    from judges.tuning.space import load_space
+
+    space, root = load_space()
+    base = load_prompt_set("default")
+    for metric, metric_space in space.metric_spaces().items():
+        pool = example_pool(metric, metric_space, TRAIN)
+        candidates = build_candidates(metric, base.templates[metric].source, space, root, pool)
+        assert len(candidates) == 12 and candidates[0].is_base and len(pool) == 2
+        assert len({c.source for c in candidates}) == 12
+        for candidate in candidates:
+            template = PromptTemplate(metric, Path(f"{candidate.name}.txt.jinja"), candidate.source)
+            template.check_variables(set(SAMPLE_VARIABLES), required=("actual_output",))
+            rendered = template.render(
+                **{"input": "Q", "contexts": ["r"], "expected_output": "E", "actual_output": "A"}
+            )
+            assert ("Worked examples" in rendered) == (candidate.examples == 2)
+
+
+def test_tuning_docs_list_every_space_key():
+    import re
+
+    from judges.files.toml_config import keys_at
+    from judges.tuning.space import Decoding, Metrics, MetricSpace, Search, TuneSpace
+
+    text = (ROOT / "docs" / "tuning.md").read_text(encoding="utf-8")
+    for heading, kind in [
+        ("### Top level", TuneSpace),
+        ("### `[search]`", Search),
+        ("### `[decoding]`", Decoding),
+        ("### `[metrics]`", Metrics),
+        ("### `[metrics.<metric>]`", MetricSpace),
+    ]:
+        section = text.split(heading, 1)[1].split("\n#", 1)[0]
+        assert set(re.findall(r"^\| `([a-z_0-9]+)` \|", section, re.M)) == keys_at(kind, ()), heading
+
+
+def test_a_cost_limit_spent_by_the_base_run_is_one_line_and_exit_4(tmp_path, folder, space, monkeypatch, capsys):
+    from judges.cli.main import main
+
+    double = ScriptedBackend(script, cost_per_call=0.01)
+
+    @contextlib.contextmanager
+    def open_backend(model, **_):
+        yield double
+
+    monkeypatch.setattr("judges.judging.factory.open_backend", open_backend)
+    code = main(
+        ["tune", "--judge", "scripted/model", "--no-json-schema", "--tests", str(folder), "--space", str(space)]
+        + ["--cache", str(tmp_path / "c.sqlite"), "--out", str(tmp_path / "out"), "--max-cost", "0.05"]
+    )
+    err = capsys.readouterr().err
+    assert code == 4 and "--max-cost 0.05 USD is spent by the base run on train alone" in err
+    assert 5 <= len(double.requests) < 20 and not (tmp_path / "out" / "report.md").exists()
+
+
+def test_decoding_settings_are_searched_after_the_templates_and_used_on_test(tmp_path, folder, monkeypatch):
+    double = ScriptedBackend(warm)  # right on completeness only when sampling at temperature 0.5
+
+    @contextlib.contextmanager
+    def open_backend(model, **_):
+        yield double
+
+    monkeypatch.setattr("judges.judging.factory.open_backend", open_backend)
+    space = tmp_path / "decoding.toml"
+    space.write_text("[decoding]\ntemperature = [0.0, 0.5]\n\n[metrics.completeness]\n", encoding="utf-8")
+    report = write_report(tune(job(tmp_path, folder, space)), tmp_path / "out")
+    assert report["decoding"] == {"chosen": "temperature=0.5", "overrides": {"temperature": 0.5}}
+    assert [r["kept"] for r in report["search"]["decoding_rounds"]] == [["temperature=0.5"]]
+    assert report["figures"]["completeness"]["tuned"]["test"]["pass_rate"] == 1.0
+    assert {r.params["temperature"] for r in double.requests[-16:]} == {0.5}
+
+
+def warm(request):
+    if request.metric == "completeness" and request.params.get("temperature") != 0.5:
+        return reply("completeness", 3)
+    return right_reply(request)
+
+
+def test_a_cost_limit_reached_in_a_round_discards_it_and_keeps_the_base(tmp_path, folder, space, monkeypatch):
+    double = ScriptedBackend(script, cost_per_call=0.01)
+
+    @contextlib.contextmanager
+    def open_backend(model, **_):
+        yield double
+
+    monkeypatch.setattr("judges.judging.factory.open_backend", open_backend)
+    report = write_report(tune(job(tmp_path, folder, space, max_cost=1.10)), tmp_path / "out")
+    search = report["search"]["metrics"]["completeness"]
+    assert search["rounds"] == [] and search["chosen"] == "base__ex0__as_written"
+    assert (
+        search["ended"] == "budget" and search["message"] == "the cost limit stopped a round; its figures are not used"
+    )
+    assert report["flipped"] == {"train": [], "test": []}
+    assert report["search"]["budget"] == {"budget_calls": None, "max_cost": 1.1}
+    assert 1.02 <= report["search"]["cost_usd"] <= 1.10 + 0.04  # calls in flight when the limit is hit finish
+
+
+def test_the_command_writes_the_folder_and_the_report(tmp_path, folder, space, backend, capsys):
+    from judges.cli.main import main
+
+    out = tmp_path / "out"
+    code = main(
+        ["tune", "--judge", "scripted/model", "--no-json-schema", "--tests", str(folder), "--space", str(space)]
+        + ["--cache", str(tmp_path / "c.sqlite"), "--out", str(out), "--budget-calls", "400"]
+    )
+    printed = capsys.readouterr().out
+    assert code == 0 and printed.startswith("# judgelab tune: scripted/model\n")
+    assert f"wrote {out}/report.md, report.json, prompts/, runs/" in printed
+    assert sorted(p.name for p in (out / "runs").iterdir()) == ["base-test", "base-train", "tuned-test", "tuned-train"]
+    assert json.loads((out / "report.json").read_text())["search"]["budget"] == {"budget_calls": 400, "max_cost": None}
