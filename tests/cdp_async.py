@@ -5,24 +5,14 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
-import shutil
 import subprocess
 import time
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-FLAGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
+from cdp import CHROMIUM, FLAGS
+
 KEYS = {"ArrowLeft": ("ArrowLeft", 37)}
 
 

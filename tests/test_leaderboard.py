@@ -2,11 +2,11 @@
 
 import json
 import os
-import shutil
 import subprocess
 import sys
 
 import pytest
+from cdp import CHROMIUM, FLAGS
 from conftest import ROOT, compact
 from stub import stub_server
 
@@ -328,19 +328,6 @@ def test_leaderboard_writes_four_files_with_intervals_and_a_best_judge_per_metri
 
     frame = pd.read_csv(leaderboard / "leaderboard.csv")
     assert len(frame) == len(data["entries"]) and "cost_per_1k_calls" in frame.columns
-
-
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-FLAGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
 
 
 @pytest.mark.skipif(CHROMIUM is None, reason="Debian's chromium is not installed (.ci/run installs it)")
