@@ -34,7 +34,4 @@ def check_can_see(model: JudgeModel, samples: Iterable[Sample]) -> None:
         if model.local
         else "if the endpoint's model does accept images, say so with --vision (or vision = true in [judge])"
     )
-    raise ConfigError(
-        f"judge {model.name} cannot see images, and {len(with_images)} sample(s) hold images "
-        f"(first: {with_images[0].id or 'the first'}): {how}"
-    )
+    raise ConfigError(f"judge {model.name} cannot see images, and {len(with_images)} sample(s) hold images: {how}")
