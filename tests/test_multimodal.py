@@ -5,6 +5,7 @@ import base64
 import io
 import json
 import os
+import re
 import shutil
 import sqlite3
 import subprocess
@@ -268,7 +269,15 @@ def test_a_meta_eval_on_the_multimodal_tests_against_the_stub(tmp_path):
     outcomes = {o["outcome"] for r in rows for o in r["metrics"].values()}
     assert outcomes <= {"pass", "wrong_grade", "failure"} and "pass" in outcomes
     _no_base64_in(tmp_path / "run", tmp_path / "c.sqlite")
-    assert (tmp_path / "run" / "report.html").is_file()
+    page = (tmp_path / "run" / "report.html").read_text(encoding="utf-8")
+    thumbnails = set(re.findall(r'<img src="([^"]+)"', page))
+    assert {(tmp_path / "run" / src).resolve().name for src in thumbnails} == {
+        "rainfall.png",
+        "population.png",
+        "energy_mix.png",
+        "ferry_fares.png",
+    }
+    assert all((tmp_path / "run" / src).resolve().is_file() for src in thumbnails)
 
 
 def test_check_tests_passes_the_multimodal_set_and_its_baselines_separate(tmp_path):
