@@ -291,3 +291,13 @@ def test_check_tests_passes_the_multimodal_set_and_its_baselines_separate(tmp_pa
     }
     assert totals["oracle"] == "100.0%"
     assert all(float(v.rstrip("%")) < 100 for name, v in totals.items() if name != "oracle")
+
+
+def test_whether_a_judge_sees_is_its_flag_else_litellms_model_table_and_never_the_offline_judge():
+    from judges.calls.model_spec import JudgeModel
+    from judges.images.vision import can_see
+
+    assert can_see(JudgeModel.from_name("gpt-4o-mini")) is True
+    assert can_see(JudgeModel.from_name("openai/x", api_base="http://127.0.0.1:9/v1")) is False
+    assert can_see(JudgeModel.from_name("openai/x", api_base="http://127.0.0.1:9/v1", vision=True)) is True
+    assert can_see(JudgeModel.from_name("local/smollm2-135m", vision=True)) is False
