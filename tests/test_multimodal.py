@@ -78,10 +78,10 @@ def test_a_list_of_text_and_image_parts_is_one_reference(tmp_path):
 @pytest.mark.parametrize(
     ("make", "problem"),
     [
-        (lambda d: None, "references[0]: image file not found: img/chart.png"),
+        (lambda d: None, "references.0: image file not found: img/chart.png"),
         (
             lambda d: (d / "img").mkdir() or (d / "img" / "chart.png").write_bytes(os.urandom(300)),
-            "references[0]: img/chart.png: not an image Pillow can read",
+            "references.0: img/chart.png: not an image Pillow can read",
         ),
     ],
     ids=["missing", "corrupt"],
@@ -109,8 +109,8 @@ def test_the_loader_reports_every_image_problem_of_a_file(tmp_path):
     with pytest.raises(InputProblems) as err:
         load_samples(data)
     assert [p.split(": ", 1)[0] for p in err.value.problems] == [
-        f"{data}:1:references[0]",
-        f"{data}:2:references[0]",
+        f"{data}:1:references.0",
+        f"{data}:2:references.0",
         f"{data}:2:input",
     ]
 

@@ -42,7 +42,7 @@ def _reference_texts(
     fields: RecordFields, references: list[Any], base_dir: Path, images: list[Image]
 ) -> list[str] | None:
     """Each reference as a text (its images as markers); None when one is unusable (each problem noted)."""
-    texts = [_parts(fields, value, f"references[{n}]", base_dir, images) for n, value in enumerate(references)]
+    texts = [_parts(fields, value, f"references.{n}", base_dir, images) for n, value in enumerate(references)]
     return None if any(text is None for text in texts) else [str(text) for text in texts]
 
 

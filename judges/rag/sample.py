@@ -56,7 +56,7 @@ def _with_images(value: Any, key: str, where: dict[str, Any], images: list[Image
     and image parts) read as texts holding image markers; an unusable image is an InputError naming the field."""
     base_dir = Path(str(where["path"])).parent if where["path"] else Path(".")
     if isinstance(value, list) and any(has_parts(v) for v in value):
-        return [_one_with_images(v, f"{key}[{n}]", base_dir, where, images) for n, v in enumerate(value)]
+        return [_one_with_images(v, f"{key}.{n}", base_dir, where, images) for n, v in enumerate(value)]
     return _one_with_images(value, key, base_dir, where, images)
 
 
