@@ -4,7 +4,10 @@ Run: python benchmarks/stub_server.py --port 0 --latency-ms 200 --max-concurrenc
 It prints `READY <port>` once it listens. GET /stats gives request counts; POST /reset clears them.
 Replies are valid for judgelab's and grouse's judge prompts (two-answer JSON with the metric's grade
 field), judgelab's yes/no rubrics (with top logprobs of "yes" and "no" when asked), and ragas' faithfulness and
-answer-relevancy prompts; /v1/embeddings returns unit vectors (or a 500 at --error-rate).
+answer-relevancy prompts, and judgelab's claims / claim-support / reference-relevance steps (the multi-modal
+metrics'); /v1/embeddings returns unit vectors (or a 500 at --error-rate).
+Multi-part messages (text and `image_url` parts) are read as their text, each image as `[image]`.
+--record FILE appends every chat request's JSON body to FILE, one per line, so a test can check what was sent.
 --echo-auth-rate makes a share of chat requests fail with a 400 whose body echoes the request's Authorization
 header and its JSON body, as careless proxies do: a client must not write that error anywhere unmasked.
 """
@@ -50,6 +53,14 @@ def judge_reply(prompt: str) -> str:
                 "content_analysis_sentence_by_sentence": [],
             }
             return json.dumps({"answer_1": entry, "answer_2": entry})
+    if '"verdicts": {"1"' in prompt:  # judgelab's claim support: one verdict per numbered claim
+        claims = re.findall(r"^(\d+)\. ", prompt.rpartition("Claims:")[2], flags=re.M) or ["1"]
+        verdicts = {n: {"reason": "stub", "supported": bool(_bit(prompt + n)), "passages": [1]} for n in claims}
+        return json.dumps({"verdicts": verdicts})
+    if '"claims": the list of claims' in prompt:  # judgelab's claim extraction
+        return json.dumps({"claims": ["The answer makes one claim.", "It makes a second claim."]})
+    if '"relevant": true or false' in prompt:  # judgelab's chunk / reference relevance
+        return json.dumps({"reason": "stub", "relevant": bool(_bit(prompt))})
     if '"grade": "yes"' in prompt:  # a judgelab yes/no rubric (LlamaIndex pass/fail, aspect critiques)
         return json.dumps({"reason": "stub", "grade": ("no", "yes")[_bit(prompt)]})
     task = _ragas_input(prompt)
@@ -65,6 +76,17 @@ def judge_reply(prompt: str) -> str:
         sentences = [s for s in re.split(r"(?<=[.!?])\s+", answer.strip()) if s][:8] if isinstance(answer, str) else []
         return json.dumps({"statements": sentences or ["The answer makes one claim.", "It makes a second claim."]})
     return json.dumps({"text": "stub"})
+
+
+def message_text(content: object) -> str:
+    """A message's content as text: a multi-part content's text parts, each image part as `[image]`."""
+    if not isinstance(content, list):
+        return str(content)
+    return "".join(
+        str(part.get("text", "")) if part.get("type") == "text" else "[image]"
+        for part in content
+        if isinstance(part, dict)
+    )
 
 
 def _ragas_input(prompt: str) -> dict | None:
@@ -103,9 +125,13 @@ class Stub:
         self.stats: Counter[str] = Counter()
         self.in_flight = self.peak = 0
         self.status, self.known_model, self.hang_rate = 0, "", 0.0
+        self.record_path = ""
 
     async def chat(self, request: web.Request) -> web.Response:
         body = await request.json()
+        if self.record_path:
+            with open(self.record_path, "a", encoding="utf-8") as record:
+                record.write(json.dumps(body) + "\n")
         if self.status:  # a broken endpoint: every request gets this status (401, 403, 500, ...)
             self.stats[str(self.status)] += 1
             return web.json_response({"error": {"message": f"injected status {self.status}"}}, status=self.status)
@@ -147,7 +173,7 @@ class Stub:
             return web.json_response(
                 {"error": {"message": "injected rate limit"}}, status=429, headers={"Retry-After": "0"}
             )
-        prompt = "\n".join(str(m.get("content", "")) for m in body.get("messages", []))
+        prompt = "\n".join(message_text(m.get("content", "")) for m in body.get("messages", []))
         content = judge_reply(prompt)
         if roll < self.error_rate + self.garbage_rate:
             self.stats["garbage"] += 1
@@ -246,6 +272,7 @@ async def serve(args: argparse.Namespace) -> None:
         args.latency_ms / 1000, args.max_concurrency, args.error_rate, args.garbage_rate, args.seed, args.echo_auth_rate
     )
     stub.status, stub.known_model, stub.hang_rate = args.status, args.model, args.hang_rate
+    stub.record_path = args.record
     if args.embedding_latency_ms is not None:
         stub.embedding_latency_s = args.embedding_latency_ms / 1000
     runner = web.AppRunner(build_app(stub), access_log=None)
@@ -277,11 +304,12 @@ def main() -> None:
     parser.add_argument("--hang-rate", type=float, default=0.0, help="share of requests never answered")
     parser.add_argument("--status", type=int, default=0, help="answer every chat request with this HTTP status")
     parser.add_argument("--model", default="", help="the only model id served; others get a 404 (default: any)")
+    parser.add_argument("--record", default="", metavar="FILE", help="append each chat request's JSON body to FILE")
     asyncio.run(serve(parser.parse_args()))
 
 
 @contextlib.contextmanager
-def running_stub(**options: float) -> Iterator[str]:
+def running_stub(**options: float | str) -> Iterator[str]:
     """Run this server in a subprocess on a free port; yields its base URL (…/v1). Options are its flags."""
     flags = [f"--{key.replace('_', '-')}={value}" for key, value in options.items()]
     process = subprocess.Popen([sys.executable, __file__, "--port", "0", *flags], stdout=subprocess.PIPE, text=True)

@@ -13,11 +13,39 @@ ABSTENTION_SENTENCE = "No document seems to precisely answer your question."
 
 
 @dataclass(frozen=True)
+class Image:
+    """An image a sample refers to: a local file, an http(s) URL or a data URL. `source` is what the data file
+    says (a path relative to it, the URL, or "data URL"); `location` is where the bytes are (an absolute path, the
+    URL, or the data URL itself) and is never written to results; `sha256` hashes the bytes (of a URL: its text).
+    In the sample's texts an image stands as its `marker`, which prompts turn into an image part."""
+
+    kind: str  # "file", "url" or "data"
+    source: str
+    location: str
+    sha256: str
+    mime: str
+
+    @property
+    def marker(self) -> str:
+        return f"[image sha256:{self.sha256} {self.source.replace(']', '%5D')}]"
+
+    def to_dict(self) -> dict[str, Any]:
+        """What results and reports keep: where it came from and its hash, never its bytes."""
+        out = {"kind": self.kind, "source": self.source, "sha256": self.sha256, "mime": self.mime}
+        if self.kind == "file":
+            out["path"] = self.location
+        elif self.kind == "url":
+            out["url"] = self.location
+        return out
+
+
+@dataclass(frozen=True)
 class Sample:
     """The one sample type: the question (`input`), the numbered references (ranked contexts), a reference answer
     (`expected_output`) and the answer judged (`actual_output`); retrieval ids and guidelines where a metric needs
     them. A field is None when the data has none (a summary has no question); files may say `question`, `answer`,
-    `contexts` and `ground_truth` (see judges.rag.sample.ALIASES)."""
+    `contexts` and `ground_truth` (see judges.rag.sample.ALIASES). An image in the question or a reference stands
+    in its text as the image's marker (`[image sha256:... chart.png]`); `images` lists those images."""
 
     input: str | None = None
     references: tuple[str, ...] | None = None
@@ -27,6 +55,7 @@ class Sample:
     expected_ids: tuple[str, ...] | None = None
     guidelines: str | None = None
     id: str = ""
+    images: tuple[Image, ...] = ()
 
     def missing(self, needs: tuple[str, ...]) -> list[str]:
         """The needed fields this sample lacks. Empty references and retrieved ids are present (a retriever may

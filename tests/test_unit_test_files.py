@@ -26,7 +26,10 @@ def test_bad_json_line_names_file_and_line(tmp_path):
     [
         ({"input": 3}, "input: expected a string, got int"),
         ({"references": "one"}, "references: expected a list, got str"),
-        ({"references": ["a", 2]}, "references: every reference must be a string"),
+        (
+            {"references": ["a", 2]},
+            'references.1: expected a text, an image part {"image": ...} or a list of text and image parts',
+        ),
         ({"metadata": {}}, "metadata.test_type: missing field"),
         ({"actual_output": " "}, "actual_output: must not be empty"),
         ({"references": []}, "references: must not be empty"),

@@ -15,13 +15,17 @@ class CompletionRequest:
     """One chat call: the model id, the messages and every parameter that affects the reply."""
 
     model: str
-    messages: tuple[dict[str, str], ...]
+    messages: tuple[dict[str, Any], ...]  # content: a text, or text and image_url parts
     params: dict[str, Any] = field(default_factory=dict)
     metric: str | None = None  # for logs and scripted doubles; not part of the cache key
     draw: int = 0  # the k-th repeat of the same call (stability runs); part of the key when above 0
 
     def cache_key(self) -> str:
-        content: dict[str, Any] = {"model": self.model, "messages": self.messages, "params": self.params}
+        """A hash of what makes the reply; an image part counts by its data URL's hash, never its bytes."""
+        from judges.images.content import key_material
+
+        messages = key_material(self.messages)
+        content: dict[str, Any] = {"model": self.model, "messages": messages, "params": self.params}
         if self.draw:
             content["draw"] = self.draw
         payload = json.dumps(content, sort_keys=True, ensure_ascii=False, default=str)

@@ -24,9 +24,19 @@ class JudgeModel:
     local: bool = False
     api_base: str | None = None
     max_parallel_calls: int | None = None  # a local llama.cpp server answers one request at a time
+    vision: bool | None = None  # sees images; None: LiteLLM's model table says (see judges.images.vision)
+    image_max_side: int = 1024  # images are sent shrunk to at most this many pixels a side
 
     @classmethod
-    def from_name(cls, name: str, *, api_base: str | None = None, json_schema: bool | None = None) -> JudgeModel:
+    def from_name(
+        cls,
+        name: str,
+        *,
+        api_base: str | None = None,
+        json_schema: bool | None = None,
+        vision: bool | None = None,
+        image_max_side: int = 1024,
+    ) -> JudgeModel:
         if name in LOCAL_MODELS:
             return cls(
                 name,
@@ -34,10 +44,14 @@ class JudgeModel:
                 json_schema=True if json_schema is None else json_schema,
                 local=True,
                 max_parallel_calls=1,
+                vision=False,
+                image_max_side=image_max_side,
             )
         if name.startswith("local/"):
             raise ConfigError(f"unknown local judge {name!r}; known: {', '.join(LOCAL_MODELS)}")
-        return cls(name, name, json_schema=bool(json_schema), api_base=api_base)
+        return cls(
+            name, name, json_schema=bool(json_schema), api_base=api_base, vision=vision, image_max_side=image_max_side
+        )
 
 
 # The key each common provider reads; any other provider is asked of LiteLLM (which then gets imported).

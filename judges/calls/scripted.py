@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 
 from judges.calls.backend import Completion, CompletionRequest
+from judges.images.content import content_text
 
 Reply = str | Exception
 Script = Callable[[CompletionRequest], Reply]
@@ -27,7 +28,7 @@ class ScriptedBackend:
         reply = self._script(request) if self._callable else self._script()  # type: ignore[call-arg]
         if isinstance(reply, Exception):
             raise reply
-        prompt_words = sum(len(m["content"].split()) for m in request.messages)
+        prompt_words = sum(len(content_text(m["content"]).split()) for m in request.messages)
         return Completion(
             text=reply, prompt_tokens=prompt_words, completion_tokens=len(reply.split()), cost=self.cost_per_call
         )

@@ -66,6 +66,19 @@ def add_judge_options(parser: argparse.ArgumentParser) -> None:
         default=None,
         help="constrain replies to each metric's JSON schema (default: on for local judges)",
     )
+    group.add_argument(
+        "--vision",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="the judge sees images (default: as LiteLLM's model table says; the offline judge never does)",
+    )
+    group.add_argument(
+        "--image-max-side",
+        type=int,
+        default=1024,
+        metavar="PX",
+        help="images are sent shrunk to at most PX pixels a side (default 1024)",
+    )
     runtime = parser.add_argument_group("runtime")
     runtime.add_argument(
         "--concurrency", type=int, default=8, help="calls in flight at once, per deployment (default 8)"

@@ -25,4 +25,6 @@ def judge_options(args: argparse.Namespace) -> JudgeOptions:
         requests_per_minute=args.rpm,
         tokens_per_minute=args.tpm,
         max_cost=args.max_cost,
+        vision=args.vision,
+        image_max_side=args.image_max_side,
     )

@@ -11,7 +11,7 @@ from judges.judging.replies import ReplyError
 from judges.types import FailureKind
 
 T = TypeVar("T")
-Messages = list[dict[str, str]]
+Messages = list[dict[str, Any]]
 REASK = (
     "Your reply could not be used: {error}. Reply again with only the JSON object, "
     "in exactly the format the instructions give."

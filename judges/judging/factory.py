@@ -38,6 +38,19 @@ class JudgeOptions:
     requests_per_minute: float | None = None
     tokens_per_minute: float | None = None
     max_cost: float | None = None
+    vision: bool | None = None  # the judge sees images (default: LiteLLM's model table; local judges never)
+    image_max_side: int = 1024  # pixels; larger images are shrunk before they are sent
+
+    def judge_model(self) -> JudgeModel:
+        """The judge model these options name, with its capabilities."""
+        bases = self.api_bases()
+        return JudgeModel.from_name(
+            self.judge,
+            api_base=bases[0] if bases else None,
+            json_schema=self.json_schema,
+            vision=self.vision,
+            image_max_side=self.image_max_side,
+        )
 
     def api_bases(self) -> list[str]:
         """Every --api-base given, in order (none: the provider's own endpoint)."""
@@ -55,6 +68,8 @@ class JudgeOptions:
             raise ConfigError("--concurrency must be at least 1")
         if self.max_cost is not None and not self.max_cost > 0:
             raise ConfigError(f"--max-cost must be a positive number of USD, got {self.max_cost:g}")
+        if self.image_max_side < 16:
+            raise ConfigError(f"--image-max-side must be at least 16 pixels, got {self.image_max_side}")
         if not self.timeout_s > 0:
             raise ConfigError(f"--timeout must be a positive number of seconds, got {self.timeout_s:g}")
         for name, value in (("--rpm", self.requests_per_minute), ("--tpm", self.tokens_per_minute)):
@@ -104,7 +119,7 @@ def open_runtime(options: JudgeOptions) -> Iterator[tuple[JudgeModel, CallRuntim
     """Check options, start the backend (and the local server when needed) with its cache, yield, clean up."""
     options.check()
     bases = options.api_bases()
-    model = JudgeModel.from_name(options.judge, api_base=bases[0] if bases else None, json_schema=options.json_schema)
+    model = options.judge_model()
     cache = ReplyCache(options.cache_path, CacheMode.parse(options.cache_mode))
     per_deployment = min(options.concurrency, model.max_parallel_calls or options.concurrency)
     concurrency = per_deployment * max(1, len(bases))  # --concurrency is per deployment
@@ -149,8 +164,7 @@ class DryRunBackend:
 def planning_judge(options: JudgeOptions) -> tuple[GroundedQAJudge, ReplyCache | None]:
     """A judge that can render and build requests but never calls, and the existing cache (read-only), if any."""
     prompts = load_prompt_set(options.prompts)
-    bases = options.api_bases()
-    model = JudgeModel.from_name(options.judge, api_base=bases[0] if bases else None, json_schema=options.json_schema)
+    model = options.judge_model()
     cache_file = Path(options.cache_path)
     cache = ReplyCache(cache_file, CacheMode.READ_ONLY) if cache_file.is_file() else None
     return GroundedQAJudge(CallRuntime(DryRunBackend()), prompts, model, options.params()), cache

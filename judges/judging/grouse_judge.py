@@ -8,6 +8,7 @@ from typing import Any
 from judges.calls.backend import CompletionRequest
 from judges.calls.model_spec import JudgeModel
 from judges.calls.runtime import CallRuntime
+from judges.images.content import with_image_parts
 from judges.judging.asking import StepFailed, ask
 from judges.judging.prompts import PromptSet, sample_variables
 from judges.judging.records import MetricRecord
@@ -28,12 +29,14 @@ class GroundedQAJudge:
         """Render every metric's prompt; a template error surfaces here, before any call."""
         return {metric: self.prompts.render(metric, sample) for metric in GROUSE_METRICS}
 
-    def request(self, metric: str, messages: list[dict[str, str]], draw: int) -> CompletionRequest:
+    def request(self, metric: str, messages: list[dict[str, Any]], draw: int) -> CompletionRequest:
+        """The call for `messages`, each image marker in them sent as an image part."""
         params = dict(self.params)
         if self.model.json_schema:
             schema = reply_schema(metric, self.prompts.templates[metric].reply_format)
             params["response_format"] = {"type": "json_object", "schema": schema}
-        return CompletionRequest(self.model.litellm_model, tuple(messages), params, metric=metric, draw=draw)
+        sent = with_image_parts(messages, self.model.image_max_side)
+        return CompletionRequest(self.model.litellm_model, tuple(sent), params, metric=metric, draw=draw)
 
     async def grade(self, metric: str, sample: Sample, draw: int = 0, priority: int = 0) -> MetricRecord:
         """One metric's verdict: a grade, a null the judge gave, or a failure with its kind."""

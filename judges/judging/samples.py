@@ -6,18 +6,26 @@ from pathlib import Path
 from typing import Any
 
 from judges.files.input_problems import Problems, RecordFields, note_duplicate_ids, parse_records, read_records
-from judges.types import Sample
+from judges.images.reading import ImageProblem, has_parts, parts_text
+from judges.types import Image, Sample
 
 
 def read_sample(fields: RecordFields, record: dict[str, Any], *, unit_test: bool = False) -> Sample | None:
     """The record's sample, or None with every field problem noted in `fields`; a unit test also needs references
-    and a reference answer."""
+    and a reference answer. A reference (and the question) may be a text, an image part `{"image": PATH|URL}` or a
+    list of text and image parts; an image path is relative to the data file."""
+    images: list[Image] = []
+    base_dir = Path(fields.problems.path).parent
     references = fields.need(record, "references", list, nonempty=unit_test)
-    if references is not None and not all(isinstance(r, str) for r in references):
-        fields.add("every reference must be a string", "references")
-        references = None
+    if references is not None:
+        references = _reference_texts(fields, references, base_dir, images)
+    question = record.get("input")
+    if has_parts(question):
+        question = _parts(fields, question, "input", base_dir, images)
+    else:
+        question = fields.need(record, "input", str, nonempty=True)
     values = (
-        fields.need(record, "input", str, nonempty=True),
+        question,
         references,
         fields.need(record, "expected_output", str, nonempty=unit_test),
         fields.need(record, "actual_output", str, nonempty=True),
@@ -25,7 +33,25 @@ def read_sample(fields: RecordFields, record: dict[str, Any], *, unit_test: bool
     if any(v is None for v in values):
         return None
     question, refs, expected, actual = values
-    return Sample(input=question, references=tuple(refs), expected_output=expected, actual_output=actual)
+    return Sample(
+        input=question, references=tuple(refs), expected_output=expected, actual_output=actual, images=tuple(images)
+    )
+
+
+def _reference_texts(
+    fields: RecordFields, references: list[Any], base_dir: Path, images: list[Image]
+) -> list[str] | None:
+    """Each reference as a text (its images as markers); None when one is unusable (each problem noted)."""
+    texts = [_parts(fields, value, f"references.{n}", base_dir, images) for n, value in enumerate(references)]
+    return None if any(text is None for text in texts) else [str(text) for text in texts]
+
+
+def _parts(fields: RecordFields, value: Any, field: str, base_dir: Path, images: list[Image]) -> str | None:
+    try:
+        return parts_text(value, base_dir, images)
+    except ImageProblem as problem:
+        fields.add(str(problem), field)
+        return None
 
 
 def parse_sample(record: dict[str, Any], *, path: str, line: int) -> Sample:

@@ -11,6 +11,7 @@ from judges.calls.backend import CallError, Completion, CompletionRequest
 from judges.calls.model_spec import JudgeModel
 from judges.calls.runtime import CallRuntime
 from judges.errors import ConfigError
+from judges.images.content import with_image_parts
 from judges.judging.asking import StepFailed, ask, call_logged
 from judges.judging.prompts import PromptSet
 from judges.judging.replies import extract_json
@@ -42,14 +43,15 @@ class RagJudge:
     def _request(
         self,
         template: str,
-        messages: list[dict[str, str]],
+        messages: list[dict[str, Any]],
         schema: dict[str, Any] | None,
         params: Mapping[str, Any] | None,
     ) -> CompletionRequest:
         merged = {**self.params, **(params or {})}
         if schema is not None and self.model.json_schema:
             merged["response_format"] = {"type": "json_object", "schema": schema}
-        return CompletionRequest(self.model.litellm_model, tuple(messages), merged, metric=template)
+        sent = with_image_parts(messages, self.model.image_max_side)  # image markers as image parts
+        return CompletionRequest(self.model.litellm_model, tuple(sent), merged, metric=template)
 
     async def ask_json(
         self,

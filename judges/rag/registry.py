@@ -307,6 +307,20 @@ def _builtins() -> list[MetricSpec]:
             "trulens:answer_relevance",
             "answer relevance to the question, 0-3 as 0-1",
         ),
+        _spec(
+            "mm_faithfulness",
+            "multimodal",
+            (A, C),
+            "multimodal:faithfulness",
+            "answer statements supported by the text and image references / statements",
+        ),
+        _spec(
+            "mm_context_relevancy",
+            "multimodal",
+            (Q, C),
+            "multimodal:context_relevancy",
+            "text and image references relevant to the question / references",
+        ),
         *(_criterion(name, definition) for name, definition in CRITERIA.items()),
     ]
     return specs

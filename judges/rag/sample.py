@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
 from judges.errors import InputError
-from judges.types import Sample
+from judges.images.reading import ImageProblem, has_parts, parts_text
+from judges.types import Image, Sample
 
 # Field -> the record keys accepted for it, first match wins (judgelab / GroUSE / Ragas / RAGBench names).
 ALIASES: dict[str, tuple[str, ...]] = {
@@ -49,6 +51,22 @@ def _strings(value: Any, field: str, key: str, where: dict[str, Any]) -> tuple[s
     return tuple(value)
 
 
+def _with_images(value: Any, key: str, where: dict[str, Any], images: list[Image]) -> Any:
+    """The field's value with its image parts (a reference or the question that is an image, or a list of text
+    and image parts) read as texts holding image markers; an unusable image is an InputError naming the field."""
+    base_dir = Path(str(where["path"])).parent if where["path"] else Path(".")
+    if isinstance(value, list) and any(has_parts(v) for v in value):
+        return [_one_with_images(v, f"{key}.{n}", base_dir, where, images) for n, v in enumerate(value)]
+    return _one_with_images(value, key, base_dir, where, images)
+
+
+def _one_with_images(value: Any, label: str, base_dir: Path, where: dict[str, Any], images: list[Image]) -> Any:
+    try:
+        return parts_text(value, base_dir, images) if has_parts(value) else value
+    except ImageProblem as problem:
+        raise InputError(str(problem), field=label, **where) from None
+
+
 def parse_record(
     record: Mapping[str, Any],
     *,
@@ -61,12 +79,15 @@ def parse_record(
     where = {"path": path, "line": line}
     mapping = {FIELD_ALIASES.get(field, field): key for field, key in (mapping or {}).items()}
     values: dict[str, Any] = {}
+    images: list[Image] = []
     for field, keys in ALIASES.items():
         keys = (mapping[field],) if mapping and field in mapping else keys
         key = next((k for k in keys if k in record and record[k] is not None), None)
         if key is None:
             continue
         raw = record[key]
+        if field in ("input", "references"):
+            raw = _with_images(raw, key, where, images)
         values[field] = _strings(raw, field, key, where) if field in LIST_FIELDS else _text(raw, field, key, where)
     sample_id = record.get("id", default_id)
-    return Sample(id=str(sample_id), **values)
+    return Sample(id=str(sample_id), images=tuple(images), **values)

@@ -13,6 +13,7 @@ from typing import Any
 
 from judges.calls.model_spec import DEFAULT_JUDGE
 from judges.errors import ConfigError, InputError
+from judges.images.vision import check_can_see
 from judges.judging.factory import JudgeOptions
 from judges.runs.run import Run
 from judges.types import Sample, UnitTest
@@ -102,6 +103,7 @@ def run_unit_tests(
         raise InputError("no unit tests to run")
     prompts = load_prompt_set(opts.prompts)
     check_renders(prompts, (test.sample for test in tests))  # before the judge (or a local server) starts
+    check_can_see(opts.judge_model(), (test.sample for test in tests))
     config = _config(opts, prompts, data=data, split=split, n_tests=len(tests), draws=draws)
     with open_judge(opts, prompts) as session:
         config.update(litellm_model=session.model.litellm_model, json_schema=session.model.json_schema)
@@ -129,6 +131,7 @@ def grade_samples(
     opts = judge_options(judge, options)
     prompts = load_prompt_set(opts.prompts)
     check_renders(prompts, (sample for _, sample in samples), metrics)
+    check_can_see(opts.judge_model(), (sample for _, sample in samples))
     config = _config(opts, prompts, data=data, n_samples=len(samples), metrics=list(metrics or prompts.templates))
     with open_judge(opts, prompts) as session:
         config.update(litellm_model=session.model.litellm_model, json_schema=session.model.json_schema)
@@ -173,6 +176,8 @@ def run_metrics(
         data, samples = str(samples), load_rag_samples(str(samples))
     if not samples:
         raise InputError("no samples to run", path=data)
+    if any(s.uses_judge for s in involved):
+        check_can_see(opts.judge_model(), samples)
     prompts = RagPrompts(Path(rag_prompts) if rag_prompts else None)
     grouse = load_prompt_set(opts.prompts) if any(s.family == "grouse" for s in involved) else None
     keep_vectors = opts.cache_path if opts.cache_mode == "read-write" else None  # across runs, beside replies
@@ -199,7 +204,6 @@ def run_metrics(
 @contextlib.contextmanager
 def _metrics_runtime(options: JudgeOptions, needs_judge: bool) -> Iterator[tuple[Any, Any]]:
     """The judge's runtime, or, when no chosen metric calls a judge, a runtime that refuses calls (nothing starts)."""
-    from judges.calls.model_spec import JudgeModel
     from judges.calls.runtime import CallRuntime
     from judges.judging.factory import open_runtime
     from judges.rag.judging import NoJudgeBackend
@@ -208,5 +212,4 @@ def _metrics_runtime(options: JudgeOptions, needs_judge: bool) -> Iterator[tuple
         with open_runtime(options) as pair:
             yield pair
         return
-    bases = options.api_bases()
-    yield JudgeModel.from_name(options.judge, api_base=bases[0] if bases else None), CallRuntime(NoJudgeBackend())
+    yield options.judge_model(), CallRuntime(NoJudgeBackend())

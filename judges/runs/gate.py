@@ -89,6 +89,8 @@ JUDGE_KEYS = {
     "timeout": "timeout_s",
     "rpm": "requests_per_minute",
     "max_cost": "max_cost",
+    "vision": "vision",
+    "image_max_side": "image_max_side",
 }
 TEST_KEYS = ("source", "split", "limit")
 

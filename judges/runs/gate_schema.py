@@ -31,6 +31,8 @@ class GateJudge(TypedDict, total=False):
     timeout: Annotated[float, Field(gt=0)]
     rpm: Annotated[float, Field(gt=0)]
     max_cost: Annotated[float, Field(gt=0)]
+    vision: bool
+    image_max_side: Annotated[int, Field(ge=16)]
 
 
 @with_config(_FORBID)

@@ -16,15 +16,16 @@ if TYPE_CHECKING:
 
 def write_report(run: Run, folder: Path) -> Path:
     path = folder / "report.html"
-    path.write_text(report_html(run), encoding="utf-8")
+    path.write_text(report_html(run, folder), encoding="utf-8")
     return path
 
 
-def report_html(run: Run) -> str:
+def report_html(run: Run, folder: Path | None = None) -> str:
+    """The page; local images are linked relative to `folder` (where the page is written), if given."""
     from judges.pages.render import render_page
     from judges.runs.report_items import headers, item_rows
 
-    items = item_rows(run)
+    items = item_rows(run, folder)
     return render_page(
         "report.html.jinja",
         run=run,

@@ -3,8 +3,10 @@ RAG-suite metrics, the intermediate steps (claims, verdicts, generated questions
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from judges.pages.table import Cell, cell
@@ -33,6 +35,28 @@ class ItemRow:
     calls: list[CallView] = field(default_factory=list)
     steps: Any = None
     sample: Mapping[str, Any] | None = None
+    images: list[Thumbnail] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class Thumbnail:
+    """An image of the item's sample as the page shows it: a link to the file or URL (never its bytes)."""
+
+    src: str | None  # None: a data URL of the data file, which the page does not repeat
+    label: str
+
+
+def thumbnails(sample: Mapping[str, Any] | None, folder: Path | None) -> list[Thumbnail]:
+    """The sample's images: a local file by its path relative to the page's folder, a URL as is."""
+    shown = []
+    for image in (sample or {}).get("images") or []:
+        label = f"{image.get('source')} (sha256 {str(image.get('sha256'))[:12]})"
+        if image.get("path"):
+            path = str(image["path"])
+            shown.append(Thumbnail(os.path.relpath(path, folder) if folder is not None else path, label))
+        else:
+            shown.append(Thumbnail(image.get("url"), label))
+    return shown
 
 
 def headers(run: Run) -> list[str]:
@@ -51,13 +75,14 @@ def headers(run: Run) -> list[str]:
     return ["item", "metric", "state", "grade", "failure kind", "justification or message"]
 
 
-def item_rows(run: Run) -> list[ItemRow]:
-    """Every item x metric of the run, in item order."""
+def item_rows(run: Run, folder: Path | None = None) -> list[ItemRow]:
+    """Every item x metric of the run, in item order; image thumbnails link relative to `folder`."""
     prompts = PromptRenderer(run.config)
     draws = run.config.get("draws", 1) or 1
     rows = []
     for record in run.records:
         sample = record.get("sample")
+        images = thumbnails(sample, folder)
         for metric, entry in record["metrics"].items():
             verdict = entry["verdict"]
             why = _why(entry)
@@ -93,7 +118,8 @@ def item_rows(run: Run) -> list[ItemRow]:
                     Cell(why, None, "justification"),
                 ]
                 data = {"outcome": state, "metric": metric, "type": "-"}
-            rows.append(ItemRow(cells, data, calls, entry.get("details"), sample if run.kind != "unit_tests" else None))
+            shown_sample = sample if run.kind != "unit_tests" else None
+            rows.append(ItemRow(cells, data, calls, entry.get("details"), shown_sample, images))
     return rows
 
 

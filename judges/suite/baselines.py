@@ -16,6 +16,7 @@ from judges.calls.cache import CacheMode, ReplyCache
 from judges.calls.model_spec import JudgeModel
 from judges.calls.runtime import CallRuntime
 from judges.calls.scripted import ScriptedBackend
+from judges.images.content import content_text, to_content
 from judges.judging.grouse_judge import GroundedQAJudge
 from judges.judging.prompts import PromptSet
 from judges.judging.replies import GRADE_SPECS
@@ -73,14 +74,14 @@ def run_baseline(
     by_prompt: dict[str, UnitTest] = {}
     for test in tests:
         for metric in GROUSE_METRICS:
-            by_prompt[prompts.render(metric, test.sample)] = test
+            by_prompt[content_text(to_content(prompts.render(metric, test.sample)))] = test
 
     def script(request: CompletionRequest) -> str:
         metric = str(request.metric)
-        return _reply(metric, grade_fn(metric, by_prompt.get(request.messages[0]["content"])))
+        return _reply(metric, grade_fn(metric, by_prompt.get(content_text(request.messages[0]["content"]))))
 
     runtime = CallRuntime(ScriptedBackend(script), ReplyCache(":memory:", CacheMode.OFF))
-    judge = GroundedQAJudge(runtime, prompts, JudgeModel(f"baseline/{name}", f"baseline/{name}"))
+    judge = GroundedQAJudge(runtime, prompts, JudgeModel(f"baseline/{name}", f"baseline/{name}", vision=True))
     config = {
         "judge": f"baseline/{name}",
         "prompts": {"name": prompts.name, "folder": str(prompts.folder), "sha256": prompts.hashes()},

@@ -90,7 +90,7 @@ def is_shipped_suite(path: str | Path) -> bool:
 
     shipped = bundled_dir("unit_tests").resolve()
     resolved = Path(path).resolve()
-    return resolved == shipped or resolved.parent == shipped
+    return resolved == shipped or (resolved.parent == shipped and resolved.suffix == ".jsonl")
 
 
 def check_path(path: str | Path, strict: bool | None = None) -> tuple[int, list[str]]:

@@ -1,0 +1,1 @@
+"""Images in samples: reading image references, sending them as image parts, and which judges can see them."""

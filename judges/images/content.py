@@ -1,0 +1,125 @@
+"""Chat content with images: a prompt's image markers become OpenAI `image_url` parts (local images as base64
+data URLs, shrunk to a maximum side), and the views of such content that may be stored or counted."""
+
+from __future__ import annotations
+
+import base64
+import functools
+import hashlib
+import io
+import re
+from typing import Any
+
+from judges.images.known import find
+from judges.types import Image
+
+DEFAULT_MAX_SIDE = 1024
+# What a token rate limit counts for one image (a high-detail tile's price at OpenAI).
+IMAGE_TOKENS = 765
+MARKER = re.compile(r"\[image sha256:([0-9a-f]{64})(?: [^\]\n]*)?\]")
+
+Content = str | list[dict[str, Any]]
+
+
+def has_markers(text: str) -> bool:
+    return MARKER.search(text) is not None
+
+
+def to_content(text: str, max_side: int = DEFAULT_MAX_SIDE) -> Content:
+    """`text` itself when it names no known image; else its text and image parts, in order."""
+    if not has_markers(text):
+        return text
+    parts: list[dict[str, Any]] = []
+    position = 0
+    for found in MARKER.finditer(text):
+        image = find(found.group(1))
+        if image is None:  # a marker-like string of the user's text, not an image of the sample
+            continue
+        _add_text(parts, text[position : found.start()])
+        parts.append({"type": "image_url", "image_url": {"url": image_url(image, max_side)}})
+        position = found.end()
+    _add_text(parts, text[position:])
+    return parts if any(part["type"] == "image_url" for part in parts) else text
+
+
+def _add_text(parts: list[dict[str, Any]], text: str) -> None:
+    if text.strip():
+        parts.append({"type": "text", "text": text})
+
+
+def with_image_parts(messages: list[dict[str, Any]], max_side: int = DEFAULT_MAX_SIDE) -> list[dict[str, Any]]:
+    """The messages with each text content that names images as multi-part content."""
+    return [
+        {**m, "content": to_content(m["content"], max_side)} if isinstance(m.get("content"), str) else m
+        for m in messages
+    ]
+
+
+def image_url(image: Image, max_side: int) -> str:
+    """The URL sent for `image`: an http(s) URL as is, else a data URL of the bytes, no side above `max_side`."""
+    if image.kind == "url":
+        return image.location
+    return _data_url(image.location, image.kind, max_side)
+
+
+@functools.lru_cache(maxsize=256)
+def _data_url(location: str, kind: str, max_side: int) -> str:
+    if kind == "data":
+        data = base64.b64decode(location.partition(",")[2])
+    else:
+        with open(location, "rb") as handle:
+            data = handle.read()
+    data, mime = shrink(data, max_side)
+    return f"data:{mime};base64,{base64.b64encode(data).decode('ascii')}"
+
+
+def shrink(data: bytes, max_side: int) -> tuple[bytes, str]:
+    """The image's bytes and MIME type, re-encoded smaller (aspect kept) when a side exceeds `max_side`."""
+    from PIL import Image as PILImage
+
+    with PILImage.open(io.BytesIO(data)) as opened:
+        kind = opened.format or "PNG"
+        if max(opened.size) <= max_side and kind in ("PNG", "JPEG", "GIF", "WEBP"):
+            return data, PILImage.MIME[kind]
+        opened.thumbnail((max_side, max_side))
+        kind = kind if kind in ("PNG", "JPEG", "WEBP") else "PNG"
+        out = io.BytesIO()
+        opened.save(out, format=kind)
+    return out.getvalue(), PILImage.MIME[kind]
+
+
+def key_material(messages: Any) -> Any:
+    """Messages as a cache key hashes them: each data URL replaced by `sha256:<hex>` of it (so the same image
+    bytes give the same key whatever their path, and the key material never holds an image)."""
+    if isinstance(messages, dict):
+        return {k: key_material(v) for k, v in messages.items()}
+    if isinstance(messages, (list, tuple)):
+        return [key_material(v) for v in messages]
+    if isinstance(messages, str) and messages.startswith("data:"):
+        return "sha256:" + hashlib.sha256(messages.encode("ascii", errors="replace")).hexdigest()
+    return messages
+
+
+def content_text(content: Any) -> str:
+    """The content as one text: image parts shown as `[image sha256:<hex>]` (of their URL), never their bytes."""
+    if isinstance(content, str):
+        return content
+    if not isinstance(content, list):
+        return str(content)
+    texts = []
+    for part in content:
+        if part.get("type") == "text":
+            texts.append(str(part.get("text", "")))
+        elif part.get("type") == "image_url":
+            url = str((part.get("image_url") or {}).get("url", ""))
+            texts.append(f"[image sha256:{hashlib.sha256(url.encode('utf-8')).hexdigest()[:16]}…]")
+    return "".join(texts)
+
+
+def image_count(content: Any) -> int:
+    return sum(1 for part in content if part.get("type") == "image_url") if isinstance(content, list) else 0
+
+
+def estimated_chars(content: Any) -> int:
+    """About 4 characters a token: the text's length plus each image's token estimate."""
+    return len(content_text(content)) + image_count(content) * IMAGE_TOKENS * 4
