@@ -126,6 +126,19 @@ def test_under_faults_every_verdict_is_a_grade_a_null_or_a_failure_with_its_kind
         assert "calls failed:" in result.stderr.strip().splitlines()[-1]
 
 
+def cached_replies(cache):
+    """Replies in the cache file so far: 0 until the run has created the file and its table."""
+    if not cache.exists():
+        return 0
+    db = sqlite3.connect(cache)
+    try:
+        return db.execute("SELECT COUNT(*) FROM replies").fetchone()[0]
+    except sqlite3.OperationalError:  # the file exists, the table not yet
+        return 0
+    finally:
+        db.close()
+
+
 def test_kill_9_then_rerun_makes_no_completed_call_again(tmp_path):
     with stub_server(latency_ms=150, max_concurrency=4) as base:
         command, env = cli(base, tmp_path, "--limit", "24", "--concurrency", "4", out="first")
@@ -135,14 +148,11 @@ def test_kill_9_then_rerun_makes_no_completed_call_again(tmp_path):
         done = 0
         while time.monotonic() < deadline and done < 20:
             time.sleep(0.2)
-            if cache.exists():
-                with sqlite3.connect(cache) as db:
-                    done = db.execute("SELECT COUNT(*) FROM replies").fetchone()[0]
+            done = cached_replies(cache)
         os.kill(process.pid, signal.SIGKILL)
         process.wait()
         time.sleep(0.5)  # requests the killed client left in flight still finish at the server
-        with sqlite3.connect(cache) as db:
-            recorded = db.execute("SELECT COUNT(*) FROM replies").fetchone()[0]
+        recorded = cached_replies(cache)
         assert recorded >= 20
         before = stats(base)["requests"]
         result = run(base, tmp_path, "--limit", "24", "--concurrency", "4", out="second")

@@ -124,3 +124,12 @@ def test_planted_secrets_appear_nowhere_a_run_writes_or_prints(tmp_path):
         for path in written:
             assert secret.encode() not in path.read_bytes(), (secret, path)
         assert secret not in result.stdout + result.stderr
+
+
+def test_an_error_message_echoing_an_image_keeps_no_image_bytes():
+    from judges.calls.openai_http import http_error
+
+    body = json.dumps({"error": {"message": "bad request: data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAA== rejected"}})
+    error = http_error(400, body.encode())
+    assert "iVBORw0KGgo" not in str(error)
+    assert "data:image/png;base64,[image bytes] rejected" in str(error)

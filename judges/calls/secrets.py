@@ -8,6 +8,7 @@ import threading
 from typing import Any
 
 MASK = "***"
+DATA_URL = re.compile(r"(data:[\w/+.-]+;base64,)[A-Za-z0-9+/=]+")
 MIN_SECRET_LENGTH = 8
 
 # A key that names a credential: api_key, key, token, secret, password, authorization, bearer, cookie,
@@ -65,8 +66,9 @@ def scrub(value: Any) -> Any:
 
 
 def scrub_text(text: str) -> str:
-    """`text` with every known secret replaced by "***"."""
-    return _mask(text, known_secrets())
+    """`text` as it may be stored or printed (an error message may echo the request): every known secret replaced
+    by "***", and the bytes of any image data URL cut."""
+    return DATA_URL.sub(r"\1[image bytes]", _mask(text, known_secrets()))
 
 
 def split_credentials(value: Any) -> tuple[Any, Any]:
