@@ -62,7 +62,7 @@ def image_url(image: Image, max_side: int) -> str:
     return _data_url(image.location, image.kind, max_side)
 
 
-@functools.lru_cache(maxsize=256)
+@functools.lru_cache(maxsize=32)  # a shrunk image is up to a few MB of base64: keep only the recent ones
 def _data_url(location: str, kind: str, max_side: int) -> str:
     if kind == "data":
         data = base64.b64decode(location.partition(",")[2])
