@@ -125,23 +125,21 @@ def tune(job: TuneJob) -> TuneOutcome:
     overrides = choices[chosen_decoding]
 
     job.progress("tuned prompts on the train split")
-    try:
-        runs["tuned-train"] = runner.run(
+
+    def tuned_train() -> Run:
+        return runner.run(
             tuned_folder,
             train,
             overrides=overrides,
             tag=tag_of(chosen_decoding, choices),
             out=out / "runs" / "tuned-train",
         )
+
+    try:
+        runs["tuned-train"] = tuned_train()
     except BudgetStop:
         runner.max_cost = None  # the choice is made; the tuned folder's train figures are part of the report
-        runs["tuned-train"] = runner.run(
-            tuned_folder,
-            train,
-            overrides=overrides,
-            tag=tag_of(chosen_decoding, choices),
-            out=out / "runs" / "tuned-train",
-        )
+        runs["tuned-train"] = tuned_train()
 
     # Only now, with every choice made and written, is the test split read: once, for the report.
     test_file = folder / "test.jsonl"
