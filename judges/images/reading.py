@@ -7,6 +7,7 @@ import base64
 import binascii
 import hashlib
 import io
+import mimetypes
 from pathlib import Path
 from typing import Any
 
@@ -62,10 +63,9 @@ def _check_bytes(data: bytes, name: str) -> str:
 
 
 def _mime_from_name(name: str) -> str:
-    suffix = Path(name.split("?", 1)[0]).suffix.lower()
-    return {".jpg": "image/jpeg", ".jpeg": "image/jpeg", ".gif": "image/gif", ".webp": "image/webp"}.get(
-        suffix, "image/png"
-    )
+    """The MIME type a URL's file name implies (PNG when it implies none)."""
+    guessed, _ = mimetypes.guess_type(name.split("?", 1)[0])
+    return guessed if guessed and guessed.startswith("image/") else "image/png"
 
 
 def is_image_part(value: Any) -> bool:

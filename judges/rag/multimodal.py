@@ -51,16 +51,11 @@ async def context_relevancy(run: MetricRun) -> Scored:
 
         def parse(obj: Any) -> dict[str, Any]:
             relevant = as_bool(field(obj, "relevant"), "relevant")
-            return {"reference": number, "kind": reference_kind(reference), "relevant": relevant}
+            kind = reference_kind(reference)
+            return {"reference": number, "kind": kind, "relevant": relevant, "reason": as_text(obj.get("reason"))}
 
         async def make(log: list[dict[str, Any]]) -> dict[str, Any]:
-            return await run.judge.ask_json(
-                "mm_context_relevancy",
-                variables,
-                steps.RELEVANCE_SCHEMA,
-                lambda obj: {**parse(obj), "reason": as_text(obj.get("reason"))},
-                log,
-            )
+            return await run.judge.ask_json("mm_context_relevancy", variables, steps.RELEVANCE_SCHEMA, parse, log)
 
         return await run.step(("mm_context_relevancy", number), make)
 

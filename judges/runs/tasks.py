@@ -83,16 +83,18 @@ class GradeTask:
 
 
 def sample_fields(sample: Sample) -> dict[str, Any]:
-    """The judged sample as the record keeps it, so a report can show it and re-render the prompts sent; its
-    images by source and hash (never their bytes)."""
-    fields = {
-        "input": sample.input,
-        "references": None if sample.references is None else list(sample.references),
-        "expected_output": sample.expected_output,
-        "actual_output": sample.actual_output,
-        "images": [image.to_dict() for image in sample.images] or None,
-    }
-    return {name: value for name, value in fields.items() if value is not None}
+    """The judged sample as the record keeps it (the fields it has, but its id), so a report can show it and
+    re-render the prompts sent; its images by source and hash (never their bytes)."""
+    fields: dict[str, Any] = {}
+    for name in (f.name for f in dataclasses.fields(sample) if f.name != "id"):
+        value = getattr(sample, name)
+        if name == "images":
+            value = [image.to_dict() for image in value] or None
+        elif isinstance(value, tuple):
+            value = list(value)
+        if value is not None:
+            fields[name] = value
+    return fields
 
 
 @dataclass
@@ -127,12 +129,7 @@ class MetricsTask:
 
         SAMPLE_PRIORITY.set(item.order)  # this task's context: inherited by the steps it starts
         records = await score_sample(item.payload, self.metrics, self.judge, self.registry)
-        payload: Sample = item.payload
-        sample = {
-            field.name: getattr(payload, field.name)
-            for field in dataclasses.fields(payload)
-            if field.name not in ("id", "images") and getattr(payload, field.name) is not None
+        return {
+            "sample": sample_fields(item.payload),
+            "metrics": {name: record.to_dict() for name, record in records.items()},
         }
-        if payload.images:
-            sample["images"] = [image.to_dict() for image in payload.images]
-        return {"sample": sample, "metrics": {name: record.to_dict() for name, record in records.items()}}
