@@ -16,7 +16,7 @@ from judges.errors import ConfigError
 from judges.labels.schema import LabelledSet, LabelType
 from judges.leaderboard.config import Candidate, Evaluation
 from judges.leaderboard.entries import Entry
-from judges.leaderboard.unit_test_entries import run_costs, run_stopped
+from judges.leaderboard.unit_test_entries import run_costs
 from judges.types import Sample, VerdictState
 
 # which GroUSE prompt grades which labelled metric (ALCE utility has no documents: relevancy 1-5 stands in)
@@ -93,7 +93,7 @@ def _llm_scores(
     )
     run = grade_samples(list(samples.items()), options, metrics=[template], out=out)
     if run.stop_reason:
-        raise run_stopped(run)
+        raise run.stop_error()
     sha = _short_sha([run.config["prompts"]["sha256"][template]])
     return _predictions(run, template), {**run_costs(run), "prompt_sha": sha}
 
@@ -113,7 +113,7 @@ def _metric_scores(
     rag_samples = [replace(s, id=i, expected_output=s.expected_output or None) for i, s in samples.items()]
     run = run_metrics(rag_samples, [name], options, out=out, settings=MetricSettings(logprobs=candidate.logprobs))
     if run.stop_reason:
-        raise run_stopped(run)
+        raise run.stop_error()
     return _predictions(run, name), {
         **run_costs(run),
         "prompt_sha": _short_sha(list(run.config["rag_prompts_sha256"].values())),

@@ -115,7 +115,7 @@ def unit_test_entries(
         tests, options, out=out, data=str(evaluation.source), split=evaluation.split, progress=progress
     )
     if run.stop_reason:
-        raise run_stopped(run)
+        raise run.stop_error()
     prompt_sha = "".join(sorted(run.config["prompts"]["sha256"].values()))
     short = hashlib.sha256(prompt_sha.encode()).hexdigest()[:12]
     return run_to_entries(run, dict(base, prompts=candidate.prompts, prompt_sha=short), time.perf_counter() - started)
@@ -126,11 +126,3 @@ def run_folder(runs_dir: Path, candidate: Candidate, evaluation: Evaluation) -> 
     import re
 
     return runs_dir / f"{candidate.name}--{re.sub(r'[^A-Za-z0-9._-]+', '_', evaluation.name)}"
-
-
-def run_stopped(run: Any) -> Exception:
-    """The error a leaderboard raises when a candidate's run stopped early (its figures would mislead)."""
-    from judges.errors import BudgetExhausted, EndpointUnusable, JudgelabError
-
-    kind = {"budget": BudgetExhausted, "endpoint_unusable": EndpointUnusable}.get(run.stop_reason, JudgelabError)
-    return kind(f"{run.folder}: {run.stop_message}")

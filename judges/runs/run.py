@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from judges.errors import InputError
+from judges.errors import BudgetExhausted, EndpointUnusable, InputError, JudgelabError
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -36,6 +36,12 @@ class Run:
     def exit_code(self) -> int:
         """0 when it ran to the end; 4 stopped at the budget; 3 the endpoint was unusable; 2 another error."""
         return STOP_EXIT_CODES.get(self.stop_reason or "", 0)
+
+    def stop_error(self) -> JudgelabError:
+        """The error to raise where a run that stopped early cannot be used (its figures would mislead): budget and
+        endpoint stops keep their own exit codes."""
+        kind = {"budget": BudgetExhausted, "endpoint_unusable": EndpointUnusable}.get(self.stop_reason or "")
+        return (kind or JudgelabError)(f"{self.folder}: {self.stop_message}")
 
     @property
     def title(self) -> str:

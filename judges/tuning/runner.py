@@ -96,7 +96,6 @@ class CandidateRunner:
         tag: str = "",
         out: Path | None = None,
     ) -> Run:
-        from judges.leaderboard.unit_test_entries import run_stopped
         from judges.runs.api import run_unit_tests
 
         max_cost = None
@@ -110,7 +109,7 @@ class CandidateRunner:
         if run.stop_reason == "budget":
             raise BudgetStop(str(run.stop_message))
         if run.stop_reason:
-            raise run_stopped(run)
+            raise run.stop_error()
         return run
 
 
