@@ -13,6 +13,8 @@ from judges.errors import BackendUnavailable, ConfigError
 DEFAULT_JUDGE = "local/smollm2-135m"
 LOCAL_MODELS = {"local/smollm2-135m": "smollm2-135m"}
 
+IMAGE_MAX_SIDE = 1024  # pixels a side an image is shrunk to before it is sent, unless the judge says otherwise
+
 
 @dataclass(frozen=True)
 class JudgeModel:
@@ -25,7 +27,7 @@ class JudgeModel:
     api_base: str | None = None
     max_parallel_calls: int | None = None  # a local llama.cpp server answers one request at a time
     vision: bool | None = None  # sees images; None: LiteLLM's model table says (see judges.images.vision)
-    image_max_side: int = 1024  # images are sent shrunk to at most this many pixels a side
+    image_max_side: int = IMAGE_MAX_SIDE  # images are sent shrunk to at most this many pixels a side
 
     @classmethod
     def from_name(
@@ -35,7 +37,7 @@ class JudgeModel:
         api_base: str | None = None,
         json_schema: bool | None = None,
         vision: bool | None = None,
-        image_max_side: int = 1024,
+        image_max_side: int = IMAGE_MAX_SIDE,
     ) -> JudgeModel:
         if name in LOCAL_MODELS:
             return cls(

@@ -6,7 +6,7 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from judges.calls.model_spec import DEFAULT_JUDGE
+from judges.calls.model_spec import DEFAULT_JUDGE, IMAGE_MAX_SIDE
 
 COMMANDS = {
     "meta-eval": ("judges.cli.meta_eval_cmd", "score a judge against unit tests"),
@@ -75,9 +75,9 @@ def add_judge_options(parser: argparse.ArgumentParser) -> None:
     group.add_argument(
         "--image-max-side",
         type=int,
-        default=1024,
+        default=IMAGE_MAX_SIDE,
         metavar="PX",
-        help="images are sent shrunk to at most PX pixels a side (default 1024)",
+        help="images are sent shrunk to at most PX pixels a side (default %(default)s)",
     )
     runtime = parser.add_argument_group("runtime")
     runtime.add_argument(

@@ -10,10 +10,10 @@ import io
 import re
 from typing import Any
 
+from judges.calls.model_spec import IMAGE_MAX_SIDE
 from judges.images.known import find
 from judges.types import Image
 
-DEFAULT_MAX_SIDE = 1024
 # What a token rate limit counts for one image (a high-detail tile's price at OpenAI).
 IMAGE_TOKENS = 765
 MARKER = re.compile(r"\[image sha256:([0-9a-f]{64})(?: [^\]\n]*)?\]")
@@ -25,7 +25,7 @@ def has_markers(text: str) -> bool:
     return MARKER.search(text) is not None
 
 
-def to_content(text: str, max_side: int = DEFAULT_MAX_SIDE) -> Content:
+def to_content(text: str, max_side: int = IMAGE_MAX_SIDE) -> Content:
     """`text` itself when it names no known image; else its text and image parts, in order."""
     if not has_markers(text):
         return text
@@ -47,7 +47,7 @@ def _add_text(parts: list[dict[str, Any]], text: str) -> None:
         parts.append({"type": "text", "text": text})
 
 
-def with_image_parts(messages: list[dict[str, Any]], max_side: int = DEFAULT_MAX_SIDE) -> list[dict[str, Any]]:
+def with_image_parts(messages: list[dict[str, Any]], max_side: int = IMAGE_MAX_SIDE) -> list[dict[str, Any]]:
     """The messages with each text content that names images as multi-part content."""
     return [
         {**m, "content": to_content(m["content"], max_side)} if isinstance(m.get("content"), str) else m

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from judges.calls.cache import CacheMode, ReplyCache
-from judges.calls.model_spec import DEFAULT_JUDGE, JudgeModel, judge_params, open_backend
+from judges.calls.model_spec import DEFAULT_JUDGE, IMAGE_MAX_SIDE, JudgeModel, judge_params, open_backend
 from judges.calls.runtime import CallRuntime, RuntimeSettings
 from judges.calls.secrets import credential_paths, split_credentials
 from judges.errors import ConfigError
@@ -39,7 +39,7 @@ class JudgeOptions:
     tokens_per_minute: float | None = None
     max_cost: float | None = None
     vision: bool | None = None  # the judge sees images (default: LiteLLM's model table; local judges never)
-    image_max_side: int = 1024  # pixels; larger images are shrunk before they are sent
+    image_max_side: int = IMAGE_MAX_SIDE  # pixels; larger images are shrunk before they are sent
 
     def judge_model(self) -> JudgeModel:
         """The judge model these options name, with its capabilities."""
