@@ -1,4 +1,4 @@
-"""Shared fixtures: sample records, a unit-test file writer, and scripted judges."""
+"""Shared fixtures: sample records, a unit-test file writer, scripted judges, and a user cache folder per session."""
 
 from __future__ import annotations
 
@@ -74,6 +74,14 @@ def run_tests(tests: list[Any], judge: GroundedQAJudge, out: Path | None = None,
     from judges.runs.tasks import UnitTestTask
 
     return run_task(UnitTestTask(tests, judge, draws), judge.runtime, out, {"judge": judge.model.name})
+
+
+@pytest.fixture(scope="session", autouse=True)
+def user_cache_folder(tmp_path_factory):
+    """The offline judge's re-encoded weights go to a folder of this session, not to the user's ~/.cache."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("XDG_CACHE_HOME", str(tmp_path_factory.mktemp("user-cache")))
+        yield
 
 
 @pytest.fixture

@@ -10,7 +10,7 @@ from judges.judging.factory import JudgeOptions
 def test_local_judge_is_constrained_and_serial():
     model = JudgeModel.from_name("local/smollm2-135m")
     assert model.local and model.json_schema and model.max_parallel_calls == 1
-    assert model.litellm_model == "openai/smollm2-135m"
+    assert model.litellm_model == "openai/smollm2-135m-q8_0"
 
 
 def test_api_models_send_no_schema_unless_asked():

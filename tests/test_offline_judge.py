@@ -29,7 +29,6 @@ def test_meta_eval_with_the_offline_judge_writes_a_full_run(tmp_path):
         "results.jsonl",
         "run.json",
         "summary.md",
-        "result_matrix.png",
         "report.html",
     }
     rows = [json.loads(line) for line in (out / "results.jsonl").read_text().splitlines()]

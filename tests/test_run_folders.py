@@ -32,6 +32,7 @@ def folders(tmp_path_factory):
         judge += ["--api-base", base]
         runs = {
             "meta-eval": ["meta-eval", "--tests", TESTS, "--limit", "8", *judge],
+            "meta-eval-plot": ["meta-eval", "--tests", TESTS, "--limit", "2", "--plot", *judge],
             "evaluate": ["evaluate", TESTS, "--limit", "6", *judge],
             "metrics": [
                 "metrics",
@@ -42,9 +43,11 @@ def folders(tmp_path_factory):
                 *judge,
             ],
         }
+        drawn = {}
         for name, args in runs.items():
             result = judgelab(*args, "--out", str(tmp / name), cwd=tmp)
             assert result.returncode == 0, result.stderr[-2000:]
+            drawn[name] = ("result_matrix.png" in result.stdout, (tmp / name / "result_matrix.png").is_file())
         config = tmp / "board.toml"
         config.write_text(f"""
 [[candidates]]
@@ -63,7 +66,19 @@ limit = 8
         result = judgelab("leaderboard", str(config), "--out", str(tmp / "board"), cwd=tmp)
         assert result.returncode == 0, result.stderr[-2000:]
     board = {path.name.split("--")[0]: path for path in (tmp / "board" / "runs").iterdir()}
-    return {**{name: tmp / name for name in runs}, "candidate": board["stub"], "baseline": board["always-top"]}
+    return {
+        **{name: tmp / name for name in runs},
+        "candidate": board["stub"],
+        "baseline": board["always-top"],
+        "drawn": drawn,
+    }
+
+
+def test_meta_eval_draws_the_plot_only_when_asked(folders):
+    assert folders["drawn"]["meta-eval"] == (False, False)
+    assert folders["drawn"]["meta-eval-plot"] == (True, True)
+    png = folders["meta-eval-plot"] / "result_matrix.png"
+    assert png.read_bytes()[:4] == b"\x89PNG"
 
 
 @pytest.mark.parametrize("kind", ["meta-eval", "evaluate", "metrics", "candidate", "baseline"])

@@ -46,9 +46,20 @@ class LlamaServer:
     """`with LlamaServer(gguf) as server:` runs the server for the block and stops it afterwards."""
 
     def __init__(
-        self, model_path: Path, *, n_ctx: int = 4096, threads: int | None = None, startup_timeout_s: float = 60.0
+        self,
+        model_path: Path,
+        *,
+        n_ctx: int = 4096,
+        threads: int | None = None,
+        startup_timeout_s: float = 60.0,
+        reencode: bool = True,
+        top_token_first: bool = True,
     ) -> None:
+        """`reencode`: serve the Q8_0 copy of the weights (judges/calls/gguf_encoding.py); `top_token_first`: check
+        the grammar on the model's top token before the whole vocabulary (judges/calls/llama_serve.py). Both are
+        on for the offline judge; the benchmark turns them off to measure what they save."""
         self.model_path, self.n_ctx = model_path, n_ctx
+        self.reencode, self.top_token_first = reencode, top_token_first
         self.threads = threads or max(1, min(os.cpu_count() or 1, 4))
         self.startup_timeout_s = startup_timeout_s
         self.port = 0
@@ -68,13 +79,18 @@ class LlamaServer:
         """Launch the server process and return at once (the caller may do other work while it loads)."""
         check_installed()
         self.port = free_port()
+        model = self.model_path
+        if self.reencode:
+            from judges.calls.gguf_encoding import served_copy
+
+            model = served_copy(self.model_path, self._log)
         # flash attention: faster prompt reading and decoding for SmolLM2 (benchmarks/bench_offline_judge.py)
         command = [
             sys.executable,
             "-m",
-            "llama_cpp.server",
+            "judges.calls.llama_serve" if self.top_token_first else "llama_cpp.server",
             "--model",
-            str(self.model_path),
+            str(model),
             "--host",
             "127.0.0.1",
             "--port",

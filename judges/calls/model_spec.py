@@ -11,7 +11,9 @@ from judges.calls.backend import Backend
 from judges.errors import BackendUnavailable, ConfigError
 
 DEFAULT_JUDGE = "local/smollm2-135m"
-LOCAL_MODELS = {"local/smollm2-135m": "smollm2-135m"}
+# the name the local server is called with: it names the weights' encoding, so replies cached from another
+# encoding of the same model are not served as this one's (judges/calls/gguf_encoding.py)
+LOCAL_MODELS = {"local/smollm2-135m": "smollm2-135m-q8_0"}
 
 IMAGE_MAX_SIDE = 1024  # pixels a side an image is shrunk to before it is sent, unless the judge says otherwise
 

@@ -158,6 +158,11 @@ def _configure(name: str, parser: argparse.ArgumentParser) -> None:
             action="store_true",
             help="print the calls, tokens and cost the run would need, and call nothing",
         )
+        parser.add_argument(
+            "--plot",
+            action="store_true",
+            help="also draw result_matrix.png (the report already shows the matrix; `judgelab plot` draws it later)",
+        )
     elif name == "evaluate":
         parser.add_argument("file", metavar="FILE", help="JSONL of input, references, expected_output, actual_output")
         parser.add_argument("--limit", type=int, metavar="N")

@@ -1,4 +1,4 @@
-"""`judgelab meta-eval`: score a judge against unit tests; writes the run folder and the result-matrix plot."""
+"""`judgelab meta-eval`: score a judge against unit tests; writes the run folder (and, asked, the result-matrix plot)."""
 
 from __future__ import annotations
 
@@ -35,9 +35,10 @@ def default_out(args: argparse.Namespace, split: str) -> Path:
 
 
 def execute(args: argparse.Namespace, tests: list, split: str | None, out_dir: Path) -> int:  # type: ignore[type-arg]
-    """Run the unit tests, draw the plot, print the summary; the exit code says how the run ended."""
+    """Run the unit tests, print the summary (and draw the plot if asked); the exit code says how the run ended.
+
+    The plot is opt-in: matplotlib alone takes longer to import than a fully cached re-run of the main job."""
     from judges.runs.api import run_unit_tests
-    from judges.runs.plot import plot_result_matrix
 
     options = judge_options(args)
     run = run_unit_tests(
@@ -49,8 +50,12 @@ def execute(args: argparse.Namespace, tests: list, split: str | None, out_dir: P
         data=args.tests or "unit_tests (shipped)",
         split=split,
     )
-    plot_result_matrix(run, out_dir / "result_matrix.png")
-    return finish_run(run, ["results.jsonl", "run.json", "summary.md", "result_matrix.png"])
+    written = ["results.jsonl", "run.json", "summary.md", "report.html"]
+    if getattr(args, "plot", False):
+        from judges.runs.plot import plot_result_matrix
+
+        written.append(plot_result_matrix(run, out_dir / "result_matrix.png").name)
+    return finish_run(run, written)
 
 
 def dry_run(tests: list, options, draws: int) -> int:  # type: ignore[no-untyped-def, type-arg]

@@ -1,0 +1,109 @@
+"""llama.cpp's OpenAI-compatible server, with greedy schema-constrained decoding that tries the top token first."""
+
+from __future__ import annotations
+
+import ctypes
+from typing import Any
+
+# llama-cpp-python masks the whole vocabulary (49k tokens for SmolLM2) against the JSON grammar before every greedy
+# step: about 7 ms a token here, as long as the model's own step. When the model's top token already fits the
+# grammar it is also the top token of the masked vocabulary, so checking that one token first picks the very same
+# token; the whole vocabulary is masked only when it does not fit (llama.cpp's own server samples this way too).
+
+
+class GrammarCheckedGreedy:
+    """A greedy sampler for one completion: repetition penalties, then the grammar checked on the top token alone,
+    the whole vocabulary masked only when that token is refused. Stands in for llama-cpp-python's sampler chain
+    (penalties, grammar, greedy), whose `sample(ctx, idx)` it shares."""
+
+    def __init__(self, llama: Any, grammar: Any, *, repeat: float, frequency: float, presence: float) -> None:
+        import numpy as np
+        from llama_cpp import _internals, llama_cpp
+
+        self._lib, self._np = llama_cpp, np
+        new_sampler: Any = _internals.LlamaSampler  # untyped in llama-cpp-python
+        self.penalties = new_sampler()
+        self.penalties.add_penalties(
+            n_vocab=llama._n_vocab,
+            penalty_last_n=llama.last_n_tokens_size,
+            penalty_repeat=repeat,
+            penalty_freq=frequency,
+            penalty_present=presence,
+        )
+        self.grammar = new_sampler()
+        self.grammar.add_grammar(llama._model, grammar)
+        self.n_vocab = llama._n_vocab
+        dtype = np.dtype([("id", np.int32), ("logit", np.float32), ("p", np.float32)], align=True)
+        self._all = np.zeros(self.n_vocab, dtype=dtype)
+        self._all["id"] = np.arange(self.n_vocab, dtype=np.int32)
+        self._top = np.zeros(1, dtype=dtype)
+        self.full_masks = 0  # how many steps needed the whole vocabulary masked (read by the tests)
+
+    def _apply(self, sampler: Any, table: Any) -> None:
+        array = self._lib.llama_token_data_array(
+            data=table.ctypes.data_as(self._lib.llama_token_data_p), size=len(table), selected=-1, sorted=False
+        )
+        self._lib.llama_sampler_apply(sampler.sampler, ctypes.byref(array))
+
+    def sample(self, ctx: Any, idx: int = -1) -> int:
+        np = self._np
+        logits = np.ctypeslib.as_array(self._lib.llama_get_logits_ith(ctx.ctx, idx), shape=(self.n_vocab,))
+        self._all["logit"] = logits
+        self._apply(self.penalties, self._all)
+        best = int(np.argmax(self._all["logit"]))  # the first of equal maxima, as llama.cpp's greedy sampler
+        self._top[0] = self._all[best]
+        self._apply(self.grammar, self._top)
+        if not np.isfinite(self._top["logit"][0]):
+            self.full_masks += 1
+            self._apply(self.grammar, self._all)
+            best = int(np.argmax(self._all["logit"]))
+        token = int(self._all["id"][best])
+        self.penalties.accept(token)
+        self.grammar.accept(token)
+        return token
+
+    def close(self) -> None:
+        self.penalties.close()
+        self.grammar.close()
+
+
+def install() -> None:
+    """Make llama-cpp-python use `GrammarCheckedGreedy` for greedy (temperature 0) grammar-constrained completions
+    with no logits processor or mirostat; every other completion keeps its own sampler chain."""
+    from llama_cpp import Llama
+
+    original = Llama._init_sampler
+    if getattr(original, "grammar_checked", False):
+        return
+
+    def init_sampler(self: Any, **options: Any) -> Any:
+        if (
+            options.get("temp") == 0.0
+            and options.get("grammar") is not None
+            and options.get("logits_processor") is None
+            and not options.get("mirostat_mode")
+        ):
+            return GrammarCheckedGreedy(
+                self,
+                options["grammar"],
+                repeat=options.get("repeat_penalty", 1.0),
+                frequency=options.get("frequency_penalty", 0.0),
+                presence=options.get("presence_penalty", 0.0),
+            )
+        return original(self, **options)
+
+    init_sampler.grammar_checked = True  # type: ignore[attr-defined]
+    Llama._init_sampler = init_sampler  # type: ignore[method-assign,assignment]
+
+
+def main() -> None:
+    """`python -m judges.calls.llama_serve --model ...`: the server with the sampler installed."""
+    from llama_cpp.server import __main__ as server
+
+    install()
+    serve: Any = server.main  # untyped in llama-cpp-python
+    serve()
+
+
+if __name__ == "__main__":
+    main()

