@@ -1,16 +1,25 @@
-"""Where the offline judge's time goes: SmolLM2 under llama.cpp, with and without flash attention.
+"""The offline judge before and after: SmolLM2 as shipped (Q4_1, llama-cpp-python's sampler chain) against what
+judgelab serves now (the Q8_0 copy, the grammar checked on the top token first), side by side in one run.
 
-    python benchmarks/bench_offline_judge.py
+    python benchmarks/bench_offline_judge.py [--repeats 1]
 
-In this process (no server, no LiteLLM), on the first 4 train tests' answer-relevancy prompts: prompt reading
-rate, unconstrained decoding time per token, and the extra time per call of decoding under the metric's JSON
-schema (the grammar sampler) beyond the per-token decoding cost. Writes results/benchmarks/offline_judge.{json,md}.
+1. In this process (no server): prompt reading rate and decoding time per token of each encoding, on the first 4
+   train tests' answer-relevancy prompts.
+2. Whole processes: `judgelab meta-eval --cache-mode off` on the first 16 train tests and on the main job (all 32),
+   wall time from the command's start to its exit (interpreter, model load and re-encoding included), and the
+   pass rates each configuration gets. "Before" is the same command with the server started as it was before
+   (`LlamaServer(reencode=False, top_token_first=False)`).
+Writes results/benchmarks/offline_judge.{json,md}.
 """
 
 from __future__ import annotations
 
+import argparse
 import json
+import os
+import subprocess
 import sys
+import tempfile
 import time
 from datetime import UTC, datetime
 from pathlib import Path
@@ -18,13 +27,27 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+METRICS = (
+    "answer_relevancy",
+    "completeness",
+    "faithfulness",
+    "usefulness",
+    "positive_acceptance",
+    "negative_rejection",
+)
+BEFORE = (
+    "import functools, sys; from judges.calls import local_server as s; "
+    "s.LlamaServer.__init__ = functools.partialmethod(s.LlamaServer.__init__, reencode=False, top_token_first=False); "
+    "from judges.cli.main import main; sys.exit(main(sys.argv[1:]))"
+)
+AFTER = "import sys; from judges.cli.main import main; sys.exit(main(sys.argv[1:]))"
+CONFIGS = {"before": BEFORE, "after": AFTER}
 
-def measure(flash_attn: bool, prompts: list[str], schema: dict) -> dict:
+
+def reading_and_decoding(model_path: Path, prompts: list[str]) -> dict:
     from llama_cpp import Llama
 
-    from judges.calls.local_server import smollm2_path
-
-    llm = Llama(str(smollm2_path()), n_ctx=4096, n_threads=2, flash_attn=flash_attn, verbose=False)
+    llm = Llama(str(model_path), n_ctx=4096, n_threads=2, flash_attn=True, verbose=False)
     read_tokens = read_s = 0.0
     for prompt in prompts:
         tokens = llm.tokenize(prompt.encode())
@@ -38,56 +61,114 @@ def measure(flash_attn: bool, prompts: list[str], schema: dict) -> dict:
     for _ in range(steps):
         llm.eval([llm.token_eos()])
     decode_s = (time.perf_counter() - started) / steps
-    overheads, generated = [], []
-    for prompt in prompts:
-        messages = [{"role": "user", "content": prompt}]
-        fmt = {"type": "json_object", "schema": schema}
-        llm.create_chat_completion(messages, temperature=0, max_tokens=1, seed=0)  # the prompt is read once here
-        started = time.perf_counter()
-        reply = llm.create_chat_completion(messages, temperature=0, max_tokens=512, seed=0, response_format=fmt)
-        wall = time.perf_counter() - started
-        n = reply["usage"]["completion_tokens"]
-        generated.append(n)
-        overheads.append(wall - n * decode_s)
+    return {"prompt_tokens_per_s": read_tokens / read_s, "decode_ms_per_token": 1000 * decode_s}
+
+
+def whole_job(config: str, limit: int, work: Path) -> dict:
+    out = work / f"{config}-{limit}"
+    command = [sys.executable, "-c", CONFIGS[config], "meta-eval", "--cache-mode", "off", "--quiet"]
+    command += ["--limit", str(limit), "--out", str(out)]
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "XDG_CACHE_HOME": str(work / "user-cache")}
+    started = time.perf_counter()
+    done = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True)
+    wall = time.perf_counter() - started
+    if done.returncode != 0:
+        raise SystemExit(f"{config} --limit {limit} failed: {done.stderr[-1000:]}")
+    summary = json.loads((out / "run.json").read_text())["summary"]
     return {
-        "flash_attn": flash_attn,
-        "prompt_tokens_per_s": read_tokens / read_s,
-        "decode_ms_per_token": 1000 * decode_s,
-        "constrained_tokens_per_call": sum(generated) / len(generated),
-        "grammar_overhead_s_per_call": sum(overheads) / len(overheads),
+        "config": config,
+        "tests": limit,
+        "wall_s": wall,
+        "calls": summary["usage"]["calls"],
+        "completion_tokens": summary["usage"]["completion_tokens"],
+        "pass_rates": {m: summary["metrics"][m]["pass_rate"] for m in METRICS},
+        "total": summary["total_pass_rate"],
     }
 
 
 def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeats", type=int, default=1, help="whole-process runs of each row (median kept)")
+    args = parser.parse_args()
+
+    from judges.calls.gguf_encoding import served_copy
+    from judges.calls.local_server import smollm2_path
     from judges.judging.prompts import load_prompt_set
-    from judges.judging.replies import reply_schema
     from judges.suite.loading import load_unit_tests
 
     prompt_set = load_prompt_set("default")
-    tests = load_unit_tests(ROOT / "unit_tests", "train")[:4]
-    prompts = [prompt_set.render("answer_relevancy", t.sample) for t in tests]
-    rows = [measure(flag, prompts, reply_schema("answer_relevancy")) for flag in (False, True)]
-    result = {"date": datetime.now(UTC).isoformat(timespec="seconds"), "prompts": len(prompts), "rows": rows}
+    prompts = [
+        prompt_set.render("answer_relevancy", t.sample) for t in load_unit_tests(ROOT / "unit_tests", "train")[:4]
+    ]
+    with tempfile.TemporaryDirectory() as folder:
+        work = Path(folder)
+        os.environ["XDG_CACHE_HOME"] = str(work / "user-cache")
+        shipped = smollm2_path()
+        encodings = {"Q4_1 (shipped)": shipped, "Q8_0 (served)": served_copy(shipped)}
+        micro = [{"encoding": name, **reading_and_decoding(path, prompts)} for name, path in encodings.items()]
+        runs: dict[tuple[str, int], list[dict]] = {}
+        for _ in range(args.repeats):
+            for limit in (16, 32):
+                for config in CONFIGS:  # interleaved, so a slow minute of the machine hits both
+                    runs.setdefault((config, limit), []).append(whole_job(config, limit, work))
+    rows = []
+    for (_config, _limit), measured in runs.items():
+        measured.sort(key=lambda r: r["wall_s"])
+        rows.append({**measured[len(measured) // 2], "walls_s": [r["wall_s"] for r in measured]})
+    result = {
+        "date": datetime.now(UTC).isoformat(timespec="seconds"),
+        "cpus": os.cpu_count(),
+        "micro": micro,
+        "rows": rows,
+    }
     out = ROOT / "results" / "benchmarks"
     out.mkdir(parents=True, exist_ok=True)
-    (out / "offline_judge.json").write_text(json.dumps(result, indent=2))
+    (out / "offline_judge.json").write_text(json.dumps(result, indent=2) + "\n")
+    (out / "offline_judge.md").write_text(render(result))
+    print(render(result))
+
+
+def render(result: dict) -> str:
+    from judges.runs.markdown import table
+
+    short = ["AR", "C", "F", "U", "PA", "NR"]
     lines = [
-        f"# Offline judge: SmolLM2-135M (Q4_1) in llama.cpp, 2 threads ({result['date']})",
+        f"# Offline judge: SmolLM2-135M in llama.cpp, before and after ({result['date']}, {result['cpus']} CPUs)",
         "",
-        f"{len(prompts)} answer-relevancy prompts of the train split, in process.",
+        "Before: the shipped Q4_1 weights, llama-cpp-python's sampler chain (the JSON grammar masks the whole "
+        "vocabulary at every step). After: the Q8_0 copy judgelab makes once, the grammar checked on the model's "
+        "top token first (the same tokens). Whole process: `judgelab meta-eval --cache-mode off --limit N`, "
+        "interpreter start, model load and re-encoding included.",
         "",
-        "| flash attention | prompt reading (tokens/s) | decoding (ms/token) | constrained tokens per call | "
-        "grammar overhead per call (s) |",
-        "|---|---|---|---|---|",
+        table(
+            [
+                {
+                    "config": r["config"],
+                    "tests": r["tests"],
+                    "wall (s)": f"{r['wall_s']:.1f}",
+                    "calls": r["calls"],
+                    "completion tokens": r["completion_tokens"],
+                    **{name: f"{100 * r['pass_rates'][m]:.1f}%" for name, m in zip(short, METRICS, strict=True)},
+                    "total": f"{100 * r['total']:.1f}%",
+                }
+                for r in result["rows"]
+            ]
+        ),
+        "",
+        "In process, first 4 train tests' answer-relevancy prompts, 2 threads, flash attention:",
+        "",
+        table(
+            [
+                {
+                    "encoding": m["encoding"],
+                    "prompt reading (tokens/s)": f"{m['prompt_tokens_per_s']:.0f}",
+                    "decoding (ms/token)": f"{m['decode_ms_per_token']:.1f}",
+                }
+                for m in result["micro"]
+            ]
+        ),
     ]
-    for row in rows:
-        lines.append(
-            f"| {'on' if row['flash_attn'] else 'off'} | {row['prompt_tokens_per_s']:.0f} | "
-            f"{row['decode_ms_per_token']:.1f} | {row['constrained_tokens_per_call']:.0f} | "
-            f"{row['grammar_overhead_s_per_call']:.2f} |"
-        )
-    (out / "offline_judge.md").write_text("\n".join(lines) + "\n")
-    print("\n".join(lines))
+    return "\n".join(lines) + "\n"
 
 
 if __name__ == "__main__":
