@@ -133,3 +133,12 @@ def test_an_error_message_echoing_an_image_keeps_no_image_bytes():
     error = http_error(400, body.encode())
     assert "iVBORw0KGgo" not in str(error)
     assert "data:image/png;base64,[image bytes] rejected" in str(error)
+
+
+def test_environment_secrets_are_read_at_each_scrub_whatever_the_case_of_their_name(monkeypatch):
+    assert scrub({"m": "before lower-case-name-secret-1"}) == {"m": "before lower-case-name-secret-1"}
+    monkeypatch.setenv("my_service_password", "lower-case-name-secret-1")
+    monkeypatch.setenv("SERVICE_SECRET", "upper-case-name-secret-2")
+    monkeypatch.setenv("SERVICE_SECRETS", "not-a-secret-by-its-name-3")
+    text = "lower-case-name-secret-1 upper-case-name-secret-2 not-a-secret-by-its-name-3"
+    assert scrub({"m": text}) == {"m": "*** *** not-a-secret-by-its-name-3"}
