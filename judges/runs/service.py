@@ -64,12 +64,17 @@ class Stop:
     message: str
 
 
-@dataclass
+@dataclass(repr=False)
 class Execution:
     """What `execute` produced: finished records (item order), and the stop, if the run ended early."""
 
     records: list[dict[str, Any]] = field(default_factory=list)
     stop: Stop | None = None
+
+    def __repr__(self) -> str:
+        # short: asyncio.run formats the finished main task's result (this) when it restores the SIGINT handler,
+        # and a repr of every record would cost a run tens of milliseconds
+        return f"Execution({len(self.records)} records, stop={self.stop!r})"
 
 
 def _stop_for(err: JudgelabError) -> Stop:
