@@ -108,15 +108,25 @@ def credential_paths(value: Any, prefix: str = "") -> list[str]:
 
 
 def _scrub(value: Any, secrets: list[str]) -> Any:
+    # what needs a look: containers, and strings when there are secrets to mask; any other value is kept as is
+    look = (dict, list, tuple, str) if secrets else (dict, list, tuple)
     if isinstance(value, str):
         return _mask(value, secrets) if secrets else value
     if isinstance(value, dict):
-        return {
-            key: MASK if is_credential_key(key, item) and item not in (None, "") else _scrub(item, secrets)
-            for key, item in value.items()
-        }
+        out = {}
+        for key, item in value.items():
+            if (
+                isinstance(key, str)
+                and _names_credential(key)
+                and is_credential_key(key, item)
+                and item not in (None, "")
+            ):
+                out[key] = MASK
+            else:
+                out[key] = _scrub(item, secrets) if isinstance(item, look) else item
+        return out
     if isinstance(value, (list, tuple)):
-        return [_scrub(item, secrets) for item in value]
+        return [_scrub(item, secrets) if isinstance(item, look) else item for item in value]
     return value
 
 
