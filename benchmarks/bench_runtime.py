@@ -7,6 +7,9 @@
 All tools judge the same samples (the first N unit tests of unit_tests/test.jsonl) against the same loopback stub
 (latency L, at most C requests at once), at each C of --concurrency (peers at the smallest only). For each: wall
 time of the evaluation itself (after imports), the requests the server saw, the bound N*L/C and the ratio to it.
+The rows run in one process, interleaved; before each, garbage is collected and the heap frozen (gc.freeze), so no
+row's collections walk the objects that the other rows' clients loaded. The stub (stub_server.py, a separate
+process on the same machine) parses each distinct request body and works out its reply once, then reuses them.
 Also: two stub servers as deployments of one judge, a fully cached re-run as a whole process, `judgelab --help`
 and the offline judge. Writes results/benchmarks/runtime.json and runtime.md.
 """
@@ -15,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import gc
 import json
 import platform
 import statistics
@@ -295,15 +299,23 @@ MEASURED = (
 
 
 def measure(tool: str, base: str, tests: list, concurrency: int, bodies: list[dict]) -> dict:
-    """One timed run of `tool` against the stub at `base`, with the requests the server saw."""
+    """One timed run of `tool` against the stub at `base`, with the requests the server saw.
+
+    The harness's heap (every row's client imported, LiteLLM's several hundred thousand objects among them) is
+    frozen for the row: no row's garbage collections walk what the other rows loaded."""
     stub_stats(base, reset=True)
-    if tool == "judgelab lean":
-        row = judgelab_run([base], tests, concurrency, "lean")
-    elif tool == "judgelab via LiteLLM":
-        row = judgelab_run([base], tests, concurrency, "litellm")
-    else:
-        loop = {"bare aiohttp loop": aiohttp_loop, "bare LiteLLM loop": litellm_loop}.get(tool, openai_loop)
-        row = {"wall_s": loop(base, bodies, concurrency)}
+    gc.collect()
+    gc.freeze()
+    try:
+        if tool == "judgelab lean":
+            row = judgelab_run([base], tests, concurrency, "lean")
+        elif tool == "judgelab via LiteLLM":
+            row = judgelab_run([base], tests, concurrency, "litellm")
+        else:
+            loop = {"bare aiohttp loop": aiohttp_loop, "bare LiteLLM loop": litellm_loop}.get(tool, openai_loop)
+            row = {"wall_s": loop(base, bodies, concurrency)}
+    finally:
+        gc.unfreeze()
     requests = stub_stats(base, reset=True).get("requests", 0)
     row["requests"] = requests if tool.startswith("judgelab") else requests // 2  # two loops ran; one was timed
     return row
@@ -352,6 +364,9 @@ def main() -> None:
         help="run grouse and ragas if their venvs exist (install: create them first; earlier: reuse the last figures)",
     )
     parser.add_argument("--offline", action=argparse.BooleanOptionalAction, default=True)
+    parser.add_argument(
+        "--tools", nargs="+", choices=MEASURED, default=list(MEASURED), help="the measured rows to run (default: all)"
+    )
     parser.add_argument("--venvs", default=str(HERE / ".venvs"))
     parser.add_argument("--out", default=str(ROOT / "results" / "benchmarks"))
     args = parser.parse_args()
@@ -386,11 +401,12 @@ def main() -> None:
                 recorded: list = []
                 judgelab_run([base], tests, concurrency, "lean", record=recorded)  # warm-up; its requests recorded
                 bodies = _bodies(recorded)
-                runs: dict[str, list[dict]] = {tool: [] for tool in MEASURED}
+                chosen = [tool for tool in MEASURED if tool in args.tools]
+                runs: dict[str, list[dict]] = {tool: [] for tool in chosen}
                 for _ in range(args.repeats):  # interleaved, so that load from other users hits every row alike
-                    for tool in MEASURED:
+                    for tool in chosen:
                         runs[tool].append(measure(tool, base, tests, concurrency, bodies))
-                rows += [summarize_rows(tool, concurrency, runs[tool], latency) for tool in MEASURED]
+                rows += [summarize_rows(tool, concurrency, runs[tool], latency) for tool in chosen]
                 if concurrency == min(args.concurrency):
                     with running_stub(latency_ms=args.latency_ms, max_concurrency=concurrency) as second:
                         one, two = [], []
@@ -462,7 +478,10 @@ def markdown(result: dict) -> str:
         f"{result['samples']} samples; stub server latency L = {result['latency_ms']:g} ms, at most C requests at "
         "once. Bound = N x L / C, N = requests the server saw (embedding requests included). Wall time of the "
         f"evaluation itself (after imports); median of {result['repeats']} runs interleaved with the other rows "
-        "(bare loops: the second of two loops). The bare loops send the very requests judgelab sent.",
+        "(bare loops: the second of two loops). The bare loops send the very requests judgelab sent. All rows run in "
+        "one process; the heap is frozen before each (gc.freeze), so no row's garbage collections walk another "
+        "row's client. The stub server is an aiohttp.web process on the same machine that parses each distinct "
+        "request and works out its reply once.",
         "",
         "| C | tool | wall (s) | requests | bound (s) | ratio to bound | vs judgelab lean |",
         "|---|---|---|---|---|---|---|",

@@ -106,3 +106,21 @@ def test_grouse_folder_renders_with_the_same_variables():
     prompts = load_prompt_set("grouse")
     assert prompts.folder.name == "gpt4_prompts"
     assert "Reference 2: second ref" in prompts.render("faithfulness", SAMPLE)
+
+
+def test_templates_render_as_a_plain_jinja_sandbox_renders_them(tmp_path):
+    from jinja2 import StrictUndefined
+    from jinja2.sandbox import SandboxedEnvironment
+
+    from judges.judging.prompts import sample_variables
+
+    def plain(source, **variables):
+        return SandboxedEnvironment(undefined=StrictUndefined).from_string(source).render(**variables).strip()
+
+    for template in load_prompt_set("default").templates.values():
+        variables = sample_variables(SAMPLE)
+        assert template.render(**variables) == plain(template.source, **variables)
+    source = "{% set ns = namespace(n=0) %}{% for i in range(3) %}{% set ns.n = ns.n + i %}{% endfor %}{{ ns.n }}"
+    source += " {{ dict(a=1)['a'] }} {{ contexts | length }}"
+    template = PromptTemplate("t", tmp_path / "t.txt.jinja", source)
+    assert template.render(contexts=[1, 2]) == plain(source, contexts=[1, 2]) == "3 1 2"

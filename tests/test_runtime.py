@@ -30,6 +30,25 @@ def test_non_retryable_errors_fail_at_once():
     assert len(backend.requests) == 1 and runtime.usage.failed_calls == 1
 
 
+def test_a_first_failure_is_decided_on_like_any_later_one():
+    once = RuntimeSettings(backoff_initial_s=0.0, backoff_max_s=0.0, max_attempts=1)
+    backend = ScriptedBackend([CallError(FailureKind.API_ERROR, "503", retryable=True)])
+    runtime = CallRuntime(backend, None, once)
+    with pytest.raises(CallError, match="503"):
+        asyncio.run(runtime.call(REQUEST))
+    assert (len(backend.requests), runtime.usage.retries, runtime.usage.failed_calls) == (1, 0, 1)
+
+    backend = ScriptedBackend(
+        [CallError(FailureKind.TIMEOUT, "slow", retryable=True), CallError(FailureKind.API_ERROR, "400")]
+    )
+    runtime = CallRuntime(backend, None, FAST)
+    runtime._answered = True
+    with pytest.raises(CallError, match="400"):
+        asyncio.run(runtime.call(REQUEST))
+    assert (len(backend.requests), runtime.usage.retries, runtime.usage.failed_calls) == (2, 1, 1)
+    assert runtime.usage.failures == {"api_error": 1}
+
+
 def test_exhausted_retries_raise_the_last_error():
     backend = ScriptedBackend([CallError(FailureKind.API_ERROR, "503", retryable=True)] * 3)
     with pytest.raises(CallError, match="503"):

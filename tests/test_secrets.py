@@ -6,6 +6,8 @@ import subprocess
 import sys
 
 from conftest import ROOT
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from stub import stats, stub_server
 
 from judges.calls.secrets import credential_paths, register_secret, scrub, split_credentials
@@ -133,3 +135,52 @@ def test_an_error_message_echoing_an_image_keeps_no_image_bytes():
     error = http_error(400, body.encode())
     assert "iVBORw0KGgo" not in str(error)
     assert "data:image/png;base64,[image bytes] rejected" in str(error)
+
+
+def test_environment_secrets_are_read_at_each_scrub_whatever_the_case_of_their_name(monkeypatch):
+    assert scrub({"m": "before lower-case-name-secret-1"}) == {"m": "before lower-case-name-secret-1"}
+    monkeypatch.setenv("my_service_password", "lower-case-name-secret-1")
+    monkeypatch.setenv("SERVICE_SECRET", "upper-case-name-secret-2")
+    monkeypatch.setenv("SERVICE_SECRETS", "not-a-secret-by-its-name-3")
+    text = "lower-case-name-secret-1 upper-case-name-secret-2 not-a-secret-by-its-name-3"
+    assert scrub({"m": text}) == {"m": "*** *** not-a-secret-by-its-name-3"}
+
+
+def _plain_scrub(value, secrets):
+    """The definition scrub keeps to: every key and string looked at, one by one."""
+    from judges.calls.secrets import MASK, is_credential_key
+
+    if isinstance(value, dict):
+        return {
+            k: MASK if is_credential_key(k, v) and v not in (None, "") else _plain_scrub(v, secrets)
+            for k, v in value.items()
+        }
+    if isinstance(value, (list, tuple)):
+        return [_plain_scrub(v, secrets) for v in value]
+    if isinstance(value, str):
+        for secret in secrets:
+            value = value.replace(secret, "***")
+    return value
+
+
+_KEYS = st.sampled_from(["key", "api_key", "Token", "headers", "reply", "calls", "s1", "x-auth", 3, "metadata"])
+_SECRET = "sk-property-planted-secret-1"
+_VALUES = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers()
+    | st.floats(allow_nan=False)
+    | st.sampled_from(["", "short", _SECRET])
+    | st.text(max_size=12).map(lambda t: t + _SECRET[: len(t) % 40]),
+    lambda inner: st.lists(inner, max_size=3) | st.tuples(inner, inner) | st.dictionaries(_KEYS, inner, max_size=4),
+    max_leaves=12,
+)
+
+
+@settings(derandomize=True, max_examples=200, deadline=None)
+@given(_VALUES, st.booleans())
+def test_scrub_masks_exactly_as_looking_at_every_key_and_string(value, with_secret):
+    from judges.calls.secrets import _scrub
+
+    secrets = [_SECRET] if with_secret else []
+    assert _scrub(value, secrets) == _plain_scrub(value, secrets)

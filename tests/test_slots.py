@@ -37,3 +37,17 @@ def test_a_cancelled_waiter_does_not_leak_its_slot():
             return True
 
     assert asyncio.run(asyncio.wait_for(scenario(), 2))
+
+
+def test_a_block_that_raises_gives_its_slot_back():
+    async def scenario():
+        slots = PrioritySlots(1)
+        try:
+            async with slots.hold():
+                raise ValueError("the call failed")
+        except ValueError:
+            pass
+        async with slots.hold():  # would hang if the slot had leaked
+            return slots._free
+
+    assert asyncio.run(asyncio.wait_for(scenario(), 2)) == 0

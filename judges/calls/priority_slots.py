@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import heapq
 import itertools
-from collections.abc import AsyncIterator
+from types import TracebackType
 
 
 class PrioritySlots:
@@ -17,13 +16,9 @@ class PrioritySlots:
         self._waiters: list[tuple[int, int, asyncio.Future[None]]] = []
         self._order = itertools.count()
 
-    @contextlib.asynccontextmanager
-    async def hold(self, priority: int = 0) -> AsyncIterator[None]:
-        await self._acquire(priority)
-        try:
-            yield
-        finally:
-            self._release()
+    def hold(self, priority: int = 0) -> _Held:
+        """`async with slots.hold(priority):` a slot for the block (a plain class: no generator made per call)."""
+        return _Held(self, priority)
 
     async def _acquire(self, priority: int) -> None:
         if self._free > 0 and not self._waiters:
@@ -45,3 +40,20 @@ class PrioritySlots:
                 future.set_result(None)
                 return
         self._free += 1
+
+
+class _Held:
+    """A slot held for an `async with` block: taken on entry, released on exit, however the block ends."""
+
+    __slots__ = ("_priority", "_slots")
+
+    def __init__(self, slots: PrioritySlots, priority: int) -> None:
+        self._slots, self._priority = slots, priority
+
+    async def __aenter__(self) -> None:
+        await self._slots._acquire(self._priority)
+
+    async def __aexit__(
+        self, _type: type[BaseException] | None, _error: BaseException | None, _trace: TracebackType | None
+    ) -> None:
+        self._slots._release()

@@ -156,6 +156,11 @@ class CallRuntime:
         return f"judge {request.model} at {self.settings.endpoint} is unusable: {err}"
 
     async def _call_with_retries(self, request: CompletionRequest) -> Completion:
+        try:
+            return await self._one_call(request)  # most calls answer at once: tenacity is set up only after a failure
+        except CallError as err:
+            first: CallError | None = err
+
         def count_retry(_state: Any) -> None:
             self.usage.retries += 1
 
@@ -169,6 +174,9 @@ class CallRuntime:
         try:
             async for attempt in retrying(self.settings, on_retry=count_retry, retry_if=worth_retrying):
                 with attempt:
+                    if first is not None:  # the first attempt's error, decided on as if it had been raised here
+                        failed, first = first, None
+                        raise failed
                     return await self._one_call(request)
         except CallError as err:
             self.usage.failed_calls += 1

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 import threading
@@ -16,7 +17,7 @@ MIN_SECRET_LENGTH = 8
 _CREDENTIAL_KEY = re.compile(
     r"(^|[_\-.])(api[_\-]?key|key|token|secret|password|passwd|authorization|auth|bearer|cookies?|headers?)$", re.I
 )
-_SECRET_ENV = re.compile(r"_(API_KEY|TOKEN|SECRET|PASSWORD)$")
+_SECRET_ENV_SUFFIXES = ("_API_KEY", "_TOKEN", "_SECRET", "_PASSWORD")  # of the variable's name, upper-cased
 _registered: set[str] = set()
 _lock = threading.Lock()
 
@@ -26,9 +27,14 @@ def is_credential_key(key: object, value: object = None) -> bool:
 
     A bare `key` holding a short string (a sentence key such as "s1" in a metric's steps) is not one: no API key
     is that short."""
-    if not isinstance(key, str) or not _CREDENTIAL_KEY.search(key):
+    if not isinstance(key, str) or not _names_credential(key):
         return False
     return not (key.lower() == "key" and (not isinstance(value, str) or len(value) < MIN_SECRET_LENGTH))
+
+
+@functools.lru_cache(maxsize=4096)  # records repeat a few dozen keys many times over
+def _names_credential(key: str) -> bool:
+    return _CREDENTIAL_KEY.search(key) is not None
 
 
 def register_secret(value: object) -> None:
@@ -54,7 +60,9 @@ def register_secrets_in(value: Any) -> None:
 
 def known_secrets() -> list[str]:
     """Registered secrets and the values of `*_API_KEY`, `*_TOKEN`, `*_SECRET`, `*_PASSWORD` variables, longest first."""
-    found = {v for k, v in os.environ.items() if _SECRET_ENV.search(k.upper()) and len(v) >= MIN_SECRET_LENGTH}
+    environ = os.environ
+    named = [k for k in environ if k.upper().endswith(_SECRET_ENV_SUFFIXES)]  # names first: values only of those
+    found = {v for v in (environ.get(k, "") for k in named) if len(v) >= MIN_SECRET_LENGTH}
     with _lock:
         found |= _registered
     return sorted(found, key=len, reverse=True)
@@ -100,15 +108,25 @@ def credential_paths(value: Any, prefix: str = "") -> list[str]:
 
 
 def _scrub(value: Any, secrets: list[str]) -> Any:
-    if isinstance(value, dict):
-        return {
-            key: MASK if is_credential_key(key, item) and item not in (None, "") else _scrub(item, secrets)
-            for key, item in value.items()
-        }
-    if isinstance(value, (list, tuple)):
-        return [_scrub(item, secrets) for item in value]
+    # what needs a look: containers, and strings when there are secrets to mask; any other value is kept as is
+    look = (dict, list, tuple, str) if secrets else (dict, list, tuple)
     if isinstance(value, str):
-        return _mask(value, secrets)
+        return _mask(value, secrets) if secrets else value
+    if isinstance(value, dict):
+        out = {}
+        for key, item in value.items():
+            if (
+                isinstance(key, str)
+                and _names_credential(key)
+                and is_credential_key(key, item)
+                and item not in (None, "")
+            ):
+                out[key] = MASK
+            else:
+                out[key] = _scrub(item, secrets) if isinstance(item, look) else item
+        return out
+    if isinstance(value, (list, tuple)):
+        return [_scrub(item, secrets) if isinstance(item, look) else item for item in value]
     return value
 
 

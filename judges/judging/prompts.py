@@ -29,7 +29,7 @@ class PromptTemplate:
     path: Path
     source: str
 
-    @property
+    @functools.cached_property
     def sha256(self) -> str:
         return hashlib.sha256(self.source.encode("utf-8")).hexdigest()
 
@@ -55,7 +55,9 @@ class PromptTemplate:
             code = env.compile(self.source, name=self.path.name, filename=str(self.path))
         except TemplateSyntaxError as err:
             raise PromptError(f"{self.path}:{err.lineno}: invalid template: {err.message}") from None
-        return env.template_class.from_code(env, code, env.make_globals(None), None)
+        # the globals as a plain dict (the environment's are never changed): each render copies them into its
+        # context, which from a dict is one C call and from make_globals' ChainMap a Python loop over its keys
+        return env.template_class.from_code(env, code, dict(env.make_globals(None)), None)
 
     def check_variables(self, allowed: set[str], required: tuple[str, ...] = ()) -> None:
         """Before any call: the template parses, uses only `allowed` variables, and uses each `required` one."""

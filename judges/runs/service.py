@@ -17,6 +17,7 @@ from typing import Any, Protocol
 from judges.calls.runtime import CallRuntime
 from judges.errors import BudgetExhausted, EndpointUnusable, JudgelabError
 from judges.files.jsonl import append_jsonl
+from judges.runs.heap import frozen_heap
 from judges.runs.progress import INTERVAL_S, Progress
 from judges.runs.run import Run
 from judges.runs.summary import call_usage, item_calls, summarize
@@ -64,12 +65,17 @@ class Stop:
     message: str
 
 
-@dataclass
+@dataclass(repr=False)
 class Execution:
     """What `execute` produced: finished records (item order), and the stop, if the run ended early."""
 
     records: list[dict[str, Any]] = field(default_factory=list)
     stop: Stop | None = None
+
+    def __repr__(self) -> str:
+        # short: asyncio.run formats the finished main task's result (this) when it restores the SIGINT handler,
+        # and a repr of every record would cost a run tens of milliseconds
+        return f"Execution({len(self.records)} records, stop={self.stop!r})"
 
 
 def _stop_for(err: JudgelabError) -> Stop:
@@ -129,7 +135,8 @@ async def execute(
     ticker = asyncio.ensure_future(_tick(bar)) if bar is not None else None
     try:
         jobs.extend(asyncio.ensure_future(one(item)) for item in items)  # started in order
-        await asyncio.gather(*jobs, return_exceptions=True)
+        with frozen_heap():
+            await asyncio.gather(*jobs, return_exceptions=True)
         for job in jobs:
             if not job.cancelled() and job.exception() is not None:
                 raise job.exception()  # type: ignore[misc]

@@ -1,0 +1,49 @@
+"""The run service's own costs: the heap kept from the collector during a run, and a short Execution repr."""
+
+import asyncio
+import gc
+
+from conftest import record, reply, scripted_judge
+
+from judges.runs.heap import frozen_heap
+from judges.runs.service import Execution, execute
+from judges.runs.tasks import UnitTestTask
+from judges.suite.loading import parse_unit_test
+
+
+def test_the_heap_is_frozen_for_the_block_and_released_after_it():
+    assert gc.get_freeze_count() == 0
+    kept = [object() for _ in range(10)]
+    with frozen_heap():
+        assert gc.get_freeze_count() > 0
+    assert gc.get_freeze_count() == 0 and kept
+
+
+def test_a_heap_the_process_froze_itself_stays_frozen():
+    gc.freeze()
+    try:
+        frozen = gc.get_freeze_count()
+        with frozen_heap():
+            assert gc.get_freeze_count() == frozen
+        assert gc.get_freeze_count() == frozen
+    finally:
+        gc.unfreeze()
+
+
+def test_a_run_freezes_the_heap_while_it_runs_and_releases_it_after(tmp_path):
+    seen = []
+
+    def script(request):
+        seen.append(gc.get_freeze_count() > 0)
+        return reply(request.metric, 5 if request.metric in ("answer_relevancy", "completeness") else 1)
+
+    judge, _ = scripted_judge(script)
+    task = UnitTestTask([parse_unit_test(record(), path="t.jsonl", line=1, default_id="t1")], judge)
+    done = asyncio.run(execute(task, judge.runtime, tmp_path / "results.jsonl"))
+    assert len(done.records) == 1 and seen and all(seen)
+    assert gc.get_freeze_count() == 0
+
+
+def test_an_execution_repr_names_its_size_not_its_records():
+    done = Execution([{"id": str(i), "text": "x" * 1000} for i in range(100)])
+    assert repr(done) == "Execution(100 records, stop=None)"
