@@ -220,7 +220,7 @@ def cached_process(tests_file: Path, n_tests: int, cache: Path, out: Path, repea
 
 
 def cached_cli(tests_file: Path, n_tests: int, cache: Path, out: Path) -> float:
-    """The same fully cached re-run through `judgelab meta-eval` (summary printed and result matrix drawn too)."""
+    """The same fully cached re-run through `judgelab meta-eval` (summary printed, report.html written too)."""
     judgelab = [sys.executable, "-m", "judges.cli.main", "meta-eval", "--judge", "openai/stub"]
     started = time.perf_counter()
     subprocess.run(
@@ -512,8 +512,8 @@ def markdown(result: dict) -> str:
     lines += [
         f"Fully cached rerun of {cached['calls']} calls as a whole process (interpreter, imports, run, run folder; "
         f"Python API): median {cached['median_s']:.3f} s over {cached['repeats']} runs (LiteLLM imported: "
-        f"{'yes' if cached['litellm_imported'] else 'no'}); through `judgelab meta-eval` (summary printed, result "
-        f"matrix drawn): {cached['cli_s']:.2f} s.",
+        f"{'yes' if cached['litellm_imported'] else 'no'}); through `judgelab meta-eval` (summary printed, "
+        f"report written): {cached['cli_s']:.2f} s.",
         f"`judgelab --help`: median {helped['median_s']:.3f} s over {helped['repeats']} runs.",
     ]
     if "offline_judge" in result:
