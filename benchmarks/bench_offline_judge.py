@@ -27,14 +27,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-METRICS = (
-    "answer_relevancy",
-    "completeness",
-    "faithfulness",
-    "usefulness",
-    "positive_acceptance",
-    "negative_rejection",
-)
+from judges.types import ALL_METRICS as METRICS  # noqa: E402 - the checkout's package, put on the path above
+
 BEFORE = (
     "import functools, sys; from judges.calls import local_server as s; "
     "s.LlamaServer.__init__ = functools.partialmethod(s.LlamaServer.__init__, reencode=False, top_token_first=False); "
@@ -104,7 +98,8 @@ def main() -> None:
         work = Path(folder)
         os.environ["XDG_CACHE_HOME"] = str(work / "user-cache")
         shipped = smollm2_path()
-        encodings = {"Q4_1 (shipped)": shipped, "Q8_0 (served)": served_copy(shipped)}
+        with open(os.devnull, "wb") as quiet:  # llama.cpp reports every tensor it re-encodes
+            encodings = {"Q4_1 (shipped)": shipped, "Q8_0 (served)": served_copy(shipped, quiet)}
         micro = [{"encoding": name, **reading_and_decoding(path, prompts)} for name, path in encodings.items()]
         runs: dict[tuple[str, int], list[dict]] = {}
         for _ in range(args.repeats):
