@@ -39,7 +39,9 @@ def test_top_token_first_picks_the_same_tokens_as_the_full_grammar_mask():
 
     prompts = load_prompt_set("default")
     tests = load_unit_tests(ROOT / "unit_tests", "train")[:2]
-    calls = [(prompts.render(metric, t.sample), metric) for t in tests for metric in ("answer_relevancy", "faithfulness")]
+    calls = [
+        (prompts.render(metric, t.sample), metric) for t in tests for metric in ("answer_relevancy", "faithfulness")
+    ]
 
     def replies(llm):
         return [
