@@ -6,9 +6,8 @@ judgelab serves now (the Q8_0 copy, the grammar checked on the top token first),
 1. In this process (no server): prompt reading rate and decoding time per token of each encoding, on the first 4
    train tests' answer-relevancy prompts.
 2. Whole processes: `judgelab meta-eval` into a new reply cache (every call a miss) on the first 16 train tests and
-   on the main job (all 32),
-   wall time from the command's start to its exit (interpreter, model load and re-encoding included), and the
-   pass rates each configuration gets. "Before" is the same command with the server started as it was before
+   on the main job (all 32), wall time from the command's start to its exit (interpreter and model load included;
+   the Q8_0 copy is made once before), and the pass rates each configuration gets. "Before" is the same command with the server started as it was before
    (`LlamaServer(reencode=False, top_token_first=False)`).
 3. The main job again, fully cached (the "after" run's cache), as a whole process: median of 5.
 Writes results/benchmarks/offline_judge.{json,md}.

@@ -9,8 +9,8 @@ import sys
 from pathlib import Path
 from typing import IO
 
-# Without AVX2 (this project's 2-core CI machines have AVX and F16C only) llama.cpp reads prompts 1.8x faster from
-# Q8_0 than from Q4_1 and decodes at about the same speed (benchmarks/bench_offline_judge.py). Q8_0 holds each
+# Without AVX2 (this project's 2-core CI machines have AVX and F16C only) llama.cpp reads prompts about twice as
+# fast from Q8_0 as from Q4_1 and decodes at about the same speed (benchmarks/bench_offline_judge.py). Q8_0 holds each
 # Q4_1 weight to within 1/16 of a Q4_1 step, so this is the same model, not a different quantisation of it.
 SERVED_ENCODING = "Q8_0"
 _LLAMA_FTYPE_MOSTLY_Q8_0 = 7
