@@ -1,5 +1,6 @@
-"""The offline judge's llama.cpp server: the Q8_0 copy of the weights is made once, and checking the grammar on the
-top token first picks exactly the tokens of llama-cpp-python's own sampler chain (real model, real prompts)."""
+"""The offline judge's llama.cpp server: the Q8_0 copy of the weights is made once, checking the grammar on the top
+token first picks exactly the tokens of llama-cpp-python's own sampler chain, and leaving out the logits of every
+position when no logprobs are asked changes no reply and no logprob (real model, real prompts)."""
 
 import importlib.util
 
@@ -62,7 +63,8 @@ def test_top_token_first_picks_the_same_tokens_as_the_full_grammar_mask():
     chain = replies(Llama(model, n_ctx=4096, n_threads=2, verbose=False))
     used = []
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(Llama, "_init_sampler", Llama._init_sampler)  # restored when the block ends
+        patch.setattr(Llama, "_init_sampler", Llama._init_sampler)  # both restored when the block ends
+        patch.setattr(Llama, "_create_completion", Llama._create_completion)
         llama_serve.install()
         installed = Llama._init_sampler
 
@@ -78,3 +80,63 @@ def test_top_token_first_picks_the_same_tokens_as_the_full_grammar_mask():
     # the whole vocabulary was masked on some decoding steps (the top token refused), but on fewer than 1 in 4
     steps = sum(tokens for _, tokens in checked)
     assert 0 < 4 * sum(s.full_masks for s in used) < steps
+
+
+def test_logits_of_every_position_only_for_logprobs_with_the_same_replies_and_logprobs():
+    from llama_cpp import Llama
+
+    prompts = load_prompt_set("default")
+    texts = [prompts.render("answer_relevancy", t.sample) for t in load_unit_tests(ROOT / "unit_tests", "train")[:2]]
+
+    def replies(llm):
+        """A JSON reply, then the top logprobs of one token after the same prompt prefix, for each text."""
+        out, kept = [], []
+        for text in texts:
+            done = llm.create_chat_completion(
+                [{"role": "user", "content": text}],
+                temperature=0,
+                max_tokens=200,
+                seed=0,
+                repeat_penalty=1.1,
+                response_format={"type": "json_object", "schema": reply_schema("answer_relevancy")},
+            )
+            kept.append(llm._logits_all)
+            out.append(done["choices"][0]["message"]["content"])
+            done = llm.create_chat_completion(
+                [{"role": "user", "content": text + "\nThe grade, one digit:"}],
+                temperature=0,
+                max_tokens=1,
+                logprobs=True,
+                top_logprobs=5,
+            )
+            kept.append(llm._logits_all)
+            top = done["choices"][0]["logprobs"]["content"][0]["top_logprobs"]
+            out.append([(entry["token"], float(entry["logprob"])) for entry in top])
+        return out, kept
+
+    model = str(smollm2_path())
+    # as llama_cpp.server loads it: logits of every position kept for every completion
+    always, _ = replies(Llama(model, n_ctx=4096, n_threads=2, logits_all=True, verbose=False))
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(Llama, "_init_sampler", Llama._init_sampler)  # both restored when the block ends
+        patch.setattr(Llama, "_create_completion", Llama._create_completion)
+        llama_serve.install()
+        served, kept = replies(Llama(model, n_ctx=4096, n_threads=2, logits_all=True, verbose=False))
+    assert served == always
+    assert kept == [False, True, False, True]
+    assert all(len(top) == 5 for top in served[1::2])
+
+
+@pytest.mark.parametrize(
+    ("options", "every_position"),
+    [
+        ({"prompt": "x", "logprobs": None, "logits_processor": None, "logit_bias": None}, False),
+        ({"prompt": "x"}, False),
+        ({"prompt": "x", "logprobs": 5}, True),
+        ({"prompt": "x", "logprobs": 0}, True),
+        ({"prompt": "x", "logit_bias": {"42": -100.0}}, True),
+        ({"prompt": "x", "logits_processor": [print]}, True),
+    ],
+)
+def test_which_completions_need_the_logits_of_every_position(options, every_position):
+    assert llama_serve.logits_for_every_position(options) is every_position

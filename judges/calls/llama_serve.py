@@ -1,4 +1,5 @@
-"""llama.cpp's OpenAI-compatible server, with greedy schema-constrained decoding that tries the top token first."""
+"""llama.cpp's OpenAI-compatible server, with greedy schema-constrained decoding that tries the top token first and
+logits kept for every position only when a request asks for logprobs."""
 
 from __future__ import annotations
 
@@ -69,12 +70,18 @@ class GrammarCheckedGreedy:
 
 def install() -> None:
     """Make llama-cpp-python use `GrammarCheckedGreedy` for greedy (temperature 0) grammar-constrained completions
-    with no logits processor or mirostat; every other completion keeps its own sampler chain."""
+    with no logits processor or mirostat (every other completion keeps its own sampler chain), and compute the
+    logits of every prompt position only for the completions that need them (`logits_for_every_position`)."""
     from llama_cpp import Llama
 
     original = Llama._init_sampler
     if getattr(original, "grammar_checked", False):
         return
+    completion = Llama._create_completion
+
+    def create_completion(self: Any, *args: Any, **options: Any) -> Any:
+        self._logits_all = logits_for_every_position(options)
+        yield from completion(self, *args, **options)
 
     def init_sampler(self: Any, **options: Any) -> Any:
         if (
@@ -94,6 +101,17 @@ def install() -> None:
 
     init_sampler.grammar_checked = True  # type: ignore[attr-defined]
     Llama._init_sampler = init_sampler  # type: ignore[method-assign,assignment]
+    Llama._create_completion = create_completion  # type: ignore[method-assign,assignment]
+
+
+def logits_for_every_position(options: dict[str, Any]) -> bool:
+    """Whether a completion needs the logits of every position it evaluates: only to report logprobs, or for a logits
+    processor or logit bias (which read the stored scores). The server loads the model with `logits_all` on; the
+    others sample from the last position's logits alone, and leaving the rest out makes llama.cpp skip the output
+    layer (a sixth of SmolLM2's weights) for every prompt token. The logprobs llama-cpp-python reports come from the
+    last prompt position on, which every completion evaluates afresh, so a prefix another completion evaluated
+    without them leaves them unchanged."""
+    return any(options.get(name) is not None for name in ("logprobs", "logits_processor", "logit_bias"))
 
 
 def main() -> None:
