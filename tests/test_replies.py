@@ -115,6 +115,43 @@ def test_reply_formats_order_the_schema_as_named():
         entry_schema("usefulness", "grade_last")
 
 
+def test_the_compact_format_names_the_same_fields_with_short_keys_in_the_default_order():
+    assert list(entry_schema("usefulness", "compact")["properties"]) == ["no_doc", "related_info", "why", "grade"]
+    assert entry_schema("faithfulness", "compact")["properties"]["grade"]["enum"] == [0, 1, None]
+    assert entry_schema("completeness", "compact")["required"] == ["why", "grade"]
+
+
+def test_a_compact_reply_is_read_by_its_short_keys_and_a_long_key_reply_is_not():
+    text = json.dumps(
+        {
+            "answer_1": {"no_doc": False, "why": "on topic", "grade": 5},
+            "answer_2": {"no_doc": True, "why": "x", "grade": None},
+        }
+    )
+    parsed = parse_reply("answer_relevancy", text, "compact")
+    assert parsed.actual.state is VerdictState.NULL and parsed.actual.justification == "x"
+    assert parsed.expected is not None and parsed.expected.grade == 5 and parsed.expected.justification == "on topic"
+    with pytest.raises(ReplyError, match="no 'grade' field"):
+        parse_reply("answer_relevancy", CLEAN, "compact")
+    with pytest.raises(ReplyError, match="no 'answer_relevancy' field"):
+        parse_reply("answer_relevancy", text)
+
+
+def test_every_shipped_template_shows_the_keys_its_reply_schema_asks_for():
+    """The shape a prompt shows and the grammar constrained decoding enforces name the same keys, in order."""
+    from judges.judging.prompts import load_prompt_set, shipped_prompt_sets
+    from judges.types import GROUSE_METRICS
+
+    sets = shipped_prompt_sets()
+    assert {"default", "compact"} <= set(sets)
+    for name in sets:
+        for metric, template in load_prompt_set(name).templates.items():
+            keys = reply_schema(metric, template.reply_format)["properties"]["answer_2"]["required"]
+            shown = [template.source.rfind(f'"{key}"') for key in keys]
+            assert -1 not in shown and shown == sorted(shown), (name, metric, keys)
+    assert set(load_prompt_set("compact").templates) == set(GROUSE_METRICS)
+
+
 def test_a_template_declares_its_reply_format_and_the_judge_sends_that_schema(tmp_path):
     from conftest import reply, scripted_judge
 

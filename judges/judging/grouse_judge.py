@@ -47,7 +47,7 @@ class GroundedQAJudge:
                 self.runtime,
                 lambda messages: self.request(metric, messages, draw),
                 template.render(**sample_variables(sample)),
-                lambda text: parse_reply(metric, text),
+                lambda text: parse_reply(metric, text, template.reply_format),
                 record.calls,
                 template=metric,
                 sha256=template.sha256,

@@ -17,8 +17,11 @@ GRADE_SPECS: dict[str, tuple[str, tuple[int, ...], tuple[str, ...]]] = {
     "usefulness": ("usefulness", (0, 1), ("answer_affirms_no_document_answers", "answer_contains_related_information")),
 }
 JUSTIFICATION_MAX_CHARS = 160  # keeps constrained replies short: a small local judge writes ~85 tokens/s
-# The shapes a template may ask for (declared by a `{# reply_format: NAME #}` comment; see prompts.py).
-REPLY_FORMATS = ("justification_first", "grade_first", "grade_only")
+# The shapes a template may ask for (declared by a `{# reply_format: NAME #}` comment; see prompts.py). `compact` is
+# justification_first under short keys ("no_doc", "related_info", "why", "grade"): a small local judge spends most
+# of its decoding steps writing key names (benchmarks/bench_offline_judge.py).
+REPLY_FORMATS = ("justification_first", "grade_first", "grade_only", "compact")
+_COMPACT_FLAGS = {"answer_affirms_no_document_answers": "no_doc", "answer_contains_related_information": "related_info"}
 _FENCE = re.compile(r"```(?:json|JSON)?\s*(.*?)```", re.DOTALL)
 _REFUSAL = re.compile(
     r"\b(I can(?:no|')t|I am unable|I'm unable|I won't|I will not) (help|assist|comply|provide|do that)", re.I
@@ -33,23 +36,40 @@ class ReplyError(ValueError):
         self.kind = kind
 
 
+@dataclass(frozen=True)
+class EntryKeys:
+    """The key names of one answer's grading in a reply format."""
+
+    flags: tuple[str, ...]
+    justification: str
+    grade: str
+
+
+def entry_keys(metric: str, reply_format: str = "justification_first") -> EntryKeys:
+    """The keys `reply_format` names one answer's booleans, justification and grade with, for `metric`."""
+    if reply_format not in REPLY_FORMATS:
+        raise ValueError(f"unknown reply format {reply_format!r}; known: {', '.join(REPLY_FORMATS)}")
+    grade_field, _, flags = GRADE_SPECS[metric]
+    if reply_format == "compact":
+        return EntryKeys(tuple(_COMPACT_FLAGS[flag] for flag in flags), "why", "grade")
+    return EntryKeys(flags, f"{metric}_justification", grade_field)
+
+
 def entry_schema(metric: str, reply_format: str = "justification_first") -> dict[str, Any]:
     """JSON schema of one answer's grading, in the order constrained decoding writes it: by default booleans, a
     short justification, then the grade; `grade_first` puts the grade before the justification; `grade_only` asks
-    for the grade alone."""
-    if reply_format not in REPLY_FORMATS:
-        raise ValueError(f"unknown reply format {reply_format!r}; known: {', '.join(REPLY_FORMATS)}")
-    grade_field, grades, flags = GRADE_SPECS[metric]
-    grade = {"enum": [*grades, None]}
+    for the grade alone; `compact` is the default order under short keys."""
+    keys = entry_keys(metric, reply_format)
+    grade = {"enum": [*GRADE_SPECS[metric][1], None]}
     justification = {"type": "string", "maxLength": JUSTIFICATION_MAX_CHARS}
     properties: dict[str, Any] = {}
     if reply_format != "grade_only":
-        properties.update({flag: {"type": "boolean"} for flag in flags})
-    if reply_format == "justification_first":
-        properties[f"{metric}_justification"] = justification
-    properties[grade_field] = grade
+        properties.update({flag: {"type": "boolean"} for flag in keys.flags})
+    if reply_format in ("justification_first", "compact"):
+        properties[keys.justification] = justification
+    properties[keys.grade] = grade
     if reply_format == "grade_first":
-        properties[f"{metric}_justification"] = justification
+        properties[keys.justification] = justification
     return {"type": "object", "properties": properties, "required": list(properties)}
 
 
@@ -88,12 +108,13 @@ def extract_json(text: str) -> Any:
     raise ReplyError(f"no JSON object in the reply: {stripped[:120]!r}")
 
 
-def _grade(metric: str, entry: Any) -> Verdict:
-    grade_field, grades, _ = GRADE_SPECS[metric]
+def _grade(metric: str, entry: Any, reply_format: str) -> Verdict:
+    keys = entry_keys(metric, reply_format)
+    grade_field, grades = keys.grade, GRADE_SPECS[metric][1]
     if not isinstance(entry, dict) or grade_field not in entry:
         raise ReplyError(f"reply has no {grade_field!r} field")
     raw = entry[grade_field]
-    justification = entry.get(f"{metric}_justification")
+    justification = entry.get(keys.justification)
     justification = str(justification) if justification is not None else None
     if raw is None or (isinstance(raw, str) and raw.strip().lower() in ("null", "none")):
         return Verdict.null("the judge returned null", justification)
@@ -119,8 +140,9 @@ class ParsedReply:
     expected: Verdict | None
 
 
-def parse_reply(metric: str, text: str) -> ParsedReply:
-    """Parse a two-answer reply ({answer_1, answer_2}) or a single-answer one; raises ReplyError."""
+def parse_reply(metric: str, text: str, reply_format: str = "justification_first") -> ParsedReply:
+    """Parse a two-answer reply ({answer_1, answer_2}) or a single-answer one, its keys named as `reply_format` names
+    them; raises ReplyError."""
     obj = extract_json(text)
     if not isinstance(obj, dict):
         raise ReplyError("the reply's JSON is not an object")
@@ -129,8 +151,8 @@ def parse_reply(metric: str, text: str) -> ParsedReply:
         expected_verdict = None
         if isinstance(expected, dict):
             try:
-                expected_verdict = _grade(metric, expected)
+                expected_verdict = _grade(metric, expected, reply_format)
             except ReplyError:
                 expected_verdict = None
-        return ParsedReply(_grade(metric, obj["answer_2"]), expected_verdict)
-    return ParsedReply(_grade(metric, obj), None)
+        return ParsedReply(_grade(metric, obj["answer_2"], reply_format), expected_verdict)
+    return ParsedReply(_grade(metric, obj, reply_format), None)
