@@ -1,14 +1,16 @@
-"""The offline judge before and after: SmolLM2 as shipped (Q4_1, llama-cpp-python's sampler chain) against what
-judgelab serves now (the Q8_0 copy, the grammar checked on the top token first), side by side in one run.
+"""The offline judge before and after: SmolLM2 as shipped (Q4_1) behind llama-cpp-python's server as it comes, with
+the default prompts, against what judgelab runs now (the Q8_0 copy, the grammar checked on the top token first, the
+logits of every position only for logprob requests, the compact prompt set), side by side in one run.
 
     python benchmarks/bench_offline_judge.py [--repeats 1]
 
-1. In this process (no server): prompt reading rate and decoding time per token of each encoding, on the first 4
-   train tests' answer-relevancy prompts.
+1. In this process (no server): prompt reading rate and decoding time per token of each encoding, with and without
+   the logits of every position, on the first 4 train tests' answer-relevancy prompts.
 2. Whole processes: `judgelab meta-eval` into a new reply cache (every call a miss) on the first 16 train tests and
    on the main job (all 32), wall time from the command's start to its exit (interpreter and model load included;
-   the Q8_0 copy is made once before), and the pass rates each configuration gets. "Before" is the same command with the server started as it was before
-   (`LlamaServer(reencode=False, top_token_first=False)`).
+   the Q8_0 copy is made once before), and the pass rates each configuration gets. "Before" is the same command
+   with `--prompts default` and the server started as it was before (`LlamaServer(reencode=False,
+   top_token_first=False)`: llama-cpp-python's own server, which keeps the logits of every position).
 3. The main job again, fully cached (the "after" run's cache), as a whole process: median of 5.
 Writes results/benchmarks/offline_judge.{json,md}.
 """
@@ -36,13 +38,13 @@ BEFORE = (
     "from judges.cli.main import main; sys.exit(main(sys.argv[1:]))"
 )
 AFTER = "import sys; from judges.cli.main import main; sys.exit(main(sys.argv[1:]))"
-CONFIGS = {"before": BEFORE, "after": AFTER}
+CONFIGS = {"before": (BEFORE, ["--prompts", "default"]), "after": (AFTER, [])}  # code, extra meta-eval options
 
 
-def reading_and_decoding(model_path: Path, prompts: list[str]) -> dict:
+def reading_and_decoding(model_path: Path, prompts: list[str], every_position: bool) -> dict:
     from llama_cpp import Llama
 
-    llm = Llama(str(model_path), n_ctx=4096, n_threads=2, flash_attn=True, verbose=False)
+    llm = Llama(str(model_path), n_ctx=4096, n_threads=2, flash_attn=True, logits_all=every_position, verbose=False)
     read_tokens = read_s = 0.0
     for prompt in prompts:
         tokens = llm.tokenize(prompt.encode())
@@ -61,7 +63,8 @@ def reading_and_decoding(model_path: Path, prompts: list[str]) -> dict:
 
 def whole_job(config: str, limit: int, work: Path, cache: Path) -> dict:
     out = Path(tempfile.mkdtemp(prefix=f"{config}-{limit}-", dir=work))
-    command = [sys.executable, "-c", CONFIGS[config], "meta-eval", "--cache", str(cache), "--quiet"]
+    code, options = CONFIGS[config]
+    command = [sys.executable, "-c", code, "meta-eval", "--cache", str(cache), "--quiet", *options]
     command += ["--limit", str(limit), "--out", str(out)]
     env = {**os.environ, "PYTHONPATH": str(ROOT), "XDG_CACHE_HOME": str(work / "user-cache")}
     started = time.perf_counter()
@@ -102,8 +105,16 @@ def main() -> None:
         os.environ["XDG_CACHE_HOME"] = str(work / "user-cache")
         shipped = smollm2_path()
         with open(os.devnull, "wb") as quiet:  # llama.cpp reports every tensor it re-encodes
-            encodings = {"Q4_1 (shipped)": shipped, "Q8_0 (served)": served_copy(shipped, quiet)}
-        micro = [{"encoding": name, **reading_and_decoding(path, prompts)} for name, path in encodings.items()]
+            served = served_copy(shipped, quiet)
+        variants = [
+            ("Q4_1 (shipped)", shipped, True),
+            ("Q8_0 (served)", served, True),
+            ("Q8_0 (served)", served, False),
+        ]
+        micro = [
+            {"encoding": name, "every_position": every, **reading_and_decoding(path, prompts, every)}
+            for name, path, every in variants
+        ]
         runs: dict[tuple[str, int], list[dict]] = {}
         for _ in range(args.repeats):
             for limit in (16, 32):
@@ -140,11 +151,13 @@ def render(result: dict) -> str:
     lines = [
         f"# Offline judge: SmolLM2-135M in llama.cpp, before and after ({result['date']}, {result['cpus']} CPUs)",
         "",
-        "Before: the shipped Q4_1 weights, llama-cpp-python's sampler chain (the JSON grammar masks the whole "
-        "vocabulary at every step). After: the Q8_0 copy judgelab makes once, the grammar checked on the model's "
-        "top token first (the same tokens). Whole process: `judgelab meta-eval --limit N` into a new reply cache, "
-        "interpreter start and model load included (the Q8_0 copy is made once before, as on every run after "
-        "a machine's first).",
+        "Before: the shipped Q4_1 weights behind llama-cpp-python's server as it comes (its sampler chain masks "
+        "the whole vocabulary with the JSON grammar at every step; it keeps the logits of every position), with the "
+        "default prompts. After: the Q8_0 copy judgelab makes once, the grammar checked on the model's top token "
+        "first (the same tokens), the logits of every position only for requests that ask for logprobs (the same "
+        "replies), and the compact prompt set (the default prompts with short reply keys). Whole process: "
+        "`judgelab meta-eval --limit N` into a new reply cache, interpreter start and model load included (the Q8_0 "
+        "copy is made once before, as on every run after a machine's first).",
         "",
         table(
             [
@@ -165,12 +178,13 @@ def render(result: dict) -> str:
         f'The main job again, fully cached ({result["main_job_cached"]["calls"]} calls from the "after" run\'s cache), '
         f"as a whole process: median {result['main_job_cached']['median_s']:.2f} s of 5.",
         "",
-        "In process, first 4 train tests' answer-relevancy prompts, 2 threads, flash attention:",
+        "In process, first 4 train tests' answer-relevancy prompts (default set), 2 threads, flash attention:",
         "",
         table(
             [
                 {
                     "encoding": m["encoding"],
+                    "logits of": "every position" if m["every_position"] else "the last position",
                     "prompt reading (tokens/s)": f"{m['prompt_tokens_per_s']:.0f}",
                     "decoding (ms/token)": f"{m['decode_ms_per_token']:.1f}",
                 }

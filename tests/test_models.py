@@ -13,6 +13,13 @@ def test_local_judge_is_constrained_and_serial():
     assert model.litellm_model == "openai/smollm2-135m-q8_0"
 
 
+def test_a_local_judge_runs_with_the_compact_prompts_unless_others_are_named():
+    assert JudgeOptions().prompts == "compact" and JudgeOptions(judge="local/smollm2-135m").prompts == "compact"
+    assert JudgeOptions(judge="gpt-4o-mini").prompts == "default"
+    assert JudgeOptions(prompts="grouse").prompts == "grouse"
+    assert JudgeOptions(judge="gpt-4o-mini", prompts="compact").prompts == "compact"
+
+
 def test_api_models_send_no_schema_unless_asked():
     assert not JudgeModel.from_name("gpt-4o-mini").json_schema
     assert JudgeModel.from_name("openai/x", api_base="http://h/v1", json_schema=True).json_schema

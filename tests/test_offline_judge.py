@@ -41,6 +41,7 @@ def test_meta_eval_with_the_offline_judge_writes_a_full_run(tmp_path):
         json.loads(call["reply"])  # schema-constrained output is always JSON
     report = json.loads((out / "run.json").read_text())
     assert report["config"]["judge"] == "local/smollm2-135m" and report["summary"]["n_items"] == 2
+    assert report["config"]["prompts"]["name"] == "compact"  # a local judge's own prompt set
     assert report["summary"]["usage"]["cost"] == 0.0
     assert "**total (mean of the pass rates)**" in (out / "summary.md").read_text()
 

@@ -14,6 +14,9 @@ DEFAULT_JUDGE = "local/smollm2-135m"
 # the name the local server is called with: it names the weights' encoding, so replies cached from another
 # encoding of the same model are not served as this one's (judges/calls/gguf_encoding.py)
 LOCAL_MODELS = {"local/smollm2-135m": "smollm2-135m-q8_0"}
+# a local judge's own prompt set: the default prompts with short reply keys (prompts/compact), which a small model
+# writes in a third fewer tokens with the same pass rates (results/benchmarks/offline_judge.md)
+LOCAL_PROMPTS = "compact"
 
 IMAGE_MAX_SIDE = 1024  # pixels a side an image is shrunk to before it is sent, unless the judge says otherwise
 
@@ -56,6 +59,11 @@ class JudgeModel:
         return cls(
             name, name, json_schema=bool(json_schema), api_base=api_base, vision=vision, image_max_side=image_max_side
         )
+
+
+def default_prompt_set(name: str) -> str:
+    """The shipped prompt set judge `name` runs with unless one is given: the compact one for local judges."""
+    return LOCAL_PROMPTS if name in LOCAL_MODELS else "default"
 
 
 # The key each common provider reads; any other provider is asked of LiteLLM (which then gets imported).

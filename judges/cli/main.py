@@ -38,9 +38,10 @@ def add_judge_options(parser: argparse.ArgumentParser) -> None:
     )
     group.add_argument(
         "--prompts",
-        default="default",
+        default="",
         metavar="DIR",
-        help="prompt folder with the four metric templates, a shipped set name, or 'grouse'",
+        help="prompt folder with the four metric templates, a shipped set name, or 'grouse' (default: 'compact' "
+        "for a local judge, 'default' for any other)",
     )
     group.add_argument(
         "--api-base",

@@ -27,11 +27,8 @@ def run(args: argparse.Namespace) -> int:
 def default_out(args: argparse.Namespace, split: str) -> Path:
     from judges.runs.folder import default_run_dir
 
-    return (
-        Path(args.out)
-        if args.out
-        else default_run_dir(Path("results/runs"), args.judge, Path(args.prompts).name, split)
-    )
+    prompts = Path(judge_options(args).prompts).name
+    return Path(args.out) if args.out else default_run_dir(Path("results/runs"), args.judge, prompts, split)
 
 
 def execute(args: argparse.Namespace, tests: list, split: str | None, out_dir: Path) -> int:  # type: ignore[type-arg]

@@ -10,7 +10,14 @@ from pathlib import Path
 from typing import Any
 
 from judges.calls.cache import CacheMode, ReplyCache
-from judges.calls.model_spec import DEFAULT_JUDGE, IMAGE_MAX_SIDE, JudgeModel, judge_params, open_backend
+from judges.calls.model_spec import (
+    DEFAULT_JUDGE,
+    IMAGE_MAX_SIDE,
+    JudgeModel,
+    default_prompt_set,
+    judge_params,
+    open_backend,
+)
 from judges.calls.runtime import CallRuntime, RuntimeSettings
 from judges.calls.secrets import credential_paths, split_credentials
 from judges.errors import ConfigError
@@ -23,7 +30,7 @@ class JudgeOptions:
     """What the user chose for the judge and its runtime."""
 
     judge: str = DEFAULT_JUDGE
-    prompts: str = "default"
+    prompts: str = ""  # a prompt folder or shipped set; "" for the judge's own (model_spec.default_prompt_set)
     api_base: str | list[str] | None = None  # several: deployments of one judge, calls spread over them
     client: str | None = None  # "lean" or "litellm"; default: lean for OpenAI-compatible endpoints and local judges
     temperature: float | None = 0.0
@@ -40,6 +47,10 @@ class JudgeOptions:
     max_cost: float | None = None
     vision: bool | None = None  # the judge sees images (default: LiteLLM's model table; local judges never)
     image_max_side: int = IMAGE_MAX_SIDE  # pixels; larger images are shrunk before they are sent
+
+    def __post_init__(self) -> None:
+        if not self.prompts:
+            self.prompts = default_prompt_set(self.judge)
 
     def judge_model(self) -> JudgeModel:
         """The judge model these options name, with its capabilities."""
