@@ -137,19 +137,31 @@ def test_a_compact_reply_is_read_by_its_short_keys_and_a_long_key_reply_is_not()
         parse_reply("answer_relevancy", text)
 
 
+def test_compact_answer_2_asks_for_the_actual_outputs_grading_alone():
+    schema = reply_schema("completeness", "compact_answer_2")
+    assert schema == entry_schema("completeness", "compact") and schema["required"] == ["why", "grade"]
+    parsed = parse_reply("completeness", '{"why": "misses the date", "grade": 3}', "compact_answer_2")
+    assert parsed.actual.grade == 3 and parsed.actual.justification == "misses the date" and parsed.expected is None
+
+
 def test_every_shipped_template_shows_the_keys_its_reply_schema_asks_for():
-    """The shape a prompt shows and the grammar constrained decoding enforces name the same keys, in order."""
+    """The shape a prompt shows and the grammar constrained decoding enforces name the same keys, in order, for the
+    answers the schema grades."""
     from judges.judging.prompts import load_prompt_set, shipped_prompt_sets
-    from judges.types import GROUSE_METRICS
 
     sets = shipped_prompt_sets()
     assert {"default", "compact"} <= set(sets)
+    formats = set()
     for name in sets:
         for metric, template in load_prompt_set(name).templates.items():
-            keys = reply_schema(metric, template.reply_format)["properties"]["answer_2"]["required"]
+            schema = reply_schema(metric, template.reply_format)
+            both = "answer_2" in schema["properties"]
+            keys = schema["properties"]["answer_2"]["required"] if both else schema["required"]
             shown = [template.source.rfind(f'"{key}"') for key in keys]
             assert -1 not in shown and shown == sorted(shown), (name, metric, keys)
-    assert set(load_prompt_set("compact").templates) == set(GROUSE_METRICS)
+            assert ('"answer_1"' in template.source) is both, (name, metric)
+            formats.add(template.reply_format)
+    assert {"justification_first", "compact", "compact_answer_2"} <= formats
 
 
 def test_a_template_declares_its_reply_format_and_the_judge_sends_that_schema(tmp_path):

@@ -18,7 +18,7 @@ from judges.types import GROUSE_METRICS, Sample
 TEMPLATE_SUFFIX = ".txt.jinja"
 # A template may declare the reply shape it asks for, for constrained decoding: `{# reply_format: grade_only #}`
 # (a Jinja comment, so the rendered prompt does not show it). Without one, justification comes first.
-_REPLY_FORMAT = re.compile(r"\{#-?\s*reply_format:\s*([a-z_]+)\s*-?#\}")
+_REPLY_FORMAT = re.compile(r"\{#-?\s*reply_format:\s*([a-z0-9_]+)\s*-?#\}")
 
 
 @dataclass(frozen=True)
