@@ -115,33 +115,25 @@ def test_reply_formats_order_the_schema_as_named():
         entry_schema("usefulness", "grade_last")
 
 
-def test_the_compact_format_names_the_same_fields_with_short_keys_in_the_default_order():
+def test_the_compact_format_grades_answer_2_alone_under_short_keys_in_the_default_order():
     assert list(entry_schema("usefulness", "compact")["properties"]) == ["no_doc", "related_info", "why", "grade"]
     assert entry_schema("faithfulness", "compact")["properties"]["grade"]["enum"] == [0, 1, None]
-    assert entry_schema("completeness", "compact")["required"] == ["why", "grade"]
+    schema = reply_schema("completeness", "compact")
+    assert schema == entry_schema("completeness", "compact") and schema["required"] == ["why", "grade"]
 
 
 def test_a_compact_reply_is_read_by_its_short_keys_and_a_long_key_reply_is_not():
-    text = json.dumps(
-        {
-            "answer_1": {"no_doc": False, "why": "on topic", "grade": 5},
-            "answer_2": {"no_doc": True, "why": "x", "grade": None},
-        }
+    parsed = parse_reply(
+        "answer_relevancy", '{"no_doc": true, "why": "says no document answers", "grade": null}', "compact"
     )
-    parsed = parse_reply("answer_relevancy", text, "compact")
-    assert parsed.actual.state is VerdictState.NULL and parsed.actual.justification == "x"
-    assert parsed.expected is not None and parsed.expected.grade == 5 and parsed.expected.justification == "on topic"
+    assert parsed.actual.state is VerdictState.NULL and parsed.actual.justification == "says no document answers"
+    assert parsed.expected is None
+    parsed = parse_reply("completeness", '{"why": "misses the date", "grade": 3}', "compact")
+    assert parsed.actual.grade == 3 and parsed.actual.justification == "misses the date"
     with pytest.raises(ReplyError, match="no 'grade' field"):
         parse_reply("answer_relevancy", CLEAN, "compact")
     with pytest.raises(ReplyError, match="no 'answer_relevancy' field"):
-        parse_reply("answer_relevancy", text)
-
-
-def test_compact_answer_2_asks_for_the_actual_outputs_grading_alone():
-    schema = reply_schema("completeness", "compact_answer_2")
-    assert schema == entry_schema("completeness", "compact") and schema["required"] == ["why", "grade"]
-    parsed = parse_reply("completeness", '{"why": "misses the date", "grade": 3}', "compact_answer_2")
-    assert parsed.actual.grade == 3 and parsed.actual.justification == "misses the date" and parsed.expected is None
+        parse_reply("answer_relevancy", '{"no_doc": false, "why": "x", "grade": 4}')
 
 
 def test_every_shipped_template_shows_the_keys_its_reply_schema_asks_for():
@@ -161,7 +153,7 @@ def test_every_shipped_template_shows_the_keys_its_reply_schema_asks_for():
             assert -1 not in shown and shown == sorted(shown), (name, metric, keys)
             assert ('"answer_1"' in template.source) is both, (name, metric)
             formats.add(template.reply_format)
-    assert {"justification_first", "compact", "compact_answer_2"} <= formats
+    assert {"justification_first", "compact"} <= formats
 
 
 def test_a_template_declares_its_reply_format_and_the_judge_sends_that_schema(tmp_path):

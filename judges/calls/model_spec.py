@@ -14,8 +14,8 @@ DEFAULT_JUDGE = "local/smollm2-135m"
 # the name the local server is called with: it names the weights' encoding, so replies cached from another
 # encoding of the same model are not served as this one's (judges/calls/gguf_encoding.py)
 LOCAL_MODELS = {"local/smollm2-135m": "smollm2-135m-q8_0"}
-# a local judge's own prompt set: the default prompts with short reply keys, answer 2 graded alone where that keeps
-# the pass rates (prompts/compact): a small model writes a third of the tokens (results/benchmarks/offline_judge.md)
+# a local judge's own prompt set: the default prompts with answer 2 graded alone under short reply keys, wherever
+# that keeps the pass rates (prompts/compact); a small model writes far fewer tokens (results/benchmarks/offline_judge.md)
 LOCAL_PROMPTS = "compact"
 
 IMAGE_MAX_SIDE = 1024  # pixels a side an image is shrunk to before it is sent, unless the judge says otherwise

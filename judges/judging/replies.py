@@ -17,12 +17,11 @@ GRADE_SPECS: dict[str, tuple[str, tuple[int, ...], tuple[str, ...]]] = {
     "usefulness": ("usefulness", (0, 1), ("answer_affirms_no_document_answers", "answer_contains_related_information")),
 }
 JUSTIFICATION_MAX_CHARS = 160  # keeps constrained replies short: a small local judge writes ~85 tokens/s
-# The shapes a template may ask for (declared by a `{# reply_format: NAME #}` comment; see prompts.py). `compact` is
-# justification_first under short keys ("no_doc", "related_info", "why", "grade"), and `compact_answer_2` grades
-# answer 2 (the actual output) alone under them: a small local judge spends most of its decoding steps writing key
-# names, and half of them on answer 1 (benchmarks/bench_offline_judge.py).
-REPLY_FORMATS = ("justification_first", "grade_first", "grade_only", "compact", "compact_answer_2")
-_SHORT_KEYS = ("compact", "compact_answer_2")
+# The shapes a template may ask for (declared by a `{# reply_format: NAME #}` comment; see prompts.py). `compact`
+# grades answer 2 (the actual output) alone, justification first, under short keys ("no_doc", "related_info", "why",
+# "grade"): a small local judge spends most of its decoding steps writing key names, and half of them on answer 1
+# (benchmarks/bench_offline_judge.py).
+REPLY_FORMATS = ("justification_first", "grade_first", "grade_only", "compact")
 _COMPACT_FLAGS = {"answer_affirms_no_document_answers": "no_doc", "answer_contains_related_information": "related_info"}
 _FENCE = re.compile(r"```(?:json|JSON)?\s*(.*?)```", re.DOTALL)
 _REFUSAL = re.compile(
@@ -52,7 +51,7 @@ def entry_keys(metric: str, reply_format: str = "justification_first") -> EntryK
     if reply_format not in REPLY_FORMATS:
         raise ValueError(f"unknown reply format {reply_format!r}; known: {', '.join(REPLY_FORMATS)}")
     grade_field, _, flags = GRADE_SPECS[metric]
-    if reply_format in _SHORT_KEYS:
+    if reply_format == "compact":
         return EntryKeys(tuple(_COMPACT_FLAGS[flag] for flag in flags), "why", "grade")
     return EntryKeys(flags, f"{metric}_justification", grade_field)
 
@@ -60,14 +59,14 @@ def entry_keys(metric: str, reply_format: str = "justification_first") -> EntryK
 def entry_schema(metric: str, reply_format: str = "justification_first") -> dict[str, Any]:
     """JSON schema of one answer's grading, in the order constrained decoding writes it: by default booleans, a
     short justification, then the grade; `grade_first` puts the grade before the justification; `grade_only` asks
-    for the grade alone; the compact formats use the default order under short keys."""
+    for the grade alone; `compact` is the default order under short keys."""
     keys = entry_keys(metric, reply_format)
     grade = {"enum": [*GRADE_SPECS[metric][1], None]}
     justification = {"type": "string", "maxLength": JUSTIFICATION_MAX_CHARS}
     properties: dict[str, Any] = {}
     if reply_format != "grade_only":
         properties.update({flag: {"type": "boolean"} for flag in keys.flags})
-    if reply_format == "justification_first" or reply_format in _SHORT_KEYS:
+    if reply_format in ("justification_first", "compact"):
         properties[keys.justification] = justification
     properties[keys.grade] = grade
     if reply_format == "grade_first":
@@ -77,9 +76,9 @@ def entry_schema(metric: str, reply_format: str = "justification_first") -> dict
 
 def reply_schema(metric: str, reply_format: str = "justification_first") -> dict[str, Any]:
     """JSON schema of a two-answer reply (answer 1 = expected output, answer 2 = actual output), or of answer 2's
-    grading alone for `compact_answer_2`."""
+    grading alone for `compact`."""
     entry = entry_schema(metric, reply_format)
-    if reply_format == "compact_answer_2":
+    if reply_format == "compact":
         return entry
     return {
         "type": "object",
