@@ -155,7 +155,8 @@ def render(result: dict) -> str:
         "the whole vocabulary with the JSON grammar at every step; it keeps the logits of every position), with the "
         "default prompts. After: the Q8_0 copy judgelab makes once, the grammar checked on the model's top token "
         "first (the same tokens), the logits of every position only for requests that ask for logprobs (the same "
-        "replies), and the compact prompt set (the default prompts with short reply keys). Whole process: "
+        "replies), and the compact prompt set (answer 2 graded alone under short reply keys, and the default "
+        "faithfulness prompt). Whole process: "
         "`judgelab meta-eval --limit N` into a new reply cache, interpreter start and model load included (the Q8_0 "
         "copy is made once before, as on every run after a machine's first).",
         "",
