@@ -122,6 +122,11 @@ def test_logits_of_every_position_only_for_logprobs_with_the_same_replies_and_lo
         patch.setattr(Llama, "_create_completion", Llama._create_completion)
         llama_serve.install()
         served, kept = replies(Llama(model, n_ctx=4096, n_threads=2, logits_all=True, verbose=False))
+        # loaded without them, a model keeps them off: a logprob request fails as llama-cpp-python fails it
+        plain = Llama(model, n_ctx=4096, n_threads=2, verbose=False)
+        with pytest.raises(ValueError, match="logprobs is not supported"):
+            replies(plain)
+        assert plain._logits_all is False
     assert served == always
     assert kept == [False, True, False, True]
     assert all(len(top) == 5 for top in served[1::2])

@@ -25,7 +25,8 @@ def cache_folder() -> Path:
 def served_copy(source: Path, log: IO[bytes] | None = None) -> Path:
     """The Q8_0 copy of `source`, made on first use (a few seconds, in a child process whose llama.cpp output goes
     to `log`) and found again by the source's SHA-256 afterwards."""
-    digest = hashlib.sha256(source.read_bytes()).hexdigest()[:16]
+    with source.open("rb") as weights:  # read in chunks, not held whole (98 MB)
+        digest = hashlib.file_digest(weights, "sha256").hexdigest()[:16]
     target = cache_folder() / "models" / f"{source.name.split('.')[0]}.{SERVED_ENCODING}.{digest}.gguf"
     if not target.is_file():
         target.parent.mkdir(parents=True, exist_ok=True)

@@ -80,7 +80,8 @@ def install() -> None:
     completion = Llama._create_completion
 
     def create_completion(self: Any, *args: Any, **options: Any) -> Any:
-        self._logits_all = logits_for_every_position(options)
+        if len(self.scores) == self._n_ctx:  # loaded with logits_all (as the server loads it): room for every row
+            self._logits_all = logits_for_every_position(options)
         yield from completion(self, *args, **options)
 
     def init_sampler(self: Any, **options: Any) -> Any:

@@ -115,12 +115,7 @@ def _scrub(value: Any, secrets: list[str]) -> Any:
     if isinstance(value, dict):
         out = {}
         for key, item in value.items():
-            if (
-                isinstance(key, str)
-                and _names_credential(key)
-                and is_credential_key(key, item)
-                and item not in (None, "")
-            ):
+            if is_credential_key(key, item) and item not in (None, ""):
                 out[key] = MASK
             else:
                 out[key] = _scrub(item, secrets) if isinstance(item, look) else item

@@ -48,7 +48,7 @@ def execute(args: argparse.Namespace, tests: list, split: str | None, out_dir: P
         split=split,
     )
     written = ["results.jsonl", "run.json", "summary.md", "report.html"]
-    if getattr(args, "plot", False):
+    if args.plot:
         from judges.runs.plot import plot_result_matrix
 
         written.append(plot_result_matrix(run, out_dir / "result_matrix.png").name)

@@ -7,9 +7,10 @@ import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from judges.errors import ConfigError
-from judges.judging.replies import GRADE_SPECS
+from judges.judging.replies import GRADE_SPECS, entry_schema
 from judges.tuning.space import MetricSpace, TuneSpace, variant_path
 from judges.types import UnitTest
 
@@ -122,19 +123,15 @@ def examples_block(metric: str, examples: Sequence[UnitTest]) -> str:
 
 
 def reply_instructions(metric: str, reply_format: str) -> str:
-    """The reply paragraph of a format: the JSON shape with its fields in the order the format puts them."""
-    grade_field, grades, flags = GRADE_SPECS[metric]
+    """The reply paragraph of a format: the JSON shape of its schema (replies.entry_schema), fields in its order."""
+    grades = GRADE_SPECS[metric][1]
     scale = f"{grades[0]}-{grades[-1]} or null" if len(grades) > 2 else " or ".join(map(str, grades)) + " or null"
-    fields: list[tuple[str, str]] = []
-    if reply_format != "grade_only":
-        fields += [(flag, "true|false") for flag in flags]
-    justification = (f"{metric}_justification", '"one or two sentences"')
-    if reply_format == "justification_first":
-        fields.append(justification)
-    fields.append((grade_field, scale))
-    if reply_format == "grade_first":
-        fields.append(justification)
-    entry = ", ".join(f"{json.dumps(key)}: {value}" for key, value in fields)
+
+    def shown(field: dict[str, Any]) -> str:
+        return {"boolean": "true|false", "string": '"one or two sentences"'}.get(field.get("type", ""), scale)
+
+    properties = entry_schema(metric, reply_format)["properties"]
+    entry = ", ".join(f"{json.dumps(key)}: {shown(field)}" for key, field in properties.items())
     return (
         "Grade the two answers above. Reply with JSON only, in this shape:\n"
         f'{{"answer_1": {{{entry}}},\n "answer_2": {{{entry}}}}}'
