@@ -1,7 +1,7 @@
 """A loopback OpenAI-compatible stub: fixed latency, a concurrency cap, and injected faults (5xx, 429, garbage).
 
 Run: python benchmarks/stub_server.py --port 0 --latency-ms 200 --max-concurrency 32 --error-rate 0.2
-It prints `READY <port>` once it listens. GET /stats gives request counts; POST /reset clears them.
+It prints `READY <port>` once it listens. The OpenAI files and batches endpoints are in stub_batches.py. GET /stats gives request counts; POST /reset clears them.
 Replies are valid for judgelab's and grouse's judge prompts (two-answer JSON with the metric's grade
 field), judgelab's yes/no rubrics (with top logprobs of "yes" and "no" when asked), and ragas' faithfulness and
 answer-relevancy prompts, and judgelab's claims / claim-support / reference-relevance steps (the multi-modal
@@ -35,6 +35,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from aiohttp import web
+from stub_batches import BatchStore
 
 GRADE_FIELDS = (
     ("usefulness", (0, 1)),
@@ -157,6 +158,7 @@ class Stub:
         self.in_flight = self.peak = 0
         self.status, self.known_model, self.hang_rate = 0, "", 0.0
         self.record_path = ""
+        self.batches = BatchStore(self.answer, self.stats)
 
     async def chat(self, request: web.Request) -> web.Response:
         body = parsed_body(await request.read(), request.charset or "utf-8")
@@ -204,11 +206,17 @@ class Stub:
             return web.json_response(
                 {"error": {"message": "injected rate limit"}}, status=429, headers={"Retry-After": "0"}
             )
-        prompt_chars, content, p_yes = prompt_reply(body)
-        if roll < self.error_rate + self.garbage_rate:
+        garbage = roll < self.error_rate + self.garbage_rate
+        if garbage:
             self.stats["garbage"] += 1
-            content = "Sorry, the grade is: <<<not json>>>"
         self.stats["ok"] += 1
+        return web.json_response(self.answer(body, garbage))
+
+    def answer(self, body: dict, garbage: bool = False) -> dict:
+        """The chat-completion JSON for a request: the same online and in a batch's output file."""
+        prompt_chars, content, p_yes = prompt_reply(body)
+        if garbage:
+            content = "Sorry, the grade is: <<<not json>>>"
         n = int(body.get("n") or 1)
         choices = [
             {"index": i, "finish_reason": "stop", "message": {"role": "assistant", "content": content}}
@@ -232,17 +240,15 @@ class Stub:
             "completion_tokens": len(content) // 4,
             "total_tokens": prompt_chars // 4 + len(content) // 4,
         }
-        return web.json_response(
-            {
-                "id": f"stub-{self.stats['requests']}",
-                "object": "chat.completion",
-                "created": int(time.time()),
-                "model": body.get("model", "stub"),
-                "system_fingerprint": "stub-fp-1",
-                "choices": choices,
-                "usage": usage,
-            }
-        )
+        return {
+            "id": f"stub-{self.stats['requests']}",
+            "object": "chat.completion",
+            "created": int(time.time()),
+            "model": body.get("model", "stub"),
+            "system_fingerprint": "stub-fp-1",
+            "choices": choices,
+            "usage": usage,
+        }
 
     async def embeddings(self, request: web.Request) -> web.Response:
         body = await request.json()
@@ -281,7 +287,8 @@ class Stub:
 
 
 def build_app(stub: Stub) -> web.Application:
-    app = web.Application(client_max_size=16 * 1024 * 1024)
+    app = web.Application(client_max_size=256 * 1024 * 1024)  # a batch input file may be large
+    app.add_routes(stub.batches.routes())
     app.add_routes(
         [
             web.post("/v1/chat/completions", stub.chat),
@@ -302,6 +309,7 @@ async def serve(args: argparse.Namespace) -> None:
     )
     stub.status, stub.known_model, stub.hang_rate = args.status, args.model, args.hang_rate
     stub.record_path = args.record
+    stub.batches.delay_s, stub.batches.fail_rate = args.batch_delay_s, args.batch_fail_rate
     if args.embedding_latency_ms is not None:
         stub.embedding_latency_s = args.embedding_latency_ms / 1000
     runner = web.AppRunner(build_app(stub), access_log=None)
@@ -334,6 +342,8 @@ def main() -> None:
     parser.add_argument("--status", type=int, default=0, help="answer every chat request with this HTTP status")
     parser.add_argument("--model", default="", help="the only model id served; others get a 404 (default: any)")
     parser.add_argument("--record", default="", metavar="FILE", help="append each chat request's JSON body to FILE")
+    parser.add_argument("--batch-delay-s", type=float, default=1.0, help="seconds a batch takes to complete")
+    parser.add_argument("--batch-fail-rate", type=float, default=0.0, help="share of batch lines that fail (400)")
     asyncio.run(serve(parser.parse_args()))
 
 

@@ -166,6 +166,10 @@ class OpenAIHTTPBackend:
             self._loop = loop
         return self._session
 
+    def session(self) -> aiohttp.ClientSession:
+        """The pooled session with the endpoint's key and headers (the batch executor's files and batches calls)."""
+        return self._open_session()
+
     def body(self, request: CompletionRequest) -> dict[str, Any]:
         """The JSON body of the request: model, messages, parameters, extras (extra_body merged in, as the OpenAI
         client does), and the credential fields that belong in the body."""

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import dataclasses
 import itertools
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -65,6 +67,11 @@ class CallRuntime:
     cache: ReplyCache | None = None
     settings: RuntimeSettings = field(default_factory=RuntimeSettings)
     usage: Usage = field(default_factory=Usage)
+    # an executor (judges.executors) that makes the run's pending calls before the run reads them from the cache
+    executor: Any = None
+    fresh: set[str] = field(default_factory=set)  # cache keys an executor answered for this run: new, paid calls
+    # cache keys whose call failed in an executor: the run records the failure instead of calling again
+    failed_elsewhere: dict[str, tuple[FailureKind, str]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         self._slots = PrioritySlots(self.settings.concurrency)
@@ -98,8 +105,12 @@ class CallRuntime:
         if self.cache is not None:
             hit = self.cache.get(request)
             if hit is not None:
+                if self.fresh and request.cache_key() in self.fresh:
+                    hit.cached = False
                 self.usage.add(hit)
                 return hit
+            if self.failed_elsewhere:
+                self._raise_if_failed_elsewhere(request)
             if self.cache.mode is CacheMode.REPLAY:
                 raise ReplayMiss(
                     f"replay mode: no recorded reply for a {request.model} call ({request.metric or 'call'})"
@@ -121,6 +132,26 @@ class CallRuntime:
         if self.cache is not None:
             self.cache.put(request, completion)
         return completion
+
+    @contextlib.contextmanager
+    def collecting(self, backend: Backend, cache: ReplyCache | None) -> Iterator[None]:
+        """Judge against `backend` (one that only notes the calls asked for) and `cache`, with no rate limit or
+        budget and apart accounting; then this runtime is as it was (an executor's collecting pass)."""
+        saved = (self.backend, self.cache, self.settings, self.usage, self._limiters, self._call_numbers)
+        self.backend, self.cache, self.usage, self._limiters = backend, cache, Usage(), {}
+        self.settings = dataclasses.replace(self.settings, requests_per_minute=None, tokens_per_minute=None)
+        self.settings.max_cost, self._call_numbers = None, itertools.count(1)
+        try:
+            yield
+        finally:
+            self.backend, self.cache, self.settings, self.usage, self._limiters, self._call_numbers = saved
+
+    def _raise_if_failed_elsewhere(self, request: CompletionRequest) -> None:
+        failed = self.failed_elsewhere.get(request.cache_key())
+        if failed is not None:
+            self.usage.failed_calls += 1
+            self.usage.note_failure(failed[0])
+            raise CallError(failed[0], failed[1])
 
     async def aclose(self) -> None:
         """Release the backend's connections at the end of a run, inside its event loop (a later call reopens)."""

@@ -103,6 +103,17 @@ def add_judge_options(parser: argparse.ArgumentParser) -> None:
         metavar="USD",
         help="stop cleanly once this much is spent (exit 4; every paid reply is cached)",
     )
+    runtime.add_argument(
+        "--executor",
+        choices=["local", "batch", "ray"],
+        default="local",
+        help="where the calls are made: local (this process, default), batch (the provider's batch API: about "
+        "half the price, results within 24 h), ray (a Ray cluster: local, or --ray-address)",
+    )
+    runtime.add_argument("--ray-address", metavar="ADDR", help="an existing Ray cluster (default: RAY_ADDRESS)")
+    runtime.add_argument(
+        "--batch-retry", action="store_true", help="call a request that failed in a batch again, online"
+    )
 
 
 def build_parser() -> argparse.ArgumentParser:

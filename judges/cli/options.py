@@ -27,4 +27,7 @@ def judge_options(args: argparse.Namespace) -> JudgeOptions:
         max_cost=args.max_cost,
         vision=args.vision,
         image_max_side=args.image_max_side,
+        executor=args.executor,
+        ray_address=args.ray_address,
+        batch_retry=args.batch_retry,
     )

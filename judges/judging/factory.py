@@ -47,6 +47,9 @@ class JudgeOptions:
     max_cost: float | None = None
     vision: bool | None = None  # the judge sees images (default: LiteLLM's model table; local judges never)
     image_max_side: int = IMAGE_MAX_SIDE  # pixels; larger images are shrunk before they are sent
+    executor: str = "local"  # where pending calls are made: local (in the run), batch (provider batch API), ray
+    ray_address: str | None = None  # an existing Ray cluster (default: RAY_ADDRESS, else a local Ray)
+    batch_retry: bool = False  # a line that failed in a batch is called again online instead of failing
 
     def __post_init__(self) -> None:
         if not self.prompts:
@@ -75,6 +78,8 @@ class JudgeOptions:
             raise ConfigError(f"--client must be lean or litellm, got {self.client!r}")
         if self.api_base is not None and not self.api_bases():
             raise ConfigError("--api-base needs a URL")
+        if self.executor not in ("local", "batch", "ray"):
+            raise ConfigError(f"--executor must be local, batch or ray, got {self.executor!r}")
         if self.concurrency < 1:
             raise ConfigError("--concurrency must be at least 1")
         if self.max_cost is not None and not self.max_cost > 0:
@@ -152,7 +157,12 @@ def open_runtime(options: JudgeOptions) -> Iterator[tuple[JudgeModel, CallRuntim
             api_bases=bases,
             per_deployment=per_deployment,
         ) as backend:
-            yield model, CallRuntime(backend, cache, settings)
+            runtime = CallRuntime(backend, cache, settings)
+            if options.executor != "local":
+                from judges.executors.choose import open_executor
+
+                runtime.executor = open_executor(options, model, settings)
+            yield model, runtime
     finally:
         cache.close()
 

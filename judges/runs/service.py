@@ -165,9 +165,17 @@ def run_task(
     execution = Execution()
     started, started_at = time.perf_counter(), datetime.now(UTC).isoformat(timespec="seconds")
     try:
-        asyncio.run(
-            execute(task, runtime, out / "results.jsonl" if out else None, progress=progress, execution=execution)
-        )
+        if runtime.executor is not None:  # its calls are made first, into the cache the run then reads
+            try:
+                runtime.executor.settle(task, runtime, out)
+            except (BudgetExhausted, EndpointUnusable) as err:
+                execution.stop = _stop_for(err)
+        if execution.stop is None:
+            asyncio.run(
+                execute(task, runtime, out / "results.jsonl" if out else None, progress=progress, execution=execution)
+            )
+        if runtime.executor is not None and execution.stop is None:
+            runtime.executor.finish()
     except KeyboardInterrupt:
         execution.stop = Stop("interrupted", "interrupted; rerun the same command to resume from the cache")
         raise
