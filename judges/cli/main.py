@@ -112,6 +112,9 @@ def add_judge_options(parser: argparse.ArgumentParser) -> None:
     )
     runtime.add_argument("--ray-address", metavar="ADDR", help="an existing Ray cluster (default: RAY_ADDRESS)")
     runtime.add_argument(
+        "--ray-workers", type=int, default=2, metavar="N", help="Ray workers calling the judge (default 2)"
+    )
+    runtime.add_argument(
         "--batch-retry", action="store_true", help="call a request that failed in a batch again, online"
     )
 

@@ -29,5 +29,6 @@ def judge_options(args: argparse.Namespace) -> JudgeOptions:
         image_max_side=args.image_max_side,
         executor=args.executor,
         ray_address=args.ray_address,
+        ray_workers=args.ray_workers,
         batch_retry=args.batch_retry,
     )

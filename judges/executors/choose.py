@@ -20,7 +20,7 @@ def open_executor(options: JudgeOptions, model: JudgeModel, settings: RuntimeSet
         return _batch(options, model, settings)
     from judges.executors.ray_exec import RayExecutor, WorkerSpec
 
-    spec = WorkerSpec.of(options, model)
+    spec = WorkerSpec.of(options, options.ray_workers)
     return RayExecutor(spec, address=options.ray_address, retry_failures=options.batch_retry)
 
 

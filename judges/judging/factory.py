@@ -49,6 +49,7 @@ class JudgeOptions:
     image_max_side: int = IMAGE_MAX_SIDE  # pixels; larger images are shrunk before they are sent
     executor: str = "local"  # where pending calls are made: local (in the run), batch (provider batch API), ray
     ray_address: str | None = None  # an existing Ray cluster (default: RAY_ADDRESS, else a local Ray)
+    ray_workers: int = 2  # Ray workers (actors) calling the judge, each with --concurrency calls in flight
     batch_retry: bool = False  # a line that failed in a batch is called again online instead of failing
 
     def __post_init__(self) -> None:

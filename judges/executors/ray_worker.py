@@ -1,0 +1,90 @@
+"""A Ray Data worker: calls the judge for a batch of rows with judgelab's own client and runtime (retries,
+timeouts, failure kinds, secret handling, its share of the rate limits); it writes nothing, the driver does."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import dataclasses
+import json
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from judges.calls.backend import CallError
+from judges.errors import EndpointUnusable, JudgelabError
+from judges.executors.rows import Row
+
+if TYPE_CHECKING:
+    from judges.judging.factory import JudgeOptions
+
+UNUSABLE = "endpoint_unusable"  # a worker's reply kind that stops the run (the endpoint cannot serve it)
+
+
+@dataclass(frozen=True)
+class WorkerSpec:
+    """What each worker needs to build the judge's client: the options (credentials stay in memory, sent to the
+    workers with the task, never written) and how many workers share the rate limits."""
+
+    options: JudgeOptions
+    workers: int
+
+    @classmethod
+    def of(cls, options: JudgeOptions, workers: int) -> WorkerSpec:
+        return cls(options, max(1, workers))
+
+
+class JudgeWorker:
+    """Made once per Ray actor: opens the backend (for a local judge, its own llama.cpp server on first call)."""
+
+    def __init__(self, spec: WorkerSpec) -> None:
+        from judges.calls.model_spec import open_backend
+        from judges.calls.runtime import CallRuntime, RuntimeSettings
+
+        options = spec.options
+        model = options.judge_model()
+        share = 1 / spec.workers
+        settings = RuntimeSettings(
+            concurrency=min(options.concurrency, model.max_parallel_calls or options.concurrency),
+            timeout_s=options.timeout_s,
+            requests_per_minute=options.requests_per_minute * share if options.requests_per_minute else None,
+            tokens_per_minute=options.tokens_per_minute * share if options.tokens_per_minute else None,
+            endpoint=", ".join(options.api_bases()) or ("a local llama.cpp server" if model.local else "the provider"),
+            early_timeout_stops=not model.local,
+        )
+        self._stack = contextlib.ExitStack()
+        backend = self._stack.enter_context(
+            open_backend(
+                model,
+                timeout_s=options.timeout_s,
+                connection=options.connection_extra(),
+                client=options.client,
+                api_bases=options.api_bases(),
+                per_deployment=settings.concurrency,
+            )
+        )
+        self.runtime = CallRuntime(backend, None, settings)
+        self.loop = asyncio.new_event_loop()
+
+    def __call__(self, batch: dict[str, Any]) -> dict[str, list[str]]:
+        rows = [Row.from_json(str(text)) for text in batch["row"]]
+        results = self.loop.run_until_complete(self._all(rows))
+        return {name: [r[i] for r in results] for i, name in enumerate(("custom_id", "reply", "kind", "message"))}
+
+    async def _all(self, rows: list[Row]) -> list[tuple[str, str, str, str]]:
+        return list(await asyncio.gather(*(self._one(row) for row in rows)))
+
+    async def _one(self, row: Row) -> tuple[str, str, str, str]:
+        try:
+            completion = await self.runtime.call(row.request())
+        except CallError as err:
+            return row.custom_id, "", err.kind.value, str(err)
+        except EndpointUnusable as err:
+            return row.custom_id, "", UNUSABLE, str(err)
+        except JudgelabError as err:
+            return row.custom_id, "", "api_error", str(err)
+        return row.custom_id, json.dumps(dataclasses.asdict(completion)), "", ""
+
+    def __del__(self) -> None:
+        with contextlib.suppress(Exception):
+            self.loop.run_until_complete(self.runtime.aclose())
+            self._stack.close()
