@@ -46,8 +46,15 @@ class BatchStore:
         file_id = f"file-{uuid.uuid4().hex[:12]}"
         self.files[file_id] = upload.file.read()
         self.stats["files_uploaded"] += 1
-        return web.json_response({"id": file_id, "object": "file", "bytes": len(self.files[file_id]),
-                                  "purpose": "batch", "filename": upload.filename})
+        return web.json_response(
+            {
+                "id": file_id,
+                "object": "file",
+                "bytes": len(self.files[file_id]),
+                "purpose": "batch",
+                "filename": upload.filename,
+            }
+        )
 
     async def content(self, request: web.Request) -> web.Response:
         data = self.files.get(request.match_info["id"])
@@ -102,8 +109,11 @@ class BatchStore:
         done = int(progress * len(lines))
         view.update(
             status=status,
-            request_counts={"total": len(lines), "completed": done - int(progress * failing),
-                            "failed": int(progress * failing)},
+            request_counts={
+                "total": len(lines),
+                "completed": done - int(progress * failing),
+                "failed": int(progress * failing),
+            },
         )
         return view
 
@@ -114,13 +124,15 @@ class BatchStore:
             if self._fails(str(custom_id)):
                 error = {"message": "injected batch line failure", "type": "invalid_request_error"}
                 response = {"status_code": 400, "request_id": f"req-{uuid.uuid4().hex[:8]}", "body": {"error": error}}
-                errors.append({"id": f"line-{uuid.uuid4().hex[:8]}", "custom_id": custom_id, "response": response,
-                               "error": None})
+                errors.append(
+                    {"id": f"line-{uuid.uuid4().hex[:8]}", "custom_id": custom_id, "response": response, "error": None}
+                )
                 continue
             reply = self.answer(line.get("body") or {})
             response = {"status_code": 200, "request_id": f"req-{uuid.uuid4().hex[:8]}", "body": reply}
-            out.append({"id": f"line-{uuid.uuid4().hex[:8]}", "custom_id": custom_id, "response": response,
-                        "error": None})
+            out.append(
+                {"id": f"line-{uuid.uuid4().hex[:8]}", "custom_id": custom_id, "response": response, "error": None}
+            )
         out.reverse()  # the output's order is not the input's: a client matches by custom_id
         for key, lines in (("output_file_id", out), ("error_file_id", errors)):
             if lines:

@@ -99,8 +99,11 @@ class BatchExecutor:
         if self.max_cost is None or not rows:
             return
         estimate = sum(
-            batch_cost(row.model, estimate_tokens(row.request()) - int(row.params.get("max_tokens") or 0),
-                       int(row.params.get("max_tokens") or 0))
+            batch_cost(
+                row.model,
+                estimate_tokens(row.request()) - int(row.params.get("max_tokens") or 0),
+                int(row.params.get("max_tokens") or 0),
+            )
             for row in rows
         )
         if sink.cost + estimate > self.max_cost:

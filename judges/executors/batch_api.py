@@ -109,7 +109,9 @@ class LiteLLMBatchAPI:
     async def retrieve(self, batch_id: str) -> dict[str, Any]:
         from judges.calls.litellm_backend import import_litellm
 
-        got = await import_litellm().aretrieve_batch(batch_id=batch_id, custom_llm_provider=self.provider, **self.kwargs)
+        got = await import_litellm().aretrieve_batch(
+            batch_id=batch_id, custom_llm_provider=self.provider, **self.kwargs
+        )
         return dict(got.model_dump())
 
     async def find(self, file_id: str) -> dict[str, Any] | None:

@@ -18,7 +18,8 @@ def open_executor(options: JudgeOptions, model: JudgeModel, settings: RuntimeSet
         raise ConfigError(f"--executor {options.executor} needs --cache-mode read-write: replies come back through it")
     if options.executor == "batch":
         return _batch(options, model, settings)
-    from judges.executors.ray_exec import RayExecutor, WorkerSpec
+    from judges.executors.ray_exec import RayExecutor
+    from judges.executors.ray_worker import WorkerSpec
 
     spec = WorkerSpec.of(options, options.ray_workers)
     return RayExecutor(spec, address=options.ray_address, retry_failures=options.batch_retry)

@@ -26,7 +26,7 @@ PROGRESS_EVERY_S = 10.0
 def import_ray() -> Any:
     try:
         import ray
-        import ray.data  # noqa: F401
+        import ray.data
     except ImportError:
         raise BackendUnavailable("--executor ray needs Ray Data: pip install 'judgelab[ray]'") from None
     return ray
@@ -92,7 +92,13 @@ class RayExecutor:
                 return
             if time.monotonic() - last >= PROGRESS_EVERY_S:
                 last = time.monotonic()
-                print(f"ray: {done:,}/{len(rows):,} calls, {sink.failures:,} failed, {last - started:.0f} s",
-                      file=sys.stderr, flush=True)
-        print(f"ray: {done:,}/{len(rows):,} calls, {sink.failures:,} failed, {time.monotonic() - started:.0f} s",
-              file=sys.stderr, flush=True)
+                print(
+                    f"ray: {done:,}/{len(rows):,} calls, {sink.failures:,} failed, {last - started:.0f} s",
+                    file=sys.stderr,
+                    flush=True,
+                )
+        print(
+            f"ray: {done:,}/{len(rows):,} calls, {sink.failures:,} failed, {time.monotonic() - started:.0f} s",
+            file=sys.stderr,
+            flush=True,
+        )

@@ -4,6 +4,7 @@ executor answer them into the reply cache, repeat while answers unlock further s
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -71,10 +72,8 @@ async def collect(task: Task, runtime: CallRuntime, cache: ReplyCache) -> dict[s
 
     async def one(item: Any) -> None:
         async with gate:
-            try:
+            with contextlib.suppress(Deferred):
                 await task.run_item(item)
-            except Deferred:
-                pass
 
     with runtime.collecting(backend, cache):
         await asyncio.gather(*(one(item) for item in task.items))
@@ -103,8 +102,10 @@ def settle(task: Task, runtime: CallRuntime, executor: Executor, *, retry_failur
             asked.update(row.custom_id for row in pending)
             executor.run(pending, sink)
         else:
-            print(f"{executor.name}: still pending after {MAX_ROUNDS} rounds: the run makes those calls itself",
-                  file=sys.stderr)
+            print(
+                f"{executor.name}: still pending after {MAX_ROUNDS} rounds: the run makes those calls itself",
+                file=sys.stderr,
+            )
     finally:
         view.close()
     return sink

@@ -1,0 +1,31 @@
+"""Records of two runs compared on what the judge said: every field but a call's latency, cached flag and price
+(which differ by how a reply came: online, from a batch, from a Ray worker) and the item's usage totals."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+PER_CALL = ("latency_s", "cached", "cost")
+
+
+def comparable(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    out = []
+    for record in records:
+        kept = {k: v for k, v in record.items() if k != "usage"}
+        kept["metrics"] = {
+            name: {**metric, "calls": [{k: v for k, v in c.items() if k not in PER_CALL} for c in metric["calls"]]}
+            for name, metric in record.get("metrics", {}).items()
+        }
+        out.append(kept)
+    return sorted(out, key=lambda r: (r["draw"], r["order"]))
+
+
+def read_records(folder: Path) -> list[dict[str, Any]]:
+    with (folder / "results.jsonl").open(encoding="utf-8") as handle:
+        return [json.loads(line) for line in handle if line.strip()]
+
+
+def same_records(a: Path, b: Path) -> bool:
+    return comparable(read_records(a)) == comparable(read_records(b))

@@ -1,0 +1,169 @@
+"""Executors: rows keyed by the reply cache key, the provider batch path end to end against the stub's batch API
+(records equal to the online run's, failed lines as failure verdicts, a killed run resumed without a second
+submission), and a local run that never imports Ray."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from conftest import ROOT
+from stub import comparable, read_records, stats, stub_server
+from stub_server import prompt_reply
+
+from judges.calls.cache import CacheMode, ReplyCache
+from judges.calls.runtime import CallRuntime
+from judges.calls.scripted import ScriptedBackend
+from judges.executors.batch_files import chunks
+from judges.executors.rows import Row
+from judges.executors.settle import collect
+from judges.judging.factory import JudgeOptions, open_judge
+from judges.runs.api import grade_samples, load_samples
+from judges.runs.tasks import GradeTask
+
+TESTS = str(ROOT / "unit_tests" / "test.jsonl")
+JUDGE = "openai/gpt-4o-mini"  # priced in LiteLLM's table, batch prices included; served here by the stub
+
+
+def judgelab(*args: str, cwd: Path) -> subprocess.Popen[str]:
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "OPENAI_API_KEY": "sk-test-not-a-real-key",
+           "JUDGELAB_BATCH_POLL_S": "0.2"}
+    return subprocess.Popen(
+        [sys.executable, "-m", "judges.cli.main", *args], env=env, cwd=cwd, text=True,
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+    )
+
+
+def evaluate(base: str, tmp: Path, name: str, *extra: str, limit: int = 6) -> tuple[int, str]:
+    process = judgelab(
+        "evaluate", TESTS, "--limit", str(limit), "--judge", JUDGE, "--api-base", base, "--quiet",
+        "--cache", str(tmp / f"{name}.sqlite"), "--out", str(tmp / name), *extra, cwd=tmp,
+    )
+    _, err = process.communicate(timeout=300)
+    return process.returncode, err
+
+
+def test_a_rows_custom_id_is_the_cache_key_the_run_reads(tmp_path):
+    samples = load_samples(TESTS, 3)
+    cache = ReplyCache(tmp_path / "c.sqlite")
+    options = JudgeOptions(judge="openai/stub", api_base="http://127.0.0.1:9/v1", cache_path=str(tmp_path / "c.sqlite"))
+    with open_judge(options) as session:
+        rows = asyncio.run(collect(GradeTask(samples, session.judge), session.runtime, cache))
+    assert len(rows) == 6  # relevancy and completeness of three samples: the steps that wait on nothing
+    for key, row in rows.items():
+        assert key == row.custom_id == row.request().cache_key() == Row.from_json(row.to_json()).custom_id
+    # the same samples judged in the run: each row's custom_id is a key the run's calls were cached under
+    runtime = CallRuntime(ScriptedBackend(lambda r: prompt_reply({"messages": list(r.messages)})[1]), cache)
+    with open_judge(options) as session:
+        session.judge.runtime = runtime
+        for _, sample in samples:
+            asyncio.run(session.judge.judge(sample))
+    stored = {k for (k,) in cache._db.execute("SELECT key FROM replies")}  # type: ignore[union-attr]
+    assert set(rows) <= stored and len(stored) > len(rows)
+
+
+def test_batch_files_keep_one_model_each_and_the_limits():
+    rows = [Row(f"id{i}", "m1" if i % 3 else "m2", ({"role": "user", "content": "x" * 50},), {}) for i in range(10)]
+    made = list(chunks(rows, lambda row: {"model": row.model, "messages": list(row.messages)}, max_lines=3))
+    assert all(len({row.model for row in c.rows}) == 1 and len(c.rows) <= 3 for c in made)
+    assert sorted(r.custom_id for c in made for r in c.rows) == sorted(r.custom_id for r in rows)
+    assert [(c.model, len(c.rows)) for c in made] == [("m2", 3), ("m2", 1), ("m1", 3), ("m1", 3)]
+    line = json.loads(made[0].lines[0])
+    assert line == {"custom_id": "id0", "method": "POST", "url": "/v1/chat/completions", "body": line["body"]}
+    one_line = len(made[0].lines[0])
+    by_bytes = list(chunks(rows, lambda row: {"model": row.model, "messages": list(row.messages)},
+                           max_bytes=2 * one_line + 1))
+    assert all(c.size <= 2 * one_line + 1 for c in by_bytes) and sum(len(c.rows) for c in by_bytes) == 10
+
+
+def test_batch_run_equals_the_online_run_and_costs_batch_prices(tmp_path):
+    with stub_server(latency_ms=1, batch_delay_s=0.3) as base:
+        assert evaluate(base, tmp_path, "online")[0] == 0
+        online_calls = stats(base, reset=True)["requests"]
+        code, err = evaluate(base, tmp_path, "batch", "--executor", "batch")
+        assert code == 0, err[-2000:]
+        counts = stats(base)
+    assert "requests" not in counts  # nothing was called online
+    assert counts["batch_lines"] == online_calls and counts["batches_created"] == 2  # two rounds: relevancy, then
+    assert comparable(read_records(tmp_path / "batch")) == comparable(read_records(tmp_path / "online"))
+    online = json.loads((tmp_path / "online" / "run.json").read_text())["usage"]
+    batch = json.loads((tmp_path / "batch" / "run.json").read_text())["usage"]
+    assert batch["calls"] == online["calls"] and batch["cached_calls"] == 0
+    assert batch["cost"] == pytest.approx(online["cost"] / 2)  # gpt-4o-mini's batch prices are half its online ones
+    ledger = json.loads((tmp_path / "batch" / "batches.json").read_text())["batches"]
+    assert [b["status"] for b in ledger] == ["completed", "completed"] and all(b["batch_id"] for b in ledger)
+
+
+def test_a_failed_batch_line_is_a_failure_verdict_with_its_kind(tmp_path):
+    with stub_server(latency_ms=1, batch_delay_s=0.2, batch_fail_rate=0.3) as base:
+        code, err = evaluate(base, tmp_path, "failing", "--executor", "batch", limit=8)
+        assert code == 0, err[-2000:]
+        assert "requests" not in stats(base)  # a failed line is not called again online
+        records = read_records(tmp_path / "failing")
+        failed = [m for r in records for m in r["metrics"].values() if m["verdict"]["state"] == "failure"]
+        direct = [m for m in failed if m["verdict"]["failure_kind"] == "api_error"]
+        assert direct and all("batch" in m["verdict"]["message"] for m in direct)
+        assert all(m["calls"][-1]["error"] == "api_error" for m in direct)
+        cache = ReplyCache(tmp_path / "failing.sqlite", CacheMode.READ_ONLY)
+        (stored,) = cache._db.execute("SELECT COUNT(*) FROM replies").fetchone()  # type: ignore[union-attr]
+        cache.close()
+        answered = [c for r in records for m in r["metrics"].values() for c in m["calls"] if "reply" in c]
+        assert stored == len(answered)  # the failed lines were not cached as replies
+        # asked to, the run calls the failed lines again online
+        code, err = evaluate(base, tmp_path, "failing", "--executor", "batch", "--batch-retry", limit=8)
+        assert code == 0, err[-2000:]
+        assert stats(base)["requests"] >= len(direct)
+        again = read_records(tmp_path / "failing")
+        assert not any(m["verdict"]["state"] == "failure" for r in again for m in r["metrics"].values())
+
+
+def test_a_batch_run_killed_while_polling_resumes_without_submitting_again(tmp_path):
+    ledger = tmp_path / "resume.sqlite.batches" / "batches.json"
+    with stub_server(latency_ms=1, batch_delay_s=3) as base:
+        process = judgelab(
+            "evaluate", TESTS, "--limit", "6", "--judge", JUDGE, "--api-base", base, "--quiet",
+            "--cache", str(tmp_path / "resume.sqlite"), "--out", str(tmp_path / "resume"), "--executor", "batch",
+            cwd=tmp_path,
+        )
+        deadline = time.monotonic() + 60
+        while not (ledger.is_file() and '"batch_id": "batch_' in ledger.read_text()):
+            assert process.poll() is None and time.monotonic() < deadline
+            time.sleep(0.05)
+        process.send_signal(signal.SIGKILL)  # while it polls the batch it just recorded
+        process.wait()
+        assert stats(base)["batches_created"] == 1
+        code, err = evaluate(base, tmp_path, "resume", "--executor", "batch")
+        assert code == 0, err[-2000:]
+        assert "resuming 1 batch" in err
+        counts = stats(base)
+        assert counts["batches_created"] == 2  # the first polled again; the second for the steps it unlocked
+        assert evaluate(base, tmp_path, "online")[0] == 0
+        assert counts["batch_lines"] == stats(base)["requests"]  # every row submitted once
+    assert comparable(read_records(tmp_path / "resume")) == comparable(read_records(tmp_path / "online"))
+
+
+def test_a_local_run_imports_neither_ray_nor_the_executors(tmp_path):
+    with stub_server(latency_ms=1) as base:
+        code = (
+            "import sys; from judges.cli.main import main; "
+            f"rc = main(['evaluate', {TESTS!r}, '--limit', '2', '--judge', 'openai/stub', '--api-base', {base!r}, "
+            f"'--quiet', '--cache', {str(tmp_path / 'c.sqlite')!r}, '--out', {str(tmp_path / 'out')!r}]); "
+            "assert rc == 0, rc; "
+            "print(sorted(m for m in sys.modules if m == 'ray' or m.startswith(('ray.', 'judges.executors'))))"
+        )
+        env = {**os.environ, "PYTHONPATH": str(ROOT), "OPENAI_API_KEY": "sk-test"}
+        done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.strip().splitlines()[-1] == "[]"
+
+
+def test_grade_samples_takes_the_executor_as_an_option(tmp_path):
+    with pytest.raises(Exception, match="executor must be local, batch or ray"):
+        grade_samples(load_samples(TESTS, 1), "openai/stub", executor="spark", cache_path=str(tmp_path / "c"))
