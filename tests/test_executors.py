@@ -167,3 +167,23 @@ def test_a_local_run_imports_neither_ray_nor_the_executors(tmp_path):
 def test_grade_samples_takes_the_executor_as_an_option(tmp_path):
     with pytest.raises(Exception, match="executor must be local, batch or ray"):
         grade_samples(load_samples(TESTS, 1), "openai/stub", executor="spark", cache_path=str(tmp_path / "c"))
+
+
+def test_batch_prices_come_from_the_table_else_half_the_online_price():
+    from judges.calls.prices import call_cost
+    from judges.executors.batch_prices import batch_cost, price_basis
+
+    assert batch_cost("gpt-4o-mini", 1000, 100) == pytest.approx(1000 * 7.5e-08 + 100 * 3e-07)
+    haiku = "claude-3-5-haiku-20241022"  # the table lists no batch price for it
+    assert batch_cost(haiku, 1000, 100) == pytest.approx(call_cost([haiku], 1000, 100) / 2) > 0
+    assert price_basis(haiku).startswith("half the online price")
+
+
+def test_dry_run_shows_the_online_and_the_batch_cost_side_by_side(tmp_path):
+    process = judgelab("meta-eval", "--judge", JUDGE, "--limit", "3", "--dry-run", "--cache", str(tmp_path / "c"),
+                       cwd=tmp_path)
+    out, err = process.communicate(timeout=120)
+    assert process.returncode == 0, err[-2000:]
+    line = next(line for line in out.splitlines() if line.startswith("cost online"))
+    online, batch = (float(part.split("$")[1].split()[0]) for part in line.split(" vs "))
+    assert batch == pytest.approx(online / 2, abs=1e-4) and "LiteLLM's batch prices" in line

@@ -62,7 +62,21 @@ def dry_run(tests: list, options, draws: int) -> int:  # type: ignore[no-untyped
     judge, cache = planning_judge(options)
     try:
         print(f"{len(tests)} unit tests x {draws} draw(s) with {options.judge}")
-        print(estimate_meta_eval(tests, judge, draws, cache).describe())
+        estimate = estimate_meta_eval(tests, judge, draws, cache)
+        print(estimate.describe())
+        if not judge.model.local:
+            from judges.executors.batch_prices import side_by_side
+
+            model = judge.model.litellm_model
+            print(
+                side_by_side(
+                    model,
+                    estimate.prompt_tokens,
+                    estimate.completion_tokens_expected,
+                    estimate.completion_tokens_max,
+                    estimate.cost_expected,
+                )
+            )
     finally:
         if cache is not None:
             cache.close()

@@ -26,3 +26,14 @@ def batch_cost(model: str, prompt_tokens: int, completion_tokens: int) -> float:
 def price_basis(model: str) -> str:
     """How a batch cost of `model` is priced, for reports."""
     return "LiteLLM's batch prices" if has_batch_price(model) else "half the online price (no batch price known)"
+
+
+def side_by_side(model: str, prompt_tokens: int, expected: int, most: int, online: float | None) -> str:
+    """The dry run's line comparing the online cost with the batch cost of the same calls."""
+    if online is None:
+        return "cost online vs --executor batch: unknown (no price for this model)"
+    batch, batch_most = batch_cost(model, prompt_tokens, expected), batch_cost(model, prompt_tokens, most)
+    return (
+        f"cost online ${online:.4f} vs --executor batch ${batch:.4f} expected (at most ${batch_most:.4f}; "
+        f"{price_basis(model)})"
+    )
