@@ -1,5 +1,6 @@
 """Records of two runs compared on what the judge said: every field but a call's latency, cached flag and price
-(which differ by how a reply came: online, from a batch, from a Ray worker) and the item's usage totals."""
+(which differ by how a reply came: online, from a batch, from a Ray worker), its number (the order calls started
+in, which differs between two online runs too) and the item's usage totals."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-PER_CALL = ("latency_s", "cached", "cost")
+PER_CALL = ("call", "latency_s", "cached", "cost")  # "call": the run's numbering, in the order calls started
 
 
 def comparable(records: list[dict[str, Any]]) -> list[dict[str, Any]]:

@@ -81,6 +81,8 @@ class JudgeOptions:
             raise ConfigError("--api-base needs a URL")
         if self.executor not in ("local", "batch", "ray"):
             raise ConfigError(f"--executor must be local, batch or ray, got {self.executor!r}")
+        if self.ray_workers < 1:
+            raise ConfigError(f"--ray-workers must be at least 1, got {self.ray_workers}")
         if self.concurrency < 1:
             raise ConfigError("--concurrency must be at least 1")
         if self.max_cost is not None and not self.max_cost > 0:

@@ -12,7 +12,19 @@ from judges.errors import ConfigError
 from judges.files.toml_config import read_toml, validate_config
 
 CANDIDATE_KINDS = ("llm", "metric", "baseline", "embedding")
-JUDGE_PARAMS = ("temperature", "max_tokens", "seed", "extra", "json_schema", "concurrency", "timeout_s")
+JUDGE_PARAMS = (
+    "temperature",
+    "max_tokens",
+    "seed",
+    "extra",
+    "json_schema",
+    "concurrency",
+    "timeout_s",
+    "executor",
+    "ray_address",
+    "ray_workers",
+    "batch_retry",
+)
 EVALUATION_KINDS = ("unit_tests", "labels")
 _STRICT = ConfigDict(extra="forbid", frozen=True, strict=True)
 
@@ -28,6 +40,10 @@ class JudgeParams(TypedDict, total=False):
     json_schema: bool | None
     concurrency: int
     timeout_s: float
+    executor: Literal["local", "batch", "ray"]  # where the candidate's calls are made (judges.executors)
+    ray_address: str
+    ray_workers: int
+    batch_retry: bool
 
 
 class Candidate(BaseModel):
