@@ -54,12 +54,27 @@ class Judgelab:
     def start(self, name: str, *extra: str) -> subprocess.Popen[str]:
         env = {**os.environ, "PYTHONPATH": str(ROOT), "OPENAI_API_KEY": "sk-bench", "JUDGELAB_BATCH_POLL_S": "0.5"}
         args = [
-            sys.executable, "-m", "judges.cli.main", "evaluate", str(self.samples), "--judge", JUDGE,
-            "--api-base", self.base, "--quiet", "--concurrency", str(self.concurrency),
-            "--cache", str(self.tmp / f"{name}.sqlite"), "--out", str(self.tmp / name), *extra,
+            sys.executable,
+            "-m",
+            "judges.cli.main",
+            "evaluate",
+            str(self.samples),
+            "--judge",
+            JUDGE,
+            "--api-base",
+            self.base,
+            "--quiet",
+            "--concurrency",
+            str(self.concurrency),
+            "--cache",
+            str(self.tmp / f"{name}.sqlite"),
+            "--out",
+            str(self.tmp / name),
+            *extra,
         ]
-        return subprocess.Popen(args, env=env, cwd=self.tmp, text=True, stdout=subprocess.DEVNULL,
-                                stderr=subprocess.PIPE)
+        return subprocess.Popen(
+            args, env=env, cwd=self.tmp, text=True, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
+        )
 
     def run(self, name: str, *extra: str) -> dict[str, Any]:
         started = time.perf_counter()
@@ -70,8 +85,13 @@ class Judgelab:
         if process.returncode != 0:
             raise RuntimeError(f"{name} exited {process.returncode}: {err[-2000:]}")
         usage = json.loads((self.tmp / name / "run.json").read_text())["usage"]
-        return {"wall_s": round(wall, 2), "calls": usage["calls"], "cost_usd": round(usage["cost"], 4),
-                "calls_per_s": round(usage["calls"] / wall, 1), "driver_peak_rss_mb": peak}
+        return {
+            "wall_s": round(wall, 2),
+            "calls": usage["calls"],
+            "cost_usd": round(usage["cost"], 4),
+            "calls_per_s": round(usage["calls"] / wall, 1),
+            "driver_peak_rss_mb": peak,
+        }
 
 
 def watch_peak(process: subprocess.Popen[str]) -> float:
@@ -130,8 +150,12 @@ def bench_ray(args: argparse.Namespace, tmp: Path, samples: Path, tag: str) -> d
         judgelab = Judgelab(base, samples, tmp, args.concurrency)
         local = judgelab.run(f"local{tag}")
         ray = judgelab.run(f"ray{tag}", "--executor", "ray", "--ray-workers", str(args.ray_workers))
-    return {"local": local, "ray": ray, "records_identical": same(tmp, f"ray{tag}", f"local{tag}"),
-            "all_records_present": len(read_records(tmp / f"ray{tag}")) == len(read_records(tmp / f"local{tag}"))}
+    return {
+        "local": local,
+        "ray": ray,
+        "records_identical": same(tmp, f"ray{tag}", f"local{tag}"),
+        "all_records_present": len(read_records(tmp / f"ray{tag}")) == len(read_records(tmp / f"local{tag}")),
+    }
 
 
 def markdown(result: dict[str, Any]) -> str:
@@ -148,8 +172,10 @@ def markdown(result: dict[str, Any]) -> str:
         "",
         "| run | wall s | calls | cost USD | driver peak RSS MB |",
         "|---|---|---|---|---|",
-        *(f"| {name} | {row['wall_s']} | {row['calls']:,} | {row['cost_usd']} | {row['driver_peak_rss_mb']} |"
-          for name, row in (("online (local)", b["online"]), ("batch, resumed after kill -9", b["batch"]))),
+        *(
+            f"| {name} | {row['wall_s']} | {row['calls']:,} | {row['cost_usd']} | {row['driver_peak_rss_mb']} |"
+            for name, row in (("online (local)", b["online"]), ("batch, resumed after kill -9", b["batch"]))
+        ),
         "",
         f"- records identical to the online run's (all fields but latency, cached flag and price): "
         f"**{b['records_identical']}**",
@@ -171,8 +197,10 @@ def markdown(result: dict[str, Any]) -> str:
             "",
             "| executor | wall s | calls | calls/s | driver peak RSS MB |",
             "|---|---|---|---|---|",
-            *(f"| {name} | {row['wall_s']} | {row['calls']:,} | {row['calls_per_s']} | {row['driver_peak_rss_mb']} |"
-              for name, row in (("local", section["local"]), ("ray", section["ray"]))),
+            *(
+                f"| {name} | {row['wall_s']} | {row['calls']:,} | {row['calls_per_s']} | {row['driver_peak_rss_mb']} |"
+                for name, row in (("local", section["local"]), ("ray", section["ray"]))
+            ),
             "",
             f"- records identical to the local run's: **{section['records_identical']}**; every record present: "
             f"**{section['all_records_present']}**",

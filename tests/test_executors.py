@@ -33,18 +33,39 @@ JUDGE = "openai/gpt-4o-mini"  # priced in LiteLLM's table, batch prices included
 
 
 def judgelab(*args: str, cwd: Path) -> subprocess.Popen[str]:
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "OPENAI_API_KEY": "sk-test-not-a-real-key",
-           "JUDGELAB_BATCH_POLL_S": "0.2"}
+    env = {
+        **os.environ,
+        "PYTHONPATH": str(ROOT),
+        "OPENAI_API_KEY": "sk-test-not-a-real-key",
+        "JUDGELAB_BATCH_POLL_S": "0.2",
+    }
     return subprocess.Popen(
-        [sys.executable, "-m", "judges.cli.main", *args], env=env, cwd=cwd, text=True,
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        [sys.executable, "-m", "judges.cli.main", *args],
+        env=env,
+        cwd=cwd,
+        text=True,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
     )
 
 
 def evaluate(base: str, tmp: Path, name: str, *extra: str, limit: int = 6) -> tuple[int, str]:
     process = judgelab(
-        "evaluate", TESTS, "--limit", str(limit), "--judge", JUDGE, "--api-base", base, "--quiet",
-        "--cache", str(tmp / f"{name}.sqlite"), "--out", str(tmp / name), *extra, cwd=tmp,
+        "evaluate",
+        TESTS,
+        "--limit",
+        str(limit),
+        "--judge",
+        JUDGE,
+        "--api-base",
+        base,
+        "--quiet",
+        "--cache",
+        str(tmp / f"{name}.sqlite"),
+        "--out",
+        str(tmp / name),
+        *extra,
+        cwd=tmp,
     )
     _, err = process.communicate(timeout=300)
     return process.returncode, err
@@ -78,8 +99,9 @@ def test_batch_files_keep_one_model_each_and_the_limits():
     line = json.loads(made[0].lines[0])
     assert line == {"custom_id": "id0", "method": "POST", "url": "/v1/chat/completions", "body": line["body"]}
     one_line = len(made[0].lines[0])
-    by_bytes = list(chunks(rows, lambda row: {"model": row.model, "messages": list(row.messages)},
-                           max_bytes=2 * one_line + 1))
+    by_bytes = list(
+        chunks(rows, lambda row: {"model": row.model, "messages": list(row.messages)}, max_bytes=2 * one_line + 1)
+    )
     assert all(c.size <= 2 * one_line + 1 for c in by_bytes) and sum(len(c.rows) for c in by_bytes) == 10
 
 
@@ -128,8 +150,21 @@ def test_a_batch_run_killed_while_polling_resumes_without_submitting_again(tmp_p
     ledger = tmp_path / "resume.sqlite.batches" / "batches.json"
     with stub_server(latency_ms=1, batch_delay_s=3) as base:
         process = judgelab(
-            "evaluate", TESTS, "--limit", "6", "--judge", JUDGE, "--api-base", base, "--quiet",
-            "--cache", str(tmp_path / "resume.sqlite"), "--out", str(tmp_path / "resume"), "--executor", "batch",
+            "evaluate",
+            TESTS,
+            "--limit",
+            "6",
+            "--judge",
+            JUDGE,
+            "--api-base",
+            base,
+            "--quiet",
+            "--cache",
+            str(tmp_path / "resume.sqlite"),
+            "--out",
+            str(tmp_path / "resume"),
+            "--executor",
+            "batch",
             cwd=tmp_path,
         )
         deadline = time.monotonic() + 60
@@ -181,8 +216,9 @@ def test_batch_prices_come_from_the_table_else_half_the_online_price():
 
 
 def test_dry_run_shows_the_online_and_the_batch_cost_side_by_side(tmp_path):
-    process = judgelab("meta-eval", "--judge", JUDGE, "--limit", "3", "--dry-run", "--cache", str(tmp_path / "c"),
-                       cwd=tmp_path)
+    process = judgelab(
+        "meta-eval", "--judge", JUDGE, "--limit", "3", "--dry-run", "--cache", str(tmp_path / "c"), cwd=tmp_path
+    )
     out, err = process.communicate(timeout=120)
     assert process.returncode == 0, err[-2000:]
     line = next(line for line in out.splitlines() if line.startswith("cost online"))

@@ -61,7 +61,11 @@ def test_the_offline_judge_on_two_ray_actors_gives_the_local_records(local_ray, 
     samples = load_samples(TESTS, 3)
     local = grade_samples(samples, "local/smollm2-135m", cache_path=str(tmp_path / "l.sqlite"), out=tmp_path / "local")
     actors = grade_samples(
-        samples, "local/smollm2-135m", cache_path=str(tmp_path / "r.sqlite"), out=tmp_path / "ray", executor="ray",
+        samples,
+        "local/smollm2-135m",
+        cache_path=str(tmp_path / "r.sqlite"),
+        out=tmp_path / "ray",
+        executor="ray",
         ray_workers=2,
     )
     assert local.stop_reason is None and actors.stop_reason is None

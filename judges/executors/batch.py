@@ -89,6 +89,9 @@ class BatchExecutor:
 
     def _covering(self, wanted: dict[str, Row]) -> list[Entry]:
         """Batches in the ledger (from this run or a stopped one) that hold any of the wanted rows."""
+        unsent = [e for e in self.ledger.entries if e.file_id is None]  # stopped before its upload: sent anew
+        if unsent:
+            self.ledger.drop(unsent)
         found = [e for e in self.ledger.entries if not e.imported and wanted.keys() & set(self.ledger.ids(e))]
         if found:
             print(f"batch: resuming {len(found)} batch(es) already submitted", file=sys.stderr, flush=True)

@@ -33,6 +33,10 @@ class GateJudge(TypedDict, total=False):
     max_cost: Annotated[float, Field(gt=0)]
     vision: bool
     image_max_side: Annotated[int, Field(ge=16)]
+    executor: Literal["local", "batch", "ray"]
+    ray_address: str
+    ray_workers: Annotated[int, Field(ge=1)]
+    batch_retry: bool
 
 
 @with_config(_FORBID)
