@@ -199,9 +199,16 @@ def test_a_local_run_imports_neither_ray_nor_the_executors(tmp_path):
     assert done.stdout.strip().splitlines()[-1] == "[]"
 
 
-def test_grade_samples_takes_the_executor_as_an_option(tmp_path):
-    with pytest.raises(Exception, match="executor must be local, batch or ray"):
-        grade_samples(load_samples(TESTS, 1), "openai/stub", executor="spark", cache_path=str(tmp_path / "c"))
+def test_executor_options_are_checked_before_any_call(tmp_path):
+    from judges.errors import ConfigError
+
+    samples = load_samples(TESTS, 1)
+    with pytest.raises(ConfigError, match="executor must be local, batch or ray"):
+        grade_samples(samples, "openai/stub", executor="spark", cache_path=str(tmp_path / "c"))
+    with pytest.raises(ConfigError, match="a local judge runs with local or ray"):
+        grade_samples(samples, "local/smollm2-135m", executor="batch", cache_path=str(tmp_path / "c"))
+    with pytest.raises(ConfigError, match="needs --cache-mode read-write"):
+        grade_samples(samples, "openai/stub", api_base="http://127.0.0.1:9/v1", executor="ray", cache_mode="off")
 
 
 def test_batch_prices_come_from_the_table_else_half_the_online_price():
