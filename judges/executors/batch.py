@@ -19,7 +19,7 @@ from judges.errors import BudgetExhausted, EndpointUnusable
 from judges.executors.batch_api import BatchAPI
 from judges.executors.batch_files import ENDPOINT, MAX_BYTES, MAX_LINES, chunks, write_chunk
 from judges.executors.batch_prices import batch_cost
-from judges.executors.ledger import Entry, Ledger
+from judges.executors.ledger import Entry, Ledger, write_atomic
 from judges.executors.rows import Row
 from judges.executors.settle import Sink, settle
 from judges.types import FailureKind
@@ -62,9 +62,17 @@ class BatchExecutor:
         settle(task, runtime, self, retry_failures=self.retry_failures)
 
     def finish(self) -> None:
+        self._copy()
+        self.ledger.drop([e for e in self.ledger.entries if e.imported or (e in self.used and e.done)])
+
+    def _save(self) -> None:
+        self.ledger.save()
+        self._copy()
+
+    def _copy(self) -> None:
+        """This run's batches, in its run folder."""
         if self.out is not None and self.used:
-            self.ledger.save(copy_to=self.out / "batches.json")
-        self.ledger.drop([e for e in self.used if e.done])
+            write_atomic(self.out / "batches.json", json.dumps(self.ledger.as_json(self.used), indent=1))
 
     def run(self, rows: Sequence[Row], sink: Sink) -> None:
         asyncio.run(self._run(rows, sink))
@@ -134,7 +142,7 @@ class BatchExecutor:
         made = await self.api.create(str(entry.file_id), ENDPOINT)
         entry.batch_id, entry.status = str(made["id"]), str(made.get("status") or "validating")
         self.created += 1
-        self.ledger.save(copy_to=self.out / "batches.json" if self.out else None)  # before polling
+        self._save()  # before polling
         print(f"batch: submitted {entry.batch_id} ({entry.rows:,} calls of {entry.model})", file=sys.stderr, flush=True)
 
     async def _poll(self, entries: list[Entry], wanted: dict[str, Row], sink: Sink) -> None:
@@ -162,7 +170,7 @@ class BatchExecutor:
                 entry.counts = {k: int(v or 0) for k, v in (batch.get("request_counts") or {}).items()}
                 if entry.done:
                     await self._import(entry, batch, wanted, sink)
-                    self.ledger.save(copy_to=self.out / "batches.json" if self.out else None)
+                    self._save()
             self._progress(entries, time.monotonic() - started)
             if all(e.imported or e.batch_id is None for e in entries):
                 return

@@ -53,12 +53,8 @@ class Ledger:
         path = self.folder / entry.ids_file
         return path.read_text(encoding="utf-8").split() if path.is_file() else []
 
-    def save(self, copy_to: Path | None = None) -> None:
-        text = json.dumps({"batches": [asdict(e) for e in self.entries]}, indent=1)
-        self.folder.mkdir(parents=True, exist_ok=True)
-        write_atomic(self.path, text)
-        if copy_to is not None:
-            write_atomic(copy_to, text)
+    def save(self) -> None:
+        write_atomic(self.path, json.dumps(self.as_json(self.entries), indent=1))
 
     def drop(self, entries: list[Entry]) -> None:
         """Forget batches whose replies the run has read back (the run folder keeps its own copy)."""
