@@ -106,6 +106,7 @@ class CallRuntime:
             hit = self.cache.get(request)
             if hit is not None:
                 if self.fresh and request.cache_key() in self.fresh:
+                    self.fresh.discard(request.cache_key())  # paid once, as a reply made in the run would be
                     hit.cached = False
                 self.usage.add(hit)
                 return hit
@@ -137,14 +138,16 @@ class CallRuntime:
     def collecting(self, backend: Backend, cache: ReplyCache | None) -> Iterator[None]:
         """Judge against `backend` (one that only notes the calls asked for) and `cache`, with no rate limit or
         budget and apart accounting; then this runtime is as it was (an executor's collecting pass)."""
-        saved = (self.backend, self.cache, self.settings, self.usage, self._limiters, self._call_numbers)
-        self.backend, self.cache, self.usage, self._limiters = backend, cache, Usage(), {}
+        saved = (self.backend, self.cache, self.settings, self.usage, self._limiters, self._call_numbers, self.fresh)
+        self.backend, self.cache, self.usage, self._limiters, self.fresh = backend, cache, Usage(), {}, set()
         self.settings = dataclasses.replace(self.settings, requests_per_minute=None, tokens_per_minute=None)
         self.settings.max_cost, self._call_numbers = None, itertools.count(1)
         try:
             yield
         finally:
-            self.backend, self.cache, self.settings, self.usage, self._limiters, self._call_numbers = saved
+            (self.backend, self.cache, self.settings, self.usage, self._limiters, self._call_numbers, self.fresh) = (
+                saved
+            )
 
     def _raise_if_failed_elsewhere(self, request: CompletionRequest) -> None:
         failed = self.failed_elsewhere.get(request.cache_key())
