@@ -231,3 +231,12 @@ def test_dry_run_shows_the_online_and_the_batch_cost_side_by_side(tmp_path):
     line = next(line for line in out.splitlines() if line.startswith("cost online"))
     online, batch = (float(part.split("$")[1].split()[0]) for part in line.split(" vs "))
     assert batch == pytest.approx(online / 2, abs=1e-4) and "LiteLLM's batch prices" in line
+
+
+def test_max_cost_is_checked_before_submitting_a_batch(tmp_path):
+    with stub_server(latency_ms=1, batch_delay_s=0.2) as base:
+        code, err = evaluate(base, tmp_path, "budget", "--executor", "batch", "--max-cost", "0.0001")
+        counts = stats(base)
+    assert code == 4, err[-2000:]
+    assert "nothing was submitted" in err and "at batch prices" in err
+    assert "batches_created" not in counts and "files_uploaded" not in counts
