@@ -51,8 +51,10 @@ class BatchStore:
                 "id": file_id,
                 "object": "file",
                 "bytes": len(self.files[file_id]),
-                "purpose": "batch",
+                "created_at": int(time.time()),
                 "filename": upload.filename,
+                "purpose": "batch",
+                "status": "processed",
             }
         )
 

@@ -240,3 +240,15 @@ def test_max_cost_is_checked_before_submitting_a_batch(tmp_path):
     assert code == 4, err[-2000:]
     assert "nothing was submitted" in err and "at batch prices" in err
     assert "batches_created" not in counts and "files_uploaded" not in counts
+
+
+def test_the_litellm_batch_functions_drive_the_same_batch_api(tmp_path):
+    """--client litellm: acreate_file, acreate_batch, aretrieve_batch and afile_content against the stub."""
+    with stub_server(latency_ms=1, batch_delay_s=0.2) as base:
+        assert evaluate(base, tmp_path, "online", limit=3)[0] == 0
+        stats(base, reset=True)
+        code, err = evaluate(base, tmp_path, "litellm", "--executor", "batch", "--client", "litellm", limit=3)
+        counts = stats(base)
+    assert code == 0, err[-2000:]
+    assert counts["batches_created"] == 2 and "requests" not in counts
+    assert comparable(read_records(tmp_path / "litellm")) == comparable(read_records(tmp_path / "online"))
