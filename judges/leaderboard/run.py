@@ -108,5 +108,5 @@ def _describe(candidate: Candidate, entries: list[Entry]) -> str:
         mapped = ", ".join(f"{label} by {suite}" for label, suite in sorted(candidate.metrics.items()))
         weighting = ", probability-weighted from the top-5 next tokens" if candidate.logprobs else ""
         return f"{candidate.model}, suite metrics ({mapped}; prompts/rag){weighting}"
-    params = ", ".join(f"{k}={v}" for k, v in sorted(candidate.params.items()))
+    params = ", ".join(f"{k}={v}" for k, v in sorted(candidate.judge_settings().items()))
     return f"{candidate.model}, prompts {candidate.prompts} (sha256 {', '.join(hashes) or '-'}){', ' + params if params else ''}"
