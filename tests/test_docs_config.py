@@ -37,7 +37,9 @@ def test_every_config_key_is_documented():
 def test_the_judge_keys_are_documented_once_with_their_flag_and_default():
     rows = {
         row[0]: row
-        for row in re.findall(r"^\| `([a-z_0-9]+)` \| ([^|]+) \| ([^|]+) \| `([^`]+)` \|", section("## Judge keys"), re.M)
+        for row in re.findall(
+            r"^\| `([a-z_0-9]+)` \| ([^|]+) \| ([^|]+) \| `([^`]+)` \|", section("## Judge keys"), re.M
+        )
     }
     assert list(rows) == list(JUDGE_FIELDS)
     for name, (_, _, default, flag) in rows.items():

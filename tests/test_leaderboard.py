@@ -247,8 +247,7 @@ def test_config_errors_name_the_table(tmp_path):
     with pytest.raises(ConfigError, match=r"candidates\[0\] \(a\): metrics.faithfulness = 'ragas_fidelity' is not"):
         load_config(path)
     path.write_text(
-        '[[candidates]]\nname = "a"\nmodel = "m"\n\ntemprature = 0\n'
-        '[[evaluations]]\nkind = "labels"\nsource = "x"\n'
+        '[[candidates]]\nname = "a"\nmodel = "m"\n\ntemprature = 0\n[[evaluations]]\nkind = "labels"\nsource = "x"\n'
     )
     with pytest.raises(ConfigError) as raised:
         load_config(path)

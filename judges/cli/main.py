@@ -50,9 +50,26 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def unknown_options(parser: argparse.ArgumentParser, command: str | None, unknown: list[str]) -> str:
+    """One line for arguments no option takes, naming the nearest option of the command for a misspelt one."""
+    import difflib
+
+    options: list[str] = []
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction) and command in action.choices:
+            options = [o for a in action.choices[command]._actions for o in a.option_strings if o.startswith("--")]
+    flag = next((u.split("=", 1)[0][2:] for u in unknown if u.startswith("--")), None)
+    near = difflib.get_close_matches(flag, [o[2:] for o in options], n=1, cutoff=0.6) if flag else []
+    hint = f"; did you mean --{near[0]}?" if near else ""
+    return f"judgelab {command or ''}: error: unrecognized arguments: {' '.join(unknown)}{hint}".replace(" :", ":")
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
-    args = parser.parse_args(argv)
+    args, unknown = parser.parse_known_args(argv)
+    if unknown:  # argparse's usage block would bury the one line that matters
+        print(unknown_options(parser, args.command, unknown), file=sys.stderr)
+        return 2
     if args.command is None:
         parser.print_help()
         return 0

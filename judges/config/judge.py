@@ -62,9 +62,9 @@ class JudgeConfig(BaseModel):
             "through LiteLLM (default for other providers)"
         ),
     ] = None
-    temperature: Annotated[float | None, Cli("sampling temperature")] = 0.0
-    max_tokens: Annotated[int | None, Cli("reply length limit")] = 512
-    seed: Annotated[int | None, Cli("sampling seed")] = 0
+    temperature: Annotated[float | None, Cli("sampling temperature", "T")] = 0.0
+    max_tokens: Annotated[int | None, Cli("reply length limit", "N")] = 512
+    seed: Annotated[int | None, Cli("sampling seed", "N")] = 0
     extra: Annotated[
         dict[str, Any],
         Cli("extra LiteLLM arguments as a JSON object; credential fields are sent, never stored", "JSON"),
