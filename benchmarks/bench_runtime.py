@@ -449,7 +449,7 @@ def main() -> None:
                     from judges.runs.api import run_unit_tests  # fills the cache with the CLI's default parameters
 
                     filled = run_unit_tests(
-                        all_tests[: args.cached_tests], "openai/stub", api_base=base, cache_path=str(cache_file)
+                        all_tests[: args.cached_tests], "openai/stub", api_base=base, cache=str(cache_file)
                     )
                     assert filled.stop_reason is None, filled.stop_message
         cached = cached_process(tests_file, args.cached_tests, cache_file, Path(tmp))
