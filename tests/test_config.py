@@ -200,3 +200,23 @@ def test_the_same_judge_on_the_command_line_and_in_a_leaderboard_asks_the_same_c
         assert from_board.prompts == "compact"  # the local judge's own prompts, as on the command line
         other = cache_keys(from_cli.merged(prompts="default"), test)  # what a leaderboard asked before
         assert other["answer_relevancy"] != cache_keys(from_cli, test)["answer_relevancy"]
+
+
+def test_a_runtime_setting_reaches_the_call_runtime_from_every_source(tmp_path):
+    from judges.judging.factory import open_runtime
+    from judges.runs.gate import GateConfig
+
+    base = ["--judge", "openai/x", "--api-base", "http://127.0.0.1:9/v1", "--cache", str(tmp_path / "c.sqlite")]
+    from_cli = config_from_args(parsed("meta-eval", *base, "--max-attempts", "2", "--timeout", "7"))
+    from_gate = judge_config(**GateConfig.load(gate(tmp_path, f"{keys(base)}\nmax_attempts = 2\ntimeout_s = 7")).judge)
+    from_api = judge_config("openai/x", api_base=base[3], cache=tmp_path / "c.sqlite", max_attempts=2, timeout_s=7)
+    assert from_cli == from_gate == from_api
+    with open_runtime(from_api) as (_, runtime):  # nothing is called: the backend opens lazily
+        assert (runtime.settings.max_attempts, runtime.settings.timeout_s) == (2, 7.0)
+    with pytest.raises(ConfigError, match="^--max-attempts must be at least 1, got 0$"):
+        config_from_args(parsed("meta-eval", "--max-attempts", "0"))
+
+
+def keys(flags):
+    """`--judge M --api-base U --cache C` as the [judge] lines of a gate file."""
+    return f'model = "{flags[1]}"\napi_base = "{flags[3]}"\ncache = "{flags[5]}"'

@@ -81,6 +81,10 @@ class JudgeConfig(BaseModel):
     # the runtime
     concurrency: Annotated[int, Cli("calls in flight at once, per deployment", "N", group="runtime")] = 8
     timeout_s: Annotated[float, Cli("seconds per call before a retry", "S", flag="--timeout", group="runtime")] = 120.0
+    max_attempts: Annotated[
+        int,
+        Cli("tries per call: the first and its retries on 429, 5xx, connection errors, timeouts", "N", group="runtime"),
+    ] = 4
     cache: Annotated[str, Cli("reply cache (SQLite)", "PATH", group="runtime")] = ".judgelab/cache.sqlite"
     cache_mode: Annotated[
         CacheModeName, Cli("replay: recorded replies only, a miss is an error (for CI)", group="runtime")
@@ -120,7 +124,7 @@ class JudgeConfig(BaseModel):
             raise ValueError("needs a URL")
         return value
 
-    @field_validator("concurrency")
+    @field_validator("concurrency", "max_attempts")
     @classmethod
     def _at_least_one(cls, value: int) -> int:
         if value < 1:
@@ -222,6 +226,7 @@ class JudgeSettings(TypedDict, total=False):
     image_max_side: int
     concurrency: int
     timeout_s: float
+    max_attempts: int
     cache: str | os.PathLike[str]
     cache_mode: CacheModeName
     rpm: float | None

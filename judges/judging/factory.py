@@ -36,6 +36,7 @@ def open_runtime(config: JudgeConfig) -> Iterator[tuple[JudgeModel, CallRuntime]
     settings = RuntimeSettings(
         concurrency=concurrency,
         timeout_s=config.timeout_s,
+        max_attempts=config.max_attempts,
         requests_per_minute=config.rpm,
         tokens_per_minute=config.tpm,
         max_cost=config.max_cost,
