@@ -131,7 +131,7 @@ def load_config(path: str | Path) -> LeaderboardConfig:
 
 
 def _relative_to(data: dict[str, Any], folder: Path) -> dict[str, Any]:
-    """Paths in a config are relative to the config file: `cache`, and each evaluation's `source` and
+    """Paths in a config are relative to the config file: `cache` (the file's and a candidate's), and each evaluation's `source` and
     `calibration` when such a file or folder exists there (a shipped set name such as `begin-cmu` stays a name)."""
 
     def resolve(value: Any) -> Any:
@@ -140,9 +140,14 @@ def _relative_to(data: dict[str, Any], folder: Path) -> dict[str, Any]:
         candidate = folder / value
         return str(candidate) if candidate.exists() else value
 
-    out = dict(data)
-    if isinstance(out.get("cache"), str) and not Path(out["cache"]).is_absolute():
-        out["cache"] = str(folder / out["cache"])
+    def in_folder(table: Any) -> Any:
+        if isinstance(table, dict) and isinstance(table.get("cache"), str) and not Path(table["cache"]).is_absolute():
+            return {**table, "cache": str(folder / table["cache"])}
+        return table
+
+    out = in_folder(dict(data))
+    if isinstance(out.get("candidates"), list):
+        out["candidates"] = [in_folder(c) for c in out["candidates"]]
     if isinstance(out.get("evaluations"), list):
         out["evaluations"] = [
             {k: resolve(v) if k in ("source", "calibration") else v for k, v in e.items()} if isinstance(e, dict) else e
