@@ -25,6 +25,7 @@ COMMANDS = {
     "publish": ("judges.cli.publish_cmd", "push a leaderboard folder to a Hugging Face Hub dataset repo"),
     "label": ("judges.cli.label_cmd", "human labels for your own data: select items, label them blind, export/import"),
     "tune": ("judges.cli.tune_cmd", "search prompt variants on the train split; report the tuned prompts once on test"),
+    "probe": ("judges.cli.probe_cmd", "perturb samples (bias probes) and report how often the judge's grade held"),
 }
 
 
@@ -211,6 +212,12 @@ def _configure(name: str, parser: argparse.ArgumentParser) -> None:
             "--config", metavar="TOML", help="judge, tests and bars from a file ([judge], [tests], [min], [max])"
         )
         parser.add_argument("--junit", metavar="FILE", help="JUnit XML path (default <run folder>/junit.xml)")
+        parser.add_argument(
+            "--baseline",
+            metavar="RUN_DIR",
+            help="an earlier run of the same judge on the same tests: also fail (exit 1) when the pass rate fell "
+            "significantly (McNemar's exact test)",
+        )
     elif name == "compare":
         parser.add_argument("runs", nargs="+", metavar="RUN_DIR", help="two or more meta-eval run folders")
     elif name == "leaderboard":
@@ -241,6 +248,10 @@ def _configure(name: str, parser: argparse.ArgumentParser) -> None:
 
         add_judge_options(parser)
         configure_tune(parser)
+    else:  # a command module that holds its own options
+        import importlib
+
+        importlib.import_module(COMMANDS[name][0]).configure(parser)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
