@@ -127,7 +127,9 @@ def test_a_position_biased_judge_fails_the_swap_probe_and_holds_on_the_others(tm
 
 
 def test_a_constant_judge_is_perfectly_invariant_and_never_sensitive(tmp_path):
-    judge, _ = scripted_judge(lambda request: _reply(request.metric, *(2 * [{"faithfulness": 1}.get(request.metric, 5)])))
+    judge, _ = scripted_judge(
+        lambda request: _reply(request.metric, *(2 * [{"faithfulness": 1}.get(request.metric, 5)]))
+    )
     run = run_task(ProbeTask(samples(3), shipped_probes(), judge), judge.runtime, None, {"judge": "constant"})
     for row in run.summary["probes"]["rows"]:
         if row["metric"] == "usefulness":
@@ -155,17 +157,41 @@ def test_judgelab_probe_against_the_stub_server_writes_the_report_with_the_pairs
     data = write_jsonl(
         tmp_path / "data.jsonl",
         [
-            {"id": name, "input": s.input, "references": list(s.references or ()), "expected_output": s.expected_output,
-             "actual_output": s.actual_output}
+            {
+                "id": name,
+                "input": s.input,
+                "references": list(s.references or ()),
+                "expected_output": s.expected_output,
+                "actual_output": s.actual_output,
+            }
             for name, s in samples(6)
         ],
     )
     out = tmp_path / "run"
     with stub_server(latency_ms=1) as base:
         result = subprocess.run(
-            [sys.executable, "-m", "judges.cli.main", "probe", "--judge", "openai/stub", "--api-base", base,
-             "--data", str(data), "--out", str(out), "--cache-mode", "off", "--quiet"],
-            capture_output=True, text=True, cwd=tmp_path, env=_env(), timeout=300,
+            [
+                sys.executable,
+                "-m",
+                "judges.cli.main",
+                "probe",
+                "--judge",
+                "openai/stub",
+                "--api-base",
+                base,
+                "--data",
+                str(data),
+                "--out",
+                str(out),
+                "--cache-mode",
+                "off",
+                "--quiet",
+            ],
+            capture_output=True,
+            text=True,
+            cwd=tmp_path,
+            env=_env(),
+            timeout=300,
         )
     assert result.returncode == 0, result.stderr
     assert {p.name for p in out.iterdir()} >= {"results.jsonl", "run.json", "summary.md", "report.html"}

@@ -45,7 +45,9 @@ def test_shuffled_references_keep_every_citation_on_the_same_text():
         f"Notice is 15 weeks [{place[REFS[3]]}, {place[REFS[1]]}]."
     )
     assert after.actual_output == expected_actual
-    assert after.expected_output == f"Leave lasts 52 weeks [{place[REFS[0]]}]. Fathers get two weeks [{place[REFS[2]]}]."
+    assert (
+        after.expected_output == f"Leave lasts 52 weeks [{place[REFS[0]]}]. Fathers get two weeks [{place[REFS[2]]}]."
+    )
     assert ShuffleReferences().apply(SAMPLE, "t1") == after  # deterministic in the item id
 
 

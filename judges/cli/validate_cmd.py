@@ -36,14 +36,20 @@ def run(args: argparse.Namespace) -> int:
     from judges.runs.failures import listing
     from judges.runs.gate import Bar, GateConfig, check_bars
     from judges.runs.junit import junit_xml
+    from judges.runs.run import Run
 
+    config = None
     bars = [Bar.parse(text, "min") for text in args.min or []] + [Bar.parse(text, "max") for text in args.max or []]
     if args.config:
         config = GateConfig.load(args.config)
         apply_config(args, config)
         bars = config.bars + bars
-    if not bars:
-        raise ConfigError("nothing to validate: give --min METRIC=RATE (e.g. --min total=0.8) or --config FILE")
+    baseline = args.baseline or (config.baseline if config is not None else None)
+    if not bars and not baseline:
+        raise ConfigError(
+            "nothing to validate: give --min METRIC=RATE (e.g. --min total=0.8), --baseline RUN_DIR or --config FILE"
+        )
+    before = Run.load(baseline) if baseline else None  # a bad folder stops before any call
     split = args.split or ("test" if args.tests is None else None)
     tests = load_tests(args.tests, split, args.limit)
     out_dir = default_out(args, f"validate-{split or Path(args.tests).stem}")
@@ -67,8 +73,29 @@ def run(args: argparse.Namespace) -> int:
             for line in listing(run.records, result.bar.target):
                 print(f"  {line}")
     missed = [r for r in results if not r.passed]
+    fell = check_drift(before, run) if before is not None else False
     print(
-        f"{'FAILED' if missed else 'PASSED'}: {len(results) - len(missed)}/{len(results)} bars met by {args.judge}; "
-        f"JUnit report {junit}"
+        f"{'FAILED' if missed or fell else 'PASSED'}: {len(results) - len(missed)}/{len(results)} bars met by "
+        f"{args.judge}"
+        + ("; the pass rate fell significantly from the baseline" if fell else "")
+        + f"; JUnit report {junit}"
     )
-    return 1 if missed else 0
+    return 1 if missed or fell else 0
+
+
+def check_drift(before: Any, run: Any) -> bool:
+    """Print the drift from the baseline run to this one; True when the pass rate fell significantly (the gate's
+    failure, exit 1)."""
+    from judges.runs.drift import drift, drift_lines
+
+    result = drift(before, run)
+    names = (before.folder.name if before.folder else "baseline", run.folder.name if run.folder else "this run")
+    for line in drift_lines(result, *names):
+        print(line)
+    usage = run.summary.get("usage", {})
+    if usage.get("cached_calls"):
+        print(
+            f"note: {usage['cached_calls']} of {usage['calls']} replies came from the cache, so the provider was not "
+            "asked again for them; use --cache-mode off (or another --cache) to measure drift"
+        )
+    return result.fell
