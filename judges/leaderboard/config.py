@@ -10,6 +10,7 @@ from typing_extensions import TypedDict
 
 from judges.errors import ConfigError
 from judges.files.toml_config import read_toml, validate_config
+from judges.leaderboard.jury import Jury, check_juries
 
 CANDIDATE_KINDS = ("llm", "metric", "baseline", "embedding")
 JUDGE_PARAMS = ("temperature", "max_tokens", "seed", "extra", "json_schema", "concurrency", "timeout_s")
@@ -102,6 +103,7 @@ class LeaderboardConfig(BaseModel):
     candidates: list[Candidate] = Field(min_length=1)
     evaluations: list[Evaluation] = Field(min_length=1)
     selection: Selection = Field(default_factory=Selection)
+    jury: list[Jury] = Field(default_factory=list)  # [[jury]] tables (judges.leaderboard.jury)
     cache: str = ".judgelab/cache.sqlite"
     _path: str = PrivateAttr(default="")
 
@@ -136,6 +138,7 @@ def load_config(path: str | Path) -> LeaderboardConfig:
     names = [c.name for c in config.candidates]
     if len(set(names)) != len(names):
         raise ConfigError(f"{path}: candidate names must be unique")
+    check_juries(config, path)
     return config
 
 
