@@ -6,6 +6,7 @@ from conftest import ROOT
 
 from judges.files.toml_config import keys_at
 from judges.leaderboard.config import Candidate, Evaluation, JudgeParams, LeaderboardConfig, Selection
+from judges.leaderboard.jury import Jury
 from judges.runs.gate_schema import GateFile, GateJudge, GateTests, MaxBars, MinBars
 
 
@@ -23,6 +24,7 @@ def test_every_config_key_is_documented():
         ("### `params` of a candidate", JudgeParams),
         ("### `[[evaluations]]`", Evaluation),
         ("### `[selection]`", Selection),
+        ("### `[[jury]]`", Jury),
         ("### `[judge]`", GateJudge),
         ("### `[tests]`", GateTests),
         ("### `[min]`", MinBars),
@@ -30,4 +32,5 @@ def test_every_config_key_is_documented():
     ]
     for heading, kind in cases:
         assert documented(heading) == keys_at(kind, ()), heading
-    assert keys_at(GateFile, ()) == {"judge", "tests", "min", "max"}
+    assert keys_at(GateFile, ()) == {"judge", "tests", "min", "max", "baseline"}
+    assert documented("### Top level of the gate config") == {"baseline"}

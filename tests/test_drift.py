@@ -132,6 +132,7 @@ def test_validate_baseline_fails_with_exit_1_and_compare_shows_the_same_statisti
         assert len(lost) == 6  # the stub grades at random: most tests fail
         again = judgelab("validate", *common, "--baseline", str(tmp_path / "baseline"), cwd=tmp_path)
         same = judgelab("validate", *common, "--baseline", str(tmp_path / "first"), cwd=tmp_path)
+        plugin = pytest_with_gate(tmp_path, base, tests)
     assert again.returncode == 1, again.stdout + again.stderr
     assert "McNemar's exact test p = 0.03125 (fell significantly at 0.05)" in again.stdout
     assert "fp_baseline" in again.stdout and "FAILED" in again.stdout
@@ -140,3 +141,22 @@ def test_validate_baseline_fails_with_exit_1_and_compare_shows_the_same_statisti
     assert same.returncode == 0 and "p = 1 (no significant fall" in same.stdout
     compared = judgelab("compare", str(tmp_path / "baseline"), str(tmp_path / "first"), cwd=tmp_path)
     assert compared.returncode == 0 and "McNemar's exact test p = 0.03125" in compared.stdout
+
+    assert plugin.returncode == 1, plugin.stdout[-3000:]
+    assert "FAILED" in plugin.stdout and "judgelab[no drift from baseline]" in plugin.stdout
+    assert (
+        "McNemar's exact test p = 0.03125" in plugin.stdout
+        and "judgelab[total >= 0]" not in plugin.stdout.split("short test summary")[-1]
+    )
+
+
+def pytest_with_gate(tmp_path: Path, base: str, tests: str) -> subprocess.CompletedProcess[str]:
+    """`pytest --judgelab` with a gate whose `baseline` (relative to the config file) is the doctored run."""
+    config = tmp_path / "gate.toml"
+    config.write_text(
+        f'baseline = "baseline"\n[judge]\nmodel = "openai/stub"\napi_base = "{base}"\ncache = "{tmp_path / "c.db"}"\n'
+        f'[tests]\nsource = "{tests}"\n[min]\ntotal = 0.0\n'
+    )
+    command = [sys.executable, "-m", "pytest", "--judgelab", str(config), "-p", "no:cacheprovider", "-rf"]
+    command += ["--basetemp", str(tmp_path / "basetemp"), "--rootdir", str(tmp_path), str(tmp_path)]
+    return subprocess.run(command, capture_output=True, text=True, env=ENV, cwd=tmp_path, timeout=300)
