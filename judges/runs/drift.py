@@ -65,7 +65,7 @@ def drift(before: Run, after: Run) -> Drift:
         if run.kind != "unit_tests":
             raise InputError(f"a {run.kind} run has no pass/fail outcomes to compare", path=str(run.folder))
     old, new = outcomes(before), outcomes(after)
-    shared = sorted(set(old) & set(new))
+    shared = [test for test in old if test in new]  # in the baseline's order
     if not shared:
         raise InputError("the two runs share no completed test", path=str(after.folder))
     lost = [t for t in shared if old[t] and not new[t]]
