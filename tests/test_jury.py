@@ -145,3 +145,41 @@ def test_a_jury_names_existing_llm_candidates(tmp_path):
         config_file(tmp_path, ["A", "always-top"])
     with pytest.raises(ConfigError, match="rule"):
         config_file(tmp_path, ["A", "B"], rule="vote")
+
+
+def test_the_leaderboard_command_rows_a_jury_with_its_members_summed_costs(tmp_path):
+    import json
+    import os
+    import subprocess
+    import sys
+
+    from conftest import ROOT
+    from stub import stub_server
+
+    with stub_server(latency_ms=1) as base:
+        config = tmp_path / "board.toml"
+        config.write_text(
+            f'cache = "{tmp_path / "cache.sqlite"}"\n\n'
+            + "".join(
+                f'[[candidates]]\nname = "{name}"\nmodel = "openai/stub"\napi_base = "{base}"\nprompts = "{prompts}"\n\n'
+                for name, prompts in (("stub-default", "default"), ("stub-compact", "compact"))
+            )
+            + f'[[evaluations]]\nkind = "unit_tests"\nsource = "{ROOT / "unit_tests"}"\nsplit = "test"\nlimit = 8\n\n'
+            + '[[jury]]\nname = "pair"\nmembers = ["stub-default", "stub-compact"]\nrule = "mean"\n'
+        )
+        result = subprocess.run(
+            [sys.executable, "-m", "judges.cli.main", "leaderboard", str(config), "--out", str(tmp_path / "board")],
+            capture_output=True,
+            text=True,
+            env={**os.environ, "PYTHONPATH": str(ROOT), "OPENAI_API_KEY": "sk-fake"},
+            cwd=tmp_path,
+            timeout=300,
+        )
+    assert result.returncode == 0, result.stderr[-3000:]
+    rows = json.loads((tmp_path / "board" / "leaderboard.json").read_text())
+    entries = rows["entries"] if isinstance(rows, dict) else rows
+    total = {e["candidate"]: e for e in entries if e["metric"] == "total"}
+    assert total["pair"]["kind"] == "jury" and total["pair"]["members"] == ["stub-default", "stub-compact"]
+    assert total["pair"]["calls"] == total["stub-default"]["calls"] + total["stub-compact"]["calls"] > 0
+    assert total["pair"]["n"] == 8
+    assert "runs/pair--" in (tmp_path / "board" / "leaderboard.html").read_text()
