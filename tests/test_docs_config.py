@@ -7,6 +7,7 @@ from conftest import ROOT
 from judges.config.judge import JUDGE_FIELDS, JudgeConfig, flag_of
 from judges.files.toml_config import keys_at
 from judges.leaderboard.config import Candidate, Evaluation, LeaderboardConfig, Selection
+from judges.leaderboard.jury import Jury
 from judges.runs.gate_schema import GateFile, GateTests, MaxBars, MinBars
 
 
@@ -25,13 +26,15 @@ def test_every_config_key_is_documented():
         ("### Top level", LeaderboardConfig),
         ("### `[[evaluations]]`", Evaluation),
         ("### `[selection]`", Selection),
+        ("### `[[jury]]`", Jury),
         ("### `[tests]`", GateTests),
         ("### `[min]`", MinBars),
         ("### `[max]`", MaxBars),
     ]
     for heading, kind in cases:
         assert documented(heading) == keys_at(kind, ()), heading
-    assert keys_at(GateFile, ()) == {"judge", "tests", "min", "max"}
+    assert keys_at(GateFile, ()) == {"judge", "tests", "min", "max", "baseline"}
+    assert documented("### Top level of the gate config") == {"baseline"}
 
 
 def test_the_judge_keys_are_documented_once_with_their_flag_and_default():

@@ -63,7 +63,7 @@ def test_config_file_errors_are_one_line(tmp_path):
     path.write_text("[min]\ntotal = 0.5\n[extra]\n")
     with pytest.raises(ConfigError) as raised:
         GateConfig.load(path)
-    assert str(raised.value) == f"{path}:3: unknown key 'extra'; expected one of judge, max, min, tests"
+    assert str(raised.value) == f"{path}:3: unknown key 'extra'; expected one of baseline, judge, max, min, tests"
 
 
 def test_config_misspelt_keys_name_the_nearest_valid_key(tmp_path):

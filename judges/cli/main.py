@@ -28,6 +28,7 @@ COMMANDS = {
     "publish": ("judges.cli.publish_cmd", "push a leaderboard folder to a Hugging Face Hub dataset repo"),
     "label": ("judges.cli.label_cmd", "human labels for your own data: select items, label them blind, export/import"),
     "tune": ("judges.cli.tune_cmd", "search prompt variants on the train split; report the tuned prompts once on test"),
+    "probe": ("judges.cli.probe_cmd", "perturb samples (bias probes) and report how often the judge's grade held"),
 }
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
+from typing import Any
 
 from judges.cli.options import add_judge_options, add_test_options, config_from_args
 from judges.errors import ConfigError
@@ -32,6 +33,12 @@ def configure(parser: argparse.ArgumentParser) -> None:
         help="judge, tests and bars from a file ([judge], [tests], [min], [max]); judge flags given win over it",
     )
     parser.add_argument("--junit", metavar="FILE", help="JUnit XML path (default <run folder>/junit.xml)")
+    parser.add_argument(
+        "--baseline",
+        metavar="RUN_DIR",
+        help="an earlier run of the same judge on the same tests: also fail (exit 1) when the pass rate fell "
+        "significantly (McNemar's exact test)",
+    )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -41,6 +48,7 @@ def run(args: argparse.Namespace) -> int:
     from judges.runs.failures import listing
     from judges.runs.gate import Bar, GateConfig, check_bars
     from judges.runs.junit import junit_xml
+    from judges.runs.run import Run
 
     bars = [Bar.parse(text, "min") for text in args.min or []] + [Bar.parse(text, "max") for text in args.max or []]
     from_file: dict[str, object] = {}
@@ -50,8 +58,12 @@ def run(args: argparse.Namespace) -> int:
         for key, value in gate.tests.items():  # the file's [tests] fill in the command line
             setattr(args, TEST_ARGS[key], value)
         bars = gate.bars + bars
-    if not bars:
-        raise ConfigError("nothing to validate: give --min METRIC=RATE (e.g. --min total=0.8) or --config FILE")
+    baseline = args.baseline or (gate.baseline if args.config else None)
+    if not bars and not baseline:
+        raise ConfigError(
+            "nothing to validate: give --min METRIC=RATE (e.g. --min total=0.8), --baseline RUN_DIR or --config FILE"
+        )
+    before = Run.load(baseline) if baseline else None  # a bad folder stops before any call
     config = config_from_args(args, from_file)
     split = args.split or ("test" if args.tests is None else None)
     tests = load_tests(args.tests, split, args.limit)
@@ -76,8 +88,29 @@ def run(args: argparse.Namespace) -> int:
             for line in listing(run.records, result.bar.target):
                 print(f"  {line}")
     missed = [r for r in results if not r.passed]
+    fell = check_drift(before, run) if before is not None else False
     print(
-        f"{'FAILED' if missed else 'PASSED'}: {len(results) - len(missed)}/{len(results)} bars met by {config.model}; "
-        f"JUnit report {junit}"
+        f"{'FAILED' if missed or fell else 'PASSED'}: {len(results) - len(missed)}/{len(results)} bars met by "
+        f"{config.model}"
+        + ("; the pass rate fell significantly from the baseline" if fell else "")
+        + f"; JUnit report {junit}"
     )
-    return 1 if missed else 0
+    return 1 if missed or fell else 0
+
+
+def check_drift(before: Any, run: Any) -> bool:
+    """Print the drift from the baseline run to this one; True when the pass rate fell significantly (the gate's
+    failure, exit 1)."""
+    from judges.runs.drift import drift, drift_lines
+
+    result = drift(before, run)
+    names = (before.folder.name if before.folder else "baseline", run.folder.name if run.folder else "this run")
+    for line in drift_lines(result, *names):
+        print(line)
+    usage = run.summary.get("usage", {})
+    if usage.get("cached_calls"):
+        print(
+            f"note: {usage['cached_calls']} of {usage['calls']} replies came from the cache, so the provider was not "
+            "asked again for them; use --cache-mode off (or another --cache) to measure drift"
+        )
+    return result.fell

@@ -10,6 +10,7 @@ from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
 from judges.config.judge import JudgeConfig, build_config
 from judges.errors import ConfigError
 from judges.files.toml_config import read_toml, validate_config
+from judges.leaderboard.jury import Jury, check_juries
 
 CANDIDATE_KINDS = ("llm", "metric", "baseline", "embedding")
 EVALUATION_KINDS = ("unit_tests", "labels")
@@ -93,6 +94,7 @@ class LeaderboardConfig(BaseModel):
     candidates: list[Candidate] = Field(min_length=1)
     evaluations: list[Evaluation] = Field(min_length=1)
     selection: Selection = Field(default_factory=Selection)
+    jury: list[Jury] = Field(default_factory=list)  # [[jury]] tables (judges.leaderboard.jury)
     cache: str = ".judgelab/cache.sqlite"
     _path: str = PrivateAttr(default="")
 
@@ -127,6 +129,7 @@ def load_config(path: str | Path) -> LeaderboardConfig:
     names = [c.name for c in config.candidates]
     if len(set(names)) != len(names):
         raise ConfigError(f"{path}: candidate names must be unique")
+    check_juries(config, path)
     return config
 
 

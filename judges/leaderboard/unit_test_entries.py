@@ -9,6 +9,7 @@ from typing import Any
 
 from judges.leaderboard.config import Candidate, Evaluation
 from judges.leaderboard.entries import Entry
+from judges.leaderboard.jury import Jury
 from judges.runs.intervals import total_interval, wilson
 from judges.types import ALL_METRICS
 
@@ -113,7 +114,7 @@ def unit_test_entries(
     return run_to_entries(run, dict(base, prompts=candidate.prompts, prompt_sha=short), time.perf_counter() - started)
 
 
-def run_folder(runs_dir: Path, candidate: Candidate, evaluation: Evaluation) -> Path:
+def run_folder(runs_dir: Path, candidate: Candidate | Jury, evaluation: Evaluation) -> Path:
     """runs/<candidate>--<evaluation>, safe for any evaluation name."""
     import re
 

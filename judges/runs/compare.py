@@ -117,8 +117,22 @@ def comparison_markdown(runs: list[Run]) -> str:
             else:
                 title = f"{len(changed)} changed verdicts"
             lines += ["", f"## {_name(before)} -> {_name(after)}: {title}", ""]
+            if before.kind == "unit_tests":
+                lines += _drift(before, after)
             if changed:
                 lines.append(
                     table([{"item": i, "metric": m, "before": old, "after": new} for i, m, old, new in changed])
                 )
     return "\n".join(lines) + "\n"
+
+
+def _drift(before: Run, after: Run) -> list[str]:
+    """McNemar's test, the paired difference and both fingerprints (judges.runs.drift), when the runs share tests."""
+    from judges.errors import InputError
+    from judges.runs.drift import drift, drift_lines
+
+    try:
+        result = drift(before, after)
+    except InputError:
+        return []
+    return [*drift_lines(result, _name(before), _name(after)), ""]

@@ -109,6 +109,7 @@ class GateConfig:
     judge: dict[str, Any] = field(default_factory=dict)  # the [judge] keys given (JudgeConfig fields)
     tests: dict[str, Any] = field(default_factory=dict)
     bars: list[Bar] = field(default_factory=list)
+    baseline: str | None = None  # a run folder (relative to the config file) the pass rate must not fall from
 
     @classmethod
     def load(cls, path: str | Path) -> GateConfig:
@@ -117,6 +118,7 @@ class GateConfig:
         raw = read_toml(path)
         data = validate_config(GateFile, raw, path)
         bars = [Bar(k, float(v), kind) for kind in ("min", "max") for k, v in raw.get(kind, {}).items()]  # file order
-        if not bars:
-            raise ConfigError(f"{path}: no bars: add a [min] table, e.g. total = 0.8")
-        return cls(data.judge.given(), dict(data.tests), bars)
+        baseline = str(Path(path).parent / data.baseline) if data.baseline else None
+        if not bars and not baseline:
+            raise ConfigError(f"{path}: no bars: add a [min] table, e.g. total = 0.8, or a baseline run folder")
+        return cls(data.judge.given(), dict(data.tests), bars, baseline)

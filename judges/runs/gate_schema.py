@@ -1,4 +1,4 @@
-"""The validation gate's TOML file as pydantic types: `[judge]`, `[tests]`, `[min]` and `[max]`, nothing else."""
+"""The validation gate's TOML file as pydantic types: `[judge]`, `[tests]`, `[min]`, `[max]` and `baseline`."""
 
 from __future__ import annotations
 
@@ -41,3 +41,4 @@ class GateFile(BaseModel):
     tests: GateTests = Field(default_factory=dict)  # type: ignore[assignment]
     min: MinBars = Field(default_factory=MinBars)  # type: ignore[valid-type]
     max: MaxBars = Field(default_factory=MaxBars)  # type: ignore[valid-type]
+    baseline: str | None = None  # an earlier run folder of this judge: the gate fails when the pass rate fell

@@ -59,6 +59,10 @@ def summary_markdown(run: Run) -> str:
         ]
     if run.kind == "unit_tests":
         lines += _unit_test_tables(run)
+    elif run.kind == "probes":
+        from judges.probes.render import probe_markdown
+
+        lines += probe_markdown(run)
     else:
         lines += _verdict_table(summary, config.get("metric_info") or {})
     lines += ["", failures_line(summary)]

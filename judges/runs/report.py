@@ -25,7 +25,12 @@ def report_html(run: Run, folder: Path | None = None) -> str:
     from judges.pages.render import render_page
     from judges.runs.report_items import headers, item_rows
 
-    items = item_rows(run, folder)
+    if run.kind == "probes":
+        from judges.probes.render import HEADERS, probe_item_rows
+
+        items, item_headers = probe_item_rows(run, folder), HEADERS
+    else:
+        items, item_headers = item_rows(run, folder), headers(run)
     return render_page(
         "report.html.jinja",
         run=run,
@@ -35,12 +40,12 @@ def report_html(run: Run, folder: Path | None = None) -> str:
         usage=run.summary.get("usage", {}),
         summary=summary_tables(run),
         matrix=result_matrix(run) if run.kind == "unit_tests" else None,
-        headers=headers(run),
+        headers=item_headers,
         items=items,
         metrics=sorted({i.data["metric"] for i in items}, key=[i.data["metric"] for i in items].index),
         types=sorted({i.data["type"] for i in items} - {"-"}),
         outcomes=sorted({i.data["outcome"] for i in items}),
-        not_passed=["wrong_grade", "failure"] if run.kind == "unit_tests" else ["failure"],
+        not_passed=["wrong_grade", "failure"] if run.kind == "unit_tests" else ["missed", "failure"],
     )
 
 
@@ -81,6 +86,10 @@ def config_rows(config: dict[str, Any]) -> list[tuple[str, Any]]:
 def summary_tables(run: Run) -> list[tuple[str, Table]]:
     if run.kind == "unit_tests":
         return _unit_test_summary(run)
+    if run.kind == "probes":
+        from judges.probes.render import probe_tables
+
+        return probe_tables(run)
     return [("Verdicts per metric", _verdict_summary(run))]
 
 
