@@ -7,7 +7,7 @@ import sys
 
 import pytest
 from cdp import CHROMIUM, FLAGS
-from conftest import ROOT, compact
+from conftest import MINI_SHARED, ROOT, compact
 from stub import stub_server
 
 from judges.errors import ConfigError
@@ -16,7 +16,8 @@ from judges.leaderboard.entries import Entry
 from judges.leaderboard.render import pareto_front
 from judges.leaderboard.select import pick_best
 
-ENV = {**os.environ, "PYTHONPATH": str(ROOT), "OPENAI_API_KEY": "sk-fake"}
+# the labelled evaluations read the miniature sets of tests/data/shared, so the board builds in any clone
+ENV = {**os.environ, "PYTHONPATH": str(ROOT), "OPENAI_API_KEY": "sk-fake", "JUDGELAB_SHARED": str(MINI_SHARED)}
 
 
 def entry(
@@ -301,7 +302,7 @@ def test_leaderboard_writes_four_files_with_intervals_and_a_best_judge_per_metri
     }
     data = json.loads((leaderboard / "leaderboard.json").read_text())
     picks = {(p["evaluation"], p["metric"]): p for p in data["picks"]}
-    assert ("labels:begin-cmu:30-items", "faithfulness") in picks and (
+    assert ("labels:begin-cmu:6-items", "faithfulness") in picks and (
         "unit_tests:unit_tests:test:first-16",
         "total",
     ) in picks
@@ -314,13 +315,13 @@ def test_leaderboard_writes_four_files_with_intervals_and_a_best_judge_per_metri
     assert data["meta"]["judges"]["stub-default"].startswith("openai/stub, prompts default (sha256 ")
     weighted = [e for e in data["entries"] if e["candidate"] == "stub-yes-prob"]
     assert {e["evaluation"] for e in weighted} == {
-        "labels:begin-cmu:30-items",
-        "labels:topical-chat:30-items",
+        "labels:begin-cmu:6-items",
+        "labels:topical-chat:6-items",
     }  # no GroUSE grades
-    assert all(e["prompts"] == "rag" and e["calls"] == 2 * 30 and e["failure_rate"] == 0 for e in weighted)
+    assert all(e["prompts"] == "rag" and e["calls"] == 2 * 6 and e["failure_rate"] == 0 for e in weighted)
     assert "llamaindex_faithfulness" in data["meta"]["judges"]["stub-yes-prob"]
     [null_on_labels] = [
-        e for e in data["entries"] if e["candidate"] == "always-null" and e["evaluation"] == "labels:begin-cmu:30-items"
+        e for e in data["entries"] if e["candidate"] == "always-null" and e["evaluation"] == "labels:begin-cmu:6-items"
     ]
     assert null_on_labels["value"] is None and "null or failed" in null_on_labels["note"]
     assert "sha256" in data["meta"]["data"]["unit_tests:unit_tests:test:first-16"]
