@@ -18,3 +18,11 @@ def test_cli_and_pytest_plugin_entry_points():
     assert project["entry-points"]["pytest11"]["judgelab"] == "judges.integrations.pytest_plugin"
     module = project["entry-points"]["pytest11"]["judgelab"].replace(".", "/") + ".py"
     assert (ROOT / module).is_file() and Path(ROOT / "prompts" / "default").is_dir()
+
+
+def test_pytest_is_a_runtime_dependency_so_the_plugin_works_after_the_main_setup():
+    """`pip install -e .` alone must bring pytest: the pytest11 plugin is part of the product."""
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    runtime = [d.split(">")[0].split("=")[0].split("[")[0].strip() for d in project["dependencies"]]
+    assert "pytest" in runtime
+    assert not any(d.startswith("pytest") for d in project["optional-dependencies"]["dev"])
