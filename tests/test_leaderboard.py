@@ -418,4 +418,9 @@ def test_publish_dry_run_lists_files_and_commit(leaderboard):
     assert "would commit to dataset repo someone/judge-board" in result.stdout
     for name in ("leaderboard.md", "leaderboard.csv", "leaderboard.json", "leaderboard.html"):
         assert f"  {name}  <- " in result.stdout
+    # the run folders the page links to go with it, so its report links are not dead
+    for candidate in ("stub-default", "oracle", "always-null", "always-top"):
+        folder = f"runs/{candidate}--unit_tests_unit_tests_test_first-16"
+        for name in ("report.html", "run.json", "summary.md", "results.jsonl"):
+            assert f"  {folder}/{name}  <- " in result.stdout
     assert "dry run: nothing was pushed" in result.stdout

@@ -25,6 +25,7 @@ COMMANDS = {
     "publish": ("judges.cli.publish_cmd", "push a leaderboard folder to a Hugging Face Hub dataset repo"),
     "label": ("judges.cli.label_cmd", "human labels for your own data: select items, label them blind, export/import"),
     "tune": ("judges.cli.tune_cmd", "search prompt variants on the train split; report the tuned prompts once on test"),
+    "view": ("judges.cli.view_cmd", "browse every run folder and leaderboard under a folder, locally and read-only"),
 }
 
 
@@ -241,6 +242,8 @@ def _configure(name: str, parser: argparse.ArgumentParser) -> None:
 
         add_judge_options(parser)
         configure_tune(parser)
+    else:  # a command module holding its own options
+        __import__(COMMANDS[name][0], fromlist=["configure"]).configure(parser)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
