@@ -342,6 +342,12 @@ def test_html_page_renders_in_headless_chromium(leaderboard, tmp_path):
     )
     dom = run("--dump-dom", page + "#sort=4").stdout
     assert '<table id="leaderboard"' in dom and "stub-default" in dom and "e5-cosine" in dom
+    # the picks first; the excluded rows (mostly baselines shown for reference) folded, before the figures
+    assert (
+        dom.index("Best judge per evaluation")
+        < dom.index('<details id="excluded">')
+        < dom.index('<table id="leaderboard"')
+    )
     body = dom.split('<table id="leaderboard"')[1].split("</tbody>")[0]
     values = [row.split("<td")[5] for row in body.split("<tr")[2:]]
     numbers = [float(v.split('data-value="')[1].split('"')[0]) for v in values]
