@@ -101,3 +101,11 @@ def test_the_installed_wheel_finds_its_prompts_and_unit_tests(wheel, tmp_path):
     )
     assert result.returncode == 0, result.stderr[-2000:]
     assert result.stdout.split() == [str(site / "judges" / "_bundled" / "prompts"), "4", "3"]
+
+
+def test_pytest_is_a_runtime_dependency_so_the_plugin_works_after_the_main_setup():
+    """`pip install -e .` alone must bring pytest: the pytest11 plugin is part of the product."""
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    runtime = [d.split(">")[0].split("=")[0].split("[")[0].strip() for d in project["dependencies"]]
+    assert "pytest" in runtime
+    assert not any(d.startswith("pytest") for d in project["optional-dependencies"]["dev"])

@@ -1,4 +1,4 @@
-"""README's Troubleshooting table, row by row: each bad input gives its one line on stderr and its exit code."""
+"""docs/troubleshooting.md's table, row by row: each bad input gives its one line on stderr and its exit code."""
 
 import json
 import sqlite3

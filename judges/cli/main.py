@@ -29,6 +29,7 @@ COMMANDS = {
     "label": ("judges.cli.label_cmd", "human labels for your own data: select items, label them blind, export/import"),
     "tune": ("judges.cli.tune_cmd", "search prompt variants on the train split; report the tuned prompts once on test"),
     "probe": ("judges.cli.probe_cmd", "perturb samples (bias probes) and report how often the judge's grade held"),
+    "view": ("judges.cli.view_cmd", "browse every run folder and leaderboard under a folder, locally and read-only"),
 }
 
 

@@ -93,8 +93,9 @@ def drift(before: Run, after: Run) -> Drift:
     )
 
 
-def drift_lines(result: Drift, before: str, after: str) -> list[str]:
-    """The comparison as text lines (Markdown), naming both runs."""
+def drift_lines(result: Drift, before: str, after: str, listed: int | None = None) -> list[str]:
+    """The comparison as text lines (Markdown), naming both runs; the flipped tests listed (the first `listed` of
+    each way, when given; 0 lists none)."""
     from judges.runs.markdown import pct, table
 
     verdict = "fell significantly" if result.fell else "no significant fall"
@@ -118,8 +119,12 @@ def drift_lines(result: Drift, before: str, after: str) -> list[str]:
             ]
         ),
     ]
-    if result.lost:
-        lines += ["", f"Lost (passed in {before}, not in {after}): {', '.join(result.lost)}"]
-    if result.gained:
-        lines += ["", f"Gained (passed in {after}, not in {before}): {', '.join(result.gained)}"]
+    for flipped, title in (
+        (result.lost, f"Lost (passed in {before}, not in {after})"),
+        (result.gained, f"Gained (passed in {after}, not in {before})"),
+    ):
+        shown = flipped if listed is None else flipped[:listed]
+        more = f" and {len(flipped) - len(shown)} more" if len(shown) < len(flipped) else ""
+        if shown:
+            lines += ["", f"{title}: {', '.join(shown)}{more}"]
     return lines

@@ -121,16 +121,22 @@ def _unit_test_summary(run: Run) -> list[tuple[str, Table]]:
     first = [r for r in run.records if r.get("draw", 0) == 0]
     complete = first and all(m in first[0]["metrics"] for m in ALL_METRICS)
     total = summary.get("total_pass_rate")
-    rows.append(
+    per_metric = summary["metrics"].values()
+    rows.append(  # every count in one unit: test x metric outcomes, the sums of the rows above
         {
-            "metric": "total (mean of the pass rates)",
+            "metric": "total (mean of the pass rates; counts are test x metric outcomes)",
             "pass rate": Cell(pct(total), total if total is not None else -1),
             "95% interval": _interval(*total_interval(first)) if complete else cell(None),
-            "passed": summary.get("tests_passing_all"),
-            "wrong grades": summary.get("wrong_grades"),
-            "run failures": summary.get("failures"),
-            "completed": summary.get("completed_tests"),
-            "n": summary.get("n_items"),
+            **{
+                column: sum(s[key] for s in per_metric)
+                for column, key in (
+                    ("passed", "passed"),
+                    ("wrong grades", "wrong_grades"),
+                    ("run failures", "failures"),
+                    ("completed", "completed"),
+                    ("n", "n"),
+                )
+            },
         }
     )
     tables = [("Pass rates", plain_table("summary", rows))]
