@@ -21,10 +21,11 @@ from stub_server import prompt_reply
 from judges.calls.cache import CacheMode, ReplyCache
 from judges.calls.runtime import CallRuntime
 from judges.calls.scripted import ScriptedBackend
+from judges.config.judge import JudgeConfig
 from judges.executors.batch_files import chunks
 from judges.executors.rows import Row
 from judges.executors.settle import collect
-from judges.judging.factory import JudgeOptions, open_judge
+from judges.judging.factory import open_judge
 from judges.runs.api import grade_samples, load_samples
 from judges.runs.tasks import GradeTask
 
@@ -74,7 +75,7 @@ def evaluate(base: str, tmp: Path, name: str, *extra: str, limit: int = 6) -> tu
 def test_a_rows_custom_id_is_the_cache_key_the_run_reads(tmp_path):
     samples = load_samples(TESTS, 3)
     cache = ReplyCache(tmp_path / "c.sqlite")
-    options = JudgeOptions(judge="openai/stub", api_base="http://127.0.0.1:9/v1", cache_path=str(tmp_path / "c.sqlite"))
+    options = JudgeConfig(model="openai/stub", api_base="http://127.0.0.1:9/v1", cache=str(tmp_path / "c.sqlite"))
     with open_judge(options) as session:
         rows = asyncio.run(collect(GradeTask(samples, session.judge), session.runtime, cache))
     assert len(rows) == 6  # relevancy and completeness of three samples: the steps that wait on nothing
@@ -203,10 +204,10 @@ def test_executor_options_are_checked_before_any_call(tmp_path):
     from judges.errors import ConfigError
 
     samples = load_samples(TESTS, 1)
-    with pytest.raises(ConfigError, match="executor must be local, batch or ray"):
-        grade_samples(samples, "openai/stub", executor="spark", cache_path=str(tmp_path / "c"))
+    with pytest.raises(ConfigError, match="executor input should be 'local', 'batch' or 'ray'"):
+        grade_samples(samples, "openai/stub", executor="spark", cache=str(tmp_path / "c"))
     with pytest.raises(ConfigError, match="a local judge runs with local or ray"):
-        grade_samples(samples, "local/smollm2-135m", executor="batch", cache_path=str(tmp_path / "c"))
+        grade_samples(samples, "local/smollm2-135m", executor="batch", cache=str(tmp_path / "c"))
     with pytest.raises(ConfigError, match="needs --cache-mode read-write"):
         grade_samples(samples, "openai/stub", api_base="http://127.0.0.1:9/v1", executor="ray", cache_mode="off")
 

@@ -30,7 +30,7 @@ def grade(base: str, tmp, name: str, limit: int = 12, **options):
         load_samples(TESTS, limit),
         "openai/stub",
         api_base=base,
-        cache_path=str(tmp / f"{name}.sqlite"),
+        cache=str(tmp / f"{name}.sqlite"),
         out=tmp / name,
         **options,
     )
@@ -59,11 +59,11 @@ def test_an_endpoint_that_fails_every_worker_call_stops_the_run_as_a_local_run_d
 @pytest.mark.slow
 def test_the_offline_judge_on_two_ray_actors_gives_the_local_records(local_ray, tmp_path):
     samples = load_samples(TESTS, 3)
-    local = grade_samples(samples, "local/smollm2-135m", cache_path=str(tmp_path / "l.sqlite"), out=tmp_path / "local")
+    local = grade_samples(samples, "local/smollm2-135m", cache=str(tmp_path / "l.sqlite"), out=tmp_path / "local")
     actors = grade_samples(
         samples,
         "local/smollm2-135m",
-        cache_path=str(tmp_path / "r.sqlite"),
+        cache=str(tmp_path / "r.sqlite"),
         out=tmp_path / "ray",
         executor="ray",
         ray_workers=2,

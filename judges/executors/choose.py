@@ -5,27 +5,28 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from judges.calls.model_spec import JudgeModel, default_client
+from judges.calls.backend_factory import default_client
+from judges.calls.model_spec import JudgeModel
 from judges.calls.runtime import RuntimeSettings
 from judges.errors import ConfigError
 
 if TYPE_CHECKING:
-    from judges.judging.factory import JudgeOptions
+    from judges.config.judge import JudgeConfig
 
 
-def open_executor(options: JudgeOptions, model: JudgeModel, settings: RuntimeSettings) -> Any:
-    if options.cache_mode != "read-write":
-        raise ConfigError(f"--executor {options.executor} needs --cache-mode read-write: replies come back through it")
-    if options.executor == "batch":
-        return _batch(options, model, settings)
+def open_executor(config: JudgeConfig, model: JudgeModel, settings: RuntimeSettings) -> Any:
+    if config.cache_mode != "read-write":
+        raise ConfigError(f"--executor {config.executor} needs --cache-mode read-write: replies come back through it")
+    if config.executor == "batch":
+        return _batch(config, model, settings)
     from judges.executors.ray_exec import RayExecutor
     from judges.executors.ray_worker import WorkerSpec
 
-    spec = WorkerSpec.of(options, options.ray_workers)
-    return RayExecutor(spec, address=options.ray_address, retry_failures=options.batch_retry)
+    spec = WorkerSpec.of(config, config.ray_workers)
+    return RayExecutor(spec, address=config.ray_address, retry_failures=config.batch_retry)
 
 
-def _batch(options: JudgeOptions, model: JudgeModel, settings: RuntimeSettings) -> Any:
+def _batch(config: JudgeConfig, model: JudgeModel, settings: RuntimeSettings) -> Any:
     from judges.calls.openai_http import _CONNECTION_ONLY, OpenAIHTTPBackend
     from judges.executors.batch import BatchExecutor
     from judges.executors.batch_api import LiteLLMBatchAPI, OpenAIBatchAPI
@@ -33,14 +34,14 @@ def _batch(options: JudgeOptions, model: JudgeModel, settings: RuntimeSettings) 
 
     if model.local:
         raise ConfigError("--executor batch needs a provider's batch API; a local judge runs with local or ray")
-    bases = options.api_bases()
+    bases = config.api_bases()
     if len(bases) > 1:
         raise ConfigError("--executor batch sends to one endpoint: give one --api-base")
     # headers and the key only: credential fields that would go in a request body are never written to a file
-    connection = {k: v for k, v in options.connection_extra().items() if k in _CONNECTION_ONLY}
-    client = OpenAIHTTPBackend(api_base=bases[0] if bases else None, timeout_s=options.timeout_s, connection=connection)
+    connection = {k: v for k, v in config.connection_extra().items() if k in _CONNECTION_ONLY}
+    client = OpenAIHTTPBackend(api_base=bases[0] if bases else None, timeout_s=config.timeout_s, connection=connection)
 
-    lean = (options.client or default_client(model)) == "lean"
+    lean = (config.client or default_client(model)) == "lean"
 
     def body_of(row: Row) -> dict[str, Any]:
         body = client.body(row.request())
@@ -53,12 +54,12 @@ def _batch(options: JudgeOptions, model: JudgeModel, settings: RuntimeSettings) 
         api, where = OpenAIBatchAPI(client), client.api_base
     else:
         provider = model.litellm_model.split("/", 1)[0]
-        api, where = LiteLLMBatchAPI(provider, options.connection_extra(), bases[0] if bases else None), provider
+        api, where = LiteLLMBatchAPI(provider, config.connection_extra(), bases[0] if bases else None), provider
     return BatchExecutor(
         api,
         body_of,
-        Path(options.cache_path),
+        Path(config.cache),
         max_cost=settings.max_cost,
-        retry_failures=options.batch_retry,
+        retry_failures=config.batch_retry,
         where=where,
     )

@@ -38,7 +38,7 @@ class RayExecutor:
     def __init__(self, spec: WorkerSpec, *, address: str | None = None, retry_failures: bool = False) -> None:
         self.spec, self.address, self.retry_failures = spec, address, retry_failures
         self.started_here = False
-        self.max_cost = spec.options.max_cost
+        self.max_cost = spec.config.max_cost
 
     def settle(self, task: Any, runtime: CallRuntime, out: Path | None) -> None:
         try:

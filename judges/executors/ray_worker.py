@@ -15,50 +15,51 @@ from judges.errors import EndpointUnusable, JudgelabError
 from judges.executors.rows import Row
 
 if TYPE_CHECKING:
-    from judges.judging.factory import JudgeOptions
+    from judges.config.judge import JudgeConfig
 
 UNUSABLE = "endpoint_unusable"  # a worker's reply kind that stops the run (the endpoint cannot serve it)
 
 
 @dataclass(frozen=True)
 class WorkerSpec:
-    """What each worker needs to build the judge's client: the options (credentials stay in memory, sent to the
+    """What each worker needs to build the judge's client: the config (credentials stay in memory, sent to the
     workers with the task, never written) and how many workers share the rate limits."""
 
-    options: JudgeOptions
+    config: JudgeConfig
     workers: int
 
     @classmethod
-    def of(cls, options: JudgeOptions, workers: int) -> WorkerSpec:
-        return cls(options, max(1, workers))
+    def of(cls, config: JudgeConfig, workers: int) -> WorkerSpec:
+        return cls(config, max(1, workers))
 
 
 class JudgeWorker:
     """Made once per Ray actor: opens the backend (for a local judge, its own llama.cpp server on first call)."""
 
     def __init__(self, spec: WorkerSpec) -> None:
-        from judges.calls.model_spec import open_backend
+        from judges.calls.backend_factory import open_backend
         from judges.calls.runtime import CallRuntime, RuntimeSettings
 
-        options = spec.options
-        model = options.judge_model()
+        config = spec.config
+        model = config.judge_model()
         share = 1 / spec.workers
         settings = RuntimeSettings(
-            concurrency=min(options.concurrency, model.max_parallel_calls or options.concurrency),
-            timeout_s=options.timeout_s,
-            requests_per_minute=options.requests_per_minute * share if options.requests_per_minute else None,
-            tokens_per_minute=options.tokens_per_minute * share if options.tokens_per_minute else None,
-            endpoint=", ".join(options.api_bases()) or ("a local llama.cpp server" if model.local else "the provider"),
+            concurrency=min(config.concurrency, model.max_parallel_calls or config.concurrency),
+            timeout_s=config.timeout_s,
+            max_attempts=config.max_attempts,
+            requests_per_minute=config.rpm * share if config.rpm else None,
+            tokens_per_minute=config.tpm * share if config.tpm else None,
+            endpoint=", ".join(config.api_bases()) or ("a local llama.cpp server" if model.local else "the provider"),
             early_timeout_stops=not model.local,
         )
         self._stack = contextlib.ExitStack()
         backend = self._stack.enter_context(
             open_backend(
                 model,
-                timeout_s=options.timeout_s,
-                connection=options.connection_extra(),
-                client=options.client,
-                api_bases=options.api_bases(),
+                timeout_s=config.timeout_s,
+                connection=config.connection_extra(),
+                client=config.client,
+                api_bases=config.api_bases(),
                 per_deployment=settings.concurrency,
             )
         )

@@ -25,7 +25,12 @@ def report_html(run: Run, folder: Path | None = None) -> str:
     from judges.pages.render import render_page
     from judges.runs.report_items import headers, item_rows
 
-    items = item_rows(run, folder)
+    if run.kind == "probes":
+        from judges.probes.render import HEADERS, probe_item_rows
+
+        items, item_headers = probe_item_rows(run, folder), HEADERS
+    else:
+        items, item_headers = item_rows(run, folder), headers(run)
     return render_page(
         "report.html.jinja",
         run=run,
@@ -35,12 +40,12 @@ def report_html(run: Run, folder: Path | None = None) -> str:
         usage=run.summary.get("usage", {}),
         summary=summary_tables(run),
         matrix=result_matrix(run) if run.kind == "unit_tests" else None,
-        headers=headers(run),
+        headers=item_headers,
         items=items,
         metrics=sorted({i.data["metric"] for i in items}, key=[i.data["metric"] for i in items].index),
         types=sorted({i.data["type"] for i in items} - {"-"}),
         outcomes=sorted({i.data["outcome"] for i in items}),
-        not_passed=["wrong_grade", "failure"] if run.kind == "unit_tests" else ["failure"],
+        not_passed=["wrong_grade", "failure"] if run.kind == "unit_tests" else ["missed", "failure"],
     )
 
 
@@ -81,6 +86,10 @@ def config_rows(config: dict[str, Any]) -> list[tuple[str, Any]]:
 def summary_tables(run: Run) -> list[tuple[str, Table]]:
     if run.kind == "unit_tests":
         return _unit_test_summary(run)
+    if run.kind == "probes":
+        from judges.probes.render import probe_tables
+
+        return probe_tables(run)
     return [("Verdicts per metric", _verdict_summary(run))]
 
 
@@ -112,16 +121,22 @@ def _unit_test_summary(run: Run) -> list[tuple[str, Table]]:
     first = [r for r in run.records if r.get("draw", 0) == 0]
     complete = first and all(m in first[0]["metrics"] for m in ALL_METRICS)
     total = summary.get("total_pass_rate")
-    rows.append(
+    per_metric = summary["metrics"].values()
+    rows.append(  # every count in one unit: test x metric outcomes, the sums of the rows above
         {
-            "metric": "total (mean of the pass rates)",
+            "metric": "total (mean of the pass rates; counts are test x metric outcomes)",
             "pass rate": Cell(pct(total), total if total is not None else -1),
             "95% interval": _interval(*total_interval(first)) if complete else cell(None),
-            "passed": summary.get("tests_passing_all"),
-            "wrong grades": summary.get("wrong_grades"),
-            "run failures": summary.get("failures"),
-            "completed": summary.get("completed_tests"),
-            "n": summary.get("n_items"),
+            **{
+                column: sum(s[key] for s in per_metric)
+                for column, key in (
+                    ("passed", "passed"),
+                    ("wrong grades", "wrong_grades"),
+                    ("run failures", "failures"),
+                    ("completed", "completed"),
+                    ("n", "n"),
+                )
+            },
         }
     )
     tables = [("Pass rates", plain_table("summary", rows))]
