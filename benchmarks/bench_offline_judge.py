@@ -145,7 +145,7 @@ def main() -> None:
 
 
 def render(result: dict) -> str:
-    from judges.runs.markdown import table
+    from judges.render.markdown import table
 
     short = ["AR", "C", "F", "U", "PA", "NR"]
     lines = [

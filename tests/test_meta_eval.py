@@ -7,7 +7,7 @@ from conftest import ROOT, record, reply, run_tests, scripted_judge, write_jsonl
 
 from judges.calls.backend import CallError
 from judges.calls.scripted import by_metric
-from judges.runs.plot import plot_result_matrix
+from judges.render.plot import plot_result_matrix
 from judges.suite.loading import load_unit_tests
 from judges.types import FailureKind
 

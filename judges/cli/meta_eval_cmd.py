@@ -49,7 +49,7 @@ def execute(args: argparse.Namespace, tests: list, split: str | None, out_dir: P
     )
     written = ["results.jsonl", "run.json", "summary.md", "report.html"]
     if args.plot:
-        from judges.runs.plot import plot_result_matrix
+        from judges.render.plot import plot_result_matrix
 
         written.append(plot_result_matrix(run, out_dir / "result_matrix.png").name)
     return finish_run(run, written)

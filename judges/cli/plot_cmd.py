@@ -7,7 +7,7 @@ from pathlib import Path
 
 
 def run(args: argparse.Namespace) -> int:
-    from judges.runs.plot import plot_result_matrix
+    from judges.render.plot import plot_result_matrix
     from judges.runs.run import Run
 
     run = Run.load(args.run_dir)

@@ -32,10 +32,10 @@ def run(args: argparse.Namespace) -> int:
     from judges.cli.meta_eval_cmd import default_out
     from judges.cli.options import judge_options
     from judges.cli.render import finish_run
+    from judges.render.junit import junit_xml
     from judges.runs.api import load_tests, run_unit_tests
     from judges.runs.failures import listing
     from judges.runs.gate import Bar, GateConfig, check_bars
-    from judges.runs.junit import junit_xml
 
     bars = [Bar.parse(text, "min") for text in args.min or []] + [Bar.parse(text, "max") for text in args.max or []]
     if args.config:

@@ -33,10 +33,17 @@ def one_line(text: str, width: int) -> str:
     return flat if len(flat) <= width else flat[: width - 3].rstrip() + "..."
 
 
+def given(verdict: dict[str, Any]) -> str:
+    if verdict["state"] == "grade":
+        grade = verdict["grade"]
+        return str(int(grade)) if float(grade).is_integer() else f"{grade:g}"
+    if verdict["state"] == "null":
+        return "null"
+    return f"failure: {verdict.get('failure_kind')}"
+
+
 def misses(records: Iterable[Mapping[str, Any]], metric: str | None = None) -> list[Miss]:
     """The first draw's outcomes that were not passes, in item order (optionally for one metric)."""
-    from judges.runs.markdown import given
-
     out = []
     for record in records:
         if record.get("draw", 0) != 0:

@@ -1,5 +1,4 @@
-"""Run: a finished (or stopped) run as one typed value, and its folder (results.jsonl, run.json, summary.md,
-report.html)."""
+"""Run: a finished (or stopped) run as one typed value, and its folder's data (results.jsonl and run.json)."""
 
 from __future__ import annotations
 
@@ -62,18 +61,14 @@ class Run:
         }
 
     def save(self, folder: str | Path) -> None:
-        """Write run.json, summary.md and report.html next to results.jsonl (which the run service streamed)."""
-        from judges.runs.markdown import summary_markdown
-        from judges.runs.report import write_report
-
+        """Write run.json next to results.jsonl (which the run service streamed); the pages drawn from them are
+        written by `judges.render.run_folder.save_run`."""
         folder = Path(folder)
         folder.mkdir(parents=True, exist_ok=True)
         self.folder = folder
         (folder / "run.json").write_text(
             json.dumps(_scrub(self.to_json()), indent=2, ensure_ascii=False), encoding="utf-8"
         )
-        (folder / "summary.md").write_text(summary_markdown(self), encoding="utf-8")
-        write_report(self, folder)
 
     @classmethod
     def load(cls, folder: str | Path) -> Run:

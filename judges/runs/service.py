@@ -156,10 +156,12 @@ def run_task(
     task: Task, runtime: CallRuntime, out: Path | None, config: dict[str, Any], *, progress: bool = False
 ) -> Run:
     """Run `task` to its end (or its stop) and return the Run; with `out`, the run folder is written as it goes:
-    results.jsonl item by item, then run.json and summary.md, even when interrupted."""
+    results.jsonl item by item, then run.json, summary.md and report.html, even when interrupted."""
     import dataclasses
     import time
     from datetime import datetime
+
+    from judges.render.run_folder import save_run
 
     task.check()
     execution = Execution()
@@ -189,7 +191,7 @@ def run_task(
             },
         )
         if out is not None:
-            run.save(out)
+            save_run(run, out)
     return run
 
 

@@ -4,33 +4,14 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from judges.render.markdown import pct, table
+from judges.runs.failures import misses, one_line
 from judges.runs.summary import SHORT
 
 if TYPE_CHECKING:
     from judges.runs.run import Run
 
 MAX_LISTED = 40  # failing tests listed in summary.md (all of them are in results.jsonl)
-
-
-def pct(value: float | None) -> str:
-    return "n/a" if value is None else f"{100 * value:.1f}%"
-
-
-def table(rows: list[dict[str, Any]]) -> str:
-    """A Markdown table of rows (dicts with the same keys), through tabulate (pandas would cost its import)."""
-    from tabulate import tabulate
-
-    if not rows:
-        return ""
-    return str(tabulate(rows, headers="keys", tablefmt="github", missingval=""))
-
-
-def grid(headers: list[str], rows: list[list[Any]]) -> str:
-    """A Markdown table from a header row and rows of cells (headers may repeat), through tabulate."""
-    from tabulate import tabulate
-
-    cells = [[str(c).replace("|", "\\|").replace("\n", " ") for c in row] for row in rows]
-    return str(tabulate(cells, headers=headers, tablefmt="github", disable_numparse=True))
 
 
 def failures_line(summary: dict[str, Any]) -> str:
@@ -129,8 +110,6 @@ def _unit_test_tables(run: Run) -> list[str]:
             ]
         ),
     ]
-    from judges.runs.failures import misses, one_line
-
     wrong = misses(run.records)
     if wrong:
         lines += [
@@ -155,15 +134,6 @@ def _unit_test_tables(run: Run) -> list[str]:
         if len(wrong) > MAX_LISTED:
             lines += ["", f"And {len(wrong) - MAX_LISTED} more: see report.html."]
     return lines
-
-
-def given(verdict: dict[str, Any]) -> str:
-    if verdict["state"] == "grade":
-        grade = verdict["grade"]
-        return str(int(grade)) if float(grade).is_integer() else f"{grade:g}"
-    if verdict["state"] == "null":
-        return "null"
-    return f"failure: {verdict.get('failure_kind')}"
 
 
 def _verdict_table(summary: dict[str, Any], info: dict[str, Any]) -> list[str]:

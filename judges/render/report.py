@@ -7,7 +7,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from judges.pages.table import Cell, Row, Table, cell, plain_table
-from judges.runs.markdown import given, pct
+from judges.render.markdown import pct
+from judges.runs.failures import given
 from judges.runs.summary import SHORT, metric_names
 
 if TYPE_CHECKING:
@@ -23,7 +24,7 @@ def write_report(run: Run, folder: Path) -> Path:
 def report_html(run: Run, folder: Path | None = None) -> str:
     """The page; local images are linked relative to `folder` (where the page is written), if given."""
     from judges.pages.render import render_page
-    from judges.runs.report_items import headers, item_rows
+    from judges.render.report_items import headers, item_rows
 
     items = item_rows(run, folder)
     return render_page(

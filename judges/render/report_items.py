@@ -10,8 +10,8 @@ from pathlib import Path
 from typing import Any
 
 from judges.pages.table import Cell, cell
-from judges.runs.markdown import given
-from judges.runs.report_prompts import PromptRenderer
+from judges.render.report_prompts import PromptRenderer
+from judges.runs.failures import given
 from judges.runs.run import Run
 
 OUTCOME_LABELS = {"pass": "pass", "wrong_grade": "wrong grade", "failure": "failure"}
