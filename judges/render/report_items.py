@@ -13,6 +13,7 @@ from judges.pages.table import Cell, cell
 from judges.render.report_prompts import PromptRenderer
 from judges.runs.failures import given
 from judges.runs.run import Run
+from judges.types import Outcome, VerdictState
 
 OUTCOME_LABELS = {"pass": "pass", "wrong_grade": "wrong grade", "failure": "failure"}
 
@@ -81,57 +82,46 @@ def item_rows(run: Run, folder: Path | None = None) -> list[ItemRow]:
     draws = run.config.get("draws", 1) or 1
     rows = []
     for record in run.records:
-        sample = record.get("sample")
+        sample = record.sample
         images = thumbnails(sample, folder)
-        for metric, entry in record["metrics"].items():
-            verdict = entry["verdict"]
-            why = _why(entry)
-            listed = entry.get("calls", [])
+        for metric, entry in record.metrics.items():
+            verdict = entry.verdict
+            why = entry.why
+            listed = entry.calls
             calls = [
                 _call_view(c, prompts, sample, reask=i > 0 and bool(listed[i - 1].get("unusable")))
                 for i, c in enumerate(listed)
             ]
             if run.kind == "unit_tests":
-                outcome = entry["outcome"]
+                outcome = entry.outcome.value if entry.outcome else "-"
                 shown = OUTCOME_LABELS.get(outcome, outcome)
-                if outcome == "failure":
-                    shown = f"failure: {verdict.get('failure_kind')}"
+                if entry.outcome is Outcome.FAILURE:
+                    shown = f"failure: {verdict.failure_kind.value if verdict.failure_kind else None}"
                 cells = [
-                    cell(record["id"]),
-                    *([cell(record.get("draw", 0))] if draws > 1 else []),
-                    cell(record.get("test_type") or "-"),
+                    cell(record.id),
+                    *([cell(record.draw)] if draws > 1 else []),
+                    cell(record.test_type or "-"),
                     cell(metric),
-                    cell(entry.get("condition") or "-"),
-                    cell(given(verdict), _grade_sort(verdict)),
+                    cell(entry.condition or "-"),
+                    cell(given(verdict), verdict.grade if verdict.state is VerdictState.GRADE else -1.0),
                     Cell(shown, outcome, outcome),
                     Cell(why, None, "justification"),
                 ]
-                data = {"outcome": outcome, "metric": metric, "type": record.get("test_type") or "-"}
+                data = {"outcome": outcome, "metric": metric, "type": record.test_type or "-"}
             else:
-                state = verdict["state"]
+                state = verdict.state.value
                 cells = [
-                    cell(record["id"]),
+                    cell(record.id),
                     cell(metric),
                     Cell(state, state, state),
-                    cell(verdict.get("grade")),
-                    cell(verdict.get("failure_kind") or "-"),
+                    cell(verdict.grade),
+                    cell(verdict.failure_kind.value if verdict.failure_kind else "-"),
                     Cell(why, None, "justification"),
                 ]
                 data = {"outcome": state, "metric": metric, "type": "-"}
             shown_sample = sample if run.kind != "unit_tests" else None
-            rows.append(ItemRow(cells, data, calls, entry.get("details"), shown_sample, images))
+            rows.append(ItemRow(cells, data, calls, entry.details or None, shown_sample, images))
     return rows
-
-
-def _why(entry: Mapping[str, Any]) -> str:
-    verdict = entry["verdict"]
-    details = entry.get("details") or {}
-    reason = details.get("reason") if isinstance(details, dict) else None
-    return str(verdict.get("justification") or verdict.get("message") or reason or "")
-
-
-def _grade_sort(verdict: Mapping[str, Any]) -> float:
-    return float(verdict["grade"]) if verdict["state"] == "grade" else -1.0
 
 
 def _call_view(

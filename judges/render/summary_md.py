@@ -9,17 +9,17 @@ from judges.runs.failures import misses, one_line
 from judges.runs.summary import SHORT
 
 if TYPE_CHECKING:
+    from judges.records import Summary
     from judges.runs.run import Run
 
 MAX_LISTED = 40  # failing tests listed in summary.md (all of them are in results.jsonl)
 
 
-def failures_line(summary: dict[str, Any]) -> str:
-    usage = summary.get("usage", {})
+def failures_line(summary: Summary) -> str:
+    usage = summary.usage
     return (
-        f"Calls: {usage.get('calls', 0)} ({usage.get('cached_calls', 0)} from cache, "
-        f"{usage.get('failed_calls', 0)} failed); tokens: {usage.get('prompt_tokens', 0)} prompt + "
-        f"{usage.get('completion_tokens', 0)} completion; cost: ${usage.get('cost', 0.0):.4f}."
+        f"Calls: {usage.calls} ({usage.cached_calls} from cache, {usage.failed_calls} failed); tokens: "
+        f"{usage.prompt_tokens} prompt + {usage.completion_tokens} completion; cost: ${usage.cost:.4f}."
     )
 
 
@@ -28,7 +28,7 @@ def summary_markdown(run: Run) -> str:
     lines = [
         f"# judgelab {run.kind.replace('_', ' ')}: {run.title}",
         "",
-        f"{summary.get('n_items', 0)} items from {config.get('data', '-')}"
+        f"{summary.n_items} items from {config.get('data', '-')}"
         + (f" (split {config['split']})" if config.get("split") else "")
         + ".",
         "",
@@ -51,20 +51,20 @@ def _unit_test_tables(run: Run) -> list[str]:
     rows = [
         {
             "metric": metric,
-            "pass": pct(s["pass_rate"]),
-            "wrong grade": pct(s["wrong_grade_rate"]),
-            "run failures": s["failures"],
-            "completed": s["completed"],
-            "n": s["n"],
+            "pass": pct(s.pass_rate),
+            "wrong grade": pct(s.wrong_grade_rate),
+            "run failures": s.failures,
+            "completed": s.completed,
+            "n": s.n,
         }
-        for metric, s in summary["metrics"].items()
+        for metric, s in summary.metrics.items()
     ]
     rows.append(
         {
             "metric": "**total (mean of the pass rates)**",
-            "pass": f"**{pct(summary['total_pass_rate'])}**",
+            "pass": f"**{pct(summary.total_pass_rate)}**",
             "wrong grade": "",
-            "run failures": summary["failures"],
+            "run failures": summary.failures,
             "completed": "",
             "n": "",
         }
@@ -75,22 +75,22 @@ def _unit_test_tables(run: Run) -> list[str]:
         "",
         table(rows),
     ]
-    if summary.get("stability"):
-        repeats = summary["stability"]
+    repeats = summary.stability
+    if repeats is not None:
         lines += [
             "",
-            f"## Stability ({repeats['draws']} draws of {repeats['tests']} tests)",
+            f"## Stability ({repeats.draws} draws of {repeats.tests} tests)",
             "",
             table(
                 [
                     {
                         "metric": m,
                         "mean grade variance": "n/a"
-                        if s["mean_grade_variance"] is None
-                        else f"{s['mean_grade_variance']:.3f}",
-                        "pass/fail flip rate": pct(s["flip_rate"]),
+                        if s.mean_grade_variance is None
+                        else f"{s.mean_grade_variance:.3f}",
+                        "pass/fail flip rate": pct(s.flip_rate),
                     }
-                    for m, s in repeats["metrics"].items()
+                    for m, s in repeats.metrics.items()
                 ]
             ),
         ]
@@ -102,11 +102,11 @@ def _unit_test_tables(run: Run) -> list[str]:
             [
                 {
                     "test type": t,
-                    "n": s["n"],
-                    **{SHORT.get(m, m): pct(v) for m, v in s["pass_rates"].items()},
-                    "total": pct(s["total"]),
+                    "n": s.n,
+                    **{SHORT.get(m, m): pct(v) for m, v in s.pass_rates.items()},
+                    "total": pct(s.total),
                 }
-                for t, s in summary["by_test_type"].items()
+                for t, s in summary.by_test_type.items()
             ]
         ),
     ]
@@ -136,10 +136,10 @@ def _unit_test_tables(run: Run) -> list[str]:
     return lines
 
 
-def _verdict_table(summary: dict[str, Any], info: dict[str, Any]) -> list[str]:
+def _verdict_table(summary: Summary, info: dict[str, Any]) -> list[str]:
     rows = []
-    for metric, s in summary["metrics"].items():
-        kinds = ", ".join(f"{k} {v}" for k, v in s["failure_kinds"].items())
+    for metric, s in summary.metrics.items():
+        kinds = ", ".join(f"{k} {v}" for k, v in s.failure_kinds.items())
         about = info.get(metric, {})
         described = (
             {"family": about["family"], "better": "higher" if about["higher_is_better"] else "lower"} if about else {}
@@ -148,12 +148,12 @@ def _verdict_table(summary: dict[str, Any], info: dict[str, Any]) -> list[str]:
             {
                 "metric": metric,
                 **described,
-                "mean": "n/a" if s["mean"] is None else f"{s['mean']:.3f}",
-                "graded": s["graded"],
-                "null": s["null"],
-                "not applicable": s["not_applicable"],
-                "failed": f"{s['failed']}" + (f" ({kinds})" if kinds else ""),
-                "n": s["n"],
+                "mean": "n/a" if s.mean is None else f"{s.mean:.3f}",
+                "graded": s.graded,
+                "null": s.null,
+                "not applicable": s.not_applicable,
+                "failed": f"{s.failed}" + (f" ({kinds})" if kinds else ""),
+                "n": s.n,
             }
         )
     return [table(rows)]

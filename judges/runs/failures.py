@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any
 
-NOT_PASSED = ("wrong_grade", "failure")
+from judges.records import ItemRecord
+from judges.types import Outcome, Verdict, VerdictState
+
+NOT_PASSED = (Outcome.WRONG_GRADE, Outcome.FAILURE)
 
 
 @dataclass(frozen=True)
@@ -33,34 +35,34 @@ def one_line(text: str, width: int) -> str:
     return flat if len(flat) <= width else flat[: width - 3].rstrip() + "..."
 
 
-def given(verdict: dict[str, Any]) -> str:
-    if verdict["state"] == "grade":
-        grade = verdict["grade"]
+def given(verdict: Verdict) -> str:
+    """The verdict as a report names it: the grade (`3`, `0.5`), `null`, or `failure: <kind>`."""
+    if verdict.state is VerdictState.GRADE and verdict.grade is not None:
+        grade = verdict.grade
         return str(int(grade)) if float(grade).is_integer() else f"{grade:g}"
-    if verdict["state"] == "null":
+    if verdict.state is VerdictState.NULL:
         return "null"
-    return f"failure: {verdict.get('failure_kind')}"
+    return f"failure: {verdict.failure_kind.value if verdict.failure_kind else None}"
 
 
-def misses(records: Iterable[Mapping[str, Any]], metric: str | None = None) -> list[Miss]:
+def misses(records: Iterable[ItemRecord], metric: str | None = None) -> list[Miss]:
     """The first draw's outcomes that were not passes, in item order (optionally for one metric)."""
     out = []
     for record in records:
-        if record.get("draw", 0) != 0:
+        if record.draw != 0:
             continue
-        for name, entry in record["metrics"].items():
-            if entry.get("outcome") not in NOT_PASSED or (metric is not None and name != metric):
+        for name, entry in record.metrics.items():
+            if entry.outcome not in NOT_PASSED or (metric is not None and name != metric):
                 continue
-            verdict = entry["verdict"]
             out.append(
                 Miss(
-                    str(record["id"]),
-                    record.get("test_type"),
+                    record.id,
+                    record.test_type,
                     name,
-                    entry.get("condition"),
-                    given(verdict),
-                    entry["outcome"],
-                    str(verdict.get("justification") or verdict.get("message") or ""),
+                    entry.condition,
+                    given(entry.verdict),
+                    entry.outcome.value,
+                    str(entry.verdict.justification or entry.verdict.message or ""),
                 )
             )
     return out
@@ -73,7 +75,7 @@ def by_test(found: Iterable[Miss]) -> dict[str, list[Miss]]:
     return grouped
 
 
-def listing(records: Iterable[Mapping[str, Any]], target: str | None = None, limit: int = 10) -> list[str]:
+def listing(records: Iterable[ItemRecord], target: str | None = None, limit: int = 10) -> list[str]:
     """Lines naming the tests not passed (for a bar's target: its metric, or every metric for `total` and
     `failure_rate`), at most `limit`, then "and N more: see report.html"."""
     from judges.types import ALL_METRICS

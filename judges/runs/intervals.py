@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import statistics
 from collections.abc import Sequence
-from typing import Any
 
-from judges.types import ALL_METRICS
+from judges.records import ItemRecord
+from judges.types import ALL_METRICS, Outcome
 
 RESAMPLES, SEED = 1000, 0
 
@@ -24,14 +24,14 @@ def wilson(passed: int, n: int) -> tuple[float | None, float | None]:
     return max(0.0, centre - half), min(1.0, centre + half)
 
 
-def total_interval(rows: Sequence[dict[str, Any]]) -> tuple[float | None, float | None]:
+def total_interval(rows: Sequence[ItemRecord]) -> tuple[float | None, float | None]:
     """Bootstrap over completed tests of the mean of the six pass rates (one index matrix, seeded)."""
     import numpy as np
 
-    rows = [r for r in rows if all(r["metrics"][m]["outcome"] != "failure" for m in ALL_METRICS)]
+    rows = [r for r in rows if all(r.metrics[m].outcome is not Outcome.FAILURE for m in ALL_METRICS)]
     if not rows:
         return None, None
-    passes = np.array([[row["metrics"][m]["outcome"] == "pass" for m in ALL_METRICS] for row in rows], dtype=float)
+    passes = np.array([[row.metrics[m].outcome is Outcome.PASS for m in ALL_METRICS] for row in rows], dtype=float)
     index = np.random.default_rng(SEED).integers(0, len(rows), size=(RESAMPLES, len(rows)))
     totals = passes[index].mean(axis=(1, 2))
     low, high = np.percentile(totals, [2.5, 97.5])

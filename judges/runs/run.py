@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from judges.errors import BudgetExhausted, EndpointUnusable, InputError, JudgelabError
+from judges.records import ItemRecord, Summary
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -23,8 +25,8 @@ class Run:
 
     kind: str
     config: dict[str, Any]
-    records: list[dict[str, Any]]
-    summary: dict[str, Any]
+    records: list[ItemRecord]
+    summary: Summary
     usage: dict[str, Any] = field(default_factory=dict)
     stop_reason: str | None = None
     stop_message: str | None = None
@@ -57,7 +59,7 @@ class Run:
             "usage": self.usage,
             "stop_reason": self.stop_reason,
             "stop_message": self.stop_message,
-            "summary": self.summary,
+            "summary": self.summary.to_json(),
         }
 
     def save(self, folder: str | Path) -> None:
@@ -73,8 +75,6 @@ class Run:
     @classmethod
     def load(cls, folder: str | Path) -> Run:
         """A run folder written by any command; a folder from an older judgelab is a one-line error."""
-        from judges.files.jsonl import read_jsonl
-
         folder = Path(folder)
         meta_path = folder / "run.json"
         if not meta_path.is_file():
@@ -94,13 +94,13 @@ class Run:
                 f"run.json has format {meta.get('format')!r}; this judgelab reads format {FORMAT}", path=str(meta_path)
             )
         results = folder / "results.jsonl"
-        records = [row for _, row in read_jsonl(results)] if results.is_file() else []
-        records.sort(key=lambda r: (r.get("draw", 0), r.get("order", 0)))
+        records = list(read_records(results)) if results.is_file() else []
+        records.sort(key=lambda r: (r.draw, r.order))
         return cls(
             meta["kind"],
             meta.get("config", {}),
             records,
-            meta.get("summary", {}),
+            Summary.from_json(meta.get("summary")),
             meta.get("usage", {}),
             meta.get("stop_reason"),
             meta.get("stop_message"),
@@ -117,25 +117,25 @@ class Run:
 
         rows = []
         for record in self.records:
-            for metric, entry in record["metrics"].items():
-                verdict = entry["verdict"]
-                usage = call_usage(entry.get("calls", []))
+            for metric, entry in record.metrics.items():
+                verdict = entry.verdict
+                usage = call_usage(entry.calls)
                 rows.append(
                     {
-                        "id": record["id"],
-                        "draw": record.get("draw", 0),
-                        "test_type": record.get("test_type"),
+                        "id": record.id,
+                        "draw": record.draw,
+                        "test_type": record.test_type,
                         "metric": metric,
-                        "state": verdict["state"],
-                        "grade": verdict.get("grade"),
-                        "failure_kind": verdict.get("failure_kind"),
-                        "message": verdict.get("message"),
-                        "condition": entry.get("condition"),
-                        "outcome": entry.get("outcome"),
-                        "applicable": entry.get("applicable", True),
-                        "calls": usage["calls"],
-                        "cached_calls": usage["cached_calls"],
-                        "cost": usage["cost"],
+                        "state": verdict.state.value,
+                        "grade": verdict.grade,
+                        "failure_kind": verdict.failure_kind.value if verdict.failure_kind else None,
+                        "message": verdict.message,
+                        "condition": entry.condition,
+                        "outcome": entry.outcome.value if entry.outcome else None,
+                        "applicable": entry.applicable,
+                        "calls": usage.calls,
+                        "cached_calls": usage.cached_calls,
+                        "cost": usage.cost,
                     }
                 )
         columns = [
@@ -164,3 +164,14 @@ def _scrub(value: Any) -> Any:
     except ImportError:  # pragma: no cover - the scrubber arrives with the secrets module
         return value
     return scrub(value)
+
+
+def read_records(path: Path) -> Iterator[ItemRecord]:
+    """The records of a results.jsonl, one by one; a line that is not a record is an error naming file and line."""
+    from judges.files.jsonl import read_jsonl
+
+    for number, row in read_jsonl(path):
+        try:
+            yield ItemRecord.from_json(row)
+        except (KeyError, TypeError, ValueError) as err:
+            raise InputError(f"not a run record ({type(err).__name__}: {err})", path=str(path), line=number) from None

@@ -17,10 +17,11 @@ from typing import Any, Protocol
 from judges.calls.runtime import CallRuntime
 from judges.errors import BudgetExhausted, EndpointUnusable, JudgelabError
 from judges.files.jsonl import append_jsonl
+from judges.records import ItemRecord
 from judges.runs.heap import frozen_heap
 from judges.runs.progress import INTERVAL_S, Progress
 from judges.runs.run import Run
-from judges.runs.summary import call_usage, item_calls, summarize
+from judges.runs.summary import call_usage, summarize
 
 
 @dataclass(frozen=True)
@@ -34,8 +35,7 @@ class Item:
 
 
 class Task(Protocol):
-    """A kind of run: its items, a check made before any call, and how to judge one item into a record (its
-    "metrics" and item fields)."""
+    """A kind of run: its items, a check made before any call, and how to judge one item into its record."""
 
     @property
     def kind(self) -> str: ...
@@ -54,7 +54,7 @@ class Task(Protocol):
         """What the run's config records once the items are done (e.g. the hashes of the templates used)."""
         ...
 
-    async def run_item(self, item: Item) -> dict[str, Any]: ...
+    async def run_item(self, item: Item) -> ItemRecord: ...
 
 
 @dataclass
@@ -69,7 +69,7 @@ class Stop:
 class Execution:
     """What `execute` produced: finished records (item order), and the stop, if the run ended early."""
 
-    records: list[dict[str, Any]] = field(default_factory=list)
+    records: list[ItemRecord] = field(default_factory=list)
     stop: Stop | None = None
 
     def __repr__(self) -> str:
@@ -124,10 +124,9 @@ async def execute(
                         if job is not asyncio.current_task():
                             job.cancel()
                 return
-        record = {"id": item.id, "order": item.order, "draw": item.draw, **record}
-        record["usage"] = call_usage(item_calls(record))
+        record.usage = call_usage(record.calls())
         if handle is not None:
-            append_jsonl(handle, record)
+            append_jsonl(handle, record.to_json())
         done.records.append(record)
         if bar is not None:
             bar.item_done()
@@ -148,7 +147,7 @@ async def execute(
             handle.close()
         if bar is not None:
             bar.close()
-        done.records.sort(key=lambda r: (r["draw"], r["order"]))
+        done.records.sort(key=lambda r: (r.draw, r.order))
     return done
 
 
@@ -195,10 +194,10 @@ def run_task(
     return run
 
 
-def _model_version(records: list[dict[str, Any]]) -> str | None:
+def _model_version(records: list[ItemRecord]) -> str | None:
     """The model version the provider reported (its fingerprint or served model id), if any call said."""
     for record in records:
-        for call in item_calls(record):
+        for call in record.calls():
             if call.get("model_version"):
                 return str(call["model_version"])
     return None

@@ -98,8 +98,8 @@ def discrimination(tests: list[UnitTest], prompts: PromptSet, seed: int = 0) -> 
     table = {}
     for name in baseline_grade_fns(seed):
         summary = run_baseline(name, tests, prompts, seed).summary
-        table[name] = {metric: stats["pass_rate"] for metric, stats in summary["metrics"].items()}
-        table[name]["total"] = summary["total_pass_rate"]
+        table[name] = {metric: stats.pass_rate for metric, stats in summary.metrics.items()}
+        table[name]["total"] = summary.total_pass_rate
     return table
 
 
