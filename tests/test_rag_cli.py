@@ -222,6 +222,6 @@ def test_a_spent_cost_limit_stops_new_samples_and_keeps_finished_ones(tmp_path):
     outcome = run_metrics_task(
         samples, [registry["trulens_answer_relevance"]], judge, registry, tmp_path / "results.jsonl"
     )
-    assert [row.id for row in outcome.records] == ["leave-1"]
+    assert outcome.finished == 1 and outcome.records == []  # streamed to results.jsonl, not held
     assert outcome.stop.reason == "budget" and "--max-cost 1 USD reached" in outcome.stop.message
-    assert len((tmp_path / "results.jsonl").read_text().splitlines()) == 1
+    assert [json.loads(line)["id"] for line in (tmp_path / "results.jsonl").read_text().splitlines()] == ["leave-1"]

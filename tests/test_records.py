@@ -110,8 +110,9 @@ def test_an_unreadable_record_names_the_file_and_line(tmp_path):
 
     (tmp_path / "run.json").write_text(json.dumps({"format": 2, "kind": "grade", "summary": {}}))
     (tmp_path / "results.jsonl").write_text('{"id": "a", "metrics": {}}\n{"id": "b", "metrics": {"m": {}}}\n')
+    run = Run.load(tmp_path)  # records are read when asked for
     with pytest.raises(InputError) as caught:
-        Run.load(tmp_path)
+        list(run.iter_records())
     assert "results.jsonl" in str(caught.value) and ":2" in str(caught.value) and "verdict" in str(caught.value)
 
 

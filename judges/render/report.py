@@ -3,6 +3,7 @@ self-contained page (no network) rendered from the package's templates."""
 
 from __future__ import annotations
 
+import heapq
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -10,6 +11,8 @@ from judges.pages.table import Cell, Row, Table, cell, plain_table
 from judges.render.markdown import pct
 from judges.runs.failures import given
 from judges.runs.summary import SHORT, metric_names
+
+MAX_MATRIX = 200  # tests in the page's result matrix (all of them are in results.jsonl and the plot)
 
 if TYPE_CHECKING:
     from judges.runs.run import Run
@@ -25,9 +28,10 @@ def write_report(run: Run, folder: Path) -> Path:
 def report_html(run: Run, folder: Path | None = None) -> str:
     """The page; local images are linked relative to `folder` (where the page is written), if given."""
     from judges.pages.render import render_page
-    from judges.render.report_items import headers, item_rows
+    from judges.render.report_items import chosen_entries, headers, item_rows
 
-    items = item_rows(run, folder)
+    chosen = chosen_entries(run)
+    items = item_rows(run, chosen.entries, folder)
     return render_page(
         "report.html.jinja",
         run=run,
@@ -39,6 +43,7 @@ def report_html(run: Run, folder: Path | None = None) -> str:
         matrix=result_matrix(run) if run.kind == "unit_tests" else None,
         headers=headers(run),
         items=items,
+        chosen=chosen,
         metrics=sorted({i.data["metric"] for i in items}, key=[i.data["metric"] for i in items].index),
         types=sorted({i.data["type"] for i in items} - {"-"}),
         outcomes=sorted({i.data["outcome"] for i in items}),
@@ -115,13 +120,14 @@ def _unit_test_summary(run: Run) -> list[tuple[str, Table]]:
         }
         for metric, s in summary.metrics.items()
     ]
-    first = [r for r in run.records if r.draw == 0]
-    complete = first and all(m in first[0].metrics for m in ALL_METRICS)
+    complete = all(m in summary.metrics for m in ALL_METRICS)
     rows.append(
         {
             "metric": "total (mean of the pass rates)",
             "pass rate": _rate(summary.total_pass_rate),
-            "95% interval": _interval(*total_interval(first)) if complete else cell(None),
+            "95% interval": _interval(*total_interval(r for r in run.iter_records() if r.draw == 0))
+            if complete
+            else cell(None),
             "passed": summary.tests_passing_all,
             "wrong grades": summary.wrong_grades,
             "run failures": summary.failures,
@@ -154,13 +160,11 @@ def _unit_test_summary(run: Run) -> list[tuple[str, Table]]:
 
 
 def _verdict_summary(run: Run) -> Table:
-    from judges.runs.intervals import mean_interval
+    from judges.runs.intervals import t_interval
 
     info = run.config.get("metric_info") or {}
-    first = [r for r in run.records if r.draw == 0]
     rows = []
     for metric, s in run.summary.metrics.items():
-        grades = [value for r in first if metric in r.metrics and (value := r.metrics[metric].value) is not None]
         about = info.get(metric, {})
         rows.append(
             {
@@ -168,7 +172,7 @@ def _verdict_summary(run: Run) -> Table:
                 "family": about.get("family", "-"),
                 "better": ("higher" if about["higher_is_better"] else "lower") if about else "-",
                 "mean": s.mean,
-                "95% interval (t)": _interval(*mean_interval(grades), as_rate=False),
+                "95% interval (t)": _interval(*t_interval(s.mean, s.stdev, s.graded), as_rate=False),
                 "graded": s.graded,
                 "null": s.null,
                 "not applicable": s.not_applicable,
@@ -184,9 +188,10 @@ def _short(verdict: Verdict) -> str:
 
 
 def result_matrix(run: Run) -> Table:
-    """Tests (first draw) x metrics: the grade given, coloured by outcome."""
-    records = [r for r in run.records if r.draw == 0]
-    metrics = metric_names(records)
+    """Tests (first draw, the first MAX_MATRIX in item order) x metrics: the grade given, coloured by outcome."""
+    first = (r for r in run.iter_records() if r.draw == 0)
+    records = heapq.nsmallest(MAX_MATRIX, first, key=lambda r: r.order)
+    metrics = list(run.summary.metrics) or metric_names(records)
     rows = []
     for record in records:
         cells = [cell(record.id)]

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from judges.render.markdown import pct, table
-from judges.runs.failures import misses, one_line
+from judges.runs.failures import first_misses, one_line
 from judges.runs.summary import SHORT
 
 if TYPE_CHECKING:
@@ -110,11 +110,11 @@ def _unit_test_tables(run: Run) -> list[str]:
             ]
         ),
     ]
-    wrong = misses(run.records)
+    wrong, total = first_misses(run.iter_records(), MAX_LISTED)
     if wrong:
         lines += [
             "",
-            f"## Tests not passed ({len(wrong)} test x metric outcomes)",
+            f"## Tests not passed ({total} test x metric outcomes)",
             "",
             table(
                 [
@@ -127,12 +127,12 @@ def _unit_test_tables(run: Run) -> list[str]:
                         "outcome": m.outcome,
                         "justification": one_line(m.justification, 80).replace("|", "\\|"),
                     }
-                    for m in wrong[:MAX_LISTED]
+                    for m in wrong
                 ]
             ),
         ]
-        if len(wrong) > MAX_LISTED:
-            lines += ["", f"And {len(wrong) - MAX_LISTED} more: see report.html."]
+        if total > MAX_LISTED:
+            lines += ["", f"And {total - MAX_LISTED} more: see report.html and results.jsonl."]
     return lines
 
 

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import heapq
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
 from judges.records import ItemRecord
@@ -45,27 +46,46 @@ def given(verdict: Verdict) -> str:
     return f"failure: {verdict.failure_kind.value if verdict.failure_kind else None}"
 
 
-def misses(records: Iterable[ItemRecord], metric: str | None = None) -> list[Miss]:
-    """The first draw's outcomes that were not passes, in item order (optionally for one metric)."""
-    out = []
-    for record in records:
-        if record.draw != 0:
+def record_misses(record: ItemRecord, metric: str | None = None) -> Iterator[Miss]:
+    """A first-draw record's outcomes that were not passes (optionally for one metric)."""
+    if record.draw != 0:
+        return
+    for name, entry in record.metrics.items():
+        if entry.outcome not in NOT_PASSED or (metric is not None and name != metric):
             continue
-        for name, entry in record.metrics.items():
-            if entry.outcome not in NOT_PASSED or (metric is not None and name != metric):
-                continue
-            out.append(
-                Miss(
-                    record.id,
-                    record.test_type,
-                    name,
-                    entry.condition,
-                    given(entry.verdict),
-                    entry.outcome.value,
-                    str(entry.verdict.justification or entry.verdict.message or ""),
-                )
-            )
-    return out
+        yield Miss(
+            record.id,
+            record.test_type,
+            name,
+            entry.condition,
+            given(entry.verdict),
+            entry.outcome.value,
+            str(entry.verdict.justification or entry.verdict.message or ""),
+        )
+
+
+def misses(records: Iterable[ItemRecord], metric: str | None = None) -> list[Miss]:
+    """The first draw's outcomes that were not passes, in the records' order (optionally for one metric)."""
+    return [miss for record in records for miss in record_misses(record, metric)]
+
+
+def first_misses(
+    records: Iterable[ItemRecord], limit: int, metric: str | None = None, outcome: str | None = None
+) -> tuple[list[Miss], int]:
+    """The first `limit` misses in item order, and how many there are, holding no more than `limit` of them (the
+    records may come in any order, streamed from results.jsonl)."""
+    total = 0
+
+    def keyed() -> Iterator[tuple[tuple[int, int], Miss]]:
+        nonlocal total
+        for record in records:
+            found = (m for m in record_misses(record, metric) if outcome is None or m.outcome == outcome)
+            for index, miss in enumerate(found):
+                total += 1
+                yield (record.order, index), miss
+
+    shown = heapq.nsmallest(limit, keyed(), key=lambda pair: pair[0])
+    return [miss for _, miss in shown], total
 
 
 def by_test(found: Iterable[Miss]) -> dict[str, list[Miss]]:
@@ -81,10 +101,8 @@ def listing(records: Iterable[ItemRecord], target: str | None = None, limit: int
     from judges.types import ALL_METRICS
 
     metric = target if target in ALL_METRICS else None
-    found = misses(records, metric)
-    if target == "failure_rate":
-        found = [m for m in found if m.outcome == "failure"]
-    lines = [f"{m.test}: {m.describe()}" for m in found[:limit]]
-    if len(found) > limit:
-        lines.append(f"and {len(found) - limit} more: see report.html")
+    found, total = first_misses(records, limit, metric, "failure" if target == "failure_rate" else None)
+    lines = [f"{m.test}: {m.describe()}" for m in found]
+    if total > limit:
+        lines.append(f"and {total - limit} more: see report.html")
     return lines

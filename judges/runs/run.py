@@ -21,17 +21,36 @@ STOP_EXIT_CODES = {"budget": 4, "endpoint_unusable": 3, "error": 2, "interrupted
 @dataclass
 class Run:
     """A run of any kind ("unit_tests", "grade", "metrics"): its config (judge, prompts with hashes, data,
-    judgelab and model versions), one record per item, usage, the stop reason and the summary."""
+    judgelab and model versions), one record per item, usage, the stop reason and the summary.
+
+    The records are `held` in memory when the run has no folder; a run with a folder reads them from its
+    results.jsonl when asked: all at once (`records`, in item order) or one by one (`iter_records`, as written)."""
 
     kind: str
     config: dict[str, Any]
-    records: list[ItemRecord]
+    held: list[ItemRecord] | None
     summary: Summary
     usage: dict[str, Any] = field(default_factory=dict)
     stop_reason: str | None = None
     stop_message: str | None = None
     timing: dict[str, Any] = field(default_factory=dict)
     folder: Path | None = None
+
+    @property
+    def records(self) -> list[ItemRecord]:
+        """Every record, in item order (draw, then order); read from the folder on first use."""
+        if self.held is None:
+            self.held = sorted(self.iter_records(), key=lambda r: (r.draw, r.order))
+        return self.held
+
+    def iter_records(self) -> Iterator[ItemRecord]:
+        """The records one at a time, without holding them all: from memory, or streamed from results.jsonl."""
+        if self.held is not None:
+            yield from self.held
+            return
+        results = self.folder / "results.jsonl" if self.folder is not None else None
+        if results is not None and results.is_file():
+            yield from read_records(results)
 
     @property
     def exit_code(self) -> int:
@@ -93,13 +112,10 @@ class Run:
             raise InputError(
                 f"run.json has format {meta.get('format')!r}; this judgelab reads format {FORMAT}", path=str(meta_path)
             )
-        results = folder / "results.jsonl"
-        records = list(read_records(results)) if results.is_file() else []
-        records.sort(key=lambda r: (r.draw, r.order))
         return cls(
             meta["kind"],
             meta.get("config", {}),
-            records,
+            None,
             Summary.from_json(meta.get("summary")),
             meta.get("usage", {}),
             meta.get("stop_reason"),

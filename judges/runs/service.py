@@ -21,7 +21,7 @@ from judges.records import ItemRecord
 from judges.runs.heap import frozen_heap
 from judges.runs.progress import INTERVAL_S, Progress
 from judges.runs.run import Run
-from judges.runs.summary import call_usage, summarize
+from judges.runs.summary import SummaryBuilder, call_usage
 
 
 @dataclass(frozen=True)
@@ -67,15 +67,30 @@ class Stop:
 
 @dataclass(repr=False)
 class Execution:
-    """What `execute` produced: finished records (item order), and the stop, if the run ended early."""
+    """What `execute` produced: how many items finished, their running summary, the model version a call reported,
+    the stop (if the run ended early), and the finished records themselves only when they are `kept` (a run
+    without a results file); a run that streams its records to results.jsonl holds none of them."""
 
+    kept: bool = True
     records: list[ItemRecord] = field(default_factory=list)
+    finished: int = 0
+    summary: SummaryBuilder | None = None
+    model_version: str | None = None
     stop: Stop | None = None
 
     def __repr__(self) -> str:
         # short: asyncio.run formats the finished main task's result (this) when it restores the SIGINT handler,
         # and a repr of every record would cost a run tens of milliseconds
-        return f"Execution({len(self.records)} records, stop={self.stop!r})"
+        return f"Execution({self.finished} records, stop={self.stop!r})"
+
+    def add(self, record: ItemRecord) -> None:
+        self.finished += 1
+        if self.summary is not None:
+            self.summary.add(record)
+        if self.model_version is None:
+            self.model_version = _model_version(record)
+        if self.kept:
+            self.records.append(record)
 
 
 def _stop_for(err: JudgelabError) -> Stop:
@@ -94,13 +109,17 @@ async def execute(
     progress: bool = False,
     execution: Execution | None = None,
 ) -> Execution:
-    """Judge every item of `task`; each finished record is appended to `results_path` at once.
+    """Judge every item of `task`; each finished record is appended to `results_path` at once (and then only
+    counted and summarized, not kept: `execution.records` holds the records only when there is no results file).
 
     A spent budget stops new items (those in flight finish their paid calls; every reply is cached). An unusable
     endpoint or another judgelab error stops everything at once. Either way every finished item is kept.
     `execution` may be passed in so a caller keeps what finished even when the loop is interrupted.
     """
     done = execution if execution is not None else Execution()
+    done.kept = results_path is None
+    if done.summary is None:
+        done.summary = SummaryBuilder(task.kind)
     items = list(task.items)
     in_flight = asyncio.Semaphore(runtime.items_in_flight(task.items_per_slot))
     bar = _progress(task, len(items), progress, runtime)
@@ -127,7 +146,7 @@ async def execute(
         record.usage = call_usage(record.calls())
         if handle is not None:
             append_jsonl(handle, record.to_json())
-        done.records.append(record)
+        done.add(record)
         if bar is not None:
             bar.item_done()
 
@@ -174,12 +193,13 @@ def run_task(
         raise
     finally:
         usage = dataclasses.asdict(runtime.usage)
-        config = {**config, **task.provenance(), "model_version": _model_version(execution.records)}
+        config = {**config, **task.provenance(), "model_version": execution.model_version}
+        summary = execution.summary.result() if execution.summary is not None else SummaryBuilder(task.kind).result()
         run = Run(
             task.kind,
             config,
-            execution.records,
-            summarize(execution.records, task.kind),
+            execution.records if execution.kept else None,
+            summary,
             usage,
             execution.stop.reason if execution.stop else None,
             execution.stop.message if execution.stop else None,
@@ -188,18 +208,18 @@ def run_task(
                 "finished_at": datetime.now(UTC).isoformat(timespec="seconds"),
                 "duration_s": round(time.perf_counter() - started, 2),
             },
+            out,
         )
         if out is not None:
             save_run(run, out)
     return run
 
 
-def _model_version(records: list[ItemRecord]) -> str | None:
-    """The model version the provider reported (its fingerprint or served model id), if any call said."""
-    for record in records:
-        for call in record.calls():
-            if call.get("model_version"):
-                return str(call["model_version"])
+def _model_version(record: ItemRecord) -> str | None:
+    """The model version the provider reported (its fingerprint or served model id), if a call of `record` said."""
+    for call in record.calls():
+        if call.get("model_version"):
+            return str(call["model_version"])
     return None
 
 
