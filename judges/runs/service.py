@@ -127,10 +127,11 @@ async def execute(
     if results_path is not None:
         results_path.parent.mkdir(parents=True, exist_ok=True)
         handle = results_path.open("w", encoding="utf-8")
-    jobs: list[asyncio.Task[None]] = []
+    running: set[asyncio.Task[None]] = set()  # the items in flight: a task is made only when a slot frees
+    errors: list[BaseException] = []
 
     async def one(item: Item) -> None:
-        async with in_flight:
+        try:  # holds the slot `feed` took for it
             if done.stop is not None:
                 return
             try:
@@ -139,10 +140,12 @@ async def execute(
                 if done.stop is None:
                     done.stop = _stop_for(err)
                 if not isinstance(err, BudgetExhausted):
-                    for job in jobs:  # nothing more can be learnt from this endpoint: stop at once
+                    for job in list(running):  # nothing more can be learnt from this endpoint: stop at once
                         if job is not asyncio.current_task():
                             job.cancel()
                 return
+        finally:
+            in_flight.release()
         record.usage = call_usage(record.calls())
         if handle is not None:
             append_jsonl(handle, record.to_json())
@@ -150,14 +153,30 @@ async def execute(
         if bar is not None:
             bar.item_done()
 
+    def finished(job: asyncio.Task[None]) -> None:
+        running.discard(job)
+        if not job.cancelled() and job.exception() is not None:
+            errors.append(job.exception())  # type: ignore[arg-type]
+
+    async def feed() -> None:
+        """Start the items in order, each when a slot is free, so the loop holds only the items in flight."""
+        for item in items:
+            await in_flight.acquire()
+            if done.stop is not None:
+                in_flight.release()
+                break
+            job = asyncio.ensure_future(one(item))
+            running.add(job)
+            job.add_done_callback(finished)
+        while running:
+            await asyncio.wait(set(running))
+
     ticker = asyncio.ensure_future(_tick(bar)) if bar is not None else None
     try:
-        jobs.extend(asyncio.ensure_future(one(item)) for item in items)  # started in order
         with frozen_heap():
-            await asyncio.gather(*jobs, return_exceptions=True)
-        for job in jobs:
-            if not job.cancelled() and job.exception() is not None:
-                raise job.exception()  # type: ignore[misc]
+            await feed()
+        if errors:
+            raise errors[0]
     finally:
         if ticker is not None:
             ticker.cancel()
