@@ -159,7 +159,7 @@ def run_predictions(folder: str | Path) -> Predictions:
 
     run = Run.load(folder)
     by_key: dict[tuple[str, str | None], Prediction] = {}
-    for record in run.records:
+    for record in run.iter_records():
         if record.draw != 0:
             continue
         for metric, entry in record.metrics.items():
