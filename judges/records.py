@@ -19,6 +19,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from judges.probes.summary import ProbeSummary
 from judges.types import FailureKind, Outcome, Verdict, VerdictState
 
 Call = dict[str, Any]  # one judge call as logged: template, prompt hash, raw reply or error, tokens, cost, latency
@@ -135,6 +136,8 @@ class ItemRecord:
     set_id: str | None = None
     source: str | None = None
     usage: Usage = field(default_factory=Usage)
+    sample_id: str | None = None  # probe runs: the sample perturbed and the probe (or "original")
+    probe: str | None = None
 
     @property
     def is_unit_test(self) -> bool:
@@ -157,6 +160,8 @@ class ItemRecord:
         out: dict[str, Any] = {"id": self.id, "order": self.order, "draw": self.draw}
         if self.is_unit_test:
             out.update(test_type=self.test_type, set_id=self.set_id, source=self.source, passed_all=self.passed_all)
+        if self.probe is not None:
+            out.update(sample_id=self.sample_id, probe=self.probe)
         if self.sample is not None:
             out["sample"] = self.sample
         out["metrics"] = {name: entry.to_json() for name, entry in self.metrics.items()}
@@ -178,6 +183,8 @@ class ItemRecord:
             data.get("set_id"),
             data.get("source"),
             Usage.from_json(data.get("usage")),
+            data.get("sample_id"),
+            data.get("probe"),
         )
 
     @classmethod
@@ -251,6 +258,7 @@ class Summary:
     failures: int | None = None
     by_test_type: dict[str, TypeSummary] = field(default_factory=dict)
     stability: Stability | None = None
+    probes: ProbeSummary | None = None  # probe runs: per probe and metric
 
     def to_json(self) -> dict[str, Any]:
         return dataclasses.asdict(self)
@@ -259,6 +267,7 @@ class Summary:
     def from_json(cls, data: Mapping[str, Any] | None) -> Summary:
         data = data or {}
         stability = data.get("stability")
+        probes = data.get("probes")
         return cls(
             **{
                 **_known(cls, data),
@@ -274,5 +283,6 @@ class Summary:
                     stability["draws"],
                     {m: MetricStability(**_known(MetricStability, s)) for m, s in stability["metrics"].items()},
                 ),
+                "probes": ProbeSummary.from_json(probes) if probes else None,
             }
         )

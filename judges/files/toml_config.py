@@ -37,7 +37,18 @@ def validate_config(model: type[Model], data: dict[str, Any], path: str | Path) 
         problems = err.errors(include_url=False)
         first = describe_problem(model, dict(problems[0]))
         more = f" (and {len(problems) - 1} more problem(s))" if len(problems) > 1 else ""
-        raise ConfigError(f"{path}: {first}{more}") from None
+        line = _line_of(path, tuple(problems[0]["loc"]))
+        raise ConfigError(f"{path}{f':{line}' if line else ''}: {first}{more}") from None
+
+
+def _line_of(path: str | Path, loc: tuple[Any, ...]) -> int | None:
+    """The line of the file where the key at `loc` is written (None when not found)."""
+    from judges.files.toml_lines import key_line
+
+    try:
+        return key_line(Path(path).read_text(encoding="utf-8"), loc)
+    except (OSError, UnicodeDecodeError):
+        return None
 
 
 def describe_problem(model: type, problem: dict[str, Any]) -> str:

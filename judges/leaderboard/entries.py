@@ -33,6 +33,7 @@ class Entry:
     # median seconds of the calls that reached the model (cache hits excluded; None when every call was cached
     # and no recorded latency came with them): ties are broken on this, never on the run's wall time
     latency_s_per_uncached_call: float | None = None
+    members: tuple[str, ...] | None = None  # a jury's member candidates: it must also beat the best of them
 
     @property
     def is_oracle(self) -> bool:

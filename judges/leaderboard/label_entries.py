@@ -76,20 +76,12 @@ def _llm_scores(
     candidate: Candidate, metric: str, samples: dict[str, Sample], cache: str, out: Path
 ) -> tuple[dict[str, Prediction], dict[str, Any]]:
     """The candidate's GroUSE prompt for the labelled metric, graded alone on each item (its run under `out`)."""
-    from judges.judging.factory import JudgeOptions
     from judges.runs.api import grade_samples
 
     template = TEMPLATE_FOR.get(metric)
     if template is None:
         raise ConfigError(f"no judge prompt grades the labelled metric {metric!r} (known: {', '.join(TEMPLATE_FOR)})")
-    options = JudgeOptions(
-        judge=str(candidate.model),
-        prompts=candidate.prompts,
-        api_base=candidate.api_base,
-        cache_path=cache,
-        **candidate.params,
-    )
-    run = grade_samples(list(samples.items()), options, metrics=[template], out=out)
+    run = grade_samples(list(samples.items()), candidate.judge(cache), metrics=[template], out=out)
     if run.stop_reason:
         raise run.stop_error()
     sha = _short_sha([run.config["prompts"]["sha256"][template]])
@@ -100,16 +92,14 @@ def _metric_scores(
     candidate: Candidate, metric: str, samples: dict[str, Sample], cache: str, out: Path
 ) -> tuple[dict[str, Prediction], dict[str, Any]]:
     """The suite metric the candidate maps to the labelled metric, run on each item (references as contexts)."""
-    from judges.judging.factory import JudgeOptions
     from judges.rag.settings import MetricSettings
     from judges.runs.api import run_metrics
 
     name = candidate.metrics[metric]
-    options = JudgeOptions(
-        judge=str(candidate.model), api_base=candidate.api_base, cache_path=cache, **candidate.params
-    )
     rag_samples = [replace(s, id=i, expected_output=s.expected_output or None) for i, s in samples.items()]
-    run = run_metrics(rag_samples, [name], options, out=out, settings=MetricSettings(logprobs=candidate.logprobs))
+    run = run_metrics(
+        rag_samples, [name], candidate.judge(cache), out=out, settings=MetricSettings(logprobs=candidate.logprobs)
+    )
     if run.stop_reason:
         raise run.stop_error()
     return _predictions(run, name), {
@@ -126,7 +116,7 @@ async def _embedding_scores(
 
     from judges.rag.embeddings import open_embedder
 
-    embedder = open_embedder(str(candidate.model), api_base=candidate.api_base, cache_path=cache)
+    embedder = open_embedder(str(candidate.model), api_base=next(iter(candidate.api_bases()), None), cache_path=cache)
     ids = list(samples)
     answers = await embedder.embed([samples[i].actual_output or "" for i in ids])
     other = [" ".join(samples[i].references or ()) if metric == "faithfulness" else samples[i].input or "" for i in ids]

@@ -30,8 +30,13 @@ def report_html(run: Run, folder: Path | None = None) -> str:
     from judges.pages.render import render_page
     from judges.render.report_items import chosen_entries, headers, item_rows
 
-    chosen = chosen_entries(run)
-    items = item_rows(run, chosen.entries, folder)
+    chosen = chosen_entries(run) if run.kind != "probes" else None
+    if chosen is None:
+        from judges.probes.render import HEADERS, probe_item_rows
+
+        items, item_headers = probe_item_rows(run, folder), HEADERS
+    else:
+        items, item_headers = item_rows(run, chosen.entries, folder), headers(run)
     return render_page(
         "report.html.jinja",
         run=run,
@@ -41,13 +46,13 @@ def report_html(run: Run, folder: Path | None = None) -> str:
         usage=run.summary.usage,
         summary=summary_tables(run),
         matrix=result_matrix(run) if run.kind == "unit_tests" else None,
-        headers=headers(run),
+        headers=item_headers,
         items=items,
         chosen=chosen,
         metrics=sorted({i.data["metric"] for i in items}, key=[i.data["metric"] for i in items].index),
         types=sorted({i.data["type"] for i in items} - {"-"}),
         outcomes=sorted({i.data["outcome"] for i in items}),
-        not_passed=["wrong_grade", "failure"] if run.kind == "unit_tests" else ["failure"],
+        not_passed=["wrong_grade", "failure"] if run.kind == "unit_tests" else ["missed", "failure"],
     )
 
 
@@ -88,6 +93,10 @@ def config_rows(config: dict[str, Any]) -> list[tuple[str, Any]]:
 def summary_tables(run: Run) -> list[tuple[str, Table]]:
     if run.kind == "unit_tests":
         return _unit_test_summary(run)
+    if run.kind == "probes":
+        from judges.probes.render import probe_tables
+
+        return probe_tables(run)
     return [("Verdicts per metric", _verdict_summary(run))]
 
 
@@ -121,18 +130,19 @@ def _unit_test_summary(run: Run) -> list[tuple[str, Table]]:
         for metric, s in summary.metrics.items()
     ]
     complete = all(m in summary.metrics for m in ALL_METRICS)
-    rows.append(
+    per_metric = summary.metrics.values()
+    rows.append(  # every count in one unit: test x metric outcomes, the sums of the rows above
         {
-            "metric": "total (mean of the pass rates)",
+            "metric": "total (mean of the pass rates; counts are test x metric outcomes)",
             "pass rate": _rate(summary.total_pass_rate),
             "95% interval": _interval(*total_interval(r for r in run.iter_records() if r.draw == 0))
             if complete
             else cell(None),
-            "passed": summary.tests_passing_all,
-            "wrong grades": summary.wrong_grades,
-            "run failures": summary.failures,
-            "completed": summary.completed_tests,
-            "n": summary.n_items,
+            "passed": sum(s.passed or 0 for s in per_metric),
+            "wrong grades": sum(s.wrong_grades or 0 for s in per_metric),
+            "run failures": sum(s.failures or 0 for s in per_metric),
+            "completed": sum(s.completed or 0 for s in per_metric),
+            "n": sum(s.n for s in per_metric),
         }
     )
     tables = [("Pass rates", plain_table("summary", rows))]

@@ -13,7 +13,7 @@ from typing import Any
 from judges.pages.table import Cell, cell
 from judges.records import ItemRecord, MetricRecord
 from judges.render.report_prompts import PromptRenderer
-from judges.runs.failures import given
+from judges.runs.failures import given, reason
 from judges.runs.run import Run
 from judges.types import Outcome, VerdictState
 
@@ -71,10 +71,10 @@ def headers(run: Run) -> list[str]:
             *(["draw"] if draws > 1 else []),
             "test type",
             "metric",
-            "expected",
-            "given",
+            "grade expected",
+            "grade given",
             "outcome",
-            "justification",
+            "reason (or raw reply)",
         ]
     return ["item", "metric", "state", "grade", "failure kind", "justification or message"]
 
@@ -141,7 +141,7 @@ def item_rows(run: Run, entries: list[tuple[ItemRecord, str]], folder: Path | No
         images = thumbnails(sample, folder)
         entry = record.metrics[metric]
         verdict = entry.verdict
-        why = entry.why
+        why = reason(entry)
         listed = entry.calls
         calls = [
             _call_view(c, prompts, sample, reask=i > 0 and bool(listed[i - 1].get("unusable")))

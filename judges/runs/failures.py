@@ -6,10 +6,21 @@ import heapq
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
-from judges.records import ItemRecord
+from judges.records import ItemRecord, MetricRecord
 from judges.types import Outcome, Verdict, VerdictState
 
 NOT_PASSED = (Outcome.WRONG_GRADE, Outcome.FAILURE)
+RAW_SHOWN = 200  # characters of the raw reply shown when the reply gave no reason
+
+
+def reason(entry: MetricRecord) -> str:
+    """Why a verdict is what it is: the reply's reason (or the failure's message, or a metric step's reason);
+    when the reply gave none, the first 200 characters of the last raw reply, marked as such."""
+    text = entry.why.strip()
+    if text:
+        return text
+    raw = next((str(c["reply"]) for c in reversed(entry.calls) if c.get("reply")), "")
+    return f"raw reply: {raw[:RAW_SHOWN]}" if raw.strip() else ""
 
 
 @dataclass(frozen=True)
@@ -60,7 +71,7 @@ def record_misses(record: ItemRecord, metric: str | None = None) -> Iterator[Mis
             entry.condition,
             given(entry.verdict),
             entry.outcome.value,
-            str(entry.verdict.justification or entry.verdict.message or ""),
+            reason(entry),
         )
 
 

@@ -140,6 +140,7 @@ class SummaryBuilder:
 
     def __init__(self, kind: str) -> None:
         self.unit_tests = kind == "unit_tests"
+        self.probed: list[ItemRecord] | None = [] if kind == "probes" else None  # pairs need both records
         self.n_items = self.completed_tests = self.tests_passing_all = 0
         self.metrics: dict[str, MetricTotals] = {}
         self.usage = UsageTotals()
@@ -154,6 +155,8 @@ class SummaryBuilder:
                 self.draws[record.id][metric].append((entry.value, entry.outcome is Outcome.PASS))
         if record.draw != 0:
             return
+        if self.probed is not None:
+            self.probed.append(record)
         self.n_items += 1
         for metric, entry in record.metrics.items():
             self.metrics.setdefault(metric, MetricTotals()).add(entry)
@@ -170,6 +173,10 @@ class SummaryBuilder:
     def result(self) -> Summary:
         metrics = {name: totals.result(self.unit_tests) for name, totals in self.metrics.items()}
         usage = self.usage.result()
+        if self.probed is not None:
+            from judges.probes.analysis import probe_summary
+
+            return Summary(self.n_items, metrics, usage, probes=probe_summary(self.probed))
         if not self.unit_tests:
             return Summary(self.n_items, metrics, usage)
         rates = [m.pass_rate for m in metrics.values() if m.pass_rate is not None]
