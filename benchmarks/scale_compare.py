@@ -4,28 +4,32 @@ in, which differs between two online runs too) and the item's usage totals."""
 
 from __future__ import annotations
 
-import json
+import dataclasses
 from pathlib import Path
-from typing import Any
+
+from judges.records import ItemRecord, Usage
 
 PER_CALL = ("call", "latency_s", "cached", "cost")  # "call": the run's numbering, in the order calls started
 
 
-def comparable(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def comparable(records: list[ItemRecord]) -> list[ItemRecord]:
+    """`records` without what differs by how a reply came (see the module docstring), in run order."""
     out = []
     for record in records:
-        kept = {k: v for k, v in record.items() if k != "usage"}
-        kept["metrics"] = {
-            name: {**metric, "calls": [{k: v for k, v in c.items() if k not in PER_CALL} for c in metric["calls"]]}
-            for name, metric in record.get("metrics", {}).items()
+        metrics = {
+            name: dataclasses.replace(
+                metric, calls=[{k: v for k, v in c.items() if k not in PER_CALL} for c in metric.calls]
+            )
+            for name, metric in record.metrics.items()
         }
-        out.append(kept)
-    return sorted(out, key=lambda r: (r["draw"], r["order"]))
+        out.append(dataclasses.replace(record, metrics=metrics, usage=Usage()))
+    return sorted(out, key=lambda r: (r.draw, r.order))
 
 
-def read_records(folder: Path) -> list[dict[str, Any]]:
+def read_records(folder: Path) -> list[ItemRecord]:
+    """The typed records of the run folder `folder` (its results.jsonl)."""
     with (folder / "results.jsonl").open(encoding="utf-8") as handle:
-        return [json.loads(line) for line in handle if line.strip()]
+        return [ItemRecord.from_json_line(line) for line in handle if line.strip()]
 
 
 def same_records(a: Path, b: Path) -> bool:

@@ -28,6 +28,7 @@ from judges.executors.settle import collect
 from judges.judging.factory import open_judge
 from judges.runs.api import grade_samples, load_samples
 from judges.runs.tasks import GradeTask
+from judges.types import FailureKind, VerdictState
 
 TESTS = str(ROOT / "unit_tests" / "test.jsonl")
 JUDGE = "openai/gpt-4o-mini"  # priced in LiteLLM's table, batch prices included; served here by the stub
@@ -130,21 +131,21 @@ def test_a_failed_batch_line_is_a_failure_verdict_with_its_kind(tmp_path):
         assert code == 0, err[-2000:]
         assert "requests" not in stats(base)  # a failed line is not called again online
         records = read_records(tmp_path / "failing")
-        failed = [m for r in records for m in r["metrics"].values() if m["verdict"]["state"] == "failure"]
-        direct = [m for m in failed if m["verdict"]["failure_kind"] == "api_error"]
-        assert direct and all("batch" in m["verdict"]["message"] for m in direct)
-        assert all(m["calls"][-1]["error"] == "api_error" for m in direct)
+        failed = [m for r in records for m in r.metrics.values() if m.verdict.state is VerdictState.FAILURE]
+        direct = [m for m in failed if m.verdict.failure_kind is FailureKind.API_ERROR]
+        assert direct and all("batch" in (m.verdict.message or "") for m in direct)
+        assert all(m.calls[-1]["error"] == "api_error" for m in direct)
         cache = ReplyCache(tmp_path / "failing.sqlite", CacheMode.READ_ONLY)
         (stored,) = cache._db.execute("SELECT COUNT(*) FROM replies").fetchone()  # type: ignore[union-attr]
         cache.close()
-        answered = [c for r in records for m in r["metrics"].values() for c in m["calls"] if "reply" in c]
+        answered = [c for r in records for m in r.metrics.values() for c in m.calls if "reply" in c]
         assert stored == len(answered)  # the failed lines were not cached as replies
         # asked to, the run calls the failed lines again online
         code, err = evaluate(base, tmp_path, "failing", "--executor", "batch", "--batch-retry", limit=8)
         assert code == 0, err[-2000:]
         assert stats(base)["requests"] >= len(direct)
         again = read_records(tmp_path / "failing")
-        assert not any(m["verdict"]["state"] == "failure" for r in again for m in r["metrics"].values())
+        assert not any(m.verdict.state is VerdictState.FAILURE for r in again for m in r.metrics.values())
 
 
 def test_a_batch_run_killed_while_polling_resumes_without_submitting_again(tmp_path):

@@ -12,12 +12,12 @@ if TYPE_CHECKING:
 
 def failure_summary(run: Run) -> str | None:
     """ "12 of 456 calls failed: 9 timeout, 3 unparseable", from the finished items' call records."""
-    usage = run.summary.get("usage", {})
-    failures = usage.get("failures") or {}
+    usage = run.summary.usage
+    failures = usage.failures
     failed = sum(failures.values())
     if not failed:
         return None
-    asked = usage.get("calls", 0) + sum(n for kind, n in failures.items() if kind not in ("unparseable", "refused"))
+    asked = usage.calls + sum(n for kind, n in failures.items() if kind not in ("unparseable", "refused"))
     kinds = ", ".join(f"{n} {kind}" for kind, n in sorted(failures.items(), key=lambda kv: (-kv[1], kv[0])))
     return f"{failed} of {asked} calls failed: {kinds}"
 

@@ -42,8 +42,9 @@ class Row:
 
     @classmethod
     def from_json(cls, text: str) -> Row:
-        data = json.loads(text)
-        return cls(data["custom_id"], data["model"], tuple(data["messages"]), data["params"], int(data.get("draw", 0)))
+        fields = json.loads(text)
+        fields["messages"] = tuple(fields["messages"])
+        return cls(**fields)
 
 
 class Deferred(Exception):

@@ -62,21 +62,22 @@ class Task(Protocol):
     @property
     def items(self) -> Sequence[Any]: ...
 
-    async def run_item(self, item: Any) -> dict[str, Any]: ...
+    async def run_item(self, item: Any) -> object: ...
 
 
 async def collect(task: Task, runtime: CallRuntime, cache: ReplyCache) -> dict[str, Row]:
-    """Walk every item with a backend that notes each call the cache cannot answer; nothing is recorded."""
+    """Walk every item with a backend that notes each call the cache cannot answer; nothing is recorded or kept:
+    a bounded set of walkers takes the items in order, each starting the next when its item is done."""
     backend = CollectingBackend()
-    gate = asyncio.Semaphore(COLLECT_IN_FLIGHT)
+    pending = iter(task.items)
 
-    async def one(item: Any) -> None:
-        async with gate:
+    async def walker() -> None:
+        for item in pending:  # shared by the walkers: each item is taken once
             with contextlib.suppress(Deferred):
-                await task.run_item(item)
+                await task.run_item(item)  # its record (if the cache answered everything) is dropped
 
     with runtime.collecting(backend, cache):
-        await asyncio.gather(*(one(item) for item in task.items))
+        await asyncio.gather(*(walker() for _ in range(COLLECT_IN_FLIGHT)))
         # steps started alongside a deferred one (gathered siblings) are still noting their calls
         while others := [t for t in asyncio.all_tasks() if t is not asyncio.current_task() and not t.done()]:
             await asyncio.gather(*others, return_exceptions=True)

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import statistics
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Iterable, Sequence
 
-from judges.types import ALL_METRICS
+from judges.records import ItemRecord
+from judges.types import ALL_METRICS, Outcome
 
 RESAMPLES, SEED = 1000, 0
 
@@ -24,15 +24,20 @@ def wilson(passed: int, n: int) -> tuple[float | None, float | None]:
     return max(0.0, centre - half), min(1.0, centre + half)
 
 
-def total_interval(rows: Sequence[dict[str, Any]]) -> tuple[float | None, float | None]:
-    """Bootstrap over completed tests of the mean of the six pass rates (one index matrix, seeded)."""
+def total_interval(rows: Iterable[ItemRecord]) -> tuple[float | None, float | None]:
+    """Bootstrap over completed tests of the mean of the six pass rates (one index matrix, seeded); the tests are
+    taken in item order whatever order they come in, keeping six flags per test, not the records."""
     import numpy as np
 
-    rows = [r for r in rows if all(r["metrics"][m]["outcome"] != "failure" for m in ALL_METRICS)]
-    if not rows:
+    completed = sorted(
+        (row.order, tuple(row.metrics[m].outcome is Outcome.PASS for m in ALL_METRICS))
+        for row in rows
+        if all(row.metrics[m].outcome is not Outcome.FAILURE for m in ALL_METRICS)
+    )
+    if not completed:
         return None, None
-    passes = np.array([[row["metrics"][m]["outcome"] == "pass" for m in ALL_METRICS] for row in rows], dtype=float)
-    index = np.random.default_rng(SEED).integers(0, len(rows), size=(RESAMPLES, len(rows)))
+    passes = np.array([flags for _, flags in completed], dtype=float)
+    index = np.random.default_rng(SEED).integers(0, len(completed), size=(RESAMPLES, len(completed)))
     totals = passes[index].mean(axis=(1, 2))
     low, high = np.percentile(totals, [2.5, 97.5])
     return float(low), float(high)
@@ -42,10 +47,17 @@ def mean_interval(values: Sequence[float]) -> tuple[float | None, float | None]:
     """Student's t interval of a mean grade (None, None below two values)."""
     if len(values) < 2:
         return None, None
+    return t_interval(statistics.fmean(values), statistics.stdev(values), len(values))
+
+
+def t_interval(mean: float | None, stdev: float | None, n: int) -> tuple[float | None, float | None]:
+    """Student's t interval of a mean from its sample standard deviation and count (a summary's figures)."""
+    if mean is None or stdev is None or n < 2:
+        return None, None
     from scipy.stats import t
 
-    mean, sem = statistics.fmean(values), statistics.stdev(values) / len(values) ** 0.5
+    sem = stdev / n**0.5
     if sem == 0:
         return mean, mean
-    low, high = t.interval(0.95, len(values) - 1, loc=mean, scale=sem)
+    low, high = t.interval(0.95, n - 1, loc=mean, scale=sem)
     return float(low), float(high)

@@ -1,14 +1,15 @@
-"""Run: a finished (or stopped) run as one typed value, and its folder (results.jsonl, run.json, summary.md,
-report.html)."""
+"""Run: a finished (or stopped) run as one typed value, and its folder's data (results.jsonl and run.json)."""
 
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from judges.errors import BudgetExhausted, EndpointUnusable, InputError, JudgelabError
+from judges.records import ItemRecord, Summary
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -20,17 +21,36 @@ STOP_EXIT_CODES = {"budget": 4, "endpoint_unusable": 3, "error": 2, "interrupted
 @dataclass
 class Run:
     """A run of any kind ("unit_tests", "grade", "metrics"): its config (judge, prompts with hashes, data,
-    judgelab and model versions), one record per item, usage, the stop reason and the summary."""
+    judgelab and model versions), one record per item, usage, the stop reason and the summary.
+
+    The records are `held` in memory when the run has no folder; a run with a folder reads them from its
+    results.jsonl when asked: all at once (`records`, in item order) or one by one (`iter_records`, as written)."""
 
     kind: str
     config: dict[str, Any]
-    records: list[dict[str, Any]]
-    summary: dict[str, Any]
+    held: list[ItemRecord] | None
+    summary: Summary
     usage: dict[str, Any] = field(default_factory=dict)
     stop_reason: str | None = None
     stop_message: str | None = None
     timing: dict[str, Any] = field(default_factory=dict)
     folder: Path | None = None
+
+    @property
+    def records(self) -> list[ItemRecord]:
+        """Every record, in item order (draw, then order); read from the folder on first use."""
+        if self.held is None:
+            self.held = sorted(self.iter_records(), key=lambda r: (r.draw, r.order))
+        return self.held
+
+    def iter_records(self) -> Iterator[ItemRecord]:
+        """The records one at a time, without holding them all: from memory, or streamed from results.jsonl."""
+        if self.held is not None:
+            yield from self.held
+            return
+        results = self.folder / "results.jsonl" if self.folder is not None else None
+        if results is not None and results.is_file():
+            yield from read_records(results)
 
     @property
     def exit_code(self) -> int:
@@ -58,28 +78,22 @@ class Run:
             "usage": self.usage,
             "stop_reason": self.stop_reason,
             "stop_message": self.stop_message,
-            "summary": self.summary,
+            "summary": self.summary.to_json(),
         }
 
     def save(self, folder: str | Path) -> None:
-        """Write run.json, summary.md and report.html next to results.jsonl (which the run service streamed)."""
-        from judges.runs.markdown import summary_markdown
-        from judges.runs.report import write_report
-
+        """Write run.json next to results.jsonl (which the run service streamed); the pages drawn from them are
+        written by `judges.render.run_folder.save_run`."""
         folder = Path(folder)
         folder.mkdir(parents=True, exist_ok=True)
         self.folder = folder
         (folder / "run.json").write_text(
             json.dumps(_scrub(self.to_json()), indent=2, ensure_ascii=False), encoding="utf-8"
         )
-        (folder / "summary.md").write_text(summary_markdown(self), encoding="utf-8")
-        write_report(self, folder)
 
     @classmethod
     def load(cls, folder: str | Path) -> Run:
         """A run folder written by any command; a folder from an older judgelab is a one-line error."""
-        from judges.files.jsonl import read_jsonl
-
         folder = Path(folder)
         meta_path = folder / "run.json"
         if not meta_path.is_file():
@@ -98,14 +112,11 @@ class Run:
             raise InputError(
                 f"run.json has format {meta.get('format')!r}; this judgelab reads format {FORMAT}", path=str(meta_path)
             )
-        results = folder / "results.jsonl"
-        records = [row for _, row in read_jsonl(results)] if results.is_file() else []
-        records.sort(key=lambda r: (r.get("draw", 0), r.get("order", 0)))
         return cls(
             meta["kind"],
             meta.get("config", {}),
-            records,
-            meta.get("summary", {}),
+            None,
+            Summary.from_json(meta.get("summary")),
             meta.get("usage", {}),
             meta.get("stop_reason"),
             meta.get("stop_message"),
@@ -122,25 +133,25 @@ class Run:
 
         rows = []
         for record in self.records:
-            for metric, entry in record["metrics"].items():
-                verdict = entry["verdict"]
-                usage = call_usage(entry.get("calls", []))
+            for metric, entry in record.metrics.items():
+                verdict = entry.verdict
+                usage = call_usage(entry.calls)
                 rows.append(
                     {
-                        "id": record["id"],
-                        "draw": record.get("draw", 0),
-                        "test_type": record.get("test_type"),
+                        "id": record.id,
+                        "draw": record.draw,
+                        "test_type": record.test_type,
                         "metric": metric,
-                        "state": verdict["state"],
-                        "grade": verdict.get("grade"),
-                        "failure_kind": verdict.get("failure_kind"),
-                        "message": verdict.get("message"),
-                        "condition": entry.get("condition"),
-                        "outcome": entry.get("outcome"),
-                        "applicable": entry.get("applicable", True),
-                        "calls": usage["calls"],
-                        "cached_calls": usage["cached_calls"],
-                        "cost": usage["cost"],
+                        "state": verdict.state.value,
+                        "grade": verdict.grade,
+                        "failure_kind": verdict.failure_kind.value if verdict.failure_kind else None,
+                        "message": verdict.message,
+                        "condition": entry.condition,
+                        "outcome": entry.outcome.value if entry.outcome else None,
+                        "applicable": entry.applicable,
+                        "calls": usage.calls,
+                        "cached_calls": usage.cached_calls,
+                        "cost": usage.cost,
                     }
                 )
         columns = [
@@ -169,3 +180,14 @@ def _scrub(value: Any) -> Any:
     except ImportError:  # pragma: no cover - the scrubber arrives with the secrets module
         return value
     return scrub(value)
+
+
+def read_records(path: Path) -> Iterator[ItemRecord]:
+    """The records of a results.jsonl, one by one; a line that is not a record is an error naming file and line."""
+    from judges.files.jsonl import read_jsonl
+
+    for number, row in read_jsonl(path):
+        try:
+            yield ItemRecord.from_json(row)
+        except (KeyError, TypeError, ValueError) as err:
+            raise InputError(f"not a run record ({type(err).__name__}: {err})", path=str(path), line=number) from None
