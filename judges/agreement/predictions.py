@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
@@ -103,10 +102,9 @@ def _rows(path: Path, id_field: str) -> Iterator[tuple[int | None, Mapping[str, 
         return
     if not path.is_file():
         raise InputError("file not found", path=str(path))
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as err:
-        raise InputError(f"not valid JSON ({err.msg})", path=str(path), line=err.lineno) from None
+    from judges.files.checked import read_json_file
+
+    data = read_json_file(path)
     if isinstance(data, dict):  # {id: score} or {id: {fields}}
         for key, value in data.items():
             yield None, ({id_field: key, **value} if isinstance(value, dict) else {id_field: key, "score": value})

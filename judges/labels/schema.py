@@ -131,6 +131,10 @@ def parse_item(record: dict[str, Any], *, path: str, line: int) -> LabelledItem:
     for name in ("id", "metric", "label", "label_type", "actual_output"):
         if record.get(name) is None:
             raise fail("missing field", name)
+    from judges.files.checked import id_problem
+
+    if id_problem(record["id"]):
+        raise fail(str(id_problem(record["id"])), "id")
     try:
         label_type = LabelType(record["label_type"])
     except ValueError:
