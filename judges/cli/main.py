@@ -103,6 +103,13 @@ def add_judge_options(parser: argparse.ArgumentParser) -> None:
         metavar="USD",
         help="stop cleanly once this much is spent (exit 4; every paid reply is cached)",
     )
+    runtime.add_argument(
+        "--fail-on-error",
+        type=float,
+        default=0.1,
+        metavar="RATE",
+        help="exit 5 when a metric's share of failed verdicts is over RATE (default 0.1; 1 never)",
+    )
 
 
 def build_parser() -> argparse.ArgumentParser:

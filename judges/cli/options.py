@@ -27,4 +27,5 @@ def judge_options(args: argparse.Namespace) -> JudgeOptions:
         max_cost=args.max_cost,
         vision=args.vision,
         image_max_side=args.image_max_side,
+        fail_on_error=getattr(args, "fail_on_error", None),
     )

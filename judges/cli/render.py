@@ -12,12 +12,14 @@ if TYPE_CHECKING:
 
 def failure_summary(run: Run) -> str | None:
     """ "12 of 456 calls failed: 9 timeout, 3 unparseable", from the finished items' call records."""
-    usage = run.summary.get("usage", {})
+    from judges.runs.progress import call_counts
+
+    # the runtime's counter (run.json's usage), the one the progress line reads; the records' totals otherwise
+    usage = run.usage if "failures" in run.usage else run.summary.get("usage", {})
     failures = usage.get("failures") or {}
-    failed = sum(failures.values())
+    asked, failed = call_counts(int(usage.get("calls", 0)), failures)
     if not failed:
         return None
-    asked = usage.get("calls", 0) + sum(n for kind, n in failures.items() if kind not in ("unparseable", "refused"))
     kinds = ", ".join(f"{n} {kind}" for kind, n in sorted(failures.items(), key=lambda kv: (-kv[1], kv[0])))
     return f"{failed} of {asked} calls failed: {kinds}"
 
@@ -29,7 +31,9 @@ def finish_run(run: Run, files: list[str], *, quiet: bool = False) -> int:
         if run.folder is not None:
             print(f"wrote {run.folder}/" + ", ".join(files))
     failed = failure_summary(run)
-    if run.stop_reason:  # one line: why it stopped (naming the model, endpoint and error), and what failed
+    if run.stop_reason == "degraded":  # one line: the metric and failure kind that dominate
+        print(f"judgelab: degraded run: {run.stop_message}" + (f"; {failed}" if failed else ""), file=sys.stderr)
+    elif run.stop_reason:  # one line: why it stopped (naming the model, endpoint and error), and what failed
         print(
             f"judgelab: stopped ({run.stop_reason}): {run.stop_message}" + (f"; {failed}" if failed else ""),
             file=sys.stderr,

@@ -70,7 +70,8 @@ def json_type(value: Any) -> str:
         return "true/false"
     if isinstance(value, (int, float)):
         return "a number"
-    return {dict: "an object", list: "a list", str: "a string"}.get(type(value), type(value).__name__)
+    names: dict[type, str] = {dict: "an object", list: "a list", str: "a string"}
+    return names.get(type(value), type(value).__name__)
 
 
 def json_error_text(err: json.JSONDecodeError) -> str:

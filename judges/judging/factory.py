@@ -24,6 +24,8 @@ from judges.errors import ConfigError
 from judges.judging.grouse_judge import GroundedQAJudge
 from judges.judging.prompts import PromptSet, load_prompt_set
 
+DEFAULT_FAIL_ON_ERROR = 0.1  # Inspect's --fail-on-error: the share of failed verdicts a run may hold
+
 
 @dataclass
 class JudgeOptions:
@@ -47,6 +49,8 @@ class JudgeOptions:
     max_cost: float | None = None
     vision: bool | None = None  # the judge sees images (default: LiteLLM's model table; local judges never)
     image_max_side: int = IMAGE_MAX_SIDE  # pixels; larger images are shrunk before they are sent
+    # a finished run whose share of failed verdicts in any metric is over this is "degraded" (exit 5); None: never
+    fail_on_error: float | None = DEFAULT_FAIL_ON_ERROR
 
     def __post_init__(self) -> None:
         if not self.prompts:
@@ -83,6 +87,8 @@ class JudgeOptions:
             raise ConfigError(f"--image-max-side must be at least 16 pixels, got {self.image_max_side}")
         if not self.timeout_s > 0:
             raise ConfigError(f"--timeout must be a positive number of seconds, got {self.timeout_s:g}")
+        if self.fail_on_error is not None and not 0 <= self.fail_on_error <= 1:
+            raise ConfigError(f"--fail-on-error must be a share between 0 and 1, got {self.fail_on_error:g}")
         for name, value in (("--rpm", self.requests_per_minute), ("--tpm", self.tokens_per_minute)):
             if value is not None and not value > 0:
                 raise ConfigError(f"{name} must be positive, got {value:g}")
@@ -132,6 +138,8 @@ def open_runtime(options: JudgeOptions) -> Iterator[tuple[JudgeModel, CallRuntim
     bases = options.api_bases()
     model = options.judge_model()
     cache = ReplyCache(options.cache_path, CacheMode.parse(options.cache_mode))
+    if options.max_cost is not None:
+        warn_unpriced(model)
     per_deployment = min(options.concurrency, model.max_parallel_calls or options.concurrency)
     concurrency = per_deployment * max(1, len(bases))  # --concurrency is per deployment
     settings = RuntimeSettings(
@@ -155,6 +163,21 @@ def open_runtime(options: JudgeOptions) -> Iterator[tuple[JudgeModel, CallRuntim
             yield model, CallRuntime(backend, cache, settings)
     finally:
         cache.close()
+
+
+def warn_unpriced(model: JudgeModel) -> None:
+    """One stderr line when --max-cost cannot act: every call of a model with no known price counts as $0."""
+    import sys
+
+    from judges.calls.prices import entry
+
+    priced = entry(model.litellm_model) or entry(model.name)
+    if model.local or not priced or not ("input_cost_per_token" in priced or "output_cost_per_token" in priced):
+        print(
+            f"judgelab: warning: --max-cost cannot stop this run: no price is known for {model.name}, so its "
+            "calls count as $0",
+            file=sys.stderr,
+        )
 
 
 @contextlib.contextmanager

@@ -92,5 +92,5 @@ def parse_record(
         values[field] = _strings(raw, field, key, where) if field in LIST_FIELDS else _text(raw, field, key, where)
     sample_id = record.get("id", default_id)
     if id_problem(sample_id):
-        raise InputError(str(id_problem(sample_id)), field="id", **where)
+        raise InputError(str(id_problem(sample_id)), path=path, line=line, field="id")
     return Sample(id=str(sample_id), images=tuple(images), **values)

@@ -43,20 +43,19 @@ def failures_line(summary: dict[str, Any]) -> str:
 
 
 def summary_markdown(run: Run) -> str:
+    from judges.runs.stops import stop_note
+
     summary, config = run.summary, run.config
-    lines = [
-        f"# judgelab {run.kind.replace('_', ' ')}: {run.title}",
-        "",
+    lines = [f"# judgelab {run.kind.replace('_', ' ')}: {run.title}", ""]
+    note = stop_note(run)
+    if note is not None:
+        lines += [f"**{note[0]}:** {note[1]}", ""]
+    lines += [
         f"{summary.get('n_items', 0)} items from {config.get('data', '-')}"
         + (f" (split {config['split']})" if config.get("split") else "")
         + ".",
         "",
     ]
-    if run.stop_reason:
-        lines += [
-            f"**Stopped early ({run.stop_reason}):** {run.stop_message}. The figures cover the items that finished.",
-            "",
-        ]
     if run.kind == "unit_tests":
         lines += _unit_test_tables(run)
     else:

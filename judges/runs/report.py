@@ -24,11 +24,13 @@ def report_html(run: Run, folder: Path | None = None) -> str:
     """The page; local images are linked relative to `folder` (where the page is written), if given."""
     from judges.pages.render import render_page
     from judges.runs.report_items import headers, item_rows
+    from judges.runs.stops import stop_note
 
     items = item_rows(run, folder)
     return render_page(
         "report.html.jinja",
         run=run,
+        stop=stop_note(run),
         kind=run.kind.replace("_", " "),
         config=config_rows(run.config),
         timing=run.timing,

@@ -8,13 +8,22 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from judges.errors import BudgetExhausted, EndpointUnusable, InputError, JudgelabError
+from judges.errors import BudgetExhausted, CacheBroken, EndpointUnusable, InputError, JudgelabError, TooManyFailures
 
 if TYPE_CHECKING:
     import pandas as pd
 
 FORMAT = 2  # run.json's format; folders from judgelab 0.1 (report.json / summary.json) are refused with a hint
-STOP_EXIT_CODES = {"budget": 4, "endpoint_unusable": 3, "error": 2, "interrupted": 130}
+# "degraded": the run finished but more verdicts failed than --fail-on-error allows (TooManyFailures)
+STOP_EXIT_CODES = {
+    "budget": 4,
+    "endpoint_unusable": 3,
+    "cache": 2,
+    "error": 2,
+    "degraded": 5,
+    "interrupted": 130,
+    "crash": 70,
+}
 
 
 @dataclass
@@ -34,13 +43,20 @@ class Run:
 
     @property
     def exit_code(self) -> int:
-        """0 when it ran to the end; 4 stopped at the budget; 3 the endpoint was unusable; 2 another error."""
+        """0 when it ran to the end; 4 stopped at the budget; 3 the endpoint was unusable; 5 too many failed
+        verdicts; 2 another error (a cache that broke mid-run among them); 130 interrupted; 70 a crash."""
         return STOP_EXIT_CODES.get(self.stop_reason or "", 0)
 
     def stop_error(self) -> JudgelabError:
         """The error to raise where a run that stopped early cannot be used (its figures would mislead): budget and
         endpoint stops keep their own exit codes."""
-        kind = {"budget": BudgetExhausted, "endpoint_unusable": EndpointUnusable}.get(self.stop_reason or "")
+        kinds: dict[str, type[JudgelabError]] = {
+            "budget": BudgetExhausted,
+            "endpoint_unusable": EndpointUnusable,
+            "cache": CacheBroken,
+            "degraded": TooManyFailures,
+        }
+        kind = kinds.get(self.stop_reason or "")
         return (kind or JudgelabError)(f"{self.folder}: {self.stop_message}")
 
     @property

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from judges.calls.runtime import CallRuntime
-from judges.errors import BudgetExhausted, EndpointUnusable, JudgelabError
+from judges.errors import BudgetExhausted, CacheBroken, EndpointUnusable, JudgelabError
 from judges.files.jsonl import append_jsonl
 from judges.runs.heap import frozen_heap
 from judges.runs.progress import INTERVAL_S, Progress
@@ -59,7 +59,8 @@ class Task(Protocol):
 
 @dataclass
 class Stop:
-    """Why a run ended before its last item: "budget", "endpoint_unusable", "error" or "interrupted"."""
+    """Why a run ended before its last item: "budget", "endpoint_unusable", "cache" (the cache broke mid-run),
+    "error", "interrupted" or "crash" (an unforeseen error: a bug)."""
 
     reason: str
     message: str
@@ -83,6 +84,8 @@ def _stop_for(err: JudgelabError) -> Stop:
         return Stop("budget", str(err))
     if isinstance(err, EndpointUnusable):
         return Stop("endpoint_unusable", str(err))
+    if isinstance(err, CacheBroken):
+        return Stop("cache", str(err))
     return Stop("error", str(err))
 
 
@@ -171,14 +174,31 @@ def run_task(
     except KeyboardInterrupt:
         execution.stop = Stop("interrupted", "interrupted; rerun the same command to resume from the cache")
         raise
+    except JudgelabError as err:  # raised outside an item (items' errors are stops already)
+        execution.stop = execution.stop or _stop_for(err)
+        raise
+    except Exception as err:  # a bug: the folder still says the run is cut short, and why
+        from judges.calls.secrets import scrub_text
+
+        message = scrub_text(f"unexpected error {type(err).__name__}: {err}".splitlines()[0][:300])
+        execution.stop = Stop("crash", f"{message} (a bug in judgelab; finished items are kept)")
+        raise
     finally:
+        summary = summarize(execution.records, task.kind)
+        if execution.stop is None and len(execution.records) == len(task.items):
+            from judges.runs.degraded import degraded_line
+
+            degraded = degraded_line(summary, config.get("fail_on_error"))
+            execution.stop = Stop("degraded", degraded) if degraded else None
+        if execution.stop is not None and execution.stop.reason == "budget":
+            execution.stop.message = budget_message(runtime, execution.stop.message)
         usage = dataclasses.asdict(runtime.usage)
         config = {**config, **task.provenance(), "model_version": _model_version(execution.records)}
         run = Run(
             task.kind,
             config,
             execution.records,
-            summarize(execution.records, task.kind),
+            summary,
             usage,
             execution.stop.reason if execution.stop else None,
             execution.stop.message if execution.stop else None,
@@ -191,6 +211,17 @@ def run_task(
         if out is not None:
             run.save(out)
     return run
+
+
+def budget_message(runtime: CallRuntime, raised: str) -> str:
+    """The budget stop's line, with the spend once the calls in flight have finished: the figure run.json keeps."""
+    cap, spent = runtime.settings.max_cost, runtime.usage.cost
+    if cap is None:
+        return raised
+    return (
+        f"--max-cost {cap:g} USD reached: spent {spent:.4f} USD (calls already in flight when the cap was met "
+        "finished; every reply is cached)"
+    )
 
 
 def _model_version(records: list[dict[str, Any]]) -> str | None:
