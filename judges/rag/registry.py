@@ -119,6 +119,7 @@ def _builtins() -> list[MetricSpec]:
             "cosine(answer, ground truth) embeddings",
             uses_judge=False,
             uses_embeddings=True,
+            value_range=(-1.0, 1.0),
         ),
         _spec(
             "ragas_answer_correctness",
@@ -127,6 +128,7 @@ def _builtins() -> list[MetricSpec]:
             "ragas:answer_correctness",
             "w1 x statement F1 + w2 x semantic similarity",
             uses_embeddings=True,
+            value_range=(-1.0, 1.0),  # the similarity term may be negative
         ),
         *(_aspect(name, definition) for name, definition in ASPECTS.items()),
         _spec(
@@ -171,6 +173,7 @@ def _builtins() -> list[MetricSpec]:
             (Q, A, G),
             "llamaindex:correctness",
             "1-5 against the reference, passing at >= 4.0",
+            value_range=(1.0, 5.0),
         ),
         _spec(
             "llamaindex_semantic_similarity",
@@ -180,6 +183,7 @@ def _builtins() -> list[MetricSpec]:
             "cosine(answer, reference), passing at the threshold",
             uses_judge=False,
             uses_embeddings=True,
+            value_range=(-1.0, 1.0),
         ),
         _spec(
             "llamaindex_guideline_adherence",
@@ -272,6 +276,7 @@ def _builtins() -> list[MetricSpec]:
                 "grouse:judged",
                 f"GroUSE {m} (the Foundation's judge)",
                 options={"metric": m},
+                value_range=(1.0, 5.0) if m in ("answer_relevancy", "completeness") else (0.0, 1.0),
             )
             for m in ("answer_relevancy", "completeness", "faithfulness", "usefulness")
         ),

@@ -1,4 +1,5 @@
-"""95% intervals for a run's figures: Wilson for a pass rate, a seeded bootstrap for the total, t for a mean."""
+"""95% intervals for a run's figures: Wilson for a pass rate, seeded bootstraps for the total and for a mean grade;
+each interval lies inside the range of the figure it bounds."""
 
 from __future__ import annotations
 
@@ -38,14 +39,34 @@ def total_interval(rows: Sequence[dict[str, Any]]) -> tuple[float | None, float 
     return float(low), float(high)
 
 
-def mean_interval(values: Sequence[float]) -> tuple[float | None, float | None]:
-    """Student's t interval of a mean grade (None, None below two values)."""
+def mean_interval(values: Sequence[float], value_range: tuple[float, float]) -> tuple[float | None, float | None]:
+    """The percentile bootstrap interval of a mean grade (scipy, seeded; None, None below two values). Unlike a t
+    interval, it cannot leave the metric's `value_range` (a mean of values in the range is in the range)."""
     if len(values) < 2:
         return None, None
-    from scipy.stats import t
+    import numpy as np
+    from scipy.stats import bootstrap
 
-    mean, sem = statistics.fmean(values), statistics.stdev(values) / len(values) ** 0.5
-    if sem == 0:
-        return mean, mean
-    low, high = t.interval(0.95, len(values) - 1, loc=mean, scale=sem)
-    return float(low), float(high)
+    low_end, high_end = value_range
+    data = np.clip(np.asarray(values, dtype=float), low_end, high_end)
+    if float(data.min()) == float(data.max()):
+        return float(data[0]), float(data[0])
+    result = bootstrap(
+        (data,), np.mean, method="percentile", n_resamples=RESAMPLES, random_state=np.random.default_rng(SEED)
+    )
+    low, high = result.confidence_interval
+    return max(low_end, float(low)), min(high_end, float(high))
+
+
+def metric_range(metric: str, info: dict[str, Any]) -> tuple[float, float]:
+    """A metric's range: as its spec declared it (metrics runs record it), else the GroUSE grades it takes."""
+    declared = info.get("range")
+    if isinstance(declared, list) and len(declared) == 2:
+        return float(declared[0]), float(declared[1])
+    from judges.suite.conditions import metric_grades
+
+    try:
+        grades = metric_grades(metric)
+    except (KeyError, ValueError):
+        return 0.0, 1.0
+    return float(grades[0]), float(grades[-1])

@@ -77,10 +77,11 @@ def _unit_test_tables(run: Run) -> list[str]:
         }
         for metric, s in summary["metrics"].items()
     ]
+    rests = rests_on_failures(summary)
     rows.append(
         {
             "metric": "**total (mean of the pass rates)**",
-            "pass": f"**{pct(summary['total_pass_rate'])}**",
+            "pass": f"**{pct(summary['total_pass_rate'])}**" + (" †" if rests else ""),
             "wrong grade": "",
             "run failures": summary["failures"],
             "completed": "",
@@ -93,6 +94,8 @@ def _unit_test_tables(run: Run) -> list[str]:
         "",
         table(rows),
     ]
+    if rests:
+        lines += ["", f"† {rests}"]
     if summary.get("stability"):
         repeats = summary["stability"]
         lines += [
@@ -123,6 +126,7 @@ def _unit_test_tables(run: Run) -> list[str]:
                     "n": s["n"],
                     **{SHORT.get(m, m): pct(v) for m, v in s["pass_rates"].items()},
                     "total": pct(s["total"]),
+                    "run failures": s.get("failures", 0),
                 }
                 for t, s in summary["by_test_type"].items()
             ]
@@ -154,6 +158,19 @@ def _unit_test_tables(run: Run) -> list[str]:
         if len(wrong) > MAX_LISTED:
             lines += ["", f"And {len(wrong) - MAX_LISTED} more: see report.html."]
     return lines
+
+
+def rests_on_failures(summary: dict[str, Any]) -> str | None:
+    """The note a total carries when failed verdicts were left out of the rates it averages (None when none)."""
+    failures = summary.get("failures") or 0
+    if not failures:
+        return None
+    worst = max(summary["metrics"].items(), key=lambda pair: pair[1].get("failures", 0))
+    return (
+        f"the total rests on {summary.get('completed_tests', 0)} of {summary.get('n_items', 0)} tests: "
+        f"{failures} verdicts failed and are left out of the rates (most in {worst[0]}: {worst[1]['failures']} of "
+        f"{worst[1]['n']})"
+    )
 
 
 def given(verdict: dict[str, Any]) -> str:

@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from judges.pages.table import Cell, Row, Table, cell, plain_table
-from judges.runs.markdown import given, pct
+from judges.runs.markdown import given, pct, rests_on_failures
 from judges.runs.summary import SHORT, metric_names
 
 if TYPE_CHECKING:
@@ -114,10 +114,11 @@ def _unit_test_summary(run: Run) -> list[tuple[str, Table]]:
     first = [r for r in run.records if r.get("draw", 0) == 0]
     complete = first and all(m in first[0]["metrics"] for m in ALL_METRICS)
     total = summary.get("total_pass_rate")
+    rests = rests_on_failures(summary)
     rows.append(
         {
-            "metric": "total (mean of the pass rates)",
-            "pass rate": Cell(pct(total), total if total is not None else -1),
+            "metric": "total (mean of the pass rates)" + (f" † {rests}" if rests else ""),
+            "pass rate": Cell(pct(total) + (" †" if rests else ""), total if total is not None else -1),
             "95% interval": _interval(*total_interval(first)) if complete else cell(None),
             "passed": summary.get("tests_passing_all"),
             "wrong grades": summary.get("wrong_grades"),
@@ -133,6 +134,7 @@ def _unit_test_summary(run: Run) -> list[tuple[str, Table]]:
             "n": s["n"],
             **{SHORT.get(m, m): Cell(pct(v), v if v is not None else -1) for m, v in s["pass_rates"].items()},
             "total": Cell(pct(s["total"]), s["total"] if s["total"] is not None else -1),
+            "run failures": s.get("failures", 0),
         }
         for t, s in summary.get("by_test_type", {}).items()
     ]
@@ -151,7 +153,7 @@ def _unit_test_summary(run: Run) -> list[tuple[str, Table]]:
 
 
 def _verdict_summary(run: Run) -> Table:
-    from judges.runs.intervals import mean_interval
+    from judges.runs.intervals import mean_interval, metric_range
 
     info = run.config.get("metric_info") or {}
     first = [r for r in run.records if r.get("draw", 0) == 0]
@@ -169,7 +171,9 @@ def _verdict_summary(run: Run) -> Table:
                 "family": about.get("family", "-"),
                 "better": ("higher" if about["higher_is_better"] else "lower") if about else "-",
                 "mean": s["mean"],
-                "95% interval (t)": _interval(*mean_interval(grades), as_rate=False),
+                "95% interval (bootstrap)": _interval(
+                    *mean_interval(grades, metric_range(metric, about)), as_rate=False
+                ),
                 "graded": s["graded"],
                 "null": s["null"],
                 "not applicable": s["not_applicable"],

@@ -156,7 +156,13 @@ def by_test_type(records: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
             if m in group[0]["metrics"]
         }
         defined = [v for v in rates.values() if v is not None]
-        out[test_type] = {"n": len(group), "pass_rates": rates, "total": statistics.fmean(defined) if defined else None}
+        failures = sum(e["outcome"] == "failure" for r in group for e in r["metrics"].values())
+        out[test_type] = {
+            "n": len(group),
+            "pass_rates": rates,
+            "total": statistics.fmean(defined) if defined else None,
+            "failures": failures,
+        }
     return out
 
 
