@@ -16,13 +16,21 @@ def _csv_rows(path: Path, tsv: bool) -> Iterator[tuple[int, Mapping[str, Any]]]:
     import pandas as pd
 
     # every cell as text (labels are parsed later); a TSV's quotes are text, as in BEGIN's raw files
-    frame = pd.read_csv(
-        path,
-        sep="\t" if tsv else ",",
-        dtype=str,
-        keep_default_na=False,
-        quoting=csv.QUOTE_NONE if tsv else csv.QUOTE_MINIMAL,
-    )
+    try:
+        frame = pd.read_csv(
+            path,
+            sep="\t" if tsv else ",",
+            dtype=str,
+            keep_default_na=False,
+            quoting=csv.QUOTE_NONE if tsv else csv.QUOTE_MINIMAL,
+            encoding="utf-8",
+        )
+    except UnicodeDecodeError as err:
+        raise InputError(f"not UTF-8 text (byte {err.start + 1}); save the file as UTF-8", path=str(path)) from None
+    except pd.errors.EmptyDataError:
+        raise InputError("the file holds no header row and no rows", path=str(path)) from None
+    except pd.errors.ParserError as err:
+        raise InputError(f"not a readable table: {str(err).splitlines()[0][:200]}", path=str(path)) from None
     yield from enumerate(frame.to_dict(orient="records"), start=2)  # line 1 is the header
 
 

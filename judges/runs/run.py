@@ -106,16 +106,21 @@ class Run:
                     path=str(folder),
                 )
             raise InputError("not a run folder: run.json is missing", path=str(folder))
-        try:
-            meta = json.loads(meta_path.read_text(encoding="utf-8"))
-        except (json.JSONDecodeError, UnicodeDecodeError) as err:
-            raise InputError(f"run.json is not valid JSON ({err})", path=str(meta_path)) from None
+        from judges.files.checked import read_json_file
+
+        meta = read_json_file(meta_path)
+        if not isinstance(meta, dict):
+            raise InputError("run.json must hold a JSON object", path=str(meta_path))
         if meta.get("format") != FORMAT:
             raise InputError(
                 f"run.json has format {meta.get('format')!r}; this judgelab reads format {FORMAT}", path=str(meta_path)
             )
+        _check_meta(meta, str(meta_path))
         results = folder / "results.jsonl"
-        records = [row for _, row in read_jsonl(results)] if results.is_file() else []
+        records = []
+        for line, row in read_jsonl(results) if results.is_file() else []:
+            _check_record(row, str(results), line)
+            records.append(row)
         records.sort(key=lambda r: (r.get("draw", 0), r.get("order", 0)))
         return cls(
             meta["kind"],
@@ -176,6 +181,46 @@ class Run:
             "cost",
         ]
         return pd.DataFrame(rows, columns=columns)
+
+
+def _check_meta(meta: dict[str, Any], path: str) -> None:
+    """run.json's fields have the types a Run needs; otherwise one InputError naming the field."""
+    if not isinstance(meta.get("kind"), str):
+        raise InputError("expected a string", path=path, field="kind")
+    for name in ("config", "summary", "usage", "timing"):
+        if not isinstance(meta.get(name, {}), dict):
+            raise InputError("expected an object", path=path, field=name)
+    for name in ("stop_reason", "stop_message"):
+        if not isinstance(meta.get(name), (str, type(None))):
+            raise InputError("expected a string or null", path=path, field=name)
+
+
+def _check_record(row: dict[str, Any], path: str, line: int) -> None:
+    """One results.jsonl record has an id, integer draw and order, and metrics whose verdicts have a state."""
+    from judges.files.checked import id_problem
+
+    if id_problem(row.get("id")):
+        raise InputError(str(id_problem(row.get("id"))), path=path, line=line, field="id")
+    for name in ("draw", "order"):
+        if isinstance(row.get(name, 0), bool) or not isinstance(row.get(name, 0), int):
+            raise InputError("expected an integer", path=path, line=line, field=name)
+    metrics = row.get("metrics")
+    if not isinstance(metrics, dict):
+        raise InputError("expected an object", path=path, line=line, field="metrics")
+    for metric, entry in metrics.items():
+        verdict = entry.get("verdict") if isinstance(entry, dict) else None
+        if not isinstance(verdict, dict) or verdict.get("state") not in ("grade", "null", "failure"):
+            raise InputError(
+                "expected a verdict with a state (grade, null or failure)",
+                path=path,
+                line=line,
+                field=f"metrics.{metric}.verdict",
+            )
+        grade = verdict.get("grade")
+        if verdict["state"] == "grade" and (isinstance(grade, bool) or not isinstance(grade, (int, float))):
+            raise InputError("a graded verdict needs a number", path=path, line=line, field=f"metrics.{metric}.grade")
+        if not isinstance(entry.get("calls", []), list) or not all(isinstance(c, dict) for c in entry.get("calls", [])):
+            raise InputError("expected a list of call records", path=path, line=line, field=f"metrics.{metric}.calls")
 
 
 def _scrub(value: Any) -> Any:
