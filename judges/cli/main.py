@@ -106,7 +106,7 @@ def add_judge_options(parser: argparse.ArgumentParser) -> None:
     runtime.add_argument(
         "--fail-on-error",
         type=float,
-        default=0.1,
+        default=0.1,  # as Inspect's default share of failed samples; JudgeOptions' own default is None (no check)
         metavar="RATE",
         help="exit 5 when a metric's share of failed verdicts is over RATE (default 0.1; 1 never)",
     )

@@ -24,9 +24,6 @@ from judges.errors import ConfigError
 from judges.judging.grouse_judge import GroundedQAJudge
 from judges.judging.prompts import PromptSet, load_prompt_set
 
-DEFAULT_FAIL_ON_ERROR = 0.1  # Inspect's --fail-on-error: the share of failed verdicts a run may hold
-
-
 @dataclass
 class JudgeOptions:
     """What the user chose for the judge and its runtime."""
@@ -49,8 +46,9 @@ class JudgeOptions:
     max_cost: float | None = None
     vision: bool | None = None  # the judge sees images (default: LiteLLM's model table; local judges never)
     image_max_side: int = IMAGE_MAX_SIDE  # pixels; larger images are shrunk before they are sent
-    # a finished run whose share of failed verdicts in any metric is over this is "degraded" (exit 5); None: never
-    fail_on_error: float | None = DEFAULT_FAIL_ON_ERROR
+    # a finished run whose share of failed verdicts in any metric is over this is "degraded" (exit 5, Inspect's
+    # --fail-on-error); None: never (the library's default; the CLI's --fail-on-error defaults to 0.1)
+    fail_on_error: float | None = None
 
     def __post_init__(self) -> None:
         if not self.prompts:
