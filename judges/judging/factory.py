@@ -24,6 +24,7 @@ from judges.errors import ConfigError
 from judges.judging.grouse_judge import GroundedQAJudge
 from judges.judging.prompts import PromptSet, load_prompt_set
 
+
 @dataclass
 class JudgeOptions:
     """What the user chose for the judge and its runtime."""
