@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from judges.errors import ConfigError, InputError
+from judges.files.checked import json_type
 from judges.labels.mapping import get_field
 from judges.types import VerdictState
 
@@ -61,7 +62,7 @@ def _number(value: Any, *, where: dict[str, Any]) -> tuple[VerdictState, float |
         except ValueError:
             raise InputError(f"expected a number or null, got {value!r}", **where) from None
     if not isinstance(value, (int, float)):
-        raise InputError(f"expected a number or null, got {type(value).__name__}", **where)
+        raise InputError(f"expected a number or null, got {json_type(value)}", **where)
     if math.isnan(value):
         return VerdictState.FAILURE, None, "the score is NaN"
     return VerdictState.GRADE, float(value), None
