@@ -62,8 +62,9 @@ def judgelab_run(
 ) -> dict:
     """Time judgelab's meta-eval over `tests` in this process (the client imported first); several `bases` are
     deployments of one judge, `concurrency` calls at once on each."""
+    from judges.calls.backend_factory import open_backend
     from judges.calls.cache import CacheMode, ReplyCache
-    from judges.calls.model_spec import JudgeModel, open_backend
+    from judges.calls.model_spec import JudgeModel
     from judges.calls.runtime import CallRuntime, RuntimeSettings
     from judges.judging.grouse_judge import GroundedQAJudge
     from judges.judging.prompts import load_prompt_set
@@ -80,7 +81,9 @@ def judgelab_run(
     cache = ReplyCache(cache_path) if cache_path else ReplyCache(":memory:", CacheMode.OFF)
     model = JudgeModel.from_name("openai/stub", api_base=bases[0])
     settings = RuntimeSettings(concurrency=concurrency * len(bases))
-    with open_backend(model, client=client, api_bases=bases, per_deployment=concurrency) as backend:
+    with open_backend(
+        model, timeout_s=settings.timeout_s, client=client, api_bases=bases, per_deployment=concurrency
+    ) as backend:
         used = Recorder(backend) if record is not None else backend
         runtime = CallRuntime(used, cache, settings)
         judge = GroundedQAJudge(runtime, load_prompt_set("default"), model, {"temperature": 0, "max_tokens": 512})
@@ -179,7 +182,7 @@ import sys, time
 started = time.perf_counter()
 from judges.runs.api import load_tests, run_unit_tests
 tests = load_tests(sys.argv[1], limit=int(sys.argv[2]))
-run = run_unit_tests(tests, "openai/stub", api_base=sys.argv[3], cache_path=sys.argv[4], out=sys.argv[5], concurrency=32)
+run = run_unit_tests(tests, "openai/stub", api_base=sys.argv[3], cache=sys.argv[4], out=sys.argv[5], concurrency=32)
 assert run.stop_reason is None and run.usage["cached_calls"] == run.usage["calls"] > 0, run.usage
 print(run.usage["calls"], "litellm" in sys.modules, time.perf_counter() - started)
 """
@@ -446,7 +449,7 @@ def main() -> None:
                     from judges.runs.api import run_unit_tests  # fills the cache with the CLI's default parameters
 
                     filled = run_unit_tests(
-                        all_tests[: args.cached_tests], "openai/stub", api_base=base, cache_path=str(cache_file)
+                        all_tests[: args.cached_tests], "openai/stub", api_base=base, cache=str(cache_file)
                     )
                     assert filled.stop_reason is None, filled.stop_message
         cached = cached_process(tests_file, args.cached_tests, cache_file, Path(tmp))

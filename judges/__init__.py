@@ -21,14 +21,14 @@ _EXPORTS = {
     "grade_samples": "judges.runs.api",
     "run_metrics": "judges.runs.api",
     "Run": "judges.runs.run",
-    "JudgeOptions": "judges.judging.factory",
+    "JudgeConfig": "judges.config.judge",
     "Sample": "judges.types",
     "UnitTest": "judges.types",
     "Verdict": "judges.types",
     "JudgelabError": "judges.errors",
 }
 __all__ = [
-    "JudgeOptions",
+    "JudgeConfig",
     "JudgelabError",
     "Run",
     "Sample",
@@ -43,8 +43,8 @@ __all__ = [
 ]
 
 if TYPE_CHECKING:
+    from judges.config.judge import JudgeConfig
     from judges.errors import JudgelabError
-    from judges.judging.factory import JudgeOptions
     from judges.runs.api import grade_samples, load_samples, load_tests, run_metrics, run_unit_tests
     from judges.runs.run import Run
     from judges.types import Sample, UnitTest, Verdict

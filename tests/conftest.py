@@ -16,7 +16,8 @@ from judges.judging.grouse_judge import GroundedQAJudge
 from judges.judging.prompts import load_prompt_set
 
 ROOT = Path(__file__).resolve().parent.parent
-SHARED = ROOT.parent / "shared"
+MINI_SHARED = ROOT / "tests" / "data" / "shared"  # hand-written sets in the shared formats, for any clone
+SHARED_ABSENT = "shared labelled datasets absent (set JUDGELAB_SHARED or place ../shared beside the project)"
 
 
 def record(**overrides: Any) -> dict[str, Any]:
@@ -82,6 +83,35 @@ def user_cache_folder(tmp_path_factory):
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv("XDG_CACHE_HOME", str(tmp_path_factory.mktemp("user-cache")))
         yield
+
+
+def find_shared_datasets() -> Path | None:
+    """The shared labelled sets: $JUDGELAB_SHARED (the shared folder or its datasets/), then ../shared/datasets."""
+    import os
+
+    override = os.environ.get("JUDGELAB_SHARED")
+    candidates = [Path(override) / "datasets", Path(override)] if override else [ROOT.parent / "shared" / "datasets"]
+    return next((c for c in candidates if (c / "ragchecker").is_dir() and (c / "begin").is_dir()), None)
+
+
+@pytest.fixture(scope="session")
+def shared_datasets() -> Path:
+    """The real shared sets, or a skip with one named reason; under CI (which has them) their absence fails."""
+    import os
+
+    found = find_shared_datasets()
+    if found is None or found.resolve().is_relative_to(MINI_SHARED.resolve()):
+        if os.environ.get("CI"):
+            pytest.fail(f"{SHARED_ABSENT}; CI must run every test", pytrace=False)
+        pytest.skip(SHARED_ABSENT)
+    return found
+
+
+@pytest.fixture
+def mini_shared(monkeypatch) -> Path:
+    """The miniature sets in tests/data/shared, read through the same loaders as the real ones."""
+    monkeypatch.setenv("JUDGELAB_SHARED", str(MINI_SHARED))
+    return MINI_SHARED / "datasets"
 
 
 @pytest.fixture

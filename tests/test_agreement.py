@@ -466,7 +466,7 @@ def test_agreement_command_reads_a_users_csv(tmp_path, capsys):
         ),
     ],
 )
-def test_agreement_command_errors_are_one_line(tmp_path, monkeypatch, capsys, args, message):
+def test_agreement_command_errors_are_one_line(tmp_path, monkeypatch, mini_shared, capsys, args, message):
     monkeypatch.chdir(tmp_path)
     write_jsonl(tmp_path / "p.jsonl", [{"id": 1, "score": 1}])
     assert main(["agreement", *args]) == 2

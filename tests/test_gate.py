@@ -63,7 +63,7 @@ def test_config_file_errors_are_one_line(tmp_path):
     path.write_text("[min]\ntotal = 0.5\n[extra]\n")
     with pytest.raises(ConfigError) as raised:
         GateConfig.load(path)
-    assert str(raised.value) == f"{path}: unknown key 'extra'; expected one of judge, max, min, tests"
+    assert str(raised.value) == f"{path}:3: unknown key 'extra'; expected one of baseline, judge, max, min, tests"
 
 
 def test_config_misspelt_keys_name_the_nearest_valid_key(tmp_path):
@@ -71,24 +71,24 @@ def test_config_misspelt_keys_name_the_nearest_valid_key(tmp_path):
     path.write_text("[mins]\ntotal = 0.5\n")
     with pytest.raises(ConfigError) as raised:
         GateConfig.load(path)
-    assert str(raised.value) == f"{path}: unknown key 'mins'; did you mean 'min'?"
+    assert str(raised.value) == f"{path}:1: unknown key 'mins'; did you mean 'min'?"
     path.write_text("[judge]\nmodle = 'openai/x'\n[min]\nfaithfullness = 0.9\n")
     with pytest.raises(ConfigError) as raised:
         GateConfig.load(path)
     assert str(raised.value) == (
-        f"{path}: unknown key 'judge.modle'; did you mean 'model'?\n"
-        f"{path}: unknown key 'min.faithfullness'; did you mean 'faithfulness'?"
+        f"{path}:2: unknown key 'judge.modle'; did you mean 'model'?\n"
+        f"{path}:4: unknown key 'min.faithfullness'; did you mean 'faithfulness'?"
     )
     path.write_text("[min]\nfaithfullness = 0.9\n")
     with pytest.raises(ConfigError) as raised:
         GateConfig.load(path)
-    assert str(raised.value) == f"{path}: unknown key 'min.faithfullness'; did you mean 'faithfulness'?"
+    assert str(raised.value) == f"{path}:2: unknown key 'min.faithfullness'; did you mean 'faithfulness'?"
     path.write_text("[tests]\nlimit = 'all'\n[min]\ntotal = 1.5\n")
     with pytest.raises(ConfigError) as raised:
         GateConfig.load(path)
     assert str(raised.value) == (
-        f"{path}: tests.limit: input should be a valid integer, got 'all'\n"
-        f"{path}: min.total: input should be less than or equal to 1, got 1.5"
+        f"{path}:2: tests.limit: input should be a valid integer, got 'all'\n"
+        f"{path}:4: min.total: input should be less than or equal to 1, got 1.5"
     )
     path.write_text("[min]\ntotal = 0.8\nfaithfulness = 1\n[max]\nformat_failure_rate = 0.1\n")
     assert [bar.name for bar in GateConfig.load(path).bars] == [

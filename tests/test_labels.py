@@ -6,7 +6,7 @@ import json
 from collections import Counter
 
 import pytest
-from conftest import ROOT, SHARED, write_jsonl
+from conftest import MINI_SHARED, ROOT, write_jsonl
 
 from judges.errors import ConfigError, InputError
 from judges.labels.io import read_labels, write_labels
@@ -25,14 +25,14 @@ DATA = ROOT / "tests" / "data"
     "name, count, positives",
     [("begin-wow", 430, 180), ("begin-cmu", 416, 59), ("begin-tc", 383, 74), ("begin", 1229, 313)],
 )
-def test_begin_counts_and_binary_labels(name, count, positives):
+def test_begin_counts_and_binary_labels(name, count, positives, shared_datasets):
     labels = load_set(name)
     assert len(labels.items) == count and labels.metrics() == ["faithfulness"]
     assert sum(item.label for item in labels.items) == positives  # "Fully attributable" only
     assert {item.label_type for item in labels.items} == {LabelType.BINARY}
 
 
-def test_begin_maps_knowledge_message_response_and_keeps_the_original_label():
+def test_begin_maps_knowledge_message_response_and_keeps_the_original_label(shared_datasets):
     first = load_set("begin-wow").items[0]
     assert first.id == "wow/0" and first.label == 1.0 and first.extra["begin_label"] == "Fully attributable"
     assert first.sample.references[0].startswith("originally an industrial pigment supply company")
@@ -42,13 +42,13 @@ def test_begin_maps_knowledge_message_response_and_keeps_the_original_label():
     assert generic == 79
 
 
-def test_begin_can_drop_generic_responses():
+def test_begin_can_drop_generic_responses(shared_datasets):
     from judges.labels.begin import load_begin
 
     assert len(load_begin(("cmu",), generic="drop").items) == 416 - 79
 
 
-def test_topical_chat_groundedness_is_continuous_in_0_1():
+def test_topical_chat_groundedness_is_continuous_in_0_1(shared_datasets):
     labels = load_set("topical-chat")
     assert len(labels.items) == 360
     counts = Counter(round(item.label, 4) for item in labels.items)
@@ -57,7 +57,7 @@ def test_topical_chat_groundedness_is_continuous_in_0_1():
     assert Counter(item.extra["system"] for item in labels.items)["Original Ground Truth"] == 60
 
 
-def test_ragchecker_has_both_annotators_for_every_pair_on_three_metrics():
+def test_ragchecker_has_both_annotators_for_every_pair_on_three_metrics(shared_datasets):
     labels = load_set("ragchecker")
     assert labels.metrics() == ["completeness", "correctness", "overall"]
     correctness = labels.for_metric("correctness")
@@ -70,7 +70,7 @@ def test_ragchecker_has_both_annotators_for_every_pair_on_three_metrics():
     assert first.extra["system"] == "bm25_llama3_8b" and first.extra["system_b"] == "e5_mistral_gpt_4"
 
 
-def test_alce_utility_has_800_answers_from_4_systems_per_dataset():
+def test_alce_utility_has_800_answers_from_4_systems_per_dataset(shared_datasets):
     labels = load_set("alce")
     assert len(labels.items) == 800 and labels.metrics() == ["usefulness"]
     assert Counter(item.extra["dataset"] for item in labels.items) == {"asqa": 400, "eli5": 400}
@@ -80,13 +80,46 @@ def test_alce_utility_has_800_answers_from_4_systems_per_dataset():
 
 
 def test_shared_dir_follows_the_env_var(monkeypatch, tmp_path):
-    monkeypatch.setenv("JUDGELAB_SHARED", str(SHARED))
-    assert shared_datasets_dir() == SHARED / "datasets"
-    monkeypatch.setenv("JUDGELAB_SHARED", str(SHARED / "datasets"))
-    assert shared_datasets_dir() == SHARED / "datasets"
+    monkeypatch.setenv("JUDGELAB_SHARED", str(MINI_SHARED))
+    assert shared_datasets_dir() == MINI_SHARED / "datasets"
+    monkeypatch.setenv("JUDGELAB_SHARED", str(MINI_SHARED / "datasets"))
+    assert shared_datasets_dir() == MINI_SHARED / "datasets"
     monkeypatch.setenv("JUDGELAB_SHARED", str(tmp_path))
     with pytest.raises(InputError, match="set JUDGELAB_SHARED"):
         load_set("alce")
+
+
+# --- the same loaders on the miniature sets in tests/data/shared (every clone runs these) --------------------
+
+
+@pytest.mark.parametrize(
+    "name, count, positives", [("begin-wow", 4, 2), ("begin-cmu", 6, 3), ("begin-tc", 3, 1), ("begin", 13, 6)]
+)
+def test_begin_loader_on_the_miniature_set(mini_shared, name, count, positives):
+    labels = load_set(name)
+    assert len(labels.items) == count and labels.metrics() == ["faithfulness"]
+    assert sum(item.label for item in labels.items) == positives
+    first = load_set("begin-cmu").items[0]
+    assert first.id == "cmu/0" and first.extra["source"] == "begin_dev_cmu.tsv:2"
+    assert first.sample.actual_output == "a robot is left alone on earth to clean up waste ."
+    from judges.labels.begin import load_begin
+
+    assert len(load_begin(("cmu",), generic="drop").items) == 5
+
+
+def test_topical_chat_ragchecker_and_alce_loaders_on_the_miniature_sets(mini_shared, tmp_path):
+    topical = load_set("topical-chat")
+    assert Counter(round(item.label, 4) for item in topical.items) == {1.0: 2, 0.0: 2, 0.6667: 1, 0.3333: 1}
+    ragchecker = load_set("ragchecker")
+    correctness = ragchecker.for_metric("correctness")
+    assert len(correctness.items) == 8 and correctness.annotators() == ["a1", "a2"]
+    assert Counter(item.label for item in correctness.items) == {2: 2, 1: 2, -2: 2, 0: 2}
+    assert correctness.items[0].answer_b == "It boils at 100 degrees Celsius at sea level."
+    alce = load_set("alce")
+    assert len(alce.items) == 8 and Counter(item.label for item in alce.items) == {5: 2, 4: 2, 2: 2, 1: 2}
+    assert len(load_set("alce-eli5").items) == 4
+    for labels in (topical, ragchecker):
+        assert read_labels(write_labels(tmp_path / f"{labels.name}.jsonl", labels.items)).items == labels.items
 
 
 def test_unknown_set_suggests_the_closest_name():
@@ -135,7 +168,7 @@ def test_schema_round_trips_every_field(tmp_path):
     assert json.loads((tmp_path / "again.jsonl").read_text().splitlines()[2])["actual_output_b"] == "Someone else."
 
 
-def test_the_shared_sets_write_as_valid_schema_files(tmp_path):
+def test_the_shared_sets_write_as_valid_schema_files(tmp_path, shared_datasets):
     for name in ("begin-tc", "ragchecker"):
         items = load_set(name).items
         assert read_labels(write_labels(tmp_path / f"{name}.jsonl", items)).items == items
@@ -381,8 +414,8 @@ def test_a_parquet_file_and_a_saved_dataset_folder(tmp_path):
     assert [(i.id, i.label) for i in saved.items] == [(i.id, i.label) for i in labels.items]
 
 
-def test_a_shipped_set_reads_another_split_by_name():
-    assert len(open_labels("begin-wow:dev").items) == 430
+def test_a_shipped_set_reads_another_split_by_name(mini_shared):
+    assert len(open_labels("begin-wow:dev").items) == 4
     with pytest.raises(InputError, match=r"begin_test_wow.tsv"):
         open_labels("begin-wow:test")
     with pytest.raises(ConfigError, match="'alce' has one split; splits apply to begin"):

@@ -7,7 +7,7 @@ import sys
 
 import pytest
 from cdp import CHROMIUM, FLAGS
-from conftest import ROOT, compact
+from conftest import MINI_SHARED, ROOT, compact
 from stub import stub_server
 
 from judges.errors import ConfigError
@@ -16,7 +16,8 @@ from judges.leaderboard.entries import Entry
 from judges.leaderboard.render import pareto_front
 from judges.leaderboard.select import pick_best
 
-ENV = {**os.environ, "PYTHONPATH": str(ROOT), "OPENAI_API_KEY": "sk-fake"}
+# the labelled evaluations read the miniature sets of tests/data/shared, so the board builds in any clone
+ENV = {**os.environ, "PYTHONPATH": str(ROOT), "OPENAI_API_KEY": "sk-fake", "JUDGELAB_SHARED": str(MINI_SHARED)}
 
 
 def entry(
@@ -236,10 +237,10 @@ def test_config_errors_name_the_table(tmp_path):
     )
     with pytest.raises(ConfigError) as raised:
         load_config(path)
-    assert str(raised.value) == (
-        f"{path}: unknown key 'candidates[0].colour'; expected one of api_base, baseline, "
-        "higher_is_better, kind, logprobs, metrics, model, name, params, prompts"
+    assert str(raised.value).startswith(
+        f"{path}:4: unknown key 'candidates[0].colour'; expected one of api_base, baseline, cache, "
     )
+    assert "timeout_s, tpm, vision" in str(raised.value) and "\n" not in str(raised.value)
     path.write_text(
         '[[candidates]]\nname = "a"\nkind = "metric"\nmodel = "m"\nmetrics = {faithfulness = "ragas_fidelity"}\n'
         '[[evaluations]]\nkind = "labels"\nsource = "x"\n'
@@ -247,12 +248,11 @@ def test_config_errors_name_the_table(tmp_path):
     with pytest.raises(ConfigError, match=r"candidates\[0\] \(a\): metrics.faithfulness = 'ragas_fidelity' is not"):
         load_config(path)
     path.write_text(
-        '[[candidates]]\nname = "a"\nmodel = "m"\nparams = {temprature = 0}\n'
-        '[[evaluations]]\nkind = "labels"\nsource = "x"\n'
+        '[[candidates]]\nname = "a"\nmodel = "m"\n\ntemprature = 0\n[[evaluations]]\nkind = "labels"\nsource = "x"\n'
     )
     with pytest.raises(ConfigError) as raised:
         load_config(path)
-    assert str(raised.value) == f"{path}: unknown key 'candidates[0].params.temprature'; did you mean 'temperature'?"
+    assert str(raised.value) == f"{path}:5: unknown key 'candidates[0].temprature'; did you mean 'temperature'?"
 
 
 def test_config_misspelt_keys_name_the_nearest_valid_key(tmp_path):
@@ -261,15 +261,15 @@ def test_config_misspelt_keys_name_the_nearest_valid_key(tmp_path):
     path.write_text('cahce = "c.sqlite"\n' + body)
     with pytest.raises(ConfigError) as raised:
         load_config(path)
-    assert str(raised.value) == f"{path}: unknown key 'cahce'; did you mean 'cache'?"
+    assert str(raised.value) == f"{path}:1: unknown key 'cahce'; did you mean 'cache'?"
     path.write_text(body + "[selection]\nmax_failure_rat = 0.1\n")
     with pytest.raises(ConfigError) as raised:
         load_config(path)
-    assert str(raised.value) == f"{path}: unknown key 'selection.max_failure_rat'; did you mean 'max_failure_rate'?"
+    assert str(raised.value) == f"{path}:8: unknown key 'selection.max_failure_rat'; did you mean 'max_failure_rate'?"
     path.write_text(body.replace('source = "x"', 'source = "x"\nlimit = "ten"'))
     with pytest.raises(ConfigError) as raised:
         load_config(path)
-    assert str(raised.value) == f"{path}: evaluations[0].limit: input should be a valid integer, got 'ten'"
+    assert str(raised.value) == f"{path}:7: evaluations[0].limit: input should be a valid integer, got 'ten'"
 
 
 @pytest.fixture(scope="module")
@@ -301,7 +301,7 @@ def test_leaderboard_writes_four_files_with_intervals_and_a_best_judge_per_metri
     }
     data = json.loads((leaderboard / "leaderboard.json").read_text())
     picks = {(p["evaluation"], p["metric"]): p for p in data["picks"]}
-    assert ("labels:begin-cmu:30-items", "faithfulness") in picks and (
+    assert ("labels:begin-cmu:6-items", "faithfulness") in picks and (
         "unit_tests:unit_tests:test:first-16",
         "total",
     ) in picks
@@ -314,13 +314,13 @@ def test_leaderboard_writes_four_files_with_intervals_and_a_best_judge_per_metri
     assert data["meta"]["judges"]["stub-default"].startswith("openai/stub, prompts default (sha256 ")
     weighted = [e for e in data["entries"] if e["candidate"] == "stub-yes-prob"]
     assert {e["evaluation"] for e in weighted} == {
-        "labels:begin-cmu:30-items",
-        "labels:topical-chat:30-items",
+        "labels:begin-cmu:6-items",
+        "labels:topical-chat:6-items",
     }  # no GroUSE grades
-    assert all(e["prompts"] == "rag" and e["calls"] == 2 * 30 and e["failure_rate"] == 0 for e in weighted)
+    assert all(e["prompts"] == "rag" and e["calls"] == 2 * 6 and e["failure_rate"] == 0 for e in weighted)
     assert "llamaindex_faithfulness" in data["meta"]["judges"]["stub-yes-prob"]
     [null_on_labels] = [
-        e for e in data["entries"] if e["candidate"] == "always-null" and e["evaluation"] == "labels:begin-cmu:30-items"
+        e for e in data["entries"] if e["candidate"] == "always-null" and e["evaluation"] == "labels:begin-cmu:6-items"
     ]
     assert null_on_labels["value"] is None and "null or failed" in null_on_labels["note"]
     assert "sha256" in data["meta"]["data"]["unit_tests:unit_tests:test:first-16"]
@@ -341,6 +341,12 @@ def test_html_page_renders_in_headless_chromium(leaderboard, tmp_path):
     )
     dom = run("--dump-dom", page + "#sort=4").stdout
     assert '<table id="leaderboard"' in dom and "stub-default" in dom and "e5-cosine" in dom
+    # the picks first; the excluded rows (mostly baselines shown for reference) folded, before the figures
+    assert (
+        dom.index("Best judge per evaluation")
+        < dom.index('<details id="excluded">')
+        < dom.index('<table id="leaderboard"')
+    )
     body = dom.split('<table id="leaderboard"')[1].split("</tbody>")[0]
     values = [row.split("<td")[5] for row in body.split("<tr")[2:]]
     numbers = [float(v.split('data-value="')[1].split('"')[0]) for v in values]
@@ -417,4 +423,9 @@ def test_publish_dry_run_lists_files_and_commit(leaderboard):
     assert "would commit to dataset repo someone/judge-board" in result.stdout
     for name in ("leaderboard.md", "leaderboard.csv", "leaderboard.json", "leaderboard.html"):
         assert f"  {name}  <- " in result.stdout
+    # the run folders the page links to go with it, so its report links are not dead
+    for candidate in ("stub-default", "oracle", "always-null", "always-top"):
+        folder = f"runs/{candidate}--unit_tests_unit_tests_test_first-16"
+        for name in ("report.html", "run.json", "summary.md", "results.jsonl"):
+            assert f"  {folder}/{name}  <- " in result.stdout
     assert "dry run: nothing was pushed" in result.stdout

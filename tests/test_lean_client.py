@@ -140,7 +140,7 @@ CACHED_RUN = """
 import sys
 from judges.runs.api import load_tests, run_unit_tests
 tests = load_tests(sys.argv[1], limit=8)
-run = run_unit_tests(tests, "openai/stub", api_base=sys.argv[2], cache_path=sys.argv[3], out=sys.argv[4])
+run = run_unit_tests(tests, "openai/stub", api_base=sys.argv[2], cache=sys.argv[3], out=sys.argv[4])
 assert run.stop_reason is None and run.usage["cached_calls"] == run.usage["calls"] > 0, run.usage
 print(",".join(m for m in ("litellm", "aiohttp", "openai", "tqdm", "pandas", "matplotlib") if m in sys.modules))
 """
@@ -151,7 +151,7 @@ def test_a_fully_cached_run_never_imports_litellm(tmp_path):
     cache = tmp_path / "cache.sqlite"
     tests = load_tests(ROOT / "unit_tests" / "test.jsonl", limit=8)
     with stub_server(latency_ms=1) as base:
-        first = run_unit_tests(tests, "openai/stub", api_base=base, cache_path=str(cache))
+        first = run_unit_tests(tests, "openai/stub", api_base=base, cache=str(cache))
     assert first.usage["calls"] > 0 and first.usage["cached_calls"] == 0
     refused = f"http://127.0.0.1:{free_port()}/v1"
     args = [str(ROOT / "unit_tests" / "test.jsonl"), refused, str(cache), str(tmp_path / "run")]

@@ -3,8 +3,8 @@
 import pytest
 
 from judges.calls.model_spec import JudgeModel, judge_params
+from judges.config.judge import JudgeConfig
 from judges.errors import ConfigError
-from judges.judging.factory import JudgeOptions
 
 
 def test_local_judge_is_constrained_and_serial():
@@ -14,10 +14,10 @@ def test_local_judge_is_constrained_and_serial():
 
 
 def test_a_local_judge_runs_with_the_compact_prompts_unless_others_are_named():
-    assert JudgeOptions().prompts == "compact" and JudgeOptions(judge="local/smollm2-135m").prompts == "compact"
-    assert JudgeOptions(judge="gpt-4o-mini").prompts == "default"
-    assert JudgeOptions(prompts="grouse").prompts == "grouse"
-    assert JudgeOptions(judge="gpt-4o-mini", prompts="compact").prompts == "compact"
+    assert JudgeConfig().prompts == "compact" and JudgeConfig(model="local/smollm2-135m").prompts == "compact"
+    assert JudgeConfig(model="gpt-4o-mini").prompts == "default"
+    assert JudgeConfig(prompts="grouse").prompts == "grouse"
+    assert JudgeConfig(model="gpt-4o-mini", prompts="compact").prompts == "compact"
 
 
 def test_api_models_send_no_schema_unless_asked():
@@ -32,7 +32,7 @@ def test_unknown_local_judge_is_named():
 
 def test_params_skip_unset_values_and_credentials_stay_out_of_them():
     assert judge_params(None, 100, None) == {"max_tokens": 100}
-    options = JudgeOptions(extra={"top_p": 0.5, "api_key": "sk-x", "extra_headers": {"Authorization": "b"}})
+    options = JudgeConfig(extra={"top_p": 0.5, "api_key": "sk-x", "extra_headers": {"Authorization": "b"}})
     assert options.params()["extra"] == {"top_p": 0.5}
     assert options.connection_extra() == {"api_key": "sk-x", "extra_headers": {"Authorization": "b"}}
     public = repr(options.public_params())
@@ -46,11 +46,12 @@ def test_a_self_hosted_openai_compatible_server_needs_no_key(tmp_path, monkeypat
     from stub import stub_server
 
     from judges.calls.backend import CompletionRequest
-    from judges.calls.model_spec import open_backend
+    from judges.calls.backend_factory import open_backend
 
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     with stub_server(latency_ms=1) as base:
-        with open_backend(JudgeModel.from_name("openai/my-model", api_base=base)) as backend:
+        model = JudgeModel.from_name("openai/my-model", api_base=base)
+        with open_backend(model, timeout_s=30.0, per_deployment=1) as backend:
             request = CompletionRequest("openai/my-model", ({"role": "user", "content": "Say something."},), {})
             completion = asyncio.run(backend.complete(request))
     assert completion.text and completion.prompt_tokens > 0

@@ -12,14 +12,14 @@ import math
 
 import numpy as np
 import pytest
-from conftest import SHARED, compact
+from conftest import compact
 
 from judges.agreement.measure import measure
 from judges.agreement.predictions import read_predictions
 from judges.cli.main import main
 from judges.labels.registry import load_set
 
-BASELINE = SHARED / "datasets" / "ragchecker" / "baseline_ragchecker.json"
+BASELINE = ("ragchecker", "baseline_ragchecker.json")
 SCORES = "model1.ragchecker.{metric}_label,model2.ragchecker.{metric}_label"
 # metric: (Pearson, Spearman) x 100 of RAGChecker vs humans, then of annotator 1 vs annotator 2
 PUBLISHED = {
@@ -30,11 +30,13 @@ PUBLISHED = {
 
 
 @pytest.fixture(scope="module")
-def results():
+def results(shared_datasets):
     labels = load_set("ragchecker")
     out = {}
     for metric in PUBLISHED:
-        predictions = read_predictions(BASELINE, id_field="instance_id", score_field=SCORES, metric=metric)
+        predictions = read_predictions(
+            shared_datasets.joinpath(*BASELINE), id_field="instance_id", score_field=SCORES, metric=metric
+        )
         out[metric] = measure(labels.for_metric(metric), predictions, resamples=200, seed=0)
     return out
 
@@ -64,9 +66,9 @@ def test_intervals_bracket_the_reproduced_figures(results):
             assert fig.ci is not None and fig.ci[0] < fig.value < fig.ci[1], fig
 
 
-def test_metric_mapping_is_precision_recall_f1():
+def test_metric_mapping_is_precision_recall_f1(shared_datasets):
     """baseline_ragchecker.json's correctness/completeness/overall are claim precision, recall and their F1."""
-    rows = json.loads(BASELINE.read_text(encoding="utf-8"))
+    rows = json.loads(shared_datasets.joinpath(*BASELINE).read_text(encoding="utf-8"))
     checked = 0
     for row in rows:
         for side in ("model1", "model2"):
@@ -77,24 +79,28 @@ def test_metric_mapping_is_precision_recall_f1():
     assert checked == 560
 
 
-def test_the_command_reproduces_the_three_pearson_figures(tmp_path, capsys):
-    code = main(
+def agreement_on_ragchecker(baseline, out):
+    return main(
         [
             "agreement",
             "--labels",
             "ragchecker",
             "--predictions",
-            str(BASELINE),
+            str(baseline),
             "--id-field",
             "instance_id",
             "--score-field",
             SCORES,
             "--out",
-            str(tmp_path),
+            str(out),
             "--resamples",
             "100",
         ]
     )
+
+
+def test_the_command_reproduces_the_three_pearson_figures(tmp_path, capsys, shared_datasets):
+    code = agreement_on_ragchecker(shared_datasets.joinpath(*BASELINE), tmp_path)
     assert code == 0 and "| pearson | 0.4966 |" in compact(capsys.readouterr().out)
     metrics = json.loads((tmp_path / "agreement.json").read_text())["metrics"]
     pearson = {m: next(f["value"] for f in metrics[m]["judge"] if f["statistic"] == "pearson") for m in PUBLISHED}
@@ -107,3 +113,20 @@ def test_scaling_is_the_sources_and_does_not_move_the_correlations():
     delta = np.array([-0.5, 0.1, 0.25])
     scaled = minmax_scale(delta, (-2.0, 2.0))
     assert scaled.tolist() == pytest.approx(list(((delta - delta.min()) / (delta.max() - delta.min()) - 0.5) * 4))
+
+
+def test_the_command_follows_the_protocol_on_the_miniature_set(tmp_path, mini_shared):
+    """The same command on tests/data/shared: each Pearson figure is the protocol's, recomputed here with scipy."""
+    from scipy.stats import pearsonr
+
+    assert agreement_on_ragchecker(mini_shared.joinpath(*BASELINE), tmp_path) == 0
+    metrics = json.loads((tmp_path / "agreement.json").read_text())["metrics"]
+    rows = json.loads(mini_shared.joinpath(*BASELINE).read_text(encoding="utf-8"))
+    humans = json.loads((mini_shared / "ragchecker" / "human_labeled_data.json").read_text(encoding="utf-8"))
+    for metric in PUBLISHED:
+        name = f"{metric}_label"
+        delta = np.array([r["model2"]["ragchecker"][name] - r["model1"]["ragchecker"][name] for r in rows])
+        scaled = ((delta - delta.min()) / (delta.max() - delta.min()) - 0.5) * 4
+        expected = pearsonr(np.repeat(scaled, 2), [h[name] for h in humans]).statistic
+        figure = next(f for f in metrics[metric]["judge"] if f["statistic"] == "pearson")
+        assert figure["value"] == pytest.approx(expected) and figure["n"] == 8

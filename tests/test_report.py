@@ -153,3 +153,37 @@ def test_metric_steps_are_readable_per_item(tmp_path):
         page.count("<dt>supported</dt>") == 2
         and json.dumps(run.records[0]["metrics"]["ragas_faithfulness"]["verdict"]["grade"]) in page
     )
+
+
+def test_not_passed_rows_show_grades_and_the_reason_or_the_raw_reply_and_totals_in_one_unit(tmp_path):
+    """A reply with a reason shows it; a reply whose reason is empty shows its first 200 characters instead."""
+    from conftest import compact
+
+    from judges.runs.report import summary_tables
+
+    tests = load_unit_tests(ROOT / "unit_tests" / "test.jsonl")[:4]
+    silent = json.dumps(
+        {"answer_1": {"faithfulness_justification": "", "faithfulness": 1}}
+        | {"answer_2": {"faithfulness_justification": "", "faithfulness": 1, "padding": "x" * 300}}
+    )
+    script = by_metric(
+        {
+            "answer_relevancy": reply("answer_relevancy", 5),
+            "completeness": reply("completeness", 5),
+            "faithfulness": silent,
+        }
+    )
+    judge, _ = scripted_judge(script)
+    run = run_task(UnitTestTask(tests, judge), judge.runtime, tmp_path / "run", {"judge": "scripted"})
+    text = compact((tmp_path / "run" / "summary.md").read_text())
+    assert "| grade expected | grade given | outcome | reason (or the raw reply) |" in text
+    faithfulness = [line for line in text.splitlines() if "| F |" in line and "| wrong_grade |" in line]
+    assert faithfulness and all(f"| raw reply: {silent[:200]} |" in line for line in faithfulness)
+    others = [line for line in text.splitlines() if "| wrong_grade |" in line and ("| AR |" in line or "| C |" in line)]
+    assert others and all(line.rstrip().endswith("| because |") for line in others)
+    [(_, table)] = [t for t in summary_tables(run) if t[0] == "Pass rates"]
+    *per_metric, total = (row.cells for row in table.rows)
+    for column in ("passed", "wrong grades", "run failures", "completed", "n"):
+        index = table.headers.index(column)
+        assert total[index].text == str(sum(int(row[index].text) for row in per_metric)), column
+    assert total[0].text.startswith("total (mean of the pass rates; counts are test x metric outcomes)")

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from stub import stats, stub_server
 
 from judges.calls.secrets import credential_paths, register_secret, scrub, split_credentials
-from judges.judging.factory import JudgeOptions
+from judges.config.judge import JudgeConfig
 
 TOP_KEY = "sk-judgelab-TOPLEVEL-planted-4c2e91"
 BODY_KEY = "sk-judgelab-EXTRABODY-planted-77ab03"
@@ -57,7 +57,7 @@ def test_scrub_masks_registered_and_environment_secrets_inside_strings(monkeypat
 
 
 def test_nested_extra_credentials_are_sent_but_never_hashed_or_shown():
-    options = JudgeOptions(
+    options = JudgeConfig(
         extra={
             "top_p": 0.9,
             "extra_body": {"api_key": BODY_KEY, "top_k": 3},

@@ -1,4 +1,4 @@
-"""README's Troubleshooting table, row by row: each bad input gives its one line on stderr and its exit code."""
+"""docs/troubleshooting.md's table, row by row: each bad input gives its one line on stderr and its exit code."""
 
 import json
 import sqlite3
@@ -101,13 +101,13 @@ def test_misspelt_config_keys(tmp_path, capsys):
     gate.write_text("[min]\ntotl = 0.8\n")
     assert run(capsys, "validate", "--config", str(gate)) == (
         2,
-        f"judgelab: error: {gate}: unknown key 'min.totl'; did you mean 'total'?\n",
+        f"judgelab: error: {gate}:2: unknown key 'min.totl'; did you mean 'total'?\n",
     )
     board = tmp_path / "board.toml"
     board.write_text('[[candidates]]\nname = "a"\nmodle = "m"\n[[evaluations]]\nkind = "labels"\nsource = "x"\n')
     assert run(capsys, "leaderboard", str(board), "--out", str(tmp_path / "out")) == (
         2,
-        f"judgelab: error: {board}: unknown key 'candidates[0].modle'; did you mean 'model'?\n",
+        f"judgelab: error: {board}:3: unknown key 'candidates[0].modle'; did you mean 'model'?\n",
     )
 
 

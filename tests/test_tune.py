@@ -13,8 +13,8 @@ import pytest
 from conftest import ROOT, reply
 
 from judges.calls.scripted import ScriptedBackend
+from judges.config.judge import JudgeConfig
 from judges.errors import ConfigError
-from judges.judging.factory import JudgeOptions
 from judges.suite.loading import load_unit_tests
 from judges.tuning.pipeline import TuneJob, tune
 from judges.tuning.report import write_report
@@ -103,7 +103,7 @@ def backend(monkeypatch):
 
 
 def job(tmp_path, folder, space, out="out", **extra):
-    options = JudgeOptions(judge="scripted/model", cache_path=str(tmp_path / "cache.sqlite"), json_schema=False)
+    options = JudgeConfig(model="scripted/model", cache=str(tmp_path / "cache.sqlite"), json_schema=False)
     return TuneJob(options=options, out=tmp_path / out, tests=folder, space=space, **extra)
 
 

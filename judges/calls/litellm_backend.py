@@ -88,7 +88,7 @@ class LiteLLMBackend:
         *,
         api_base: str | None = None,
         api_key: str | None = None,
-        timeout_s: float = 120.0,
+        timeout_s: float | None = None,  # None: no limit of its own (the runtime times each call out)
         connection: dict[str, Any] | None = None,
     ) -> None:
         self._connection = {k: v for k, v in (("api_base", api_base), ("api_key", api_key)) if v is not None}

@@ -132,7 +132,7 @@ class OpenAIHTTPBackend:
         *,
         api_base: str | None = None,
         api_key: str | None = None,
-        timeout_s: float = 120.0,
+        timeout_s: float | None = None,  # None: no limit of its own (the runtime times each call out)
         connection: dict[str, Any] | None = None,
     ) -> None:
         connection = dict(connection or {})

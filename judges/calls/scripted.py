@@ -14,11 +14,14 @@ Script = Callable[[CompletionRequest], Reply]
 class ScriptedBackend:
     """Replies with `script(request)` (a function) or the next item of a list; exceptions are raised.
 
-    Every request is kept in `requests`, so tests can check what was sent.
+    Every request is kept in `requests`, so tests can check what was sent; `model_version` is the fingerprint its
+    completions report, as a provider's would.
     """
 
-    def __init__(self, script: Script | Iterable[Reply], *, cost_per_call: float = 0.0) -> None:
-        self.cost_per_call = cost_per_call
+    def __init__(
+        self, script: Script | Iterable[Reply], *, cost_per_call: float = 0.0, model_version: str | None = None
+    ) -> None:
+        self.cost_per_call, self.model_version = cost_per_call, model_version
         self._script = script if callable(script) else iter(list(script)).__next__
         self._callable = callable(script)
         self.requests: list[CompletionRequest] = []
@@ -30,7 +33,11 @@ class ScriptedBackend:
             raise reply
         prompt_words = sum(len(content_text(m["content"]).split()) for m in request.messages)
         return Completion(
-            text=reply, prompt_tokens=prompt_words, completion_tokens=len(reply.split()), cost=self.cost_per_call
+            text=reply,
+            prompt_tokens=prompt_words,
+            completion_tokens=len(reply.split()),
+            cost=self.cost_per_call,
+            model_version=self.model_version,
         )
 
 

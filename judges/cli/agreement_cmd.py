@@ -9,7 +9,7 @@ from judges.errors import ConfigError
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
-    """The command's options (called by main._configure; imports nothing heavy)."""
+    """The command's options (imports nothing heavy)."""
     parser.add_argument(
         "--labels",
         required=True,

@@ -6,6 +6,27 @@ import argparse
 import sys
 
 
+def configure(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("paths", nargs="+", metavar="FILE|DIR", help="unit-test files, or folders of them")
+    parser.add_argument(
+        "--baselines",
+        action="store_true",
+        help="also print the pass rates of the oracle and constant/random baseline judges",
+    )
+    parser.add_argument(
+        "--strict",
+        action="store_true",
+        help="also apply the shipped suite's house rules (each type's conditions and shape, "
+        "3-6 references, complete sets); always on for the shipped unit_tests/",
+    )
+    parser.add_argument(
+        "--split",
+        choices=["train", "test"],
+        default="test",
+        help="split used for --baselines when a folder is given (default test)",
+    )
+
+
 def run(args: argparse.Namespace) -> int:
     from judges.errors import InputError
     from judges.suite.checks import check_path

@@ -7,6 +7,10 @@ import argparse
 from judges.errors import ConfigError
 
 
+def configure(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("runs", nargs="+", metavar="RUN_DIR", help="two or more meta-eval run folders")
+
+
 def run(args: argparse.Namespace) -> int:
     from judges.runs.compare import comparison_markdown
     from judges.runs.run import Run

@@ -5,15 +5,23 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from judges.cli.options import judge_options
+from judges.cli.options import add_judge_options, config_from_args
 from judges.cli.render import finish_run
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    add_judge_options(parser)
+    parser.add_argument("file", metavar="FILE", help="JSONL of input, references, expected_output, actual_output")
+    parser.add_argument("--limit", type=int, metavar="N")
+    parser.add_argument("--out", metavar="DIR", help="run folder (default results/runs/<run-id>)")
 
 
 def run(args: argparse.Namespace) -> int:
     from judges.runs.api import grade_samples, load_samples
     from judges.runs.folder import default_run_dir
 
+    config = config_from_args(args)
     samples = load_samples(args.file, args.limit)
-    out_dir = Path(args.out) if args.out else default_run_dir(Path("results/runs"), "evaluate", args.judge)
-    run = grade_samples(samples, judge_options(args), out=out_dir, progress=not args.quiet, data=args.file)
+    out_dir = Path(args.out) if args.out else default_run_dir(Path("results/runs"), "evaluate", config.model)
+    run = grade_samples(samples, config, out=out_dir, progress=not args.quiet, data=args.file)
     return finish_run(run, ["results.jsonl", "run.json", "summary.md"])

@@ -14,7 +14,7 @@ if TYPE_CHECKING:
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
-    """The subcommands and their options (called by main._configure; imports nothing heavy)."""
+    """The subcommands and their options (imports nothing heavy)."""
     sub = parser.add_subparsers(dest="label_command", metavar="SUBCOMMAND", required=True)
     select = sub.add_parser(
         "select", help="draw a labelling queue from graded runs, disagreement first", description=select_help()

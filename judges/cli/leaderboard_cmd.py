@@ -6,6 +6,13 @@ import argparse
 from pathlib import Path
 
 
+def configure(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("config", metavar="CONFIG", help="TOML with [[candidates]], [[evaluations]], [selection]")
+    parser.add_argument(
+        "--out", default="results", metavar="DIR", help="where the leaderboard files go (default results/)"
+    )
+
+
 def run(args: argparse.Namespace) -> int:
     from judges.leaderboard.config import load_config
     from judges.leaderboard.run import run_leaderboard

@@ -1,12 +1,15 @@
-"""`judgelab` entry point: builds the parser, installs process setup, and turns user errors into one line."""
+"""`judgelab` entry point: wires the commands (each module holds its own options), installs process setup, and
+turns user errors into one line.
+
+A command is a module with `configure(parser)` (its options; imports nothing heavy) and `run(args)` (the work,
+returning the exit code), registered in COMMANDS by its dotted name and imported when the parser is built."""
 
 from __future__ import annotations
 
 import argparse
+import importlib
 import sys
 from collections.abc import Sequence
-
-from judges.calls.model_spec import DEFAULT_JUDGE, IMAGE_MAX_SIDE
 
 COMMANDS = {
     "meta-eval": ("judges.cli.meta_eval_cmd", "score a judge against unit tests"),
@@ -25,91 +28,9 @@ COMMANDS = {
     "publish": ("judges.cli.publish_cmd", "push a leaderboard folder to a Hugging Face Hub dataset repo"),
     "label": ("judges.cli.label_cmd", "human labels for your own data: select items, label them blind, export/import"),
     "tune": ("judges.cli.tune_cmd", "search prompt variants on the train split; report the tuned prompts once on test"),
+    "probe": ("judges.cli.probe_cmd", "perturb samples (bias probes) and report how often the judge's grade held"),
+    "view": ("judges.cli.view_cmd", "browse every run folder and leaderboard under a folder, locally and read-only"),
 }
-
-
-def add_judge_options(parser: argparse.ArgumentParser) -> None:
-    group = parser.add_argument_group("judge")
-    group.add_argument(
-        "--judge",
-        default=DEFAULT_JUDGE,
-        metavar="MODEL",
-        help=f"any LiteLLM model id, or a local judge (default {DEFAULT_JUDGE})",
-    )
-    group.add_argument(
-        "--prompts",
-        default="",
-        metavar="DIR",
-        help="prompt folder with the four metric templates, a shipped set name, or 'grouse' (default: 'compact' "
-        "for a local judge, 'default' for any other)",
-    )
-    group.add_argument(
-        "--api-base",
-        action="append",
-        metavar="URL",
-        help="OpenAI-compatible server for the model; repeat it to spread calls over several deployments of the "
-        "same judge (--concurrency each, a failing one routed around)",
-    )
-    group.add_argument(
-        "--client",
-        choices=["lean", "litellm"],
-        default=None,
-        help="lean: direct HTTP for OpenAI-compatible endpoints (default for them and for local judges); "
-        "litellm: through LiteLLM (default for other providers)",
-    )
-    group.add_argument("--temperature", type=float, default=0.0)
-    group.add_argument("--max-tokens", type=int, default=512)
-    group.add_argument("--seed", type=int, default=0)
-    group.add_argument("--extra", metavar="JSON", help="extra LiteLLM arguments as a JSON object")
-    group.add_argument(
-        "--json-schema",
-        action=argparse.BooleanOptionalAction,
-        default=None,
-        help="constrain replies to each metric's JSON schema (default: on for local judges)",
-    )
-    group.add_argument(
-        "--vision",
-        action=argparse.BooleanOptionalAction,
-        default=None,
-        help="the judge sees images (default: as LiteLLM's model table says; the offline judge never does)",
-    )
-    group.add_argument(
-        "--image-max-side",
-        type=int,
-        default=IMAGE_MAX_SIDE,
-        metavar="PX",
-        help="images are sent shrunk to at most PX pixels a side (default %(default)s)",
-    )
-    runtime = parser.add_argument_group("runtime")
-    runtime.add_argument(
-        "--concurrency", type=int, default=8, help="calls in flight at once, per deployment (default 8)"
-    )
-    runtime.add_argument("--timeout", type=float, default=120.0, help="seconds per call before a retry")
-    runtime.add_argument("--cache", default=".judgelab/cache.sqlite", metavar="PATH", help="reply cache (SQLite)")
-    runtime.add_argument(
-        "--cache-mode",
-        default="read-write",
-        choices=["read-write", "read-only", "off", "replay"],
-        help="replay: recorded replies only, a miss is an error (for CI)",
-    )
-    runtime.add_argument(
-        "--quiet", action="store_true", help="no progress on stderr (it is a bar on a terminal, else a line every 10 s)"
-    )
-    runtime.add_argument("--rpm", type=float, metavar="N", help="at most N requests per minute per model")
-    runtime.add_argument("--tpm", type=float, metavar="N", help="at most N tokens per minute per model (estimated)")
-    runtime.add_argument(
-        "--max-cost",
-        type=float,
-        metavar="USD",
-        help="stop cleanly once this much is spent (exit 4; every paid reply is cached)",
-    )
-    runtime.add_argument(
-        "--fail-on-error",
-        type=float,
-        default=0.1,  # as Inspect's default share of failed samples; JudgeOptions' own default is None (no check)
-        metavar="RATE",
-        help="exit 5 when a metric's share of failed verdicts is over RATE (default 0.1; 1 never)",
-    )
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -127,136 +48,33 @@ def build_parser() -> argparse.ArgumentParser:
     for name, (module, help_text) in COMMANDS.items():
         command = sub.add_parser(name, help=help_text, description=help_text)
         command.set_defaults(module=module)
-        _configure(name, command)
+        importlib.import_module(module).configure(command)
     return parser
 
 
-def add_test_options(parser: argparse.ArgumentParser, default_split: str) -> None:
-    parser.add_argument(
-        "--tests",
-        default=None,
-        metavar="FILE|DIR",
-        help="unit-test JSONL, a folder with train.jsonl/test.jsonl, or 'grouse' (the hub "
-        "dataset); default: the shipped unit_tests/",
-    )
-    parser.add_argument(
-        "--split",
-        choices=["train", "test"],
-        default=None,
-        help=f"split of a folder or hub dataset (default {default_split} for the shipped suite, else test)",
-    )
-    parser.add_argument("--limit", type=int, metavar="N", help="only the first N unit tests")
-    parser.add_argument("--out", metavar="DIR", help="run folder (default results/runs/<run-id>)")
+def unknown_options(parser: argparse.ArgumentParser, command: str | None, unknown: list[str]) -> str:
+    """One line for arguments no option takes, naming the nearest option of the command for a misspelt one."""
+    import difflib
 
-
-def _configure(name: str, parser: argparse.ArgumentParser) -> None:
-    if name in ("meta-eval", "evaluate", "validate"):
-        add_judge_options(parser)
-    if name == "meta-eval":
-        add_test_options(parser, "train")
-        parser.add_argument(
-            "--samples",
-            type=int,
-            default=1,
-            metavar="K",
-            help="judge each test K times and report grade variance and pass/fail flips",
-        )
-        parser.add_argument(
-            "--dry-run",
-            action="store_true",
-            help="print the calls, tokens and cost the run would need, and call nothing",
-        )
-        parser.add_argument(
-            "--plot",
-            action="store_true",
-            help="also draw result_matrix.png (the report already shows the matrix; `judgelab plot` draws it later)",
-        )
-    elif name == "evaluate":
-        parser.add_argument("file", metavar="FILE", help="JSONL of input, references, expected_output, actual_output")
-        parser.add_argument("--limit", type=int, metavar="N")
-        parser.add_argument("--out", metavar="DIR", help="run folder (default results/runs/<run-id>)")
-    elif name == "check-tests":
-        parser.add_argument("paths", nargs="+", metavar="FILE|DIR", help="unit-test files, or folders of them")
-        parser.add_argument(
-            "--baselines",
-            action="store_true",
-            help="also print the pass rates of the oracle and constant/random baseline judges",
-        )
-        parser.add_argument(
-            "--strict",
-            action="store_true",
-            help="also apply the shipped suite's house rules (each type's conditions and shape, "
-            "3-6 references, complete sets); always on for the shipped unit_tests/",
-        )
-        parser.add_argument(
-            "--split",
-            choices=["train", "test"],
-            default="test",
-            help="split used for --baselines when a folder is given (default test)",
-        )
-    elif name == "plot":
-        parser.add_argument("run_dir", metavar="RUN_DIR")
-    elif name == "show":
-        from judges.cli.show_cmd import configure as configure_show
-
-        configure_show(parser)
-    elif name == "validate":
-        add_test_options(parser, "test")
-        parser.add_argument(
-            "--min",
-            action="append",
-            metavar="METRIC=RATE",
-            help="lowest acceptable pass rate, e.g. --min faithfulness=0.9 --min total=0.8",
-        )
-        parser.add_argument(
-            "--max",
-            action="append",
-            metavar="failure_rate=RATE",
-            help="highest acceptable share of judged verdicts the run failed to get",
-        )
-        parser.add_argument(
-            "--config", metavar="TOML", help="judge, tests and bars from a file ([judge], [tests], [min], [max])"
-        )
-        parser.add_argument("--junit", metavar="FILE", help="JUnit XML path (default <run folder>/junit.xml)")
-    elif name == "compare":
-        parser.add_argument("runs", nargs="+", metavar="RUN_DIR", help="two or more meta-eval run folders")
-    elif name == "leaderboard":
-        parser.add_argument("config", metavar="CONFIG", help="TOML with [[candidates]], [[evaluations]], [selection]")
-        parser.add_argument(
-            "--out", default="results", metavar="DIR", help="where the leaderboard files go (default results/)"
-        )
-    elif name == "publish":
-        parser.add_argument("folder", metavar="FOLDER", help="a leaderboard folder (e.g. results/)")
-        parser.add_argument("--repo", required=True, metavar="OWNER/NAME", help="Hub dataset repo")
-        parser.add_argument("--message", help="commit message")
-        parser.add_argument("--dry-run", action="store_true", help="list the files and the commit; push nothing")
-    elif name == "metrics":
-        from judges.cli.metrics_cmd import configure as configure_metrics
-
-        add_judge_options(parser)
-        configure_metrics(parser)
-    elif name == "agreement":
-        from judges.cli.agreement_cmd import configure
-
-        configure(parser)
-    elif name == "label":
-        from judges.cli.label_cmd import configure as configure_label
-
-        configure_label(parser)
-    elif name == "tune":
-        from judges.cli.tune_cmd import configure as configure_tune
-
-        add_judge_options(parser)
-        configure_tune(parser)
+    options: list[str] = []
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction) and command in action.choices:
+            options = [o for a in action.choices[command]._actions for o in a.option_strings if o.startswith("--")]
+    flag = next((u.split("=", 1)[0][2:] for u in unknown if u.startswith("--")), None)
+    near = difflib.get_close_matches(flag, [o[2:] for o in options], n=1, cutoff=0.6) if flag else []
+    hint = f"; did you mean --{near[0]}?" if near else ""
+    return f"judgelab {command or ''}: error: unrecognized arguments: {' '.join(unknown)}{hint}".replace(" :", ":")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
-    args = parser.parse_args(argv)
+    args, unknown = parser.parse_known_args(argv)
+    if unknown:  # argparse's usage block would bury the one line that matters
+        print(unknown_options(parser, args.command, unknown), file=sys.stderr)
+        return 2
     if args.command is None:
         parser.print_help()
         return 0
-    import importlib
     import warnings
 
     from judges.errors import JudgelabError

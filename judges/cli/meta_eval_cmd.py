@@ -4,45 +4,70 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
+from typing import Any
 
-from judges.cli.options import judge_options
+from judges.cli.options import DeprecatedAlias, add_judge_options, add_test_options, config_from_args
 from judges.cli.render import finish_run
+from judges.config.judge import JudgeConfig
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    add_judge_options(parser)
+    add_test_options(parser, "train")
+    parser.add_argument(
+        "--draws",
+        type=int,
+        default=1,
+        metavar="K",
+        help="judge each test K times and report grade variance and pass/fail flips",
+    )
+    parser.add_argument(
+        "--samples", type=int, dest="draws", metavar="K", action=DeprecatedAlias, new="--draws", help=argparse.SUPPRESS
+    )
+    parser.add_argument(
+        "--dry-run",
+        action="store_true",
+        help="print the calls, tokens and cost the run would need, and call nothing",
+    )
+    parser.add_argument(
+        "--plot",
+        action="store_true",
+        help="also draw result_matrix.png (the report already shows the matrix; `judgelab plot` draws it later)",
+    )
 
 
 def run(args: argparse.Namespace) -> int:
+    from judges.errors import ConfigError
     from judges.runs.api import load_tests
 
     split = args.split or ("train" if args.tests is None else None)
     tests = load_tests(args.tests, split, args.limit)
-    options = judge_options(args)
-    if args.samples < 1:
-        from judges.errors import ConfigError
-
-        raise ConfigError("--samples must be at least 1")
+    config = config_from_args(args)
+    if args.draws < 1:
+        raise ConfigError("--draws must be at least 1")
     if args.dry_run:
-        return dry_run(tests, options, args.samples)
-    return execute(args, tests, split, default_out(args, split or Path(args.tests).stem))
+        return dry_run(tests, config, args.draws)
+    return execute(args, config, tests, split, default_out(args, config, split or Path(args.tests).stem))
 
 
-def default_out(args: argparse.Namespace, split: str) -> Path:
+def default_out(args: argparse.Namespace, config: JudgeConfig, split: str) -> Path:
     from judges.runs.folder import default_run_dir
 
-    prompts = Path(judge_options(args).prompts).name
-    return Path(args.out) if args.out else default_run_dir(Path("results/runs"), args.judge, prompts, split)
+    prompts = Path(config.prompts).name
+    return Path(args.out) if args.out else default_run_dir(Path("results/runs"), config.model, prompts, split)
 
 
-def execute(args: argparse.Namespace, tests: list, split: str | None, out_dir: Path) -> int:  # type: ignore[type-arg]
+def execute(args: argparse.Namespace, config: JudgeConfig, tests: list[Any], split: str | None, out_dir: Path) -> int:
     """Run the unit tests, print the summary (and draw the plot if asked); the exit code says how the run ended.
 
     The plot is opt-in: matplotlib alone takes longer to import than a fully cached re-run of the main job."""
     from judges.runs.api import run_unit_tests
 
-    options = judge_options(args)
     run = run_unit_tests(
         tests,
-        options,
+        config,
         out=out_dir,
-        draws=getattr(args, "samples", 1),
+        draws=args.draws,
         progress=not args.quiet,
         data=args.tests or "unit_tests (shipped)",
         split=split,
@@ -55,13 +80,13 @@ def execute(args: argparse.Namespace, tests: list, split: str | None, out_dir: P
     return finish_run(run, written)
 
 
-def dry_run(tests: list, options, draws: int) -> int:  # type: ignore[no-untyped-def, type-arg]
+def dry_run(tests: list[Any], config: JudgeConfig, draws: int) -> int:
     from judges.judging.factory import planning_judge
     from judges.runs.cost_estimate import estimate_meta_eval
 
-    judge, cache = planning_judge(options)
+    judge, cache = planning_judge(config)
     try:
-        print(f"{len(tests)} unit tests x {draws} draw(s) with {options.judge}")
+        print(f"{len(tests)} unit tests x {draws} draw(s) with {config.model}")
         print(estimate_meta_eval(tests, judge, draws, cache).describe())
     finally:
         if cache is not None:

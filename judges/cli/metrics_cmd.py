@@ -7,13 +7,15 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from judges.cli.options import judge_options
+from judges.cli.options import add_judge_options, config_from_args
 from judges.cli.render import finish_run
+from judges.config.judge import JudgeConfig
 from judges.errors import ConfigError
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
-    """The command's own options (the judge options are added by main)."""
+    """The judge's options and the command's own."""
+    add_judge_options(parser)
     parser.add_argument("--list", action="store_true", help="list the metrics and exit")
     parser.add_argument(
         "--metrics",
@@ -131,6 +133,7 @@ def run(args: argparse.Namespace) -> int:
         return 0
     if not args.metrics or not args.data:
         raise ConfigError("give --metrics and --data (or --list)")
+    config = config_from_args(args)  # a bad judge option fails before the data is read
     metrics = select(registry, args.metrics.split(","))
     settings = _settings(args)
     if any(spec.name == "ragas_score" for spec in metrics):
@@ -143,20 +146,25 @@ def run(args: argparse.Namespace) -> int:
     samples = samples[: args.limit] if args.limit else samples
     if not samples:
         raise ConfigError(f"{args.data}: no samples")
-    return execute(args, metrics, registry, settings, samples)
+    return execute(args, config, metrics, registry, settings, samples)
 
 
 def execute(
-    args: argparse.Namespace, metrics: list[Any], registry: dict[str, Any], settings: Any, samples: list[Any]
+    args: argparse.Namespace,
+    config: JudgeConfig,
+    metrics: list[Any],
+    registry: dict[str, Any],
+    settings: Any,
+    samples: list[Any],
 ) -> int:
     from judges.runs.api import run_metrics
     from judges.runs.folder import default_run_dir
 
-    out_dir = Path(args.out) if args.out else default_run_dir(Path("results/runs"), "metrics", args.judge)
+    out_dir = Path(args.out) if args.out else default_run_dir(Path("results/runs"), "metrics", config.model)
     run = run_metrics(
         samples,
         [spec.name for spec in metrics],
-        judge_options(args),
+        config,
         out=out_dir,
         progress=not args.quiet,
         data=args.data,

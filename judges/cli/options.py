@@ -1,31 +1,88 @@
-"""Turns parsed command-line arguments into the library's option objects."""
+"""The flags several commands share: the judge's (derived from JudgeConfig's fields) and the unit tests'."""
 
 from __future__ import annotations
 
 import argparse
+import sys
+import types
+import typing
+from typing import Any, Literal
 
-from judges.judging.factory import JudgeOptions
+from judges.config.judge import JUDGE_FIELDS, JudgeConfig, build_config, cli_of, flag_of
 
 
-def judge_options(args: argparse.Namespace) -> JudgeOptions:
-    return JudgeOptions(
-        judge=args.judge,
-        prompts=args.prompts,
-        api_base=args.api_base[0] if args.api_base and len(args.api_base) == 1 else args.api_base,
-        client=args.client,
-        temperature=args.temperature,
-        max_tokens=args.max_tokens,
-        seed=args.seed,
-        extra=JudgeOptions.parse_extra(args.extra),
-        json_schema=args.json_schema,
-        concurrency=args.concurrency,
-        timeout_s=args.timeout,
-        cache_path=args.cache,
-        cache_mode=args.cache_mode,
-        requests_per_minute=args.rpm,
-        tokens_per_minute=args.tpm,
-        max_cost=args.max_cost,
-        vision=args.vision,
-        image_max_side=args.image_max_side,
-        fail_on_error=getattr(args, "fail_on_error", None),
+def add_judge_options(parser: argparse.ArgumentParser) -> None:
+    """One flag per JudgeConfig field (its name with dashes, or the field's `Cli.flag`); the defaults stay in the
+    model, so a flag not given leaves the field unset."""
+    groups = {"judge": parser.add_argument_group("judge"), "runtime": parser.add_argument_group("runtime")}
+    for name, info in JudgeConfig.model_fields.items():
+        cli = cli_of(name)
+        flags = [flag_of(name)]
+        if flags[0] != "--" + name.replace("_", "-"):
+            flags.append("--" + name.replace("_", "-"))  # the field's own name works too
+        default = info.get_default(call_default_factory=True)
+        shown = f" (default {default})" if default not in (None, "", {}) and "default" not in cli.help else ""
+        options: dict[str, Any] = {"dest": name, "default": argparse.SUPPRESS, "help": cli.help + shown}
+        options.update(_reading(info.annotation))
+        if cli.metavar and "choices" not in options and options.get("action") is not argparse.BooleanOptionalAction:
+            options["metavar"] = cli.metavar
+        groups[cli.group].add_argument(*flags, **options)
+    groups["runtime"].add_argument(
+        "--quiet", action="store_true", help="no progress on stderr (it is a bar on a terminal, else a line every 10 s)"
     )
+
+
+def _reading(annotation: Any) -> dict[str, Any]:
+    """How argparse reads a field of this type: a switch pair, a choice, a repeatable flag, or one typed value."""
+    kinds = [a for a in typing.get_args(annotation) if a is not type(None)] if _is_union(annotation) else [annotation]
+    if bool in kinds:
+        return {"action": argparse.BooleanOptionalAction}
+    literal = next((k for k in kinds if typing.get_origin(k) is Literal), None)
+    if literal is not None:
+        return {"choices": list(typing.get_args(literal))}
+    if any(typing.get_origin(k) is list for k in kinds):
+        return {"action": "append"}
+    if any(typing.get_origin(k) is dict for k in kinds):
+        return {"type": str}  # JSON text, parsed by the model
+    kind = kinds[0]
+    return {"type": kind if kind in (int, float) else str}
+
+
+def _is_union(annotation: Any) -> bool:
+    return typing.get_origin(annotation) in (typing.Union, types.UnionType)
+
+
+def config_from_args(args: argparse.Namespace, base: dict[str, Any] | None = None) -> JudgeConfig:
+    """The JudgeConfig the command line asks for; flags given win over `base` (e.g. a config file's [judge])."""
+    given = {name: getattr(args, name) for name in JUDGE_FIELDS if hasattr(args, name)}
+    return build_config({**(base or {}), **given}, flags=True)
+
+
+def add_test_options(parser: argparse.ArgumentParser, default_split: str) -> None:
+    parser.add_argument(
+        "--tests",
+        default=None,
+        metavar="FILE|DIR",
+        help="unit-test JSONL, a folder with train.jsonl/test.jsonl, or 'grouse' (the hub "
+        "dataset); default: the shipped unit_tests/",
+    )
+    parser.add_argument(
+        "--split",
+        choices=["train", "test"],
+        default=None,
+        help=f"split of a folder or hub dataset (default {default_split} for the shipped suite, else test)",
+    )
+    parser.add_argument("--limit", type=int, metavar="N", help="only the first N unit tests")
+    parser.add_argument("--out", metavar="DIR", help="run folder (default results/runs/<run-id>)")
+
+
+class DeprecatedAlias(argparse.Action):
+    """A flag kept under its old name: stores into the new one's dest and says so in one line on stderr."""
+
+    def __init__(self, option_strings: list[str], dest: str, new: str = "", **kwargs: Any) -> None:
+        self.new = new
+        super().__init__(option_strings, dest, **kwargs)
+
+    def __call__(self, parser: Any, namespace: argparse.Namespace, values: Any, option: str | None = None) -> None:
+        print(f"judgelab: note: {option} is deprecated; use {self.new}", file=sys.stderr)
+        setattr(namespace, self.dest, values)

@@ -6,6 +6,10 @@ import argparse
 from pathlib import Path
 
 
+def configure(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("run_dir", metavar="RUN_DIR")
+
+
 def run(args: argparse.Namespace) -> int:
     from judges.runs.plot import plot_result_matrix
     from judges.runs.run import Run

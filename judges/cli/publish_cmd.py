@@ -5,6 +5,13 @@ from __future__ import annotations
 import argparse
 
 
+def configure(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("folder", metavar="FOLDER", help="a leaderboard folder (e.g. results/)")
+    parser.add_argument("--repo", required=True, metavar="OWNER/NAME", help="Hub dataset repo")
+    parser.add_argument("--message", help="commit message")
+    parser.add_argument("--dry-run", action="store_true", help="list the files and the commit; push nothing")
+
+
 def run(args: argparse.Namespace) -> int:
     from judges.integrations.hub_publish import plan_publish, publish
 

@@ -28,8 +28,9 @@ def finish_run(run: Run, files: list[str], *, quiet: bool = False) -> int:
     """Print the summary and where it went; one stderr line for failed calls and one for an early stop."""
     if not quiet:
         print((run.folder / "summary.md").read_text(encoding="utf-8") if run.folder else "", end="")
-        if run.folder is not None:
-            print(f"wrote {run.folder}/" + ", ".join(files))
+        if run.folder is not None:  # every run folder has its report.html: name it whichever command wrote it
+            shown = files + [name for name in ("report.html",) if name not in files and (run.folder / name).is_file()]
+            print(f"wrote {run.folder}/" + ", ".join(shown))
     failed = failure_summary(run)
     if run.stop_reason == "degraded":  # one line: the metric and failure kind that dominate
         print(f"judgelab: degraded run: {run.stop_message}" + (f"; {failed}" if failed else ""), file=sys.stderr)

@@ -8,6 +8,9 @@ from pathlib import Path
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
+    from judges.cli.options import add_judge_options
+
+    add_judge_options(parser)
     parser.add_argument("--space", metavar="TOML", help="search space (default: the one judgelab ships)")
     parser.add_argument("--metrics", metavar="a,b", help="metrics to tune (default: every metric of the space)")
     parser.add_argument(
@@ -22,26 +25,25 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from judges.cli.options import judge_options
+    from judges.cli.options import config_from_args
     from judges.errors import ConfigError
     from judges.tuning.pipeline import TuneJob
 
-    if args.budget_calls is not None and args.max_cost is not None:
+    config = config_from_args(args)
+    if args.budget_calls is not None and config.max_cost is not None:
         raise ConfigError("give one budget: --budget-calls or --max-cost")
     if args.budget_calls is not None and args.budget_calls < 1:
         raise ConfigError("--budget-calls must be at least 1")
     if args.test_limit is not None and args.test_limit < 1:
         raise ConfigError("--test-limit must be at least 1")
-    options = judge_options(args)
-    max_cost, options.max_cost = options.max_cost, None  # the tuner spends the cost limit across its runs
     job = TuneJob(
-        options=options,
+        options=config.merged(max_cost=None),  # the tuner spends the cost limit across its runs
         out=Path(args.out),
         tests=Path(args.tests) if args.tests else None,
         space=Path(args.space) if args.space else None,
         metrics=[m.strip() for m in args.metrics.split(",") if m.strip()] if args.metrics else None,
         budget_calls=args.budget_calls,
-        max_cost=max_cost,
+        max_cost=config.max_cost,
         test_limit=args.test_limit,
         progress=lambda message: print(f"judgelab tune: {message}", file=sys.stderr),
     )

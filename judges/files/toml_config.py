@@ -45,8 +45,21 @@ def validate_config(model: type[Model], data: dict[str, Any], path: str | Path) 
     try:
         return model.model_validate(data)  # type: ignore[attr-defined, no-any-return]
     except ValidationError as err:
-        lines = [f"{path}: {describe_problem(model, dict(found))}" for found in err.errors(include_url=False)]
+        lines = []
+        for found in err.errors(include_url=False):
+            line = _line_of(path, tuple(found["loc"]))
+            lines.append(f"{path}{f':{line}' if line else ''}: {describe_problem(model, dict(found))}")
         raise ConfigError("\n".join(dict.fromkeys(lines))) from None
+
+
+def _line_of(path: str | Path, loc: tuple[Any, ...]) -> int | None:
+    """The line of the file where the key at `loc` is written (None when not found)."""
+    from judges.files.toml_lines import key_line
+
+    try:
+        return key_line(Path(path).read_text(encoding="utf-8"), loc)
+    except (OSError, UnicodeDecodeError):
+        return None
 
 
 def describe_problem(model: type, problem: dict[str, Any]) -> str:

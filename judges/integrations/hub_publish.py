@@ -8,6 +8,20 @@ from pathlib import Path
 from judges.errors import BackendUnavailable, ConfigError, InputError
 
 PUBLISHED = ("leaderboard.md", "leaderboard.csv", "leaderboard.json", "leaderboard.html")
+RUN_FILES = ("report.html", "run.json", "summary.md", "results.jsonl")  # what a linked run folder publishes
+
+
+def linked_run_folders(folder: Path) -> list[Path]:
+    """The run folders the leaderboard page links to (`runs/<candidate>--<evaluation>/report.html`), that exist."""
+    import re
+
+    page = folder / "leaderboard.html"
+    if not page.is_file():
+        return []
+    links = set(re.findall(r'href="(runs/[^"#?]+)/report\.html"', page.read_text(encoding="utf-8")))
+    resolved = folder.resolve()
+    found = [folder / link for link in sorted(links)]
+    return [f for f in found if f.resolve().is_relative_to(resolved) and (f / "report.html").is_file()]
 
 
 @dataclass(frozen=True)
@@ -30,6 +44,9 @@ def plan_publish(folder: str | Path, repo_id: str, message: str | None = None) -
         raise InputError("not a leaderboard folder: leaderboard.json is missing", path=str(folder))
     files = [(folder / name, name) for name in PUBLISHED if (folder / name).is_file()]
     files += [(png, png.name) for png in sorted(folder.glob("pareto_*.png"))]
+    for run in linked_run_folders(folder):  # so the published page's report links are not dead
+        relative = run.relative_to(folder).as_posix()
+        files += [(run / name, f"{relative}/{name}") for name in RUN_FILES if (run / name).is_file()]
     return PublishPlan(repo_id, files, message or f"judgelab leaderboard ({len(files)} files)")
 
 

@@ -1,5 +1,6 @@
 """pytest plugin: `pytest --judgelab CONFIG` validates a judge inside a team's own test run: one item per bar (it
-fails when the judge misses the bar, listing the tests behind it) and one per unit test (xfailed, with the reason,
+fails when the judge misses the bar, listing the tests behind it), one for the `baseline` run if the config names one
+(it fails when the pass rate fell significantly) and one per unit test (xfailed, with the reason,
 when the judge did not pass it: the bars decide, the unit-test items say where to look)."""
 
 from __future__ import annotations
@@ -77,6 +78,26 @@ class JudgeBarItem(_JudgelabItem):
             raise JudgelabFailed("\n".join([result.describe(), *(f"  {line}" for line in lines), where]).rstrip())
 
 
+class DriftItem(_JudgelabItem):
+    """The gate's `baseline`: fails when the pass rate fell significantly from that earlier run (McNemar's exact
+    test), listing the flipped tests and both runs' fingerprints."""
+
+    def __init__(self, *, baseline: str, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.baseline = baseline
+
+    def runtest(self) -> None:
+        from pathlib import Path
+
+        from judges.runs.drift import drift, drift_lines
+        from judges.runs.run import Run
+
+        _, run = self.validation.results()
+        result = drift(Run.load(self.baseline), run)
+        if result.fell:
+            raise JudgelabFailed("\n".join(drift_lines(result, Path(self.baseline).name, "this run")))
+
+
 class UnitTestItem(_JudgelabItem):
     """One unit test: passes when the judge met every condition, else xfails naming what it got wrong."""
 
@@ -110,6 +131,10 @@ class JudgelabConfig(pytest.File):
             JudgeBarItem.from_parent(self, name=f"judgelab[{bar.name}]", index=index, **common)
             for index, bar in enumerate(gate.bars)
         ]
+        if gate.baseline:
+            bars.append(
+                DriftItem.from_parent(self, name="judgelab[no drift from baseline]", baseline=gate.baseline, **common)
+            )
         return bars + [
             UnitTestItem.from_parent(self, name=f"judgelab[{test.id}]", test_id=test.id, **common) for test in tests
         ]

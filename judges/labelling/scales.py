@@ -32,7 +32,7 @@ class LabelScale:
 
 
 BINARY = LabelScale(LabelType.BINARY, 0, 1, allows_null=False)
-# The GroUSE metrics' grades and when each may be null (README, "How a judge is scored").
+# The GroUSE metrics' grades and when each may be null (docs/metrics.md, "How a judge is scored").
 SCALES = {
     "faithfulness": LabelScale(LabelType.BINARY, 0, 1, allows_null=True),
     "usefulness": LabelScale(LabelType.BINARY, 0, 1, allows_null=True),

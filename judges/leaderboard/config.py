@@ -5,47 +5,39 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, with_config
-from typing_extensions import TypedDict
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
 
+from judges.config.judge import JudgeConfig, build_config
 from judges.errors import ConfigError
 from judges.files.toml_config import read_toml, validate_config
+from judges.leaderboard.jury import Jury, check_juries
 
 CANDIDATE_KINDS = ("llm", "metric", "baseline", "embedding")
-JUDGE_PARAMS = ("temperature", "max_tokens", "seed", "extra", "json_schema", "concurrency", "timeout_s")
 EVALUATION_KINDS = ("unit_tests", "labels")
 _STRICT = ConfigDict(extra="forbid", frozen=True, strict=True)
 
 
-@with_config(ConfigDict(extra="forbid", strict=True))
-class JudgeParams(TypedDict, total=False):
-    """A candidate's judge parameters (those of `judgelab meta-eval`); kept a plain dict for JudgeOptions."""
-
-    temperature: float | None
-    max_tokens: int | None
-    seed: int | None
-    extra: dict[str, Any]
-    json_schema: bool | None
-    concurrency: int
-    timeout_s: float
-
-
-class Candidate(BaseModel):
+class Candidate(JudgeConfig):
     """A judge to rank: an LLM with a GroUSE prompt set and parameters, an LLM behind a metric of the RAG suite,
-    a reference baseline, or an embedding score."""
-
-    model_config = _STRICT
+    a reference baseline, or an embedding score. Its judge keys are JudgeConfig's, with the same defaults as on the
+    command line (`judge(cache)` is the config a run gets)."""
 
     name: str
     kind: Literal["llm", "metric", "baseline", "embedding"] = "llm"
-    model: str | None = None  # llm and metric: a LiteLLM id or local judge; embedding: an embedding model
-    prompts: str = "default"
-    params: JudgeParams = Field(default_factory=dict)  # type: ignore[assignment]
+    # llm and metric: a LiteLLM id or local judge (required); embedding: an embedding model
+    model: str | None = None  # type: ignore[assignment]
     baseline: str | None = None  # baseline: oracle / always-top / always-lowest / always-null / random
-    api_base: str | None = None
     metrics: dict[str, str] = Field(default_factory=dict)  # metric: labelled metric -> suite metric scoring it
     logprobs: bool = False  # metric: the probability-weighted grade from the judge's top next tokens
     higher_is_better: bool = True  # False for a score where a lower value means a better answer
+
+    def judge(self, cache: str) -> JudgeConfig:
+        """The judge this candidate runs: the keys it sets, over the leaderboard's cache, else the defaults."""
+        return build_config({"cache": cache, **self.given()})
+
+    def judge_settings(self) -> dict[str, object]:
+        """The judge keys set beside the model, prompts, endpoint and cache (shown in the leaderboard's notes)."""
+        return {k: v for k, v in self.given().items() if k not in ("model", "prompts", "api_base", "cache")}
 
     def scores(self, labelled_metric: str) -> bool:
         """Whether this candidate gives a score for a labelled metric (a metric candidate only for those it maps)."""
@@ -102,6 +94,7 @@ class LeaderboardConfig(BaseModel):
     candidates: list[Candidate] = Field(min_length=1)
     evaluations: list[Evaluation] = Field(min_length=1)
     selection: Selection = Field(default_factory=Selection)
+    jury: list[Jury] = Field(default_factory=list)  # [[jury]] tables (judges.leaderboard.jury)
     cache: str = ".judgelab/cache.sqlite"
     _path: str = PrivateAttr(default="")
 
@@ -136,11 +129,12 @@ def load_config(path: str | Path) -> LeaderboardConfig:
     names = [c.name for c in config.candidates]
     if len(set(names)) != len(names):
         raise ConfigError(f"{path}: candidate names must be unique")
+    check_juries(config, path)
     return config
 
 
 def _relative_to(data: dict[str, Any], folder: Path) -> dict[str, Any]:
-    """Paths in a config are relative to the config file: `cache`, and each evaluation's `source` and
+    """Paths in a config are relative to the config file: `cache` (the file's and a candidate's), and each evaluation's `source` and
     `calibration` when such a file or folder exists there (a shipped set name such as `begin-cmu` stays a name)."""
 
     def resolve(value: Any) -> Any:
@@ -149,9 +143,14 @@ def _relative_to(data: dict[str, Any], folder: Path) -> dict[str, Any]:
         candidate = folder / value
         return str(candidate) if candidate.exists() else value
 
-    out = dict(data)
-    if isinstance(out.get("cache"), str) and not Path(out["cache"]).is_absolute():
-        out["cache"] = str(folder / out["cache"])
+    def in_folder(table: Any) -> Any:
+        if isinstance(table, dict) and isinstance(table.get("cache"), str) and not Path(table["cache"]).is_absolute():
+            return {**table, "cache": str(folder / table["cache"])}
+        return table
+
+    out = in_folder(dict(data))
+    if isinstance(out.get("candidates"), list):
+        out["candidates"] = [in_folder(c) for c in out["candidates"]]
     if isinstance(out.get("evaluations"), list):
         out["evaluations"] = [
             {k: resolve(v) if k in ("source", "calibration") else v for k, v in e.items()} if isinstance(e, dict) else e

@@ -33,6 +33,7 @@ class Entry:
     # median seconds of the calls that reached the model (cache hits excluded; None when every call was cached
     # and no recorded latency came with them): ties are broken on this, never on the run's wall time
     latency_s_per_uncached_call: float | None = None
+    members: tuple[str, ...] | None = None  # a jury's member candidates: it must also beat the best of them
 
     @property
     def is_oracle(self) -> bool:
@@ -52,3 +53,21 @@ class Entry:
         if not item_values:
             row.pop("item_values")
         return row
+
+
+def check_stop(run: Any) -> str | None:
+    """A candidate's run that stopped early raises its error; a degraded one (finished, but more failed verdicts
+    than its fail_on_error allows) gives the note its entries carry, so the board keeps every other candidate."""
+    if run.stop_reason == "degraded":
+        return f"degraded run: {run.stop_message}"
+    if run.stop_reason:
+        raise run.stop_error()
+    return None
+
+
+def noted(entries: list[Entry], note: str | None) -> list[Entry]:
+    """The entries with `note` added (kept with any note they had)."""
+    if note:
+        for entry in entries:
+            entry.note = f"{entry.note}; {note}" if entry.note else note
+    return entries

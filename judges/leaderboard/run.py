@@ -79,13 +79,25 @@ def run_leaderboard(
         report = run_folder(out / "runs", candidate, evaluation) / "report.html"
         if report.is_file():
             reports[candidate.name, evaluation.name] = report.relative_to(out).as_posix()
+    from judges.leaderboard.jury import board_jury_entries
+
+    entries += board_jury_entries(config, out / "runs")  # from the members' runs: no new call
+    for jury in config.jury:
+        for evaluation in config.evaluations:
+            report = run_folder(out / "runs", jury, evaluation) / "report.html"
+            if report.is_file():
+                reports[jury.name, evaluation.name] = report.relative_to(out).as_posix()
     picks = pick_best(entries, config.selection)
     meta = {
         "date": datetime.now(UTC).isoformat(timespec="seconds"),
         "judgelab_version": __version__,
         "config": config.path,
         "data": data_versions(config.evaluations, labelled),
-        "judges": {c.name: _describe(c, entries) for c in config.candidates},
+        "judges": {c.name: _describe(c, entries) for c in config.candidates}
+        | {
+            j.name: f"jury: {j.rule} of {', '.join(j.members)} (their verdicts, no call of its own)"
+            for j in config.jury
+        },
     }
     write_tables(entries, picks, meta, out)
     plots = []
@@ -108,5 +120,5 @@ def _describe(candidate: Candidate, entries: list[Entry]) -> str:
         mapped = ", ".join(f"{label} by {suite}" for label, suite in sorted(candidate.metrics.items()))
         weighting = ", probability-weighted from the top-5 next tokens" if candidate.logprobs else ""
         return f"{candidate.model}, suite metrics ({mapped}; prompts/rag){weighting}"
-    params = ", ".join(f"{k}={v}" for k, v in sorted(candidate.params.items()))
+    params = ", ".join(f"{k}={v}" for k, v in sorted(candidate.judge_settings().items()))
     return f"{candidate.model}, prompts {candidate.prompts} (sha256 {', '.join(hashes) or '-'}){', ' + params if params else ''}"

@@ -156,6 +156,14 @@ def _group_pick(
     beaten, tests = [], {}
     for entry in contenders:
         ok, test, figures = _beats(entry, baseline, chance)
+        if ok and entry.kind == "jury":
+            from judges.leaderboard.jury import beats_best_member
+
+            ok, against = beats_best_member(entry, group)
+            if not ok:
+                excluded[entry.candidate] = f"does not beat its best member: {against}"
+                continue
+            figures += f"; {against}"
         if ok:
             beaten.append(entry)
             tests[entry.candidate] = (test, figures)

@@ -8,7 +8,8 @@ from pathlib import Path
 from typing import Any
 
 from judges.leaderboard.config import Candidate, Evaluation
-from judges.leaderboard.entries import Entry
+from judges.leaderboard.entries import Entry, check_stop, noted
+from judges.leaderboard.jury import Jury
 from judges.runs.intervals import total_interval, wilson
 from judges.types import ALL_METRICS
 
@@ -82,7 +83,6 @@ def unit_test_entries(
     candidate: Candidate, evaluation: Evaluation, cache: str, runs_dir: Path, *, progress: bool = False
 ) -> list[Entry]:
     """The candidate's run on the evaluation's unit tests (its folder under `runs_dir`), as leaderboard rows."""
-    from judges.judging.factory import JudgeOptions
     from judges.runs.api import run_unit_tests
     from judges.suite.baselines import run_baseline
     from judges.suite.loading import load_unit_tests
@@ -104,24 +104,19 @@ def unit_test_entries(
         for entry in entries:  # scripted replies: no model was called
             entry.calls, entry.cost_usd, entry.latency_s_per_uncached_call = 0, 0.0, None
         return entries
-    options = JudgeOptions(
-        judge=str(candidate.model),
-        prompts=candidate.prompts,
-        api_base=candidate.api_base,
-        cache_path=cache,
-        **candidate.params,
-    )
     run = run_unit_tests(
-        tests, options, out=out, data=str(evaluation.source), split=evaluation.split, progress=progress
+        tests, candidate.judge(cache), out=out, data=str(evaluation.source), split=evaluation.split, progress=progress
     )
-    if run.stop_reason:
-        raise run.stop_error()
+    note = check_stop(run)
     prompt_sha = "".join(sorted(run.config["prompts"]["sha256"].values()))
     short = hashlib.sha256(prompt_sha.encode()).hexdigest()[:12]
-    return run_to_entries(run, dict(base, prompts=candidate.prompts, prompt_sha=short), time.perf_counter() - started)
+    entries = run_to_entries(
+        run, dict(base, prompts=candidate.prompts, prompt_sha=short), time.perf_counter() - started
+    )
+    return noted(entries, note)
 
 
-def run_folder(runs_dir: Path, candidate: Candidate, evaluation: Evaluation) -> Path:
+def run_folder(runs_dir: Path, candidate: Candidate | Jury, evaluation: Evaluation) -> Path:
     """runs/<candidate>--<evaluation>, safe for any evaluation name."""
     import re
 

@@ -9,28 +9,14 @@ import contextlib
 import dataclasses
 from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, Unpack
 
 from judges.calls.model_spec import DEFAULT_JUDGE
+from judges.config.judge import JudgeConfig, JudgeSettings, judge_config
 from judges.errors import ConfigError, InputError
 from judges.images.vision import check_can_see
-from judges.judging.factory import JudgeOptions
 from judges.runs.run import Run
 from judges.types import Sample, UnitTest
-
-
-def judge_options(judge: str | JudgeOptions, overrides: dict[str, Any]) -> JudgeOptions:
-    """Options from a model id or a JudgeOptions, with keyword overrides (any JudgeOptions field)."""
-    base = judge if isinstance(judge, JudgeOptions) else JudgeOptions(judge=judge)
-    unknown = set(overrides) - {f.name for f in dataclasses.fields(JudgeOptions)}
-    if unknown:
-        raise ConfigError(
-            f"unknown judge option(s) {', '.join(sorted(unknown))}; "
-            f"known: {', '.join(f.name for f in dataclasses.fields(JudgeOptions))}"
-        )
-    options = dataclasses.replace(base, **overrides)
-    options.check()
-    return options
 
 
 def load_tests(source: str | Path | None = None, split: str | None = None, limit: int | None = None) -> list[UnitTest]:
@@ -58,18 +44,18 @@ def load_samples(path: str | Path, limit: int | None = None) -> list[tuple[str, 
     return samples
 
 
-def _config(options: JudgeOptions, prompts: Any, **extra: Any) -> dict[str, Any]:
+def _config(options: JudgeConfig, prompts: Any, **extra: Any) -> dict[str, Any]:
     from judges import __version__
 
     return {
         "judgelab_version": __version__,
-        "judge": options.judge,
+        "judge": options.model,
         "api_base": options.api_base,
         "prompts": None
         if prompts is None
         else {"name": prompts.name, "folder": str(prompts.folder), "sha256": prompts.hashes()},
         "params": options.public_params(),
-        "cache": {"path": options.cache_path, "mode": options.cache_mode},
+        "cache": {"path": options.cache, "mode": options.cache_mode},
         "max_cost": options.max_cost,
         "fail_on_error": options.fail_on_error,
         **extra,
@@ -82,14 +68,14 @@ def _out(out: str | Path | None) -> Path | None:
 
 def run_unit_tests(
     tests: Sequence[UnitTest],
-    judge: str | JudgeOptions = DEFAULT_JUDGE,
+    judge: str | JudgeConfig = DEFAULT_JUDGE,
     *,
     out: str | Path | None = None,
     draws: int = 1,
     progress: bool = False,
     data: str | None = None,
     split: str | None = None,
-    **options: Any,
+    **options: Unpack[JudgeSettings],
 ) -> Run:
     """Score a judge against unit tests: each test's verdicts checked against its conditions."""
     from judges.judging.factory import open_judge
@@ -97,9 +83,9 @@ def run_unit_tests(
     from judges.runs.service import run_task
     from judges.runs.tasks import UnitTestTask
 
-    opts = judge_options(judge, options)
+    opts = judge_config(judge, **options)
     if draws < 1:
-        raise ConfigError("--samples must be at least 1")
+        raise ConfigError("draws must be at least 1")
     if not tests:
         raise InputError("no unit tests to run")
     prompts = load_prompt_set(opts.prompts)
@@ -115,13 +101,13 @@ def run_unit_tests(
 
 def grade_samples(
     samples: Sequence[tuple[str, Sample]],
-    judge: str | JudgeOptions = DEFAULT_JUDGE,
+    judge: str | JudgeConfig = DEFAULT_JUDGE,
     *,
     metrics: Sequence[str] | None = None,
     out: str | Path | None = None,
     progress: bool = False,
     data: str | None = None,
-    **options: Any,
+    **options: Unpack[JudgeSettings],
 ) -> Run:
     """Grade a user's samples with a GroUSE judge: the full pipeline, or only the named metrics."""
     from judges.judging.factory import open_judge
@@ -129,7 +115,7 @@ def grade_samples(
     from judges.runs.service import run_task
     from judges.runs.tasks import GradeTask
 
-    opts = judge_options(judge, options)
+    opts = judge_config(judge, **options)
     prompts = load_prompt_set(opts.prompts)
     check_renders(prompts, (sample for _, sample in samples), metrics)
     check_can_see(opts.judge_model(), (sample for _, sample in samples))
@@ -144,7 +130,7 @@ def grade_samples(
 def run_metrics(
     samples: Sequence[Any],
     metrics: Sequence[str],
-    judge: str | JudgeOptions = DEFAULT_JUDGE,
+    judge: str | JudgeConfig = DEFAULT_JUDGE,
     *,
     out: str | Path | None = None,
     progress: bool = False,
@@ -154,7 +140,7 @@ def run_metrics(
     embeddings_api_base: str | None = None,
     rag_prompts: str | Path | None = None,
     registry: dict[str, Any] | None = None,
-    **options: Any,
+    **options: Unpack[JudgeSettings],
 ) -> Run:
     """RAG-suite metrics (names or family names) on samples (Sample objects, or a JSONL path)."""
     from judges.judging.prompts import load_prompt_set
@@ -167,7 +153,7 @@ def run_metrics(
     from judges.runs.service import run_task
     from judges.runs.tasks import MetricsTask
 
-    opts = judge_options(judge, options)
+    opts = judge_config(judge, **options)
     registry = registry if registry is not None else build_registry()
     chosen = select(registry, list(metrics))
     settings = settings or MetricSettings()
@@ -181,7 +167,7 @@ def run_metrics(
         check_can_see(opts.judge_model(), samples)
     prompts = RagPrompts(Path(rag_prompts) if rag_prompts else None)
     grouse = load_prompt_set(opts.prompts) if any(s.family == "grouse" for s in involved) else None
-    keep_vectors = opts.cache_path if opts.cache_mode == "read-write" else None  # across runs, beside replies
+    keep_vectors = opts.cache if opts.cache_mode == "read-write" else None  # across runs, beside replies
     embedder = (
         open_embedder(embeddings, api_base=embeddings_api_base, cache_path=keep_vectors)
         if embeddings and any(s.uses_embeddings for s in involved)
@@ -203,7 +189,7 @@ def run_metrics(
 
 
 @contextlib.contextmanager
-def _metrics_runtime(options: JudgeOptions, needs_judge: bool) -> Iterator[tuple[Any, Any]]:
+def _metrics_runtime(options: JudgeConfig, needs_judge: bool) -> Iterator[tuple[Any, Any]]:
     """The judge's runtime, or, when no chosen metric calls a judge, a runtime that refuses calls (nothing starts)."""
     from judges.calls.runtime import CallRuntime
     from judges.judging.factory import open_runtime

@@ -66,7 +66,38 @@ def _figures(run: Run) -> dict[str, str]:
     return {m: "n/a" if s["mean"] is None else f"{s['mean']:.3f}" for m, s in metrics.items()}
 
 
-def comparison_markdown(runs: list[Run]) -> str:
+LISTED = 20  # flipped items the terminal lists per pair of runs; `judgelab view` shows every one
+
+
+def paired_table(before: Run, after: Run) -> str:
+    """The paired statistics of two runs over their shared items, per metric, as Markdown."""
+    from judges.runs.paired_runs import paired_metrics
+
+    def num(value: float | None, rate: bool) -> str:
+        return "n/a" if value is None else (pct(value) if rate else f"{value:.3f}")
+
+    rate = before.kind == "unit_tests"
+    rows = [
+        {
+            "metric": SHORT.get(r.metric, r.metric),
+            "shared items": r.n,
+            "before": num(r.before, rate),
+            "after": num(r.after, rate),
+            "gained": r.gained,
+            "lost": r.lost,
+            **({"McNemar p (exact)": "n/a" if r.mcnemar_p is None else f"{r.mcnemar_p:.3g}"} if rate else {}),
+            "after - before [95% paired bootstrap]": "n/a"
+            if r.difference is None
+            else f"{r.difference:+.3f} [{r.low:+.3f}, {r.high:+.3f}]",
+        }
+        for r in paired_metrics(before, after)
+    ]
+    return table(rows) if rows else "no metric in common"
+
+
+def comparison_markdown(runs: list[Run], listed: int | None = LISTED) -> str:
+    """Figures side by side, train-versus-test gaps, then per pair of runs on the same split: the paired statistics
+    and the flipped items (the first `listed` of them; None lists all)."""
     lines = [
         "Unit-test runs show pass rates over completed tests; other runs show mean grades.",
         "",
@@ -117,8 +148,27 @@ def comparison_markdown(runs: list[Run]) -> str:
             else:
                 title = f"{len(changed)} changed verdicts"
             lines += ["", f"## {_name(before)} -> {_name(after)}: {title}", ""]
-            if changed:
-                lines.append(
-                    table([{"item": i, "metric": m, "before": old, "after": new} for i, m, old, new in changed])
-                )
+            if before.kind == "unit_tests":
+                lines += _drift(before, after)  # its flips are the table's below
+            lines.append(paired_table(before, after))
+            shown = changed if listed is None else changed[:listed]
+            if shown:
+                lines += [
+                    "",
+                    table([{"item": i, "metric": m, "before": old, "after": new} for i, m, old, new in shown]),
+                ]
+            if len(shown) < len(changed):
+                lines += ["", f"And {len(changed) - len(shown)} more: `judgelab view` lists them all."]
     return "\n".join(lines) + "\n"
+
+
+def _drift(before: Run, after: Run) -> list[str]:
+    """McNemar's test, the paired difference and both fingerprints (judges.runs.drift), when the runs share tests."""
+    from judges.errors import InputError
+    from judges.runs.drift import drift, drift_lines
+
+    try:
+        result = drift(before, after)
+    except InputError:
+        return []
+    return [*drift_lines(result, _name(before), _name(after), listed=0), ""]

@@ -7,6 +7,20 @@ from dataclasses import dataclass
 from typing import Any
 
 NOT_PASSED = ("wrong_grade", "failure")
+RAW_SHOWN = 200  # characters of the raw reply shown when the reply gave no reason
+
+
+def reason(entry: Mapping[str, Any]) -> str:
+    """Why a verdict is what it is: the reply's reason (or the failure's message, or a metric step's reason);
+    when the reply gave none, the first 200 characters of the last raw reply, marked as such."""
+    verdict = entry["verdict"]
+    details = entry.get("details")
+    step = details.get("reason") if isinstance(details, dict) else None
+    text = str(verdict.get("justification") or verdict.get("message") or step or "").strip()
+    if text:
+        return text
+    raw = next((str(c["reply"]) for c in reversed(entry.get("calls") or []) if c.get("reply")), "")
+    return f"raw reply: {raw[:RAW_SHOWN]}" if raw.strip() else ""
 
 
 @dataclass(frozen=True)
@@ -53,7 +67,7 @@ def misses(records: Iterable[Mapping[str, Any]], metric: str | None = None) -> l
                     entry.get("condition"),
                     given(verdict),
                     entry["outcome"],
-                    str(verdict.get("justification") or verdict.get("message") or ""),
+                    reason(entry),
                 )
             )
     return out

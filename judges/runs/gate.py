@@ -74,33 +74,7 @@ def check_bars(summary: dict[str, Any], bars: list[Bar]) -> list[BarResult]:
     return [BarResult(bar, measure(summary, bar.target)) for bar in bars]
 
 
-JUDGE_KEYS = {
-    "model": "judge",
-    "prompts": "prompts",
-    "api_base": "api_base",
-    "temperature": "temperature",
-    "max_tokens": "max_tokens",
-    "seed": "seed",
-    "json_schema": "json_schema",
-    "cache": "cache_path",
-    "cache_mode": "cache_mode",
-    "concurrency": "concurrency",
-    "extra": "extra",
-    "timeout": "timeout_s",
-    "rpm": "requests_per_minute",
-    "max_cost": "max_cost",
-    "vision": "vision",
-    "image_max_side": "image_max_side",
-}
 TEST_KEYS = ("source", "split", "limit")
-
-
-def judge_settings(judge: dict[str, Any]) -> dict[str, Any]:
-    """A config's [judge] table as JudgeOptions fields."""
-    unknown = set(judge) - set(JUDGE_KEYS)
-    if unknown:
-        raise ConfigError(f"unknown key(s) {sorted(unknown)} in [judge]; expected one of {', '.join(JUDGE_KEYS)}")
-    return {JUDGE_KEYS[key]: value for key, value in judge.items()}
 
 
 def gate_tests(config: GateConfig) -> list[Any]:
@@ -117,14 +91,14 @@ def gate_tests(config: GateConfig) -> list[Any]:
 
 def run_gate(config: GateConfig, out: Path | None, tests: list[Any] | None = None) -> tuple[list[BarResult], Any]:
     """Run the unit tests the gate names with its judge, and check its bars: (bar results, the Run)."""
-    from judges.runs.api import judge_options, run_unit_tests
+    from judges.config.judge import build_config
+    from judges.runs.api import run_unit_tests
 
     tests = gate_tests(config) if tests is None else tests
     source = config.tests.get("source")
     split = config.tests.get("split") or ("test" if source is None else None)
-    settings = judge_settings(config.judge)
-    options = judge_options(settings.pop("judge", "local/smollm2-135m"), settings)
-    run = run_unit_tests(tests, options, out=out, data=str(source or "unit_tests (shipped)"), split=split)
+    judge = build_config(config.judge)
+    run = run_unit_tests(tests, judge, out=out, data=str(source or "unit_tests (shipped)"), split=split)
     return check_bars(run.summary, config.bars), run
 
 
@@ -132,9 +106,10 @@ def run_gate(config: GateConfig, out: Path | None, tests: list[Any] | None = Non
 class GateConfig:
     """A validation config (TOML): the judge, the unit tests, and the bars."""
 
-    judge: dict[str, Any] = field(default_factory=dict)
+    judge: dict[str, Any] = field(default_factory=dict)  # the [judge] keys given (JudgeConfig fields)
     tests: dict[str, Any] = field(default_factory=dict)
     bars: list[Bar] = field(default_factory=list)
+    baseline: str | None = None  # a run folder (relative to the config file) the pass rate must not fall from
 
     @classmethod
     def load(cls, path: str | Path) -> GateConfig:
@@ -143,6 +118,7 @@ class GateConfig:
         raw = read_toml(path)
         data = validate_config(GateFile, raw, path)
         bars = [Bar(k, float(v), kind) for kind in ("min", "max") for k, v in raw.get(kind, {}).items()]  # file order
-        if not bars:
-            raise ConfigError(f"{path}: no bars: add a [min] table, e.g. total = 0.8")
-        return cls(dict(data.judge), dict(data.tests), bars)
+        baseline = str(Path(path).parent / data.baseline) if data.baseline else None
+        if not bars and not baseline:
+            raise ConfigError(f"{path}: no bars: add a [min] table, e.g. total = 0.8, or a baseline run folder")
+        return cls(data.judge.given(), dict(data.tests), bars, baseline)

@@ -1,38 +1,17 @@
-"""The validation gate's TOML file as pydantic types: `[judge]`, `[tests]`, `[min]` and `[max]`, nothing else."""
+"""The validation gate's TOML file as pydantic types: `[judge]`, `[tests]`, `[min]`, `[max]` and `baseline`."""
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, create_model, with_config
 from typing_extensions import TypedDict
 
+from judges.config.judge import JudgeConfig
 from judges.types import ALL_METRICS
 
 _FORBID = ConfigDict(extra="forbid", strict=True)
 Rate = Annotated[float, Field(ge=0.0, le=1.0)]
-
-
-@with_config(_FORBID)
-class GateJudge(TypedDict, total=False):
-    """The judge, as `judgelab validate`'s options of the same names (`model` is --judge)."""
-
-    model: str
-    prompts: str
-    api_base: str
-    temperature: float
-    max_tokens: int
-    seed: int
-    json_schema: bool
-    cache: str
-    cache_mode: Literal["read-write", "read-only", "off", "replay"]
-    concurrency: Annotated[int, Field(ge=1)]
-    extra: dict[str, Any]
-    timeout: Annotated[float, Field(gt=0)]
-    rpm: Annotated[float, Field(gt=0)]
-    max_cost: Annotated[float, Field(gt=0)]
-    vision: bool
-    image_max_side: Annotated[int, Field(ge=16)]
 
 
 @with_config(_FORBID)
@@ -58,7 +37,8 @@ class GateFile(BaseModel):
 
     model_config = _FORBID
 
-    judge: GateJudge = Field(default_factory=dict)  # type: ignore[assignment]
+    judge: JudgeConfig = Field(default_factory=JudgeConfig)  # its keys are JudgeConfig's fields
     tests: GateTests = Field(default_factory=dict)  # type: ignore[assignment]
     min: MinBars = Field(default_factory=MinBars)  # type: ignore[valid-type]
     max: MaxBars = Field(default_factory=MaxBars)  # type: ignore[valid-type]
+    baseline: str | None = None  # an earlier run folder of this judge: the gate fails when the pass rate fell

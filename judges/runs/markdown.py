@@ -58,6 +58,10 @@ def summary_markdown(run: Run) -> str:
     ]
     if run.kind == "unit_tests":
         lines += _unit_test_tables(run)
+    elif run.kind == "probes":
+        from judges.probes.render import probe_markdown
+
+        lines += probe_markdown(run)
     else:
         lines += _verdict_table(summary, config.get("metric_info") or {})
     lines += ["", failures_line(summary)]
@@ -132,7 +136,7 @@ def _unit_test_tables(run: Run) -> list[str]:
             ]
         ),
     ]
-    from judges.runs.failures import misses, one_line
+    from judges.runs.failures import RAW_SHOWN, misses, one_line
 
     wrong = misses(run.records)
     if wrong:
@@ -146,10 +150,10 @@ def _unit_test_tables(run: Run) -> list[str]:
                         "test": m.test,
                         "type": m.test_type,
                         "metric": SHORT.get(m.metric, m.metric),
-                        "expected": m.expected,
-                        "given": m.given,
+                        "grade expected": m.expected,
+                        "grade given": m.given,
                         "outcome": m.outcome,
-                        "justification": one_line(m.justification, 80).replace("|", "\\|"),
+                        "reason (or the raw reply)": one_line(m.justification, RAW_SHOWN + 20).replace("|", "\\|"),
                     }
                     for m in wrong[:MAX_LISTED]
                 ]

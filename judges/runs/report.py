@@ -26,7 +26,12 @@ def report_html(run: Run, folder: Path | None = None) -> str:
     from judges.runs.report_items import headers, item_rows
     from judges.runs.stops import stop_note
 
-    items = item_rows(run, folder)
+    if run.kind == "probes":
+        from judges.probes.render import HEADERS, probe_item_rows
+
+        items, item_headers = probe_item_rows(run, folder), HEADERS
+    else:
+        items, item_headers = item_rows(run, folder), headers(run)
     return render_page(
         "report.html.jinja",
         run=run,
@@ -37,12 +42,12 @@ def report_html(run: Run, folder: Path | None = None) -> str:
         usage=run.summary.get("usage", {}),
         summary=summary_tables(run),
         matrix=result_matrix(run) if run.kind == "unit_tests" else None,
-        headers=headers(run),
+        headers=item_headers,
         items=items,
         metrics=sorted({i.data["metric"] for i in items}, key=[i.data["metric"] for i in items].index),
         types=sorted({i.data["type"] for i in items} - {"-"}),
         outcomes=sorted({i.data["outcome"] for i in items}),
-        not_passed=["wrong_grade", "failure"] if run.kind == "unit_tests" else ["failure"],
+        not_passed=["wrong_grade", "failure"] if run.kind == "unit_tests" else ["missed", "failure"],
     )
 
 
@@ -83,6 +88,10 @@ def config_rows(config: dict[str, Any]) -> list[tuple[str, Any]]:
 def summary_tables(run: Run) -> list[tuple[str, Table]]:
     if run.kind == "unit_tests":
         return _unit_test_summary(run)
+    if run.kind == "probes":
+        from judges.probes.render import probe_tables
+
+        return probe_tables(run)
     return [("Verdicts per metric", _verdict_summary(run))]
 
 
@@ -114,17 +123,24 @@ def _unit_test_summary(run: Run) -> list[tuple[str, Table]]:
     first = [r for r in run.records if r.get("draw", 0) == 0]
     complete = first and all(m in first[0]["metrics"] for m in ALL_METRICS)
     total = summary.get("total_pass_rate")
+    per_metric = summary["metrics"].values()
     rests = rests_on_failures(summary)
-    rows.append(
+    rows.append(  # every count in one unit: test x metric outcomes, the sums of the rows above
         {
-            "metric": "total (mean of the pass rates)" + (f" † {rests}" if rests else ""),
+            "metric": "total (mean of the pass rates; counts are test x metric outcomes)"
+            + (f" † {rests}" if rests else ""),
             "pass rate": Cell(pct(total) + (" †" if rests else ""), total if total is not None else -1),
             "95% interval": _interval(*total_interval(first)) if complete else cell(None),
-            "passed": summary.get("tests_passing_all"),
-            "wrong grades": summary.get("wrong_grades"),
-            "run failures": summary.get("failures"),
-            "completed": summary.get("completed_tests"),
-            "n": summary.get("n_items"),
+            **{
+                column: sum(s[key] for s in per_metric)
+                for column, key in (
+                    ("passed", "passed"),
+                    ("wrong grades", "wrong_grades"),
+                    ("run failures", "failures"),
+                    ("completed", "completed"),
+                    ("n", "n"),
+                )
+            },
         }
     )
     tables = [("Pass rates", plain_table("summary", rows))]

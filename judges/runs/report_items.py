@@ -67,10 +67,10 @@ def headers(run: Run) -> list[str]:
             *(["draw"] if draws > 1 else []),
             "test type",
             "metric",
-            "expected",
-            "given",
+            "grade expected",
+            "grade given",
             "outcome",
-            "justification",
+            "reason (or raw reply)",
         ]
     return ["item", "metric", "state", "grade", "failure kind", "justification or message"]
 
@@ -124,10 +124,9 @@ def item_rows(run: Run, folder: Path | None = None) -> list[ItemRow]:
 
 
 def _why(entry: Mapping[str, Any]) -> str:
-    verdict = entry["verdict"]
-    details = entry.get("details") or {}
-    reason = details.get("reason") if isinstance(details, dict) else None
-    return str(verdict.get("justification") or verdict.get("message") or reason or "")
+    from judges.runs.failures import reason
+
+    return reason(entry)
 
 
 def _grade_sort(verdict: Mapping[str, Any]) -> float:

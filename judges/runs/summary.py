@@ -125,6 +125,10 @@ def summarize(records: Sequence[Mapping[str, Any]], kind: str) -> dict[str, Any]
         repeats = stability(records)
         if repeats is not None:
             summary["stability"] = repeats
+    if kind == "probes":
+        from judges.probes.analysis import probe_summary
+
+        summary["probes"] = probe_summary(records)
     return summary
 
 

@@ -111,7 +111,13 @@ def judged_pa_nr(relevancy: Verdict, completeness: Verdict) -> tuple[Verdict, Ve
             return failed, failed
     pa, nr = derive_pa_nr(relevancy.state is VerdictState.NULL, completeness.state is VerdictState.NULL)
 
+    def shown(verdict: Verdict) -> str:
+        return "null" if verdict.state is VerdictState.NULL else f"{verdict.grade:g}"
+
+    # the reason a report shows: the two verdicts it follows from (GroUSE's table)
+    why = f"derived: answer relevancy {shown(relevancy)}, completeness {shown(completeness)}"
+
     def as_verdict(value: float | None) -> Verdict:
-        return Verdict.null("derived") if value is None else Verdict.graded(value)
+        return Verdict.null(why) if value is None else Verdict.graded(value, why)
 
     return as_verdict(pa), as_verdict(nr)

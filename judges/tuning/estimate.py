@@ -53,7 +53,7 @@ def plan_tune(job: TuneJob) -> TunePlan:
         if cache is not None:
             cache.close()
     base_sources = {m: t.source for m, t in judge.prompts.templates.items()}
-    lines = [f"tune {', '.join(metrics)} with {job.options.judge} on {len(train)} train tests"]
+    lines = [f"tune {', '.join(metrics)} with {job.options.model} on {len(train)} train tests"]
     search_calls = base.calls_max
     lines.append(f"base on train: {base.calls_min}-{base.calls_max} calls ({base.cached_calls} already cached)")
     for metric in metrics:

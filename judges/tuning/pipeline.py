@@ -8,8 +8,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from judges.config.judge import JudgeConfig
 from judges.errors import BudgetExhausted, ConfigError, InputError
-from judges.judging.factory import JudgeOptions
 from judges.runs.run import Run
 from judges.tuning.runner import BudgetStop, CandidateRunner, Ledger, write_prompt_folder
 from judges.tuning.search import Halving
@@ -23,7 +23,7 @@ class TuneJob:
     """What the user asked for: the judge (its options name the base prompt folder and the cache), the unit-test
     folder (train.jsonl and test.jsonl), the space, the metrics, one budget, and where everything goes."""
 
-    options: JudgeOptions
+    options: JudgeConfig
     out: Path
     tests: Path | None = None
     space: Path | None = None

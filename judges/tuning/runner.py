@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import dataclasses
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from judges.judging.factory import JudgeOptions
+from judges.config.judge import JudgeConfig
 from judges.judging.prompts import TEMPLATE_SUFFIX
 from judges.runs.run import Run
 from judges.runs.summary import item_calls
@@ -82,7 +81,7 @@ class CandidateRunner:
     `max_cost` caps what the runs spend together; a run stopped by it raises BudgetStop. Any other early stop (an
     unusable endpoint, an error) raises that run's error: its figures would mislead."""
 
-    options: JudgeOptions
+    options: JudgeConfig
     ledger: Ledger
     max_cost: float | None = None
     split: str = "train"
@@ -103,7 +102,7 @@ class CandidateRunner:
             max_cost = self.max_cost - self.ledger.cost
             if max_cost <= 0:
                 raise BudgetStop(f"--max-cost {self.max_cost:g} USD spent")
-        options = dataclasses.replace(self.options, prompts=str(folder), max_cost=max_cost, **dict(overrides or {}))
+        options = self.options.merged(prompts=str(folder), max_cost=max_cost, **dict(overrides or {}))
         run = run_unit_tests(tests, options, out=out, data=str(folder), split=self.split)
         self.ledger.add(run, tag)
         if run.stop_reason == "budget":

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, create_model, field_validator
 
+from judges.config.judge import JudgeConfig
 from judges.errors import ConfigError
 
 DEFAULT_SPACE = Path(__file__).resolve().parent / "default_space.toml"
@@ -50,11 +51,19 @@ class Metrics(_Strict):
     usefulness: MetricSpace | None = None
 
 
-class Decoding(_Strict):
-    """Decoding settings tried after the templates are chosen; a key left out keeps the judge's own setting."""
+def _values_of(name: str) -> Any:
+    """`list[T]` for the JudgeConfig field `name` of type T: the values of that setting to try."""
+    return list[JudgeConfig.model_fields[name].annotation]  # type: ignore[misc, name-defined]
 
-    temperature: list[float] | None = Field(default=None, min_length=1)
-    json_schema: list[bool] | None = Field(default=None, min_length=1)
+
+# The judge settings a search may vary after the templates are chosen: each [decoding] key is a JudgeConfig field
+# and lists values of that field's type; a key left out keeps the judge's own setting.
+DECODING_FIELDS = ("temperature", "json_schema", "max_tokens", "seed")
+Decoding = create_model(  # type: ignore[call-overload]
+    "Decoding",
+    __config__=ConfigDict(extra="forbid"),
+    **{name: (_values_of(name) | None, Field(default=None, min_length=1)) for name in DECODING_FIELDS},
+)
 
 
 class Search(_Strict):
@@ -70,7 +79,7 @@ class TuneSpace(_Strict):
     """The whole space file: [search], [decoding] and [metrics.<metric>] tables."""
 
     search: Search = Field(default_factory=Search)
-    decoding: Decoding = Field(default_factory=Decoding)
+    decoding: Decoding = Field(default_factory=Decoding)  # type: ignore[valid-type]
     metrics: Metrics = Field(default_factory=Metrics)
 
     def metric_spaces(self) -> dict[str, MetricSpace]:

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from judges.judging.factory import JudgeOptions
+from judges.config.judge import JudgeConfig
 from judges.tuning.candidates import Candidate, build_candidates, example_pool
 from judges.tuning.runner import BudgetStop, CandidateRunner, Ledger, score, write_prompt_folder
 from judges.tuning.search import Halving, Score, halve
@@ -42,22 +42,15 @@ def search_order(tests: Sequence[UnitTest], seed: int) -> list[UnitTest]:
     return order
 
 
-def decoding_choices(space: TuneSpace, options: JudgeOptions) -> dict[str, dict[str, Any]]:
-    """Name -> overrides, the judge's own settings first."""
-    temperatures: list[float | None] = (
-        [*space.decoding.temperature] if space.decoding.temperature else [options.temperature]
-    )
-    schemas: list[bool | None] = [*space.decoding.json_schema] if space.decoding.json_schema else [options.json_schema]
+def decoding_choices(space: TuneSpace, options: JudgeConfig) -> dict[str, dict[str, Any]]:
+    """Name -> overrides of the judge's settings (each checked as a JudgeConfig), the judge's own settings first."""
+    axes = {name: list(values) if values else [getattr(options, name)] for name, values in space.decoding}  # type: ignore[attr-defined]
     out: dict[str, dict[str, Any]] = {"as given": {}}
-    for temperature, schema in itertools.product(temperatures, schemas):
-        overrides = {}
-        if temperature != options.temperature:
-            overrides["temperature"] = temperature
-        if schema != options.json_schema:
-            overrides["json_schema"] = schema
+    for combination in itertools.product(*axes.values()):
+        overrides = {name: value for name, value in zip(axes, combination) if value != getattr(options, name)}
         if overrides:
-            name = ", ".join(f"{k}={v}" for k, v in overrides.items())
-            out.setdefault(name, overrides)
+            options.merged(**overrides)  # a value the judge cannot take fails here, before any call
+            out.setdefault(", ".join(f"{k}={v}" for k, v in overrides.items()), overrides)
     return out
 
 

@@ -1,0 +1,99 @@
+"""Opens the backend that reaches a judge model: the lean HTTP client or LiteLLM, one endpoint or several, and the
+local llama.cpp server when the model is local."""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+from judges.calls.backend import Backend
+from judges.calls.model_spec import JudgeModel
+from judges.errors import ConfigError
+
+CLIENTS = ("lean", "litellm")
+
+
+def default_client(model: JudgeModel) -> str:
+    """ "lean" for local judges and OpenAI-compatible endpoints (OpenAI, or openai/... at any --api-base), else
+    "litellm"."""
+    from judges.calls.openai_http import OPENAI_COMPATIBLE
+    from judges.calls.prices import provider
+
+    return "lean" if model.local or provider(model.litellm_model) in OPENAI_COMPATIBLE else "litellm"
+
+
+def _client_backend(client: str, api_base: str | None, timeout_s: float, connection: dict[str, Any]) -> Backend:
+    if client == "lean":
+        from judges.calls.openai_http import OpenAIHTTPBackend
+
+        return OpenAIHTTPBackend(api_base=api_base, timeout_s=timeout_s, connection=connection)
+    from judges.calls.litellm_backend import LiteLLMBackend
+
+    return LiteLLMBackend(api_base=api_base, timeout_s=timeout_s, connection=connection)
+
+
+@contextlib.contextmanager
+def open_backend(
+    model: JudgeModel,
+    *,
+    timeout_s: float,
+    connection: dict[str, Any] | None = None,
+    client: str | None = None,
+    api_bases: Sequence[str] = (),
+    per_deployment: int,
+) -> Iterator[Backend]:
+    """The backend for `model` (the lean one or LiteLLM's, see `default_client`), with the local llama.cpp server
+    started on the first call that needs it and stopped afterwards. Several `api_bases` are deployments of one
+    judge: calls are spread over them, at most `per_deployment` at once on each.
+
+    `connection` holds credential-like arguments (api_key, extra headers): sent, never cached or logged.
+    Nothing heavy is imported and nothing is started here: a fully cached run never needs it.
+    """
+    from judges.calls.deferred import DeferredBackend
+
+    client = client or default_client(model)
+    if client not in CLIENTS:
+        raise ConfigError(f"unknown client {client!r}; expected one of {', '.join(CLIENTS)}")
+    backend: Any
+    if model.local:
+        from judges.calls.local_server import LlamaServer, check_installed, smollm2_path
+
+        check_installed()
+        server = LlamaServer(smollm2_path())
+
+        def start() -> Backend:
+            server.start()
+            server.wait_ready()
+            return _client_backend(client, server.api_base, timeout_s, {"api_key": "none"})
+
+        backend = DeferredBackend(start)
+        try:
+            yield backend
+        finally:
+            backend.close()
+            server.stop()
+        return
+    connection = dict(connection or {})
+    if not connection.get("api_key"):
+        from judges.calls.api_keys import check_api_key, missing_keys
+
+        check_api_key(model)
+        if model.api_base and client == "litellm" and missing_keys(model):
+            connection["api_key"] = "none"  # a self-hosted server (vLLM, llama.cpp, Ollama) needs no key
+    bases: list[str | None] = [*api_bases] or [model.api_base]
+    if len(bases) == 1:
+        backend = _client_backend(client, bases[0], timeout_s, connection)
+    else:
+        from judges.calls.deployments import DeploymentRouter
+
+        backend = DeploymentRouter(
+            [(str(base), _client_backend(client, base, timeout_s, connection)) for base in bases],
+            per_deployment,
+        )
+    try:
+        yield backend
+    finally:
+        closer = getattr(backend, "close", None)
+        if closer is not None:
+            closer()

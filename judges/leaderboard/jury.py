@@ -1,0 +1,186 @@
+"""Juries: `[[jury]]` in a leaderboard config names member candidates and a rule (majority, median, mean); the jury's
+verdicts are drawn from its members' unit-test runs (no new call), scored like any run, costed as the sum of the
+members, and it can win only when it also beats its best member on the same items."""
+
+from __future__ import annotations
+
+import statistics
+from collections import Counter
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from judges.errors import ConfigError
+from judges.types import GROUSE_METRICS, FailureKind, Verdict
+
+if TYPE_CHECKING:
+    from judges.leaderboard.config import Evaluation, LeaderboardConfig
+    from judges.leaderboard.entries import Entry
+    from judges.runs.run import Run
+
+RULES = ("majority", "median", "mean")
+
+
+class Jury(BaseModel):
+    """A panel of `llm` candidates of the same config and how their grades are combined, item by item and metric
+    by metric: `majority` (the most common verdict, a null counting as one; a tie goes to the member listed first),
+    `median` (of the grades, the lower middle one for an even count) or `mean` (of the grades); for the last two the
+    verdict is null when most members said null. A member whose call failed is left out of that verdict; when every
+    member failed, the jury's verdict is a failure."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
+
+    name: str
+    members: list[str] = Field(min_length=2)
+    rule: Literal["majority", "median", "mean"] = "majority"
+
+
+def check_juries(config: LeaderboardConfig, path: str | Path) -> None:
+    """Each jury's members are distinct `llm` candidates of the config; a jury's name is not a candidate's."""
+    candidates = {c.name: c for c in config.candidates}
+    names = [jury.name for jury in config.jury]
+    for index, jury in enumerate(config.jury):
+        where = f"{path}: jury[{index}] ({jury.name})"
+        if jury.name in candidates or names.count(jury.name) > 1:
+            raise ConfigError(f"{where}: a jury's name must differ from every candidate's and jury's")
+        if len(set(jury.members)) != len(jury.members):
+            raise ConfigError(f"{where}: a member is listed twice")
+        for member in jury.members:
+            if member not in candidates:
+                raise ConfigError(f"{where}: member {member!r} is not a candidate; known: {', '.join(candidates)}")
+            if candidates[member].kind != "llm":
+                raise ConfigError(f"{where}: member {member!r} is a {candidates[member].kind}, not an llm judge")
+
+
+def combine(verdicts: Sequence[Verdict], rule: str) -> Verdict:
+    """The jury's verdict from its members' verdicts on one item and metric."""
+    given = [v for v in verdicts if not v.is_failure]
+    if not given:
+        return Verdict.failed(FailureKind.UPSTREAM_FAILED, "every member of the jury failed")
+    values = [v.grade if v.state.value == "grade" else None for v in given]
+    if rule == "majority":
+        counts = Counter(values)
+        top = max(counts.values())
+        return _verdict(next(value for value in values if counts[value] == top))
+    grades = [value for value in values if value is not None]
+    if not grades or (len(values) - len(grades)) * 2 > len(values):
+        return Verdict.null(f"most of the jury said null ({rule})")
+    return Verdict.graded(float(statistics.median_low(grades) if rule == "median" else statistics.fmean(grades)))
+
+
+def _verdict(value: float | None) -> Verdict:
+    return Verdict.null("the jury's majority said null") if value is None else Verdict.graded(float(value))
+
+
+def jury_run(jury: Jury, members: Sequence[Run], tests: Sequence[Any], out: Path | None) -> Run:
+    """The jury's unit-test run, built from the members' runs on the same tests: each verdict combined, then scored
+    against the test's conditions like a model's; usage is the members' summed."""
+    from judges.judging.records import MetricRecord
+    from judges.runs.run import Run
+    from judges.runs.summary import summarize
+    from judges.runs.tasks import sample_fields
+    from judges.suite.scoring import score_unit_test
+
+    by_member = [{r["id"]: r for r in run.records if r.get("draw", 0) == 0} for run in members]
+    records = []
+    for order, test in enumerate(tests):
+        rows = [rows.get(test.id) for rows in by_member]
+        if any(row is None for row in rows):
+            continue  # a test some member did not finish: the jury has no verdict on it
+        verdicts = {
+            metric: combine([_read(row["metrics"][metric]["verdict"]) for row in rows if row], jury.rule)
+            for metric in GROUSE_METRICS
+        }
+        result = score_unit_test(test, {m: MetricRecord(m, v) for m, v in verdicts.items()})
+        records.append(
+            {
+                "id": test.id,
+                "order": order,
+                "draw": 0,
+                "test_type": test.test_type,
+                "set_id": test.set_id,
+                "passed_all": all(o.value == "pass" for o in result.outcomes.values()),
+                "sample": sample_fields(test.sample),
+                "metrics": result.metrics_dict(),
+            }
+        )
+    summary = summarize(records, "unit_tests")
+    summary["usage"] = _summed([run.summary.get("usage", {}) for run in members])
+    config = {"judge": f"jury {jury.name}: {jury.rule} of {', '.join(jury.members)}", "members": list(jury.members)}
+    run = Run("unit_tests", config, records, summary)
+    if out is not None:
+        from judges.files.jsonl import append_jsonl
+
+        out.mkdir(parents=True, exist_ok=True)
+        with (out / "results.jsonl").open("w", encoding="utf-8") as handle:
+            for record in records:
+                append_jsonl(handle, record)
+        run.save(out)
+    return run
+
+
+def _read(verdict: dict[str, Any]) -> Verdict:
+    if verdict["state"] == "failure":
+        return Verdict.failed(FailureKind(verdict.get("failure_kind") or "upstream_failed"), "member failed")
+    if verdict["state"] == "null":
+        return Verdict.null()
+    return Verdict.graded(float(verdict["grade"]))
+
+
+def _summed(usages: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    keys = ("calls", "cached_calls", "failed_calls", "prompt_tokens", "completion_tokens", "cost", "priced_cost")
+    return {key: sum(usage.get(key, 0) for usage in usages) for key in keys}
+
+
+def jury_entries(
+    jury: Jury, evaluation: Evaluation, members: Sequence[Run], tests: Sequence[Any], out: Path | None
+) -> list[Entry]:
+    """The jury's leaderboard rows on one unit-test evaluation: its figures, and costs summed over its members."""
+    from judges.leaderboard.unit_test_entries import run_to_entries
+    from judges.runs.summary import median_latency
+
+    run = jury_run(jury, members, tests, out)
+    base = dict(candidate=jury.name, kind="jury", model=None, evaluation=evaluation.name, prompts=None, prompt_sha=None)
+    entries = run_to_entries(run, base, 0.0)
+    latencies = [median_latency(member.records) for member in members]
+    for entry in entries:
+        entry.members = tuple(jury.members)
+        # the members are asked side by side: the jury waits for the slowest
+        entry.latency_s_per_uncached_call = None if None in latencies else max(x for x in latencies if x is not None)
+    return entries
+
+
+def beats_best_member(entry: Entry, group: Sequence[Entry]) -> tuple[bool, str]:
+    """Whether a jury's figure beats its best member's on the same items (paired bootstrap), and the evidence."""
+    from judges.leaderboard.columns import higher_is_better, oriented
+    from judges.leaderboard.paired import paired_difference
+
+    members = [e for e in group if e.candidate in (entry.members or ()) and e.value is not None]
+    if not members:
+        return False, "no member has a figure to compare"
+    best = max(members, key=lambda e: oriented(e.statistic, float(e.value)))  # type: ignore[arg-type]
+    diff = paired_difference(entry.item_values, best.item_values)
+    if diff is None:
+        return False, f"no paired comparison with its best member {best.candidate}"
+    ok = diff.low > 0 if higher_is_better(entry.statistic) else diff.high < 0
+    return ok, f"vs its best member {best.candidate}: {diff.describe()}"
+
+
+def board_jury_entries(config: LeaderboardConfig, runs_dir: Path) -> list[Entry]:
+    """Every jury on every unit-test evaluation, from the members' run folders under `runs_dir` (no call)."""
+    from judges.leaderboard.unit_test_entries import run_folder
+    from judges.runs.run import Run
+    from judges.suite.loading import load_unit_tests
+
+    candidates = {c.name: c for c in config.candidates}
+    entries: list[Entry] = []
+    for evaluation in config.evaluations:
+        if evaluation.kind != "unit_tests" or not config.jury:
+            continue
+        tests = load_unit_tests(evaluation.source, evaluation.split)[: evaluation.limit]
+        for jury in config.jury:
+            members = [Run.load(run_folder(runs_dir, candidates[name], evaluation)) for name in jury.members]
+            entries += jury_entries(jury, evaluation, members, tests, run_folder(runs_dir, jury, evaluation))
+    return entries

@@ -1,0 +1,114 @@
+"""The probe run's figures as Markdown (summary.md) and as tables and item rows for report.html."""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from judges.pages.table import Cell, Table, cell, plain_table
+from judges.runs.markdown import pct, table
+
+if TYPE_CHECKING:
+    from judges.runs.report_items import ItemRow
+    from judges.runs.run import Run
+
+MAX_LISTED = 40
+EXPLAINED = (
+    "Invariance: the share of pairs whose grade stayed (for swap_answers: traded places with answer 1's). "
+    "Sensitivity: the share of pairs whose grade went lower, over pairs whose original grade could go lower. "
+    "Failed calls are counted apart, never as a miss. The oracle does what each probe declares; a constant judge "
+    "(the same grade for everything) is perfectly invariant and never sensitive, so an invariance rate means "
+    "little unless the sensitivity rates are well above the constant's 0%."
+)
+
+
+def _interval(row: dict[str, Any]) -> str:
+    return "n/a" if row["low"] is None else f"[{pct(row['low'])}, {pct(row['high'])}]"
+
+
+def probe_rows(run: Run) -> list[dict[str, Any]]:
+    return list((run.summary.get("probes") or {}).get("rows", []))
+
+
+def probe_markdown(run: Run) -> list[str]:
+    rows = probe_rows(run)
+    lines = [EXPLAINED, "", table([_figures(row, str) for row in rows]) if rows else "No probe applied to any sample."]
+    missed = [(row, m) for row in rows for m in row["missed"]]
+    if missed:
+        lines += ["", f"## Pairs that missed ({len(missed)})", ""]
+        lines.append(
+            table(
+                [
+                    {
+                        "probe": row["probe"],
+                        "metric": row["metric"],
+                        "original": m["original"],
+                        "before": m["before"],
+                        "after": m["after"],
+                    }
+                    for row, m in missed[:MAX_LISTED]
+                ]
+            )
+        )
+        if len(missed) > MAX_LISTED:
+            lines += ["", f"And {len(missed) - MAX_LISTED} more: see report.html."]
+    return lines
+
+
+def _figures(row: dict[str, Any], wrap: Any) -> dict[str, Any]:
+    """One probe x metric row; `wrap` turns the rate into a cell (str for Markdown, a sortable Cell for HTML)."""
+    return {
+        "probe": row["probe"],
+        "metric": row["metric"],
+        "measures": row["measures"],
+        "grade must": {"same": "stay", "swapped": "swap", "lower": "go lower"}[row["expects"]],
+        "rate": wrap(pct(row["rate"]))
+        if wrap is str
+        else Cell(pct(row["rate"]), row["rate"] if row["rate"] is not None else -1),
+        "95% interval (Wilson)": _interval(row),
+        "n": row["n"],
+        "failed": row["failed"],
+        "oracle": pct(row["oracle"]),
+        "constant judge": pct(row["constant"]),
+    }
+
+
+def probe_tables(run: Run) -> list[tuple[str, Table]]:
+    rows = probe_rows(run)
+    return [("Probes (per probe and metric)", plain_table("probes", [_figures(row, Cell) for row in rows]))]
+
+
+HEADERS = ["original", "probe", "metric", "grade must", "before", "after", "outcome"]
+
+
+def probe_item_rows(run: Run, folder: Path | None = None) -> list[ItemRow]:
+    """A row per pair that missed: both items' prompts and replies for that metric, the original's first."""
+    from judges.runs.report_items import ItemRow, _call_view
+    from judges.runs.report_prompts import PromptRenderer
+
+    prompts = PromptRenderer(run.config)
+    by_id = {r["id"]: r for r in run.records if r.get("draw", 0) == 0}
+    rows = []
+    for row in probe_rows(run):
+        for m in row["missed"]:
+            before, after = by_id.get(m["original"]), by_id.get(m["perturbed"])
+            if before is None or after is None:
+                continue
+            calls = []
+            for label, record in (("original", before), (row["probe"], after)):
+                for call in record["metrics"][row["metric"]].get("calls", []):
+                    view = _call_view(call, prompts, record.get("sample"), reask=False)
+                    calls.append(dataclasses.replace(view, template=f"{label}: {view.template}"))
+            cells = [
+                cell(m["original"]),
+                cell(row["probe"]),
+                cell(row["metric"]),
+                cell({"same": "stay", "swapped": "swap", "lower": "go lower"}[row["expects"]]),
+                cell(m["before"]),
+                cell(m["after"]),
+                Cell("missed", "missed", "wrong_grade"),
+            ]
+            data = {"outcome": "missed", "metric": row["metric"], "type": row["probe"]}
+            rows.append(ItemRow(cells, data, calls, None, after.get("sample")))
+    return rows

@@ -1,0 +1,130 @@
+"""Drift between two unit-test runs of a judge over the same tests: the tests that flipped each way, McNemar's exact
+test on the paired outcomes, the paired difference of pass rates with its interval, and both runs' fingerprints."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from judges.errors import InputError
+
+if TYPE_CHECKING:
+    from judges.runs.run import Run
+
+ALPHA = 0.05  # a fall is significant when McNemar's two-sided exact p-value is below this
+
+
+@dataclass(frozen=True)
+class Drift:
+    """`before` -> `after` on the tests both completed (a test with a run failure on either side is left out: a
+    failure is not a wrong grade). An outcome is the test's pass on every metric."""
+
+    n: int
+    before_rate: float
+    after_rate: float
+    lost: list[str]  # passed before, not after
+    gained: list[str]  # passed after, not before
+    p_value: float  # McNemar's exact test: the discordant pairs against a fair coin (scipy's binomtest)
+    difference: float  # after - before, in pass rate
+    low: float
+    high: float  # the paired bootstrap's 95% interval of the difference
+    fingerprints: tuple[list[str], list[str]]  # model versions the provider reported, before and after
+    left_out: int  # tests in only one run, or with a run failure in either
+
+    @property
+    def fell(self) -> bool:
+        """The pass rate fell significantly: more tests lost than gained and McNemar's p below ALPHA."""
+        return len(self.lost) > len(self.gained) and self.p_value < ALPHA
+
+
+def outcomes(run: Run) -> dict[str, bool]:
+    """Each completed test's pass on every metric (first draw), by test id."""
+    return {
+        r["id"]: bool(r["passed_all"])
+        for r in run.records
+        if r.get("draw", 0) == 0 and all(e["outcome"] != "failure" for e in r["metrics"].values())
+    }
+
+
+def fingerprints(run: Run) -> list[str]:
+    """Every model version the provider reported in the run's calls (run.json keeps the first)."""
+    from judges.runs.summary import item_calls
+
+    seen = {str(c["model_version"]) for r in run.records for c in item_calls(r) if c.get("model_version")}
+    first = run.config.get("model_version")
+    return sorted(seen | ({str(first)} if first else set()))
+
+
+def drift(before: Run, after: Run) -> Drift:
+    """The paired comparison; an InputError when the runs are not unit-test runs over shared tests."""
+    from scipy.stats import binomtest
+
+    from judges.leaderboard.paired import paired_difference
+
+    for run in (before, after):
+        if run.kind != "unit_tests":
+            raise InputError(f"a {run.kind} run has no pass/fail outcomes to compare", path=str(run.folder))
+    old, new = outcomes(before), outcomes(after)
+    shared = [test for test in old if test in new]  # in the baseline's order
+    if not shared:
+        raise InputError("the two runs share no completed test", path=str(after.folder))
+    lost = [t for t in shared if old[t] and not new[t]]
+    gained = [t for t in shared if new[t] and not old[t]]
+    discordant = len(lost) + len(gained)
+    p_value = float(binomtest(len(lost), discordant, 0.5).pvalue) if discordant else 1.0
+    a = {t: float(new[t]) for t in shared}
+    b = {t: float(old[t]) for t in shared}
+    diff = paired_difference(a, b)
+    mean = sum(a.values()) / len(shared) - sum(b.values()) / len(shared)
+    low, high = (diff.low, diff.high) if diff is not None else (mean, mean)
+    every = {r["id"] for r in before.records} | {r["id"] for r in after.records}
+    return Drift(
+        len(shared),
+        sum(b.values()) / len(shared),
+        sum(a.values()) / len(shared),
+        lost,
+        gained,
+        p_value,
+        mean,
+        low,
+        high,
+        (fingerprints(before), fingerprints(after)),
+        len(every) - len(shared),
+    )
+
+
+def drift_lines(result: Drift, before: str, after: str, listed: int | None = None) -> list[str]:
+    """The comparison as text lines (Markdown), naming both runs; the flipped tests listed (the first `listed` of
+    each way, when given; 0 lists none)."""
+    from judges.runs.markdown import pct, table
+
+    verdict = "fell significantly" if result.fell else "no significant fall"
+    lines = [
+        f"Drift {before} -> {after} over {result.n} tests both completed"
+        + (f" ({result.left_out} left out: in one run only, or a run failure)" if result.left_out else "")
+        + ":",
+        f"- pass rate (every metric passed): {pct(result.before_rate)} -> {pct(result.after_rate)}; paired "
+        f"difference {100 * result.difference:+.1f} pts, 95% interval [{100 * result.low:+.1f}, "
+        f"{100 * result.high:+.1f}] pts (paired bootstrap)",
+        f"- flipped: {len(result.lost)} lost, {len(result.gained)} gained; McNemar's exact test p = "
+        f"{result.p_value:.4g} ({verdict} at {ALPHA:g})",
+        "",
+        table(
+            [
+                {
+                    "": "model version (provider fingerprint)",
+                    f"before: {before}": ", ".join(result.fingerprints[0]) or "not reported",
+                    f"after: {after}": ", ".join(result.fingerprints[1]) or "not reported",
+                }
+            ]
+        ),
+    ]
+    for flipped, title in (
+        (result.lost, f"Lost (passed in {before}, not in {after})"),
+        (result.gained, f"Gained (passed in {after}, not in {before})"),
+    ):
+        shown = flipped if listed is None else flipped[:listed]
+        more = f" and {len(flipped) - len(shown)} more" if len(shown) < len(flipped) else ""
+        if shown:
+            lines += ["", f"{title}: {', '.join(shown)}{more}"]
+    return lines

@@ -1,0 +1,1 @@
+"""`judgelab view`: a local, read-only viewer over run folders and leaderboards (index, run, comparison)."""

@@ -1,0 +1,100 @@
+"""The viewer's index: every run folder (run.json) and leaderboard folder under a root, read from their JSON heads."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+SKIPPED = {".git", ".venv", "node_modules", "__pycache__", ".judgelab"}
+
+
+@dataclass(frozen=True)
+class RunEntry:
+    """One run folder as the index lists it; `figure` is the total pass rate, or the first metric's mean grade."""
+
+    path: str  # relative to the root, with "/"
+    kind: str
+    judge: str
+    prompts: str
+    date: str
+    figure_name: str
+    figure: float | None
+    n: int
+    failures: int
+    cost: float
+    stopped: str | None
+
+
+def _walk(root: Path) -> list[Path]:
+    found, stack = [], [root]
+    while stack:
+        folder = stack.pop()
+        try:
+            children = sorted(folder.iterdir())
+        except OSError:
+            continue
+        for child in children:
+            if child.is_dir() and child.name not in SKIPPED and not child.is_symlink():
+                stack.append(child)
+            elif child.name in ("run.json", "leaderboard.json"):
+                found.append(child)
+    return sorted(found)
+
+
+def _figure(kind: str, summary: dict[str, Any]) -> tuple[str, float | None]:
+    if kind == "unit_tests":
+        return "total pass rate", summary.get("total_pass_rate")
+    for metric, stats in (summary.get("metrics") or {}).items():
+        if isinstance(stats, dict) and stats.get("mean") is not None:
+            return f"mean {metric}", float(stats["mean"])
+    return "-", None
+
+
+def run_entry(root: Path, meta_path: Path) -> RunEntry | None:
+    """The index row of one run folder; None for a run.json this version cannot read."""
+    from judges.errors import InputError
+    from judges.files.checked import read_json_file
+
+    try:
+        meta = read_json_file(meta_path)  # the one input checker: bad text, JSON or nesting is skipped
+    except (OSError, InputError):
+        return None
+    if not isinstance(meta, dict) or "kind" not in meta:
+        return None
+    config, summary = meta.get("config") or {}, meta.get("summary") or {}
+    usage = meta.get("usage") or summary.get("usage") or {}
+    prompts = config.get("prompts")
+    name, value = _figure(str(meta["kind"]), summary)
+    failures = summary.get("failures", 0)
+    return RunEntry(
+        path=meta_path.parent.relative_to(root).as_posix() or ".",
+        kind=str(meta["kind"]),
+        judge=str(config.get("judge", "?")),
+        prompts=str(prompts.get("name", "-")) if isinstance(prompts, dict) else str(prompts or "-"),
+        date=str((meta.get("timing") or {}).get("started_at", "")),
+        figure_name=name,
+        figure=value,
+        n=int(summary.get("n_items", 0) or 0),
+        failures=int(failures if isinstance(failures, int) else sum(failures.values())),
+        cost=float(usage.get("cost", 0.0) or 0.0),
+        stopped=meta.get("stop_reason"),
+    )
+
+
+def catalog(root: Path) -> tuple[list[RunEntry], list[str]]:
+    """Run folders (newest first) and leaderboard folders (relative paths) under `root`."""
+    runs, boards = [], []
+    for path in _walk(root):
+        if path.name == "leaderboard.json":
+            boards.append(path.parent.relative_to(root).as_posix() or ".")
+        elif (entry := run_entry(root, path)) is not None:
+            runs.append(entry)
+    runs.sort(key=lambda e: (e.date, e.path), reverse=True)
+    return runs, sorted(boards)
+
+
+def inside(root: Path, relative: str) -> Path | None:
+    """`root/relative` when it stays inside `root` (no `..` escape), else None."""
+    target = (root / relative).resolve()
+    return target if target.is_relative_to(root.resolve()) else None

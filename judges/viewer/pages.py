@@ -1,0 +1,158 @@
+"""The viewer's HTML pages: the index of runs, a run with its items page by page, a comparison, a leaderboard."""
+
+from __future__ import annotations
+
+import re
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from judges.errors import InputError
+from judges.files.checked import read_json_file
+from judges.viewer.catalog import catalog, inside, run_entry
+from judges.viewer.items import read_page
+
+OUTCOMES = [("", "all"), ("not-passed", "not passed / failed"), ("pass", "pass"), ("wrong_grade", "wrong grade")]
+OUTCOMES += [("failure", "run failure"), ("grade", "graded"), ("null", "null")]
+
+
+@cache
+def _environment() -> Any:
+    from jinja2 import ChoiceLoader, Environment, PackageLoader, StrictUndefined, select_autoescape
+
+    return Environment(
+        loader=ChoiceLoader([PackageLoader("judges.viewer", "templates"), PackageLoader("judges.pages", "templates")]),
+        autoescape=select_autoescape(default=True, default_for_string=True),
+        undefined=StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
+
+
+def _render(template: str, **context: Any) -> str:
+    return str(_environment().get_template(template).render(**context))
+
+
+def _folder(root: Path, relative: str, needs: str) -> Path:
+    folder = inside(root, relative)
+    if folder is None or not (folder / needs).is_file():
+        raise InputError(f"no {needs} there", path=relative)
+    return folder
+
+
+def index_page(root: Path) -> str:
+    runs, boards = catalog(root)
+    return _render(
+        "view_index.html.jinja", root=str(root), runs=runs, boards=boards, kinds=sorted({r.kind for r in runs})
+    )
+
+
+def _figures(kind: str, summary: dict[str, Any]) -> list[dict[str, Any]]:
+    from judges.runs.markdown import pct
+
+    rows = []
+    for metric, s in (summary.get("metrics") or {}).items():
+        if kind == "unit_tests":
+            rows.append(
+                {
+                    "metric": metric,
+                    "pass rate": pct(s.get("pass_rate")),
+                    "passed": s.get("passed"),
+                    "wrong grades": s.get("wrong_grades"),
+                    "run failures": s.get("failures"),
+                    "n": s.get("n"),
+                }
+            )
+        else:
+            mean = s.get("mean")
+            rows.append({"metric": metric, "mean": "n/a" if mean is None else f"{mean:.3f}", **_counts(s)})
+    if kind == "unit_tests" and rows:
+        rows.append({"metric": "total (mean of the pass rates)", "pass rate": pct(summary.get("total_pass_rate"))})
+        rows[-1].update({k: "" for k in rows[0] if k not in rows[-1]})
+    return rows
+
+
+def _counts(stats: dict[str, Any]) -> dict[str, Any]:
+    return {k: stats[k] for k in ("graded", "null", "failed") if k in stats and not isinstance(stats[k], dict)}
+
+
+def run_page(root: Path, relative: str, page: int, outcome: str, metric: str) -> str:
+    folder = _folder(root, relative, "run.json")
+    entry = run_entry(root, folder / "run.json")
+    meta = read_json_file(folder / "run.json")
+    summary = meta.get("summary") or {}
+    results = folder / "results.jsonl"
+    items = read_page(results, page, outcome=outcome, metric=metric) if results.is_file() else None
+    from judges.viewer.items import ItemPage
+
+    return _render(
+        "view_run.html.jinja",
+        path=relative,
+        title=f"{entry.judge} / {entry.prompts}" if entry else relative,
+        kind=meta.get("kind"),
+        date=entry.date if entry else "",
+        stopped=meta.get("stop_message") or meta.get("stop_reason"),
+        figures=_figures(str(meta.get("kind")), summary),
+        page=items or ItemPage([], 0, 1, 50),
+        outcomes=OUTCOMES,
+        outcome=outcome,
+        metric=metric,
+        metrics=list(summary.get("metrics") or {}),
+    )
+
+
+def compare_page(root: Path, relatives: list[str]) -> str:
+    from judges.runs.compare import _figures as figures
+    from judges.runs.compare import changes, split_of, variant
+    from judges.runs.paired_runs import as_dict, paired_metrics
+    from judges.runs.run import Run
+
+    if len(relatives) < 2:
+        raise InputError("tick two or more runs to compare")
+    runs = [Run.load(_folder(root, r, "run.json")) for r in relatives]
+    rows = [
+        {"run": rel, "judge / prompts": variant(r), "kind": r.kind, "split": split_of(r), **figures(r)}
+        for rel, r in zip(relatives, runs)
+    ]
+    pairs = []
+    for i, before in enumerate(runs):
+        for j in range(i + 1, len(runs)):
+            after = runs[j]
+            pair: dict[str, Any] = {"before": relatives[i], "after": relatives[j], "skipped": "", "flips": []}
+            if before.kind != after.kind or split_of(before) != split_of(after):
+                pair.update(title="not comparable", skipped="different kinds of run or different splits")
+            else:
+                pair["flips"] = changes(before, after)
+                pair["stats"] = [_shown(as_dict(m)) for m in paired_metrics(before, after)]
+                pair["title"] = f"{len(pair['flips'])} flipped"
+            pairs.append(pair)
+    return _render("view_compare.html.jinja", runs=relatives, figures=rows, pairs=pairs)
+
+
+def _shown(row: dict[str, Any]) -> dict[str, Any]:
+    out = {}
+    for key, value in row.items():
+        out[key.replace("_", " ")] = "n/a" if value is None else f"{value:.3g}" if isinstance(value, float) else value
+    return out
+
+
+def leaderboard_page(root: Path, relative: str) -> str:
+    folder = _folder(root, relative, "leaderboard.json")
+    data = read_json_file(folder / "leaderboard.json")
+    links: dict[str, str] = {}
+    page = folder / "leaderboard.html"
+    if page.is_file():
+        for link in re.findall(r'href="(runs/[^"#?]+)/report\.html"', page.read_text(encoding="utf-8")):
+            links[link.split("/", 1)[1]] = f"{relative}/{link}" if relative != "." else link
+    entries = []
+    for e in data.get("entries", []):
+        slug = f"{e['candidate']}--{re.sub(r'[^A-Za-z0-9._-]+', '_', str(e['evaluation']))}"
+        entries.append({**e, "run": links.get(slug)})
+    reference = [e for e in entries if e.get("kind") == "baseline" or e.get("baseline")]
+    return _render(
+        "view_leaderboard.html.jinja",
+        path=relative,
+        picks=data.get("picks", []),
+        candidates=[e for e in entries if e not in reference],
+        references=reference,
+    )

@@ -1,0 +1,162 @@
+"""Drift: `validate --baseline` and `compare` pair two runs' outcomes (McNemar's exact test, the paired difference
+and both fingerprints); the pytest plugin's `baseline` key."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import ROOT, record, reply, write_jsonl
+from stub import stub_server
+
+from judges.calls.cache import CacheMode, ReplyCache
+from judges.calls.model_spec import JudgeModel
+from judges.calls.runtime import CallRuntime, RuntimeSettings
+from judges.calls.scripted import ScriptedBackend
+from judges.cli.validate_cmd import check_drift
+from judges.judging.grouse_judge import GroundedQAJudge
+from judges.judging.prompts import load_prompt_set
+from judges.runs.drift import drift
+from judges.runs.run import Run
+from judges.runs.service import run_task
+from judges.runs.tasks import UnitTestTask
+from judges.suite.loading import load_unit_tests
+
+ENV = {**os.environ, "PYTHONPATH": str(ROOT), "OPENAI_API_KEY": "sk-fake"}
+LOST = {3, 7, 11, 19, 23, 29}  # the six tests the drifted judge gets wrong
+
+
+def unit_test_file(tmp_path: Path) -> Path:
+    records = [record(id=f"t{n}", input=f"How long is statutory maternity leave? (case {n})") for n in range(32)]
+    return write_jsonl(tmp_path / "tests.jsonl", records)
+
+
+def run_judge(tmp_path: Path, name: str, lost: set[int], fingerprint: str) -> Run:
+    """The 32 tests judged by a scripted judge that grades relevancy 3 (the condition is ==5) on the `lost` cases."""
+
+    def script(request: Any) -> str:
+        prompt = request.messages[0]["content"]
+        wrong = any(f"(case {n})" in prompt for n in lost)
+        grade = {"answer_relevancy": 3 if wrong else 5, "completeness": 5, "faithfulness": 1}[request.metric]
+        return reply(request.metric, grade)
+
+    runtime = CallRuntime(
+        ScriptedBackend(script, model_version=fingerprint),
+        ReplyCache(":memory:", CacheMode.OFF),
+        RuntimeSettings(backoff_initial_s=0.0, backoff_max_s=0.0),
+    )
+    judge = GroundedQAJudge(runtime, load_prompt_set("default"), JudgeModel("scripted", "scripted/model"), {})
+    tests = load_unit_tests(unit_test_file(tmp_path))
+    return run_task(UnitTestTask(tests, judge), runtime, tmp_path / name, {"judge": "scripted"})
+
+
+def test_a_judge_that_lost_6_of_32_tests_fell_significantly(tmp_path, capsys):
+    baseline = run_judge(tmp_path, "baseline", set(), "fp_2026_10")
+    after = run_judge(tmp_path, "after", LOST, "fp_2026_11")
+    result = drift(baseline, after)
+    assert result.n == 32 and result.lost == [f"t{n}" for n in sorted(LOST)] and result.gained == []
+    assert result.p_value == pytest.approx(2 * 0.5**6)  # two-sided exact: 6 discordant pairs, all one way
+    assert result.fell and result.difference == pytest.approx(-6 / 32)
+    assert result.low < -0.05 and result.high < 0 and result.low <= -6 / 32 <= result.high
+    assert result.fingerprints == (["fp_2026_10"], ["fp_2026_11"])
+    assert check_drift(baseline, after) is True
+    printed = capsys.readouterr().out
+    assert "McNemar's exact test p = 0.03125 (fell significantly at 0.05)" in printed
+    assert "fp_2026_10" in printed and "fp_2026_11" in printed
+    assert "Lost (passed in baseline, not in after): t3, t7, t11, t19, t23, t29" in printed
+
+
+def test_a_judge_that_lost_nothing_passes_and_one_lost_test_is_not_significant(tmp_path, capsys):
+    baseline = run_judge(tmp_path, "baseline", set(), "fp_a")
+    same = run_judge(tmp_path, "same", set(), "fp_a")
+    assert check_drift(baseline, same) is False
+    assert "p = 1 (no significant fall at 0.05)" in capsys.readouterr().out
+    one = run_judge(tmp_path, "one", {5}, "fp_a")
+    result = drift(baseline, one)
+    assert result.lost == ["t5"] and result.p_value == 1.0 and not result.fell
+
+
+def test_runs_without_shared_tests_or_outcomes_are_refused(tmp_path):
+    from judges.errors import InputError
+
+    baseline = run_judge(tmp_path, "baseline", set(), "fp")
+    probes = Run("probes", {}, [], {}, folder=tmp_path)
+    with pytest.raises(InputError, match="no pass/fail outcomes"):
+        drift(baseline, probes)
+    other = Run("unit_tests", {}, [], {}, folder=tmp_path)
+    with pytest.raises(InputError, match="share no completed test"):
+        drift(baseline, other)
+
+
+def judgelab(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "judges.cli.main", *args], capture_output=True, text=True, env=ENV, cwd=cwd, timeout=300
+    )
+
+
+def doctored_baseline(run_dir: Path, out: Path, passes: int) -> list[str]:
+    """A copy of a run where `passes` of its failed tests passed, under another fingerprint: the run then lost them."""
+    import shutil
+
+    shutil.copytree(run_dir, out)
+    rows = [json.loads(line) for line in (out / "results.jsonl").read_text().splitlines()]
+    flipped = []
+    for row in rows:
+        if not row["passed_all"] and len(flipped) < passes:
+            row["passed_all"] = True
+            flipped.append(row["id"])
+        for entry in row["metrics"].values():
+            for call in entry.get("calls", []):
+                call["model_version"] = "fp_baseline"
+    (out / "results.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    meta = json.loads((out / "run.json").read_text())
+    meta["config"]["model_version"] = "fp_baseline"
+    (out / "run.json").write_text(json.dumps(meta))
+    return flipped
+
+
+def test_validate_baseline_fails_with_exit_1_and_compare_shows_the_same_statistics(tmp_path):
+    tests = str(unit_test_file(tmp_path))
+    with stub_server(latency_ms=1) as base:
+        common = ["--judge", "openai/stub", "--api-base", base, "--tests", tests, "--cache", str(tmp_path / "c.db")]
+        first = judgelab("validate", *common, "--baseline", "none", "--out", str(tmp_path / "first"), cwd=tmp_path)
+        assert first.returncode == 2 and "none" in first.stderr  # not a run folder: exit 2 before any bar
+        first = judgelab("validate", *common, "--min", "total=0", "--out", str(tmp_path / "first"), cwd=tmp_path)
+        assert first.returncode == 0, first.stderr
+        lost = doctored_baseline(tmp_path / "first", tmp_path / "baseline", 6)
+        assert len(lost) == 6  # the stub grades at random: most tests fail
+        again = judgelab("validate", *common, "--baseline", str(tmp_path / "baseline"), cwd=tmp_path)
+        same = judgelab("validate", *common, "--baseline", str(tmp_path / "first"), cwd=tmp_path)
+        plugin = pytest_with_gate(tmp_path, base, tests)
+    assert again.returncode == 1, again.stdout + again.stderr
+    assert "McNemar's exact test p = 0.03125 (fell significantly at 0.05)" in again.stdout
+    assert "fp_baseline" in again.stdout and "FAILED" in again.stdout
+    assert "replies came from the cache" in again.stdout  # the note: this re-run asked nothing again
+    assert all(test in again.stdout for test in lost)
+    assert same.returncode == 0 and "p = 1 (no significant fall" in same.stdout
+    compared = judgelab("compare", str(tmp_path / "baseline"), str(tmp_path / "first"), cwd=tmp_path)
+    assert compared.returncode == 0 and "McNemar's exact test p = 0.03125" in compared.stdout
+
+    assert plugin.returncode == 1, plugin.stdout[-3000:]
+    assert "FAILED" in plugin.stdout and "judgelab[no drift from baseline]" in plugin.stdout
+    assert (
+        "McNemar's exact test p = 0.03125" in plugin.stdout
+        and "judgelab[total >= 0]" not in plugin.stdout.split("short test summary")[-1]
+    )
+
+
+def pytest_with_gate(tmp_path: Path, base: str, tests: str) -> subprocess.CompletedProcess[str]:
+    """`pytest --judgelab` with a gate whose `baseline` (relative to the config file) is the doctored run."""
+    config = tmp_path / "gate.toml"
+    config.write_text(
+        f'baseline = "baseline"\n[judge]\nmodel = "openai/stub"\napi_base = "{base}"\ncache = "{tmp_path / "c.db"}"\n'
+        f'[tests]\nsource = "{tests}"\n[min]\ntotal = 0.0\n'
+    )
+    command = [sys.executable, "-m", "pytest", "--judgelab", str(config), "-p", "no:cacheprovider", "-rf"]
+    command += ["--basetemp", str(tmp_path / "basetemp"), "--rootdir", str(tmp_path), str(tmp_path)]
+    return subprocess.run(command, capture_output=True, text=True, env=ENV, cwd=tmp_path, timeout=300)
