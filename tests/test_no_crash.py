@@ -312,3 +312,34 @@ def test_the_report_interval_of_a_metrics_run_stays_in_range(tmp_path):
     page = report_html(run, Path(tmp_path))
     bounds = re.search(r"\[(-?\d\.\d{3}), (-?\d\.\d{3})\]", page)
     assert bounds and 0.0 <= float(bounds.group(1)) <= float(bounds.group(2)) <= 1.0
+
+
+def test_a_degraded_leaderboard_candidate_is_noted_and_kept_while_other_stops_still_raise():
+    from judges.errors import BudgetExhausted
+    from judges.leaderboard.entries import Entry, check_stop, noted
+    from judges.runs.run import Run
+
+    degraded = Run("unit_tests", {}, [], {}, stop_reason="degraded", stop_message="4 of 4 faithfulness verdicts failed")
+    entry = Entry("c", "llm", "m", "p", None, "e", "total", "pass rate", 0.5, 0.2, 0.8, 4, note="few items")
+    assert (
+        noted([entry], check_stop(degraded))[0].note == "few items; degraded run: 4 of 4 faithfulness verdicts failed"
+    )
+    assert check_stop(Run("unit_tests", {}, [], {})) is None
+    with pytest.raises(BudgetExhausted):
+        check_stop(Run("unit_tests", {}, [], {}, stop_reason="budget", stop_message="spent"))
+
+
+def test_fail_on_error_has_one_default_for_the_cli_the_gate_and_the_api(tmp_path):
+    from judges.cli.main import build_parser
+    from judges.cli.options import config_from_args
+    from judges.config.judge import JudgeConfig, judge_config
+    from judges.errors import ConfigError
+    from judges.runs.gate import GateConfig
+
+    args = build_parser().parse_args(["evaluate", "x.jsonl"])
+    assert config_from_args(args).fail_on_error == judge_config().fail_on_error == JudgeConfig().fail_on_error == 0.1
+    path = tmp_path / "gate.toml"
+    path.write_text("[judge]\nfail_on_error = 1\n[min]\ntotal = 0.5\n")
+    assert judge_config(**GateConfig.load(path).judge).fail_on_error == 1
+    with pytest.raises(ConfigError, match="fail_on_error must be a share between 0 and 1, got 2"):
+        judge_config(fail_on_error=2.0)
