@@ -72,17 +72,19 @@ def whole_job(config: str, limit: int, work: Path, cache: Path) -> dict:
     wall = time.perf_counter() - started
     if done.returncode != 0:
         raise SystemExit(f"{config} --limit {limit} failed: {done.stderr[-1000:]}")
-    summary = json.loads((out / "run.json").read_text())["summary"]
+    from judges.runs.run import Run
+
+    summary = Run.load(out).summary
     return {
         "config": config,
         "tests": limit,
         "wall_s": wall,
-        "calls": summary["usage"]["calls"],
-        "cached_calls": summary["usage"]["cached_calls"],
-        "prompt_tokens": summary["usage"]["prompt_tokens"],
-        "completion_tokens": summary["usage"]["completion_tokens"],
-        "pass_rates": {m: summary["metrics"][m]["pass_rate"] for m in METRICS},
-        "total": summary["total_pass_rate"],
+        "calls": summary.usage.calls,
+        "cached_calls": summary.usage.cached_calls,
+        "prompt_tokens": summary.usage.prompt_tokens,
+        "completion_tokens": summary.usage.completion_tokens,
+        "pass_rates": {m: summary.metrics[m].pass_rate for m in METRICS},
+        "total": summary.total_pass_rate,
     }
 
 
@@ -145,7 +147,7 @@ def main() -> None:
 
 
 def render(result: dict) -> str:
-    from judges.runs.markdown import table
+    from judges.render.markdown import table
 
     short = ["AR", "C", "F", "U", "PA", "NR"]
     lines = [

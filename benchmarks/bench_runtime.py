@@ -97,7 +97,7 @@ def judgelab_run(
     return {
         "wall_s": wall,
         "samples": len(tests),
-        "completed": len(done.records),
+        "completed": done.finished,
         "calls": runtime.usage.calls,
         "cached_calls": runtime.usage.cached_calls,
     }

@@ -4,7 +4,7 @@ The public API is imported lazily, so `import judges` costs nothing until a name
 
     from judges import load_tests, run_unit_tests
     run = run_unit_tests(load_tests(split="train", limit=2), out="results/runs/api-example")
-    print(run.summary["total_pass_rate"]); run.to_pandas()
+    print(run.summary.total_pass_rate); run.to_pandas()
 """
 
 from __future__ import annotations

@@ -10,7 +10,8 @@ from conftest import ROOT, compact, write_jsonl
 
 from judges.agreement import statistics as st
 from judges.agreement.bootstrap import figures, percentile_interval, resample_items, resample_rows
-from judges.agreement.measure import ceiling_rows, measure, minmax_scale
+from judges.agreement.label_rows import ceiling_rows, minmax_scale
+from judges.agreement.measure import measure
 from judges.agreement.policy import Policy
 from judges.agreement.predictions import Prediction, Predictions, read_predictions
 from judges.agreement.threshold import Calibration

@@ -107,7 +107,10 @@ def doctored_baseline(run_dir: Path, out: Path, passes: int) -> list[str]:
     rows = [json.loads(line) for line in (out / "results.jsonl").read_text().splitlines()]
     flipped = []
     for row in rows:
-        if not row["passed_all"] and len(flipped) < passes:
+        outcomes = {entry["outcome"] for entry in row["metrics"].values()}
+        if "wrong_grade" in outcomes and "failure" not in outcomes and len(flipped) < passes:
+            for entry in row["metrics"].values():  # every wrong grade made a pass: the test passed in the baseline
+                entry["outcome"] = "pass"
             row["passed_all"] = True
             flipped.append(row["id"])
         for entry in row["metrics"].values():

@@ -83,6 +83,7 @@ def command_for(kind, base, tmp_path):
 def test_under_faults_every_verdict_is_a_grade_a_null_or_a_failure_with_its_kind(kind, tmp_path):
     """20% 5xx/429, 25% garbage and 5% hung requests: nothing is lost, no failure is a wrong grade, and the counts
     in run.json are those of results.jsonl."""
+    from judges.records import ItemRecord, Summary
     from judges.runs.summary import summarize
 
     env = {**os.environ, "PYTHONPATH": str(ROOT), "OPENAI_API_KEY": FAKE_KEY}
@@ -122,8 +123,8 @@ def test_under_faults_every_verdict_is_a_grade_a_null_or_a_failure_with_its_kind
         if "error" in c or c.get("unusable")
     ]
     assert faulty_calls  # the injected faults reached the records (a re-asked reply, a failed call)
-    recount = summarize(records, meta["kind"])
-    assert recount["metrics"] == meta["summary"]["metrics"]  # run.json's counts are results.jsonl's
+    recount = summarize([ItemRecord.from_json(r) for r in records], meta["kind"])
+    assert recount == Summary.from_json(meta["summary"])  # run.json's figures are results.jsonl's
     if failures:
         assert "calls failed:" in result.stderr.strip().splitlines()[-1]
     if degraded:

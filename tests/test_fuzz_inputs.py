@@ -198,10 +198,11 @@ def test_fuzzed_run_folders_load_or_are_refused(meta, results):
         (Path(folder) / "results.jsonl").write_bytes(results)
         try:
             run = Run.load(folder)
+            records = run.records  # read from results.jsonl when first asked for
         except JudgelabError as err:
             _check_error(err, folder)
             return
-        summarize(run.records, run.kind)  # what compare and the pages compute from a loaded folder
+        summarize(records, run.kind)  # what compare and the pages compute from a loaded folder
 
 
 # TOML: a valid config with lines added (known keys, any value, deep arrays, raw text), or with its text cut

@@ -31,10 +31,12 @@ def stub():
 
 
 def test_bars_parse_and_check():
-    summary = {
-        "total_pass_rate": 0.5,
-        "metrics": {
-            m: {"pass_rate": 0.9, "n": 10, "failures": 1}
+    from judges.records import MetricSummary, Summary
+
+    summary = Summary(
+        total_pass_rate=0.5,
+        metrics={
+            m: MetricSummary(pass_rate=0.9, n=10, failures=1)
             for m in (
                 "answer_relevancy",
                 "completeness",
@@ -44,7 +46,7 @@ def test_bars_parse_and_check():
                 "negative_rejection",
             )
         },
-    }
+    )
     bars = [Bar.parse("faithfulness=0.8"), Bar.parse("total=0.6"), Bar.parse("format_failure_rate=0.05", "max")]
     results = check_bars(summary, bars)
     assert [r.passed for r in results] == [True, False, False]

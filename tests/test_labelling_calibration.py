@@ -117,6 +117,7 @@ def test_a_judge_one_point_above_people_is_called_lenient_and_the_matrix_is_the_
 
 def test_a_run_folder_as_predictions_keeps_failures_apart_from_nulls(tmp_path):
     from judges.agreement.predictions import run_predictions
+    from judges.records import ItemRecord, Summary
     from judges.runs.run import Run
 
     folder = tmp_path / "run"
@@ -124,7 +125,7 @@ def test_a_run_folder_as_predictions_keeps_failures_apart_from_nulls(tmp_path):
     verdicts = [{"state": "grade", "grade": 4}, {"state": "null"}, {"state": "failure", "failure_kind": "timeout"}]
     records = [{"id": f"i{k}", "metrics": {"completeness": {"verdict": v}}} for k, v in enumerate(verdicts)]
     write_jsonl(folder / "results.jsonl", records)
-    Run("grade", {"judge": "j"}, records, {"metrics": {}}).save(folder)
+    Run("grade", {"judge": "j"}, [ItemRecord.from_json(r) for r in records], Summary()).save(folder)
     got = run_predictions(folder)
     assert got.get("i0", "completeness") == Prediction("i0", VerdictState.GRADE, 4.0, None)
     assert got.get("i1", "completeness").state is VerdictState.NULL

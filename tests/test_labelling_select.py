@@ -96,6 +96,7 @@ def test_a_run_of_another_kind_or_several_metrics_is_a_one_line_error(tmp_path, 
 def test_metrics_runs_written_by_hand_are_read_with_their_samples_in_ragas_names(tmp_path):
     from conftest import write_jsonl
 
+    from judges.records import ItemRecord, Summary
     from judges.runs.run import Run
 
     data = write_jsonl(
@@ -111,7 +112,8 @@ def test_metrics_runs_written_by_hand_are_read_with_their_samples_in_ragas_names
             for k, g in enumerate(grades)
         ]
         write_jsonl(folder / "results.jsonl", records)
-        Run("metrics", {"judge": name, "data": str(data)}, records, {"metrics": {}}).save(folder)
+        typed = [ItemRecord.from_json(r) for r in records]
+        Run("metrics", {"judge": name, "data": str(data)}, typed, Summary()).save(folder)
         folders.append(folder)
     pool = read_pool(folders)
     assert pool.metric == "ragas_faithfulness" and pool.grade_range == (0.0, 1.0) and pool.judges == ["x", "y"]

@@ -7,7 +7,7 @@ from conftest import ROOT, record, reply, run_tests, scripted_judge, write_jsonl
 
 from judges.calls.backend import CallError
 from judges.calls.scripted import by_metric
-from judges.runs.plot import plot_result_matrix
+from judges.render.plot import plot_result_matrix
 from judges.suite.loading import load_unit_tests
 from judges.types import FailureKind
 
@@ -26,7 +26,7 @@ def test_a_correct_judge_passes_all_six_metrics(tmp_path):
     tests = load_unit_tests(write_jsonl(tmp_path / "u.jsonl", [record()]))
     judge, _ = scripted_judge(perfect_script())
     [result] = run_tests(tests, judge, tmp_path).records
-    assert {m: e["outcome"] for m, e in result["metrics"].items()} == {
+    assert {m: e.outcome for m, e in result.metrics.items()} == {
         "answer_relevancy": "pass",
         "completeness": "pass",
         "faithfulness": "pass",
@@ -60,19 +60,19 @@ def test_rates_count_run_failures_apart_from_wrong_grades(tmp_path):
     judge.runtime.settings.max_attempts = 2
     run = run_tests(tests, judge, tmp_path)
     summary = run.summary
-    stats = summary["metrics"]["completeness"]
-    assert (stats["passed"], stats["wrong_grades"], stats["failures"], stats["completed"]) == (1, 1, 2, 2)
-    assert stats["pass_rate"] == 0.5 and stats["failure_rate"] == 0.5  # the pass rate is over completed tests
+    stats = summary.metrics["completeness"]
+    assert (stats.passed, stats.wrong_grades, stats.failures, stats.completed) == (1, 1, 2, 2)
+    assert stats.pass_rate == 0.5 and stats.failure_rate == 0.5  # the pass rate is over completed tests
     kinds = sorted(
-        r["metrics"]["completeness"]["verdict"]["failure_kind"]
+        r.metrics["completeness"].verdict.failure_kind
         for r in run.records
-        if r["metrics"]["completeness"]["verdict"]["state"] == "failure"
+        if r.metrics["completeness"].verdict.state == "failure"
     )
     assert kinds == ["timeout", "unparseable"]
-    assert stats["failure_kinds"] == {"timeout": 1, "unparseable": 1}
+    assert stats.failure_kinds == {"timeout": 1, "unparseable": 1}
     # PA and NR derive from C: a failed C is a run failure there too, never a silent null
-    assert summary["metrics"]["positive_acceptance"]["failures"] == 2
-    assert summary["total_pass_rate"] == sum(m["pass_rate"] for m in summary["metrics"].values()) / 6
+    assert summary.metrics["positive_acceptance"].failures == 2
+    assert summary.total_pass_rate == sum(m.pass_rate for m in summary.metrics.values()) / 6
     # the counts in run.json are those of results.jsonl
     saved = json.loads((tmp_path / "run.json").read_text())["summary"]["metrics"]["completeness"]
     lines = [json.loads(line) for line in (tmp_path / "results.jsonl").read_text().splitlines()]
@@ -94,11 +94,11 @@ def test_a_failed_relevancy_fails_what_depends_on_it_and_is_never_a_wrong_grade(
     )
     judge.runtime._answered = True  # an endpoint that has answered before: the failure is this call's alone
     [row] = run_tests(tests, judge, tmp_path).records
-    metrics = row["metrics"]
-    assert metrics["answer_relevancy"]["verdict"]["failure_kind"] == "api_error"
-    assert metrics["usefulness"]["verdict"]["failure_kind"] == "upstream_failed"
-    assert metrics["faithfulness"]["verdict"]["failure_kind"] == "upstream_failed"
-    assert {m: e["outcome"] for m, e in metrics.items()} == {
+    metrics = row.metrics
+    assert metrics["answer_relevancy"].verdict.failure_kind == "api_error"
+    assert metrics["usefulness"].verdict.failure_kind == "upstream_failed"
+    assert metrics["faithfulness"].verdict.failure_kind == "upstream_failed"
+    assert {m: e.outcome for m, e in metrics.items()} == {
         "answer_relevancy": "failure",
         "completeness": "pass",
         "faithfulness": "failure",
@@ -131,9 +131,9 @@ def test_abstention_test_expects_nulls_and_pa_nr(tmp_path):
         )
     )
     [result] = run_tests(tests, judge).records
-    assert all(e["outcome"] == "pass" for e in result["metrics"].values())
-    pa = result["metrics"]["positive_acceptance"]
-    assert pa["condition"] == "==0" and pa["verdict"]["grade"] == 0
+    assert all(e.outcome == "pass" for e in result.metrics.values())
+    pa = result.metrics["positive_acceptance"]
+    assert pa.condition == "==0" and pa.verdict.grade == 0
     assert "faithfulness" not in [r.metric for r in backend.requests]
 
 
@@ -142,9 +142,9 @@ def test_by_type_breakdown_and_plot_on_the_train_split(tmp_path):
     judge, _ = scripted_judge(perfect_script())
     run = run_tests(tests, judge)
     summary = run.summary
-    assert len(summary["by_test_type"]) == 16
-    assert summary["by_test_type"]["Highest marks 1"]["total"] == 1.0
-    assert summary["by_test_type"]["Low faithfulness 1"]["pass_rates"]["faithfulness"] == 0.0
+    assert len(summary.by_test_type) == 16
+    assert summary.by_test_type["Highest marks 1"].total == 1.0
+    assert summary.by_test_type["Low faithfulness 1"].pass_rates["faithfulness"] == 0.0
     png = plot_result_matrix(run, tmp_path / "m.png")
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
@@ -196,12 +196,12 @@ def test_samples_report_grade_variance_and_flips(tmp_path):
     tests[0] = replace(tests[0], sample=replace(tests[0].sample, actual_output="WAVER 52 weeks [1]."))
     judge, _ = scripted_judge(script)
     run = run_tests(tests, judge, draws=3)
-    assert [(r["id"], r["draw"]) for r in run.records] == [("a", 0), ("b", 0), ("a", 1), ("b", 1), ("a", 2), ("b", 2)]
+    assert [(r.id, r.draw) for r in run.records] == [("a", 0), ("b", 0), ("a", 1), ("b", 1), ("a", 2), ("b", 2)]
     repeats = stability(run.records)
-    assert repeats["draws"] == 3 and repeats["tests"] == 2
-    assert repeats["metrics"]["completeness"]["flip_rate"] == 0.5
-    assert abs(repeats["metrics"]["completeness"]["mean_grade_variance"] - (8 / 9) / 2) < 1e-9
-    assert repeats["metrics"]["answer_relevancy"]["flip_rate"] == 0.0
+    assert repeats is not None and repeats.draws == 3 and repeats.tests == 2
+    assert repeats.metrics["completeness"].flip_rate == 0.5
+    assert abs(repeats.metrics["completeness"].mean_grade_variance - (8 / 9) / 2) < 1e-9
+    assert repeats.metrics["answer_relevancy"].flip_rate == 0.0
 
 
 def test_a_serial_judge_gets_each_tests_calls_back_to_back(tmp_path):

@@ -298,11 +298,14 @@ def test_every_registered_metric_declares_a_range_its_description_agrees_with():
 
 
 def test_the_report_interval_of_a_metrics_run_stays_in_range(tmp_path):
-    from judges.runs.report import report_html
+    from judges.records import ItemRecord
+    from judges.render.report import report_html
     from judges.runs.run import Run
 
     records = [
-        {"id": str(i), "metrics": {"trace_adherence": {"verdict": {"state": "grade", "grade": g}, "calls": []}}}
+        ItemRecord.from_json(
+            {"id": str(i), "metrics": {"trace_adherence": {"verdict": {"state": "grade", "grade": g}, "calls": []}}}
+        )
         for i, g in enumerate([1, 1, 1, 0, 1])
     ]
     from judges.runs.summary import summarize
@@ -317,16 +320,19 @@ def test_the_report_interval_of_a_metrics_run_stays_in_range(tmp_path):
 def test_a_degraded_leaderboard_candidate_is_noted_and_kept_while_other_stops_still_raise():
     from judges.errors import BudgetExhausted
     from judges.leaderboard.entries import Entry, check_stop, noted
+    from judges.records import Summary
     from judges.runs.run import Run
 
-    degraded = Run("unit_tests", {}, [], {}, stop_reason="degraded", stop_message="4 of 4 faithfulness verdicts failed")
+    degraded = Run(
+        "unit_tests", {}, [], Summary(), stop_reason="degraded", stop_message="4 of 4 faithfulness verdicts failed"
+    )
     entry = Entry("c", "llm", "m", "p", None, "e", "total", "pass rate", 0.5, 0.2, 0.8, 4, note="few items")
     assert (
         noted([entry], check_stop(degraded))[0].note == "few items; degraded run: 4 of 4 faithfulness verdicts failed"
     )
-    assert check_stop(Run("unit_tests", {}, [], {})) is None
+    assert check_stop(Run("unit_tests", {}, [], Summary())) is None
     with pytest.raises(BudgetExhausted):
-        check_stop(Run("unit_tests", {}, [], {}, stop_reason="budget", stop_message="spent"))
+        check_stop(Run("unit_tests", {}, [], Summary(), stop_reason="budget", stop_message="spent"))
 
 
 def test_fail_on_error_has_one_default_for_the_cli_the_gate_and_the_api(tmp_path):

@@ -98,8 +98,8 @@ def _reply(metric: str, one: int, two: int) -> str:
     )
 
 
-def rates(run: Any) -> dict[tuple[str, str], dict[str, Any]]:
-    return {(row["probe"], row["metric"]): row for row in run.summary["probes"]["rows"]}
+def rates(run: Any) -> dict[tuple[str, str], Any]:
+    return {(row.probe, row.metric): row for row in run.summary.probes.rows}
 
 
 def test_a_position_biased_judge_fails_the_swap_probe_and_holds_on_the_others(tmp_path):
@@ -108,16 +108,16 @@ def test_a_position_biased_judge_fails_the_swap_probe_and_holds_on_the_others(tm
     run = run_task(task, judge.runtime, tmp_path / "run", {"judge": "scripted"})
     found = rates(run)
     for metric in ("answer_relevancy", "completeness"):
-        assert found["swap_answers", metric]["rate"] == 0.0 and found["swap_answers", metric]["n"] == 9
+        assert found["swap_answers", metric].rate == 0.0 and found["swap_answers", metric].n == 9
     for (probe, metric), row in found.items():
         if metric == "usefulness":  # judged only when relevancy is null: never here
-            assert (row["n"], row["rate"]) == (0, None)
+            assert (row.n, row.rate) == (0, None)
         elif probe != "swap_answers":
-            assert row["rate"] == 1.0, (probe, metric, row)
-            assert row["n"] == 9 and row["failed"] == 0
-        assert row["oracle"] == 1.0
-        assert row["constant"] == (1.0 if row["measures"] == "invariance" else 0.0)
-    low, high = found["swap_answers", "completeness"]["low"], found["swap_answers", "completeness"]["high"]
+            assert row.rate == 1.0, (probe, metric, row)
+            assert row.n == 9 and row.failed == 0
+        assert row.oracle == 1.0
+        assert row.constant == (1.0 if row.measures == "invariance" else 0.0)
+    low, high = found["swap_answers", "completeness"].low, found["swap_answers", "completeness"].high
     assert low == 0.0 and 0.29 < high < 0.31  # Wilson's upper bound for 0 of 9
     summary = (tmp_path / "run" / "summary.md").read_text()
     assert "| swap_answers" in summary and "constant judge" in summary
@@ -131,11 +131,11 @@ def test_a_constant_judge_is_perfectly_invariant_and_never_sensitive(tmp_path):
         lambda request: _reply(request.metric, *(2 * [{"faithfulness": 1}.get(request.metric, 5)]))
     )
     run = run_task(ProbeTask(samples(3), shipped_probes(), judge), judge.runtime, None, {"judge": "constant"})
-    for row in run.summary["probes"]["rows"]:
-        if row["metric"] == "usefulness":
+    for row in run.summary.probes.rows:
+        if row.metric == "usefulness":
             continue  # not asked while relevancy is graded
-        assert row["rate"] == (1.0 if row["measures"] == "invariance" else 0.0), row
-        assert row["n"] == 3
+        assert row.rate == (1.0 if row.measures == "invariance" else 0.0), row
+        assert row.n == 3
 
 
 def test_a_failed_call_is_counted_apart_never_as_a_miss(tmp_path):
@@ -147,8 +147,8 @@ def test_a_failed_call_is_counted_apart_never_as_a_miss(tmp_path):
     judge, _ = scripted_judge(script)
     probes = [p for p in shipped_probes() if p.name == "unsupported_claim"]
     run = run_task(ProbeTask(samples(3), probes, judge), judge.runtime, None, {"judge": "scripted"})
-    (row,) = run.summary["probes"]["rows"]
-    assert (row["n"], row["failed"], row["rate"]) == (0, 3, None)
+    (row,) = run.summary.probes.rows
+    assert (row.n, row.failed, row.rate) == (0, 3, None)
 
 
 def test_judgelab_probe_against_the_stub_server_writes_the_report_with_the_pairs_that_missed(tmp_path):

@@ -198,7 +198,7 @@ def test_every_metric_runs_from_the_cli_on_replayed_scripted_replies(tmp_path):
     leave = rows["leave-1"]["metrics"]
     assert all(leave[name].get("applicable", True) for name in registry)  # the first sample has every input
     assert not rows["thames-1"]["metrics"]["ragas_context_recall"].get("applicable", True)
-    replayed = {r["id"]: {m: e["verdict"].get("grade") for m, e in r["metrics"].items()} for r in recorded}
+    replayed = {r.id: {m: e.verdict.grade for m, e in r.metrics.items()} for r in recorded}
     assert replayed == {i: {m: e["verdict"].get("grade") for m, e in row["metrics"].items()} for i, row in rows.items()}
     report = json.loads((out / "run.json").read_text())
     assert report["usage"]["cached_calls"] == report["usage"]["calls"] > 0
@@ -222,6 +222,6 @@ def test_a_spent_cost_limit_stops_new_samples_and_keeps_finished_ones(tmp_path):
     outcome = run_metrics_task(
         samples, [registry["trulens_answer_relevance"]], judge, registry, tmp_path / "results.jsonl"
     )
-    assert [row["id"] for row in outcome.records] == ["leave-1"]
+    assert outcome.finished == 1 and outcome.records == []  # streamed to results.jsonl, not held
     assert outcome.stop.reason == "budget" and "--max-cost 1 USD reached" in outcome.stop.message
-    assert len((tmp_path / "results.jsonl").read_text().splitlines()) == 1
+    assert [json.loads(line)["id"] for line in (tmp_path / "results.jsonl").read_text().splitlines()] == ["leave-1"]

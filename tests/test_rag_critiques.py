@@ -57,9 +57,9 @@ def test_rubric_turns_the_criterion_into_steps_once_per_run():
     registry = build_registry()
     other = Sample(id="d", input="Q2?", actual_output="A2.")
     rows = run_metrics_task([SAMPLE, other], [registry["rubric_helpfulness"]], judge, registry).records
-    assert [row["metrics"]["rubric_helpfulness"]["verdict"]["grade"] for row in rows] == [0.75, 0.75]
+    assert [row.metrics["rubric_helpfulness"].verdict.grade for row in rows] == [0.75, 0.75]
     assert [r.metric for r in backend.requests].count("rubric_steps") == 1
-    assert rows[1]["metrics"]["rubric_helpfulness"]["details"]["steps"] == [
+    assert rows[1].metrics["rubric_helpfulness"].details["steps"] == [
         "Read the question.",
         "Check the answer addresses it.",
     ]
@@ -76,8 +76,8 @@ def test_failed_evaluation_steps_are_tried_again_by_the_next_sample():
     rows = run_metrics_task(
         [SAMPLE, Sample(id="d", input="Q2?", actual_output="A2.")], [registry["rubric_helpfulness"]], judge, registry
     ).records
-    first, second = (row["metrics"]["rubric_helpfulness"] for row in rows)
-    assert first["verdict"]["failure_kind"] == "api_error" and second["verdict"]["grade"] == 0.5
+    first, second = (row.metrics["rubric_helpfulness"] for row in rows)
+    assert first.verdict.failure_kind == "api_error" and second.verdict.grade == 0.5
 
 
 def test_rubric_weighted_by_logprobs_g_eval_style():

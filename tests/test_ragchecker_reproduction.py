@@ -108,7 +108,7 @@ def test_the_command_reproduces_the_three_pearson_figures(tmp_path, capsys, shar
 
 
 def test_scaling_is_the_sources_and_does_not_move_the_correlations():
-    from judges.agreement.measure import minmax_scale
+    from judges.agreement.label_rows import minmax_scale
 
     delta = np.array([-0.5, 0.1, 0.25])
     scaled = minmax_scale(delta, (-2.0, 2.0))

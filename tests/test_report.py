@@ -42,16 +42,14 @@ def test_report_names_config_intervals_and_every_item_with_its_prompt(tmp_path):
     assert len(run.config["prompts"]["sha256"]) == 4
     for sha in run.config["prompts"]["sha256"].values():
         assert sha in page
-    stats = run.summary["metrics"]["faithfulness"]
-    low, high = wilson(stats["passed"], stats["completed"])
+    stats = run.summary.metrics["faithfulness"]
+    low, high = wilson(stats.passed, stats.completed)
     assert f"[{100 * low:.1f}%, {100 * high:.1f}%]" in page
     assert page.count('<tr data-outcome="') == 6 * 4
     for record in run.records:
-        assert f"<td>{record['id']}</td>" in page
-    question = run.records[0]["sample"]["input"].replace("'", "&#39;").replace('"', "&#34;")
-    assert page.count('<pre class="prompt">') == sum(
-        len(e.get("calls", [])) for r in run.records for e in r["metrics"].values()
-    )
+        assert f"<td>{record.id}</td>" in page
+    question = run.records[0].sample["input"].replace("'", "&#39;").replace('"', "&#34;")
+    assert page.count('<pre class="prompt">') == sum(len(e.calls) for r in run.records for e in r.metrics.values())
     assert question in page and "not available" not in page
     assert "http://" not in page and "https://" not in page  # nothing fetched: the page opens from disk
 
@@ -59,7 +57,7 @@ def test_report_names_config_intervals_and_every_item_with_its_prompt(tmp_path):
 def test_summary_md_ends_with_the_tests_not_passed(tmp_path):
     run = scripted_run(tmp_path)
     text = (tmp_path / "run" / "summary.md").read_text()
-    missed = [(r["id"], m) for r in run.records for m, e in r["metrics"].items() if e["outcome"] != "pass"]
+    missed = [(r.id, m) for r in run.records for m, e in r.metrics.items() if e.outcome != "pass"]
     assert f"## Tests not passed ({len(missed)} test x metric outcomes)" in text
     for test, _ in missed:
         assert f"| {test} " in text
@@ -147,11 +145,11 @@ def test_metric_steps_are_readable_per_item(tmp_path):
         MetricsTask([sample], [registry["ragas_faithfulness"]], judge, registry), judge.runtime, tmp_path, {}
     )
     page = (tmp_path / "report.html").read_text()
-    assert run.records[0]["sample"]["input"] == "Can she return?"
+    assert run.records[0].sample["input"] == "Can she return?"
     assert "<dt>claims</dt>" in page and "She can return." in page and "Pay is kept." in page
     assert (
         page.count("<dt>supported</dt>") == 2
-        and json.dumps(run.records[0]["metrics"]["ragas_faithfulness"]["verdict"]["grade"]) in page
+        and json.dumps(run.records[0].metrics["ragas_faithfulness"].verdict.grade) in page
     )
 
 
@@ -159,7 +157,7 @@ def test_not_passed_rows_show_grades_and_the_reason_or_the_raw_reply_and_totals_
     """A reply with a reason shows it; a reply whose reason is empty shows its first 200 characters instead."""
     from conftest import compact
 
-    from judges.runs.report import summary_tables
+    from judges.render.report import summary_tables
 
     tests = load_unit_tests(ROOT / "unit_tests" / "test.jsonl")[:4]
     silent = json.dumps(

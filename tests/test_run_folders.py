@@ -86,8 +86,8 @@ def test_every_run_folder_loads_plots_and_shows(kind, folders):
     folder = folders[kind]
     run = Run.load(folder)
     frame = run.to_pandas()
-    n_metrics = len(run.records[0]["metrics"])
-    assert len(frame) == len(run.records) * n_metrics == run.summary["n_items"] * n_metrics
+    n_metrics = len(run.records[0].metrics)
+    assert len(frame) == len(run.records) * n_metrics == run.summary.n_items * n_metrics
     assert set(frame["state"]) <= {"grade", "null", "failure"}
     plot = judgelab("plot", str(folder), cwd=folder)
     assert plot.returncode == 0 and (folder / "result_matrix.png").read_bytes()[:4] == b"\x89PNG"

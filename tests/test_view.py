@@ -22,6 +22,7 @@ from judges.runs.run import Run
 from judges.runs.service import run_task
 from judges.runs.tasks import UnitTestTask
 from judges.suite.loading import load_unit_tests
+from judges.types import Outcome
 from judges.viewer.catalog import catalog
 from judges.viewer.items import read_page
 from judges.viewer.server import make_server
@@ -61,19 +62,19 @@ def test_the_index_lists_every_run_folder_and_leaderboard(results):
     assert sorted(r.path for r in runs) == ["runs/a", "runs/b"] and boards == ["."]
     a = next(r for r in runs if r.path == "runs/a")
     assert a.kind == "unit_tests" and a.judge == "scripted" and a.prompts == "default" and a.n == 8
-    assert a.figure == Run.load(results / "runs" / "a").summary["total_pass_rate"] and a.cost == 0.0
+    assert a.figure == Run.load(results / "runs" / "a").summary.total_pass_rate and a.cost == 0.0
 
 
 def test_items_are_read_page_by_page_with_filters(results):
     run = Run.load(results / "runs" / "a")
-    rows = [(r["id"], m) for r in run.records for m in r["metrics"]]
+    rows = [(r.id, m) for r in run.records for m in r.metrics]
     whole = read_page(results / "runs" / "a" / "results.jsonl", 1, size=1000)
     lines = [json.loads(line) for line in (results / "runs" / "a" / "results.jsonl").read_text().splitlines()]
     in_file_order = [(str(r["id"]), m) for r in lines for m in r["metrics"]]
     assert whole.matching == len(rows) == 8 * 6 and [(r["id"], r["metric"]) for r in whole.rows] == in_file_order
     last = read_page(results / "runs" / "a" / "results.jsonl", 5, size=10)
     assert last.pages == 5 and len(last.rows) == 8 and last.rows == whole.rows[40:]
-    missed = sum(e["outcome"] != "pass" for r in run.records for e in r["metrics"].values())
+    missed = sum(e.outcome is not Outcome.PASS for r in run.records for e in r.metrics.values())
     assert read_page(results / "runs" / "a" / "results.jsonl", 1, outcome="not-passed").matching == missed
     only = read_page(results / "runs" / "a" / "results.jsonl", 1, metric="faithfulness")
     assert only.matching == 8 and {r["metric"] for r in only.rows} == {"faithfulness"}

@@ -2,16 +2,14 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
-from itertools import combinations
-from typing import Any
-
 import numpy as np
 
 from judges.agreement.bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED, Figure, figures
-from judges.agreement.confusion import JudgeErrors, item_weights, judge_errors
-from judges.agreement.policy import OutcomeCounts, Policy, apply_policy
+from judges.agreement.confusion import item_weights, judge_errors
+from judges.agreement.label_rows import ceiling_rows, fit_on, grouped, majority_labels, minmax_scale, orient
+from judges.agreement.policy import Policy, apply_policy
 from judges.agreement.predictions import Predictions
+from judges.agreement.result import MetricAgreement
 from judges.agreement.statistics import JudgeScale, choose_statistics, describe_judge
 from judges.agreement.threshold import (
     MIN_CALIBRATION_ITEMS,
@@ -23,122 +21,6 @@ from judges.agreement.threshold import (
 )
 from judges.errors import InputError
 from judges.labels.schema import LabelledSet, LabelType
-
-
-@dataclass(frozen=True)
-class MetricAgreement:
-    """Everything measured for one metric: judge figures, ceiling figures, and what happened to each item."""
-
-    metric: str
-    label_type: LabelType
-    scale: tuple[float, float]
-    annotators: list[str]
-    n_items: int
-    n_labels: int
-    policy: Policy
-    counts: OutcomeCounts
-    judge_scale: JudgeScale
-    judge: list[Figure]
-    ceiling: list[Figure] = field(default_factory=list)  # empty when no item has two annotators
-    unmatched_predictions: int = 0
-    settings: dict[str, Any] = field(default_factory=dict)
-    threshold: FittedThreshold | None = None  # the fitted cut of a continuous judge on binary labels
-    higher_is_better: bool = True  # the judge's direction (a lower-is-better judge is turned before measuring)
-    notes: list[str] = field(default_factory=list)  # how the binary cut was made, items set aside, and so on
-    errors: JudgeErrors | None = None  # confusion matrix, recall, signed difference (judge grades on the label levels)
-    ceiling_errors: JudgeErrors | None = None  # the same between two annotators of an item (first id as "judge")
-
-    def figure(self, statistic: str, *, ceiling: bool = False) -> Figure:
-        for fig in self.ceiling if ceiling else self.judge:
-            if fig.statistic == statistic:
-                return fig
-        raise KeyError(statistic)
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "metric": self.metric,
-            "label_type": self.label_type.value,
-            "scale": list(self.scale),
-            "annotators": self.annotators,
-            "n_items": self.n_items,
-            "n_labels": self.n_labels,
-            "policy": self.policy.value,
-            "outcomes": self.counts.to_dict(),
-            "unmatched_predictions": self.unmatched_predictions,
-            "judge_values": {
-                "on_label_scale": self.judge_scale.on_label_scale,
-                "binary": self.judge_scale.binary,
-                "threshold": self.judge_scale.threshold,
-            },
-            "judge": [f.to_dict() for f in self.judge],
-            "ceiling": [f.to_dict() for f in self.ceiling],
-            "settings": self.settings,
-            "judge_direction": "higher is better" if self.higher_is_better else "lower is better",
-            "fitted_threshold": None if self.threshold is None else self.threshold.to_dict(),
-            "notes": self.notes,
-            "errors": None if self.errors is None else self.errors.to_dict(),
-            "ceiling_errors": None if self.ceiling_errors is None else self.ceiling_errors.to_dict(),
-        }
-
-
-def _grouped(labels: LabelledSet) -> tuple[list[str], list[list[tuple[str, float]]]]:
-    """Item ids in first-seen order, and each item's (annotator, label) pairs."""
-    order: dict[str, list[tuple[str, float]]] = {}
-    for item in labels.items:
-        order.setdefault(item.id, []).append((item.annotator, item.label))
-    return list(order), list(order.values())
-
-
-def minmax_scale(values: np.ndarray, scale: tuple[float, float]) -> np.ndarray:
-    """Linearly map values onto [low, high] of the label scale (RAGChecker's normalisation of a difference)."""
-    low, high = values.min(), values.max()
-    if high == low:
-        return values.copy()
-    return (values - low) / (high - low) * (scale[1] - scale[0]) + scale[0]
-
-
-def ceiling_rows(annotations: list[list[tuple[str, float]]]) -> tuple[np.ndarray, np.ndarray, list[np.ndarray]]:
-    """Every pair of annotators of an item as one row (label of the first annotator id, label of the second)."""
-    first: list[float] = []
-    second: list[float] = []
-    groups: list[np.ndarray] = []
-    for labels in annotations:
-        pairs = list(combinations(sorted(labels), 2))
-        if not pairs:
-            continue
-        start = len(first)
-        first += [a[1] for a, _ in pairs]
-        second += [b[1] for _, b in pairs]
-        groups.append(np.arange(start, len(first)))
-    return np.asarray(first, dtype=float), np.asarray(second, dtype=float), groups
-
-
-def _orient(outcomes: list[Any], scale: tuple[float, float], higher_is_better: bool) -> tuple[list[Any], Any]:
-    """Turn a lower-is-better judge around: reflected on the label scale when every grade lies on it, else negated.
-
-    Returns the turned outcomes and the turning function (its own inverse), the identity for higher-is-better.
-    """
-    if higher_is_better:
-        return outcomes, lambda v: v
-    graded = [o.score for o in outcomes if o is not None and o.score is not None]
-    on_scale = all(scale[0] <= v <= scale[1] for v in graded)
-
-    def turn(value: float) -> float:
-        return scale[0] + scale[1] - value if on_scale else -value
-
-    return [o if o is None or o.score is None else replace(o, score=turn(o.score)) for o in outcomes], turn
-
-
-def _item_labels(annotations: list[list[tuple[str, float]]]) -> np.ndarray:
-    """One binary label per item: the majority of its annotators (a tie counts as 1)."""
-    return np.array([float(np.mean([lab for _, lab in ann]) >= 0.5) for ann in annotations])
-
-
-def _fit_on(ids: list[str], labels: np.ndarray, scores: dict[str, float]) -> tuple[float | None, int]:
-    """Youden's threshold on the given items that have a graded score, and how many did."""
-    keep = [n for n, i in enumerate(ids) if i in scores]
-    cut = youden_threshold(labels[keep], np.array([scores[ids[n]] for n in keep])) if keep else None
-    return cut, len(keep)
 
 
 def measure(
@@ -170,8 +52,8 @@ def measure(
         raise InputError(f"{labels.name} holds several metrics ({', '.join(metrics)}): choose one with --metric")
     metric, first = metrics[0], labels.items[0]
     label_type, scale = first.label_type, first.scale
-    ids, annotations = _grouped(labels)
-    all_outcomes, turn = _orient([predictions.get(i, metric) for i in ids], scale, higher_is_better)
+    ids, annotations = grouped(labels)
+    all_outcomes, turn = orient([predictions.get(i, metric) for i in ids], scale, higher_is_better)
     if not any(o is not None and o.score is not None for o in all_outcomes):
         raise InputError(
             f"no graded judge outcome for any {metric} item of {labels.name} "
@@ -195,12 +77,12 @@ def measure(
         keep = list(range(len(ids)))
         if calibration.items is not None:
             held = calibration.items.for_metric(metric)
-            held_ids, held_annotations = _grouped(held)
+            held_ids, held_annotations = grouped(held)
             held_scores = {
                 i: o.score for i in held_ids if (o := predictions.get(i, metric)) is not None and o.score is not None
             }
             held_scores = {i: turn(v) for i, v in held_scores.items()}
-            cut, n_fit = _fit_on(held_ids, _item_labels(held_annotations), held_scores)
+            cut, n_fit = fit_on(held_ids, majority_labels(held_annotations), held_scores)
             overlap = set(held_ids) & set(ids)
             keep = [n for n, i in enumerate(ids) if i not in overlap]
             if overlap:
@@ -210,7 +92,7 @@ def measure(
             held_ids, rest = split_ids(ids, calibration.fraction, calibration.seed)
             n_fit = sum(i in scores for i in held_ids)
             if n_fit >= MIN_CALIBRATION_ITEMS:
-                cut, _ = _fit_on(held_ids, _item_labels([annotations[ids.index(i)] for i in held_ids]), scores)
+                cut, _ = fit_on(held_ids, majority_labels([annotations[ids.index(i)] for i in held_ids]), scores)
                 keep = [n for n, i in enumerate(ids) if i in set(rest)]
                 where = (
                     "calibration-fraction",
@@ -251,7 +133,7 @@ def measure(
     kept = [n for n, v in enumerate(values) if v is not None]
     cuts: np.ndarray | None = None
     if cross_fit and kept:
-        item_labels = _item_labels([annotations[n] for n in kept])
+        item_labels = majority_labels([annotations[n] for n in kept])
         item_scores = np.array([values[n] for n in kept], dtype=float)
         made = cross_fitted_cuts(item_labels, item_scores, calibration.folds, calibration.seed)
         cut = youden_threshold(item_labels, item_scores)
@@ -336,7 +218,7 @@ def measure(
         ceiling_errors = judge_errors(
             label_type, scale, a, b, pair_groups, resamples=resamples, seed=seed, confidence=confidence
         )
-    unmatched = len(predictions.ids(metric) - set(_grouped(labels)[0]))
+    unmatched = len(predictions.ids(metric) - set(grouped(labels)[0]))
     return MetricAgreement(
         metric=metric,
         label_type=label_type,

@@ -158,17 +158,13 @@ def run_predictions(folder: str | Path) -> Predictions:
 
     run = Run.load(folder)
     by_key: dict[tuple[str, str | None], Prediction] = {}
-    for record in run.records:
-        if record.get("draw", 0) != 0:
+    for record in run.iter_records():
+        if record.draw != 0:
             continue
-        for metric, entry in record.get("metrics", {}).items():
-            verdict = entry["verdict"]
-            state = VerdictState(verdict["state"])
-            grade = verdict.get("grade") if state is VerdictState.GRADE else None
-            message = verdict.get("failure_kind") or verdict.get("message")
-            by_key[(str(record["id"]), metric)] = Prediction(
-                str(record["id"]), state, None if grade is None else float(grade), message
-            )
+        for metric, entry in record.metrics.items():
+            verdict = entry.verdict
+            message = verdict.failure_kind.value if verdict.failure_kind else verdict.message
+            by_key[(record.id, metric)] = Prediction(record.id, verdict.state, entry.value, message)
     if not by_key:
         raise InputError("the run folder holds no verdicts", path=str(folder))
     return Predictions(by_key, source=str(folder))

@@ -9,8 +9,8 @@ from pathlib import Path
 from typing import Any
 
 from judges.agreement.bootstrap import Figure
-from judges.agreement.measure import MetricAgreement
-from judges.runs.markdown import grid
+from judges.agreement.result import MetricAgreement
+from judges.render.markdown import grid
 
 
 def report_dict(

@@ -233,7 +233,7 @@ def retrying(
 def estimate_tokens(request: CompletionRequest) -> int:
     """Prompt tokens (about 4 characters each, a fixed count per image) plus the completion budget: what a token
     rate limit counts."""
-    from judges.images.content import estimated_chars
+    from judges.calls.content import estimated_chars
 
     prompt_chars = sum(estimated_chars(message["content"]) for message in request.messages)
     return prompt_chars // 4 + int(request.params.get("max_tokens") or 0)

@@ -74,7 +74,7 @@ def execute(args: argparse.Namespace, config: JudgeConfig, tests: list[Any], spl
     )
     written = ["results.jsonl", "run.json", "summary.md", "report.html"]
     if args.plot:
-        from judges.runs.plot import plot_result_matrix
+        from judges.render.plot import plot_result_matrix
 
         written.append(plot_result_matrix(run, out_dir / "result_matrix.png").name)
     return finish_run(run, written)

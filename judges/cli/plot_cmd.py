@@ -11,7 +11,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from judges.runs.plot import plot_result_matrix
+    from judges.render.plot import plot_result_matrix
     from judges.runs.run import Run
 
     run = Run.load(args.run_dir)

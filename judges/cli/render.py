@@ -12,14 +12,15 @@ if TYPE_CHECKING:
 
 def failure_summary(run: Run) -> str | None:
     """ "12 of 456 calls failed: 9 timeout, 3 unparseable", from the finished items' call records."""
+    from judges.records import Usage
     from judges.runs.progress import call_counts
 
     # the runtime's counter (run.json's usage), the one the progress line reads; the records' totals otherwise
-    usage = run.usage if "failures" in run.usage else run.summary.get("usage", {})
-    failures = usage.get("failures") or {}
-    asked, failed = call_counts(int(usage.get("calls", 0)), failures)
+    usage = Usage.from_json(run.usage) if "failures" in run.usage else run.summary.usage
+    asked, failed = call_counts(usage.calls, usage.failures)
     if not failed:
         return None
+    failures = usage.failures
     kinds = ", ".join(f"{n} {kind}" for kind, n in sorted(failures.items(), key=lambda kv: (-kv[1], kv[0])))
     return f"{failed} of {asked} calls failed: {kinds}"
 

@@ -25,7 +25,7 @@ def has_display() -> bool:
 
 def report_path(run_dir: str) -> Path:
     """The folder's report.html, written from its run.json and results.jsonl when the folder predates it."""
-    from judges.runs.report import write_report
+    from judges.render.report import write_report
     from judges.runs.run import Run
 
     run = Run.load(run_dir)
@@ -34,7 +34,7 @@ def report_path(run_dir: str) -> Path:
 
 
 def run(args: argparse.Namespace) -> int:
-    from judges.runs.markdown import summary_markdown
+    from judges.render.summary_md import summary_markdown
     from judges.runs.run import Run
 
     if args.print:

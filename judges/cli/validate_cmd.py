@@ -44,10 +44,10 @@ def configure(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     from judges.cli.meta_eval_cmd import default_out
     from judges.cli.render import finish_run
+    from judges.render.junit import junit_xml
     from judges.runs.api import load_tests, run_unit_tests
     from judges.runs.failures import listing
     from judges.runs.gate import Bar, GateConfig, check_bars
-    from judges.runs.junit import junit_xml
     from judges.runs.run import Run
 
     bars = [Bar.parse(text, "min") for text in args.min or []] + [Bar.parse(text, "max") for text in args.max or []]
@@ -107,10 +107,10 @@ def check_drift(before: Any, run: Any) -> bool:
     names = (before.folder.name if before.folder else "baseline", run.folder.name if run.folder else "this run")
     for line in drift_lines(result, *names):
         print(line)
-    usage = run.summary.get("usage", {})
-    if usage.get("cached_calls"):
+    usage = run.summary.usage
+    if usage.cached_calls:
         print(
-            f"note: {usage['cached_calls']} of {usage['calls']} replies came from the cache, so the provider was not "
+            f"note: {usage.cached_calls} of {usage.calls} replies came from the cache, so the provider was not "
             "asked again for them; use --cache-mode off (or another --cache) to measure drift"
         )
     return result.fell

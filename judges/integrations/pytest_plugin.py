@@ -109,7 +109,7 @@ class UnitTestItem(_JudgelabItem):
         from judges.runs.failures import misses
 
         _, run = self.validation.results()
-        records = [r for r in run.records if r["id"] == self.test_id]
+        records = [r for r in run.records if r.id == self.test_id]
         if not records:
             raise JudgelabFailed(f"{self.test_id}: not judged")
         found = misses(records)

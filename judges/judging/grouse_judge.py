@@ -11,8 +11,8 @@ from judges.calls.runtime import CallRuntime
 from judges.images.content import with_image_parts
 from judges.judging.asking import StepFailed, ask
 from judges.judging.prompts import PromptSet, sample_variables
-from judges.judging.records import MetricRecord
 from judges.judging.replies import ParsedReply, parse_reply, reply_schema
+from judges.records import MetricRecord
 from judges.types import GROUSE_METRICS, FailureKind, Sample, Verdict, VerdictState
 
 

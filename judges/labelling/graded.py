@@ -38,7 +38,7 @@ class GradedPool:
 
 
 def _metric(runs: Sequence[Run], metric: str | None) -> str:
-    shared = set.intersection(*({m for r in run.records for m in r.get("metrics", {})} for run in runs))
+    shared = set.intersection(*({m for r in run.records for m in r.metrics} for run in runs))
     if metric is not None:
         if metric not in shared:
             raise ConfigError(f"--metric {metric}: not graded by every run (they share: {', '.join(sorted(shared))})")
@@ -106,11 +106,9 @@ def read_pool(run_dirs: Sequence[str | Path], metric: str | None = None) -> Grad
     names = _judge_names(runs)
     by_run = [
         {
-            str(r["id"]): JudgeVerdict(
-                r["metrics"][chosen]["verdict"]["state"], r["metrics"][chosen]["verdict"].get("grade")
-            )
+            r.id: JudgeVerdict(r.metrics[chosen].verdict.state.value, r.metrics[chosen].verdict.grade)
             for r in run.records
-            if r.get("draw", 0) == 0 and chosen in r.get("metrics", {})
+            if r.draw == 0 and chosen in r.metrics
         }
         for run in runs
     ]

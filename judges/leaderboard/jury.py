@@ -13,7 +13,8 @@ from typing import TYPE_CHECKING, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from judges.errors import ConfigError
-from judges.types import GROUSE_METRICS, FailureKind, Verdict
+from judges.records import Usage
+from judges.types import GROUSE_METRICS, FailureKind, Verdict, VerdictState
 
 if TYPE_CHECKING:
     from judges.leaderboard.config import Evaluation, LeaderboardConfig
@@ -77,61 +78,62 @@ def _verdict(value: float | None) -> Verdict:
 def jury_run(jury: Jury, members: Sequence[Run], tests: Sequence[Any], out: Path | None) -> Run:
     """The jury's unit-test run, built from the members' runs on the same tests: each verdict combined, then scored
     against the test's conditions like a model's; usage is the members' summed."""
-    from judges.judging.records import MetricRecord
+    import dataclasses
+
+    from judges.records import ItemRecord, MetricRecord
     from judges.runs.run import Run
     from judges.runs.summary import summarize
     from judges.runs.tasks import sample_fields
     from judges.suite.scoring import score_unit_test
 
-    by_member = [{r["id"]: r for r in run.records if r.get("draw", 0) == 0} for run in members]
+    by_member = [{r.id: r for r in run.iter_records() if r.draw == 0} for run in members]
     records = []
     for order, test in enumerate(tests):
         rows = [rows.get(test.id) for rows in by_member]
         if any(row is None for row in rows):
             continue  # a test some member did not finish: the jury has no verdict on it
         verdicts = {
-            metric: combine([_read(row["metrics"][metric]["verdict"]) for row in rows if row], jury.rule)
+            metric: combine([_read(row.metrics[metric].verdict) for row in rows if row], jury.rule)
             for metric in GROUSE_METRICS
         }
         result = score_unit_test(test, {m: MetricRecord(m, v) for m, v in verdicts.items()})
         records.append(
-            {
-                "id": test.id,
-                "order": order,
-                "draw": 0,
-                "test_type": test.test_type,
-                "set_id": test.set_id,
-                "passed_all": all(o.value == "pass" for o in result.outcomes.values()),
-                "sample": sample_fields(test.sample),
-                "metrics": result.metrics_dict(),
-            }
+            ItemRecord(
+                test.id,
+                result.metric_records(),
+                order,
+                0,
+                sample_fields(test.sample),
+                test.test_type,
+                test.set_id,
+                test.source,
+            )
         )
-    summary = summarize(records, "unit_tests")
-    summary["usage"] = _summed([run.summary.get("usage", {}) for run in members])
+    summary = dataclasses.replace(summarize(records, "unit_tests"), usage=_summed([r.summary.usage for r in members]))
     config = {"judge": f"jury {jury.name}: {jury.rule} of {', '.join(jury.members)}", "members": list(jury.members)}
     run = Run("unit_tests", config, records, summary)
     if out is not None:
-        from judges.files.jsonl import append_jsonl
+        from judges.render.run_folder import save_run
 
         out.mkdir(parents=True, exist_ok=True)
         with (out / "results.jsonl").open("w", encoding="utf-8") as handle:
             for record in records:
-                append_jsonl(handle, record)
-        run.save(out)
+                handle.write(record.to_json_line() + "\n")
+        save_run(run, out)
     return run
 
 
-def _read(verdict: dict[str, Any]) -> Verdict:
-    if verdict["state"] == "failure":
-        return Verdict.failed(FailureKind(verdict.get("failure_kind") or "upstream_failed"), "member failed")
-    if verdict["state"] == "null":
+def _read(verdict: Verdict) -> Verdict:
+    if verdict.state is VerdictState.FAILURE:
+        return Verdict.failed(verdict.failure_kind or FailureKind.UPSTREAM_FAILED, "member failed")
+    if verdict.state is VerdictState.NULL:
         return Verdict.null()
-    return Verdict.graded(float(verdict["grade"]))
+    return Verdict.graded(float(verdict.grade or 0.0))
 
 
-def _summed(usages: Sequence[dict[str, Any]]) -> dict[str, Any]:
+def _summed(usages: Sequence[Usage]) -> Usage:
     keys = ("calls", "cached_calls", "failed_calls", "prompt_tokens", "completion_tokens", "cost", "priced_cost")
-    return {key: sum(usage.get(key, 0) for usage in usages) for key in keys}
+    return Usage(**{key: sum(getattr(usage, key) for usage in usages) for key in keys})
 
 
 def jury_entries(

@@ -62,11 +62,9 @@ def _distinct_samples(labels: LabelledSet) -> dict[str, Sample]:
 
 def _predictions(run: Any, metric: str) -> dict[str, Prediction]:
     out = {}
-    for record in run.records:
-        verdict = record["metrics"][metric]["verdict"]
-        out[record["id"]] = Prediction(
-            record["id"], VerdictState(verdict["state"]), verdict.get("grade"), verdict.get("message")
-        )
+    for record in run.iter_records():
+        verdict = record.metrics[metric].verdict
+        out[record.id] = Prediction(record.id, verdict.state, verdict.grade, verdict.message)
     return out
 
 

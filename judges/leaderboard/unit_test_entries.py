@@ -5,13 +5,16 @@ from __future__ import annotations
 import hashlib
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from judges.leaderboard.config import Candidate, Evaluation
 from judges.leaderboard.entries import Entry, check_stop, noted
-from judges.leaderboard.jury import Jury
+from judges.records import ItemRecord
 from judges.runs.intervals import total_interval, wilson
-from judges.types import ALL_METRICS
+from judges.types import ALL_METRICS, Outcome
+
+if TYPE_CHECKING:  # annotations only: the config reads juries, and a jury's rows are built here
+    from judges.leaderboard.config import Candidate, Evaluation
+    from judges.leaderboard.jury import Jury
 
 
 def run_costs(run: Any) -> dict[str, Any]:
@@ -19,61 +22,59 @@ def run_costs(run: Any) -> dict[str, Any]:
     figures a warm cache does not change."""
     from judges.runs.summary import median_latency
 
-    usage = run.summary["usage"]
+    usage = run.summary.usage
     return {
-        "calls": int(usage["calls"]),
-        "cost_usd": float(usage["priced_cost"]),
+        "calls": usage.calls,
+        "cost_usd": float(usage.priced_cost),
         "latency_s_per_uncached_call": median_latency(run.records),
     }
 
 
-def item_passes(rows: list[dict[str, Any]], metric: str) -> dict[str, float]:
+def item_passes(rows: list[ItemRecord], metric: str) -> dict[str, float]:
     """1 or 0 per completed test (its pass on `metric`): their mean is the metric's pass rate."""
     return {
-        r["id"]: float(r["metrics"][metric]["outcome"] == "pass")
+        r.id: float(r.metrics[metric].outcome is Outcome.PASS)
         for r in rows
-        if r["metrics"][metric]["outcome"] != "failure"
+        if r.metrics[metric].outcome is not Outcome.FAILURE
     }
 
 
 def run_to_entries(run: Any, base: dict[str, Any], seconds: float) -> list[Entry]:
     summary = run.summary
-    judged = [summary["metrics"][m] for m in ALL_METRICS[:4]]
-    n_verdicts = sum(s["n"] for s in judged)
-    failure_rate = sum(s["failures"] for s in judged) / n_verdicts if n_verdicts else None
+    judged = [summary.metrics[m] for m in ALL_METRICS[:4]]
+    n_verdicts = sum(s.n for s in judged)
+    failure_rate = sum(s.failures or 0 for s in judged) / n_verdicts if n_verdicts else None
     common = dict(base, failure_rate=failure_rate, seconds=seconds, **run_costs(run))
-    rows = [r for r in run.records if r.get("draw", 0) == 0]
+    rows = [r for r in run.records if r.draw == 0]
     entries = []
     for metric in ALL_METRICS:
-        stats = summary["metrics"][metric]
-        low, high = wilson(stats["passed"], stats["completed"])
+        stats = summary.metrics[metric]
+        low, high = wilson(stats.passed or 0, stats.completed or 0)
         entries.append(
             Entry(
                 **common,
                 metric=metric,
                 statistic="pass_rate",
-                value=stats["pass_rate"],
+                value=stats.pass_rate,
                 item_values=item_passes(rows, metric),
                 ci_low=low,
                 ci_high=high,
-                n=stats["completed"],
+                n=stats.completed,
             )
         )
     low, high = total_interval(rows)
     # each test's mean over the six metrics averages to the total only when every test completed every metric
-    per_test = {
-        r["id"]: sum(r["metrics"][m]["outcome"] == "pass" for m in ALL_METRICS) / len(ALL_METRICS) for r in rows
-    }
+    per_test = {r.id: sum(r.metrics[m].outcome is Outcome.PASS for m in ALL_METRICS) / len(ALL_METRICS) for r in rows}
     entries.append(
         Entry(
             **common,
             metric="total",
             statistic="pass_rate",
-            value=summary["total_pass_rate"],
-            item_values=per_test if summary["failures"] == 0 else None,
+            value=summary.total_pass_rate,
+            item_values=per_test if summary.failures == 0 else None,
             ci_low=low,
             ci_high=high,
-            n=summary["completed_tests"],
+            n=summary.completed_tests,
         )
     )
     return entries

@@ -4,13 +4,15 @@ baselines computed by the same rule."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from judges.judging.replies import GRADE_SPECS
-from judges.probes.base import INVARIANCE, LOWER, SAME, SWAPPED
+from judges.probes.base import INVARIANCE, LOWER, ORIGINAL, SAME, SWAPPED
+from judges.probes.summary import ProbeMiss, ProbeRow, ProbeSummary
+from judges.records import ItemRecord, MetricRecord
 from judges.runs.intervals import wilson
+from judges.types import VerdictState
 
 HELD, MISSED, FAILED, SKIPPED = "held", "missed", "failed", "skipped"
 
@@ -25,17 +27,17 @@ class Given:
     failed: bool = False
 
 
-def given(entry: Mapping[str, Any] | None) -> Given | None:
+def given(entry: MetricRecord | None) -> Given | None:
     """The judge's verdicts in a record's metric entry; None when the pipeline did not ask (a rule's null)."""
     if entry is None:
         return None
-    verdict = entry["verdict"]
-    if verdict["state"] == "failure":
+    verdict = entry.verdict
+    if verdict.state is VerdictState.FAILURE:
         return Given(None, None, failed=True)
-    if not entry.get("calls"):
+    if not entry.calls:
         return None
-    expected = (entry.get("details") or {}).get("expected_output_verdict")
-    as_pair = (verdict["state"], verdict.get("grade"))
+    expected = entry.details.get("expected_output_verdict")  # answer 1's verdict, as the reply gave it
+    as_pair = (verdict.state.value, verdict.grade)
     other = None if not expected or expected["state"] == "failure" else (expected["state"], expected.get("grade"))
     return Given(as_pair, other)
 
@@ -69,26 +71,17 @@ def _baseline(metric: str, expects: str, oracle: bool) -> str:
     return compare(metric, expects, before, Given(("grade", lowered), ("grade", top)))
 
 
-def _rate(held: int, n: int) -> dict[str, Any]:
-    low, high = wilson(held, n)
-    return {"held": held, "n": n, "rate": held / n if n else None, "low": low, "high": high}
-
-
-def probe_summary(records: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+def probe_summary(records: Sequence[ItemRecord]) -> ProbeSummary:
     """Per probe and metric: the rate (invariance, or the right direction) with its Wilson interval and n, the
     failures counted apart, the oracle's and a constant judge's rates on the same pairs, and the items missed."""
     from judges.probes.registry import shipped_probes
-    from judges.probes.task import ORIGINAL
 
     declared = {probe.name: probe.expects for probe in shipped_probes()}
-    originals = {r["sample_id"]: r for r in records if r.get("probe") == ORIGINAL and r.get("draw", 0) == 0}
+    first = [r for r in records if r.draw == 0 and r.sample_id is not None]
+    originals = {r.sample_id: r for r in first if r.probe == ORIGINAL}
     rows = []
     for name, expects in declared.items():
-        pairs = [
-            (originals[r["sample_id"]], r)
-            for r in records
-            if r.get("probe") == name and r.get("draw", 0) == 0 and r["sample_id"] in originals
-        ]
+        pairs = [(originals[r.sample_id], r) for r in first if r.probe == name and r.sample_id in originals]
         if not pairs:
             continue
         for metric, expectation in expects.items():
@@ -96,43 +89,41 @@ def probe_summary(records: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
                 (
                     before,
                     after,
-                    compare(
-                        metric, expectation, given(before["metrics"].get(metric)), given(after["metrics"].get(metric))
-                    ),
+                    compare(metric, expectation, given(before.metrics.get(metric)), given(after.metrics.get(metric))),
                 )
                 for before, after in pairs
             ]
             counted = [o for o in outcomes if o[2] in (HELD, MISSED)]
             held = sum(o[2] == HELD for o in counted)
+            low, high = wilson(held, len(counted))
             rows.append(
-                {
-                    "probe": name,
-                    "metric": metric,
-                    "expects": expectation,
-                    "measures": "invariance" if expectation in INVARIANCE else "sensitivity",
-                    **_rate(held, len(counted)),
-                    "failed": sum(o[2] == FAILED for o in outcomes),
-                    "pairs": len(pairs),
-                    "oracle": 1.0 if _baseline(metric, expectation, oracle=True) == HELD else 0.0,
-                    "constant": 1.0 if _baseline(metric, expectation, oracle=False) == HELD else 0.0,
-                    "missed": [
-                        {
-                            "original": b["id"],
-                            "perturbed": a["id"],
-                            "before": _shown(b, metric),
-                            "after": _shown(a, metric),
-                        }
+                ProbeRow(
+                    probe=name,
+                    metric=metric,
+                    expects=expectation,
+                    measures="invariance" if expectation in INVARIANCE else "sensitivity",
+                    held=held,
+                    n=len(counted),
+                    rate=held / len(counted) if counted else None,
+                    low=low,
+                    high=high,
+                    failed=sum(o[2] == FAILED for o in outcomes),
+                    pairs=len(pairs),
+                    oracle=1.0 if _baseline(metric, expectation, oracle=True) == HELD else 0.0,
+                    constant=1.0 if _baseline(metric, expectation, oracle=False) == HELD else 0.0,
+                    missed=[
+                        ProbeMiss(b.id, a.id, _shown(b, metric), _shown(a, metric))
                         for b, a, outcome in outcomes
                         if outcome == MISSED
                     ],
-                }
+                )
             )
-    return {"rows": rows, "originals": len(originals)}
+    return ProbeSummary(rows, len(originals))
 
 
-def _shown(record: Mapping[str, Any], metric: str) -> str:
+def _shown(record: ItemRecord, metric: str) -> str:
     """`answer 2 / answer 1` grades as the report shows them, e.g. "4 / 5" or "null"."""
-    found = given(record["metrics"].get(metric))
+    found = given(record.metrics.get(metric))
     if found is None:
         return "not asked"
     if found.failed:

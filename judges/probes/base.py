@@ -12,6 +12,7 @@ SWAPPED = "swapped"  # invariance under an exchange: answer 1's and answer 2's g
 LOWER = "lower"  # sensitivity: the grade of the answer under test must go down
 EXPECTATIONS = (SAME, SWAPPED, LOWER)
 INVARIANCE = (SAME, SWAPPED)
+ORIGINAL = "original"  # the probe name of a sample judged unchanged
 
 
 class Probe(Protocol):

@@ -7,13 +7,15 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from judges.pages.table import Cell, Table, cell, plain_table
-from judges.runs.markdown import pct, table
+from judges.probes.summary import ProbeRow
+from judges.render.markdown import pct, table
 
 if TYPE_CHECKING:
-    from judges.runs.report_items import ItemRow
+    from judges.render.report_items import ItemRow
     from judges.runs.run import Run
 
 MAX_LISTED = 40
+MUST = {"same": "stay", "swapped": "swap", "lower": "go lower"}
 EXPLAINED = (
     "Invariance: the share of pairs whose grade stayed (for swap_answers: traded places with answer 1's). "
     "Sensitivity: the share of pairs whose grade went lower, over pairs whose original grade could go lower. "
@@ -23,29 +25,29 @@ EXPLAINED = (
 )
 
 
-def _interval(row: dict[str, Any]) -> str:
-    return "n/a" if row["low"] is None else f"[{pct(row['low'])}, {pct(row['high'])}]"
+def _interval(row: ProbeRow) -> str:
+    return "n/a" if row.low is None else f"[{pct(row.low)}, {pct(row.high)}]"
 
 
-def probe_rows(run: Run) -> list[dict[str, Any]]:
-    return list((run.summary.get("probes") or {}).get("rows", []))
+def probe_rows(run: Run) -> list[ProbeRow]:
+    return run.summary.probes.rows if run.summary.probes else []
 
 
 def probe_markdown(run: Run) -> list[str]:
     rows = probe_rows(run)
     lines = [EXPLAINED, "", table([_figures(row, str) for row in rows]) if rows else "No probe applied to any sample."]
-    missed = [(row, m) for row in rows for m in row["missed"]]
+    missed = [(row, m) for row in rows for m in row.missed]
     if missed:
         lines += ["", f"## Pairs that missed ({len(missed)})", ""]
         lines.append(
             table(
                 [
                     {
-                        "probe": row["probe"],
-                        "metric": row["metric"],
-                        "original": m["original"],
-                        "before": m["before"],
-                        "after": m["after"],
+                        "probe": row.probe,
+                        "metric": row.metric,
+                        "original": m.original,
+                        "before": m.before,
+                        "after": m.after,
                     }
                     for row, m in missed[:MAX_LISTED]
                 ]
@@ -56,21 +58,19 @@ def probe_markdown(run: Run) -> list[str]:
     return lines
 
 
-def _figures(row: dict[str, Any], wrap: Any) -> dict[str, Any]:
+def _figures(row: ProbeRow, wrap: Any) -> dict[str, Any]:
     """One probe x metric row; `wrap` turns the rate into a cell (str for Markdown, a sortable Cell for HTML)."""
     return {
-        "probe": row["probe"],
-        "metric": row["metric"],
-        "measures": row["measures"],
-        "grade must": {"same": "stay", "swapped": "swap", "lower": "go lower"}[row["expects"]],
-        "rate": wrap(pct(row["rate"]))
-        if wrap is str
-        else Cell(pct(row["rate"]), row["rate"] if row["rate"] is not None else -1),
+        "probe": row.probe,
+        "metric": row.metric,
+        "measures": row.measures,
+        "grade must": MUST[row.expects],
+        "rate": wrap(pct(row.rate)) if wrap is str else Cell(pct(row.rate), row.rate if row.rate is not None else -1),
         "95% interval (Wilson)": _interval(row),
-        "n": row["n"],
-        "failed": row["failed"],
-        "oracle": pct(row["oracle"]),
-        "constant judge": pct(row["constant"]),
+        "n": row.n,
+        "failed": row.failed,
+        "oracle": pct(row.oracle),
+        "constant judge": pct(row.constant),
     }
 
 
@@ -84,31 +84,33 @@ HEADERS = ["original", "probe", "metric", "grade must", "before", "after", "outc
 
 def probe_item_rows(run: Run, folder: Path | None = None) -> list[ItemRow]:
     """A row per pair that missed: both items' prompts and replies for that metric, the original's first."""
-    from judges.runs.report_items import ItemRow, _call_view
-    from judges.runs.report_prompts import PromptRenderer
+    from judges.render.report_items import ItemRow, _call_view
+    from judges.render.report_prompts import PromptRenderer
 
     prompts = PromptRenderer(run.config)
-    by_id = {r["id"]: r for r in run.records if r.get("draw", 0) == 0}
+    wanted = {i for row in probe_rows(run) for m in row.missed for i in (m.original, m.perturbed)}
+    by_id = {r.id: r for r in run.iter_records() if r.draw == 0 and r.id in wanted}
     rows = []
     for row in probe_rows(run):
-        for m in row["missed"]:
-            before, after = by_id.get(m["original"]), by_id.get(m["perturbed"])
+        for m in row.missed:
+            before, after = by_id.get(m.original), by_id.get(m.perturbed)
             if before is None or after is None:
                 continue
             calls = []
-            for label, record in (("original", before), (row["probe"], after)):
-                for call in record["metrics"][row["metric"]].get("calls", []):
-                    view = _call_view(call, prompts, record.get("sample"), reask=False)
+            for label, record in (("original", before), (row.probe, after)):
+                entry = record.metrics.get(row.metric)
+                for call in entry.calls if entry else []:
+                    view = _call_view(call, prompts, record.sample, reask=False)
                     calls.append(dataclasses.replace(view, template=f"{label}: {view.template}"))
             cells = [
-                cell(m["original"]),
-                cell(row["probe"]),
-                cell(row["metric"]),
-                cell({"same": "stay", "swapped": "swap", "lower": "go lower"}[row["expects"]]),
-                cell(m["before"]),
-                cell(m["after"]),
+                cell(m.original),
+                cell(row.probe),
+                cell(row.metric),
+                cell(MUST[row.expects]),
+                cell(m.before),
+                cell(m.after),
                 Cell("missed", "missed", "wrong_grade"),
             ]
-            data = {"outcome": "missed", "metric": row["metric"], "type": row["probe"]}
-            rows.append(ItemRow(cells, data, calls, None, after.get("sample")))
+            data = {"outcome": "missed", "metric": row.metric, "type": row.probe}
+            rows.append(ItemRow(cells, data, calls, None, after.sample))
     return rows

@@ -8,12 +8,11 @@ from typing import Any
 
 from judges.judging.grouse_judge import GroundedQAJudge
 from judges.judging.prompts import check_renders
-from judges.probes.base import Probe
+from judges.probes.base import ORIGINAL, Probe
+from judges.records import ItemRecord
 from judges.runs.service import Item
 from judges.runs.tasks import sample_fields
 from judges.types import Sample
-
-ORIGINAL = "original"
 
 
 def probe_item_id(sample_id: str, probe: str) -> str:
@@ -51,12 +50,9 @@ class ProbeTask:
     def provenance(self) -> dict[str, Any]:
         return {"probes": {probe.name: dict(probe.expects) for probe in self.probes}}
 
-    async def run_item(self, item: Item) -> dict[str, Any]:
+    async def run_item(self, item: Item) -> ItemRecord:
         sample_id, probe, sample = item.payload
         records = await self.judge.judge(sample, priority=item.order)
-        return {
-            "sample_id": sample_id,
-            "probe": probe,
-            "sample": sample_fields(sample),
-            "metrics": {metric: record.to_dict() for metric, record in records.items()},
-        }
+        return ItemRecord(
+            item.id, records, item.order, item.draw, sample_fields(sample), sample_id=sample_id, probe=probe
+        )

@@ -7,9 +7,9 @@ from typing import TYPE_CHECKING, Any
 from judges.errors import ConfigError
 from judges.judging.asking import StepFailed
 from judges.judging.grouse_judge import GroundedQAJudge
-from judges.judging.records import MetricRecord
 from judges.rag.judging import SAMPLE_PRIORITY
 from judges.rag.spec import Scored
+from judges.records import MetricRecord
 from judges.suite.conditions import judged_pa_nr
 from judges.types import FailureKind, Verdict, VerdictState
 

@@ -8,10 +8,10 @@ from typing import Any, TypeVar
 
 from judges.calls.backend import CallError
 from judges.judging.asking import StepFailed
-from judges.judging.records import MetricRecord
 from judges.rag.judging import RagJudge
 from judges.rag.settings import MetricSettings
 from judges.rag.spec import MetricSpec
+from judges.records import MetricRecord
 from judges.types import Sample, Verdict
 
 T = TypeVar("T")

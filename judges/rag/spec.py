@@ -52,3 +52,37 @@ class MetricSpec:
             "range": list(self.value_range),
             **({"options": dict(self.options)} if self.options else {}),
         }
+
+
+_R = "judges.rag."
+# the sample fields a metric needs, by their short names
+Q, A, C, G = "input", "actual_output", "references", "expected_output"
+IDS = ("retrieved_ids", "expected_ids")
+
+
+def metric_spec(
+    name: str, family: str, needs: tuple[str, ...], target: str, description: str, **kw: object
+) -> MetricSpec:
+    return MetricSpec(name, family, needs, _R + target, description, **kw)  # type: ignore[arg-type]
+
+
+def aspect_spec(name: str, definition: str) -> MetricSpec:
+    return metric_spec(
+        f"ragas_aspect_{name}",
+        "ragas",
+        (Q, A),
+        "critiques:aspect_critique",
+        f"aspect critique, yes = 1: {definition}",
+        options={"aspect": name, "definition": definition},
+    )
+
+
+def criterion_spec(name: str, definition: str) -> MetricSpec:
+    return metric_spec(
+        f"rubric_{name}",
+        "rubric",
+        (Q, A),
+        "critiques:rubric",
+        f"G-Eval rubric 1-5 as 0-1: {definition}",
+        options={"criterion": name, "definition": definition},
+    )

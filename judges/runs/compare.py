@@ -5,9 +5,9 @@ from __future__ import annotations
 import hashlib
 import json
 from pathlib import Path
-from typing import Any
 
-from judges.runs.markdown import pct, table
+from judges.records import MetricRecord
+from judges.render.markdown import pct, table
 from judges.runs.run import Run
 from judges.runs.summary import SHORT
 
@@ -27,11 +27,11 @@ def _name(run: Run) -> str:
     return run.folder.name if run.folder else "?"
 
 
-def _state(entry: dict[str, Any], unit_tests: bool) -> str:
+def _state(entry: MetricRecord, unit_tests: bool) -> str:
     if unit_tests:
-        return str(entry["outcome"])
-    verdict = entry["verdict"]
-    return f"{verdict['grade']:g}" if verdict["state"] == "grade" else verdict["state"]
+        return entry.outcome.value if entry.outcome else "-"
+    value = entry.value
+    return f"{value:g}" if value is not None else entry.verdict.state.value
 
 
 def changes(before: Run, after: Run) -> list[tuple[str, str, str, str]]:
@@ -40,12 +40,7 @@ def changes(before: Run, after: Run) -> list[tuple[str, str, str, str]]:
     unit_tests = before.kind == after.kind == "unit_tests"
 
     def states(run: Run) -> dict[tuple[str, str], str]:
-        return {
-            (r["id"], m): _state(e, unit_tests)
-            for r in run.records
-            if r.get("draw", 0) == 0
-            for m, e in r["metrics"].items()
-        }
+        return {(r.id, m): _state(e, unit_tests) for r in run.records if r.draw == 0 for m, e in r.metrics.items()}
 
     old, new = states(before), states(after)
     changed = []
@@ -57,13 +52,13 @@ def changes(before: Run, after: Run) -> list[tuple[str, str, str, str]]:
 
 
 def _figures(run: Run) -> dict[str, str]:
-    metrics = run.summary.get("metrics", {})
+    metrics = run.summary.metrics
     if run.kind == "unit_tests":
-        cells = {SHORT.get(m, m): pct(s["pass_rate"]) for m, s in metrics.items()}
-        cells["total"] = pct(run.summary.get("total_pass_rate"))
-        cells["run failures"] = str(run.summary.get("failures", 0))
+        cells = {SHORT.get(m, m): pct(s.pass_rate) for m, s in metrics.items()}
+        cells["total"] = pct(run.summary.total_pass_rate)
+        cells["run failures"] = str(run.summary.failures or 0)
         return cells
-    return {m: "n/a" if s["mean"] is None else f"{s['mean']:.3f}" for m, s in metrics.items()}
+    return {m: "n/a" if s.mean is None else f"{s.mean:.3f}" for m, s in metrics.items()}
 
 
 LISTED = 20  # flipped items the terminal lists per pair of runs; `judgelab view` shows every one
@@ -108,7 +103,7 @@ def comparison_markdown(runs: list[Run], listed: int | None = LISTED) -> str:
                     "judge / prompts": variant(r),
                     "kind": r.kind,
                     "split": split_of(r),
-                    "n": r.summary.get("n_items", 0),
+                    "n": r.summary.n_items,
                     **_figures(r),
                 }
                 for r in runs
@@ -117,8 +112,9 @@ def comparison_markdown(runs: list[Run], listed: int | None = LISTED) -> str:
     ]
     by_variant: dict[str, dict[str, float]] = {}
     for run in runs:
-        if run.kind == "unit_tests" and run.summary.get("total_pass_rate") is not None:
-            by_variant.setdefault(variant(run), {})[split_of(run)] = run.summary["total_pass_rate"]
+        total = run.summary.total_pass_rate
+        if run.kind == "unit_tests" and total is not None:
+            by_variant.setdefault(variant(run), {})[split_of(run)] = total
     gaps = {v: s for v, s in by_variant.items() if "train" in s and "test" in s}
     if gaps:
         lines += [

@@ -39,18 +39,18 @@ class Drift:
 
 def outcomes(run: Run) -> dict[str, bool]:
     """Each completed test's pass on every metric (first draw), by test id."""
+    from judges.types import Outcome
+
     return {
-        r["id"]: bool(r["passed_all"])
-        for r in run.records
-        if r.get("draw", 0) == 0 and all(e["outcome"] != "failure" for e in r["metrics"].values())
+        r.id: r.passed_all
+        for r in run.iter_records()
+        if r.draw == 0 and all(e.outcome is not Outcome.FAILURE for e in r.metrics.values())
     }
 
 
 def fingerprints(run: Run) -> list[str]:
     """Every model version the provider reported in the run's calls (run.json keeps the first)."""
-    from judges.runs.summary import item_calls
-
-    seen = {str(c["model_version"]) for r in run.records for c in item_calls(r) if c.get("model_version")}
+    seen = {str(c["model_version"]) for r in run.iter_records() for c in r.calls() if c.get("model_version")}
     first = run.config.get("model_version")
     return sorted(seen | ({str(first)} if first else set()))
 
@@ -77,7 +77,7 @@ def drift(before: Run, after: Run) -> Drift:
     diff = paired_difference(a, b)
     mean = sum(a.values()) / len(shared) - sum(b.values()) / len(shared)
     low, high = (diff.low, diff.high) if diff is not None else (mean, mean)
-    every = {r["id"] for r in before.records} | {r["id"] for r in after.records}
+    every = {r.id for r in before.iter_records()} | {r.id for r in after.iter_records()}
     return Drift(
         len(shared),
         sum(b.values()) / len(shared),
@@ -96,7 +96,7 @@ def drift(before: Run, after: Run) -> Drift:
 def drift_lines(result: Drift, before: str, after: str, listed: int | None = None) -> list[str]:
     """The comparison as text lines (Markdown), naming both runs; the flipped tests listed (the first `listed` of
     each way, when given; 0 lists none)."""
-    from judges.runs.markdown import pct, table
+    from judges.render.markdown import pct, table
 
     verdict = "fell significantly" if result.fell else "no significant fall"
     lines = [

@@ -2,24 +2,28 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+import heapq
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-NOT_PASSED = ("wrong_grade", "failure")
+from judges.records import ItemRecord, MetricRecord
+from judges.types import Outcome, Verdict, VerdictState
+
+NOT_PASSED = (Outcome.WRONG_GRADE, Outcome.FAILURE)
 RAW_SHOWN = 200  # characters of the raw reply shown when the reply gave no reason
 
 
-def reason(entry: Mapping[str, Any]) -> str:
+def reason(entry: MetricRecord | Mapping[str, Any]) -> str:
     """Why a verdict is what it is: the reply's reason (or the failure's message, or a metric step's reason);
-    when the reply gave none, the first 200 characters of the last raw reply, marked as such."""
-    verdict = entry["verdict"]
-    details = entry.get("details")
-    step = details.get("reason") if isinstance(details, dict) else None
-    text = str(verdict.get("justification") or verdict.get("message") or step or "").strip()
+    when the reply gave none, the first 200 characters of the last raw reply, marked as such. `entry` is a typed
+    record or its JSON form as results.jsonl holds it (read through the schema)."""
+    if not isinstance(entry, MetricRecord):
+        entry = MetricRecord.from_json("", entry)
+    text = entry.why.strip()
     if text:
         return text
-    raw = next((str(c["reply"]) for c in reversed(entry.get("calls") or []) if c.get("reply")), "")
+    raw = next((str(c["reply"]) for c in reversed(entry.calls) if c.get("reply")), "")
     return f"raw reply: {raw[:RAW_SHOWN]}" if raw.strip() else ""
 
 
@@ -47,30 +51,56 @@ def one_line(text: str, width: int) -> str:
     return flat if len(flat) <= width else flat[: width - 3].rstrip() + "..."
 
 
-def misses(records: Iterable[Mapping[str, Any]], metric: str | None = None) -> list[Miss]:
-    """The first draw's outcomes that were not passes, in item order (optionally for one metric)."""
-    from judges.runs.markdown import given
+def given(verdict: Verdict) -> str:
+    """The verdict as a report names it: the grade (`3`, `0.5`), `null`, or `failure: <kind>`."""
+    if verdict.state is VerdictState.GRADE and verdict.grade is not None:
+        grade = verdict.grade
+        return str(int(grade)) if float(grade).is_integer() else f"{grade:g}"
+    if verdict.state is VerdictState.NULL:
+        return "null"
+    return f"failure: {verdict.failure_kind.value if verdict.failure_kind else None}"
 
-    out = []
-    for record in records:
-        if record.get("draw", 0) != 0:
+
+def record_misses(record: ItemRecord, metric: str | None = None) -> Iterator[Miss]:
+    """A first-draw record's outcomes that were not passes (optionally for one metric)."""
+    if record.draw != 0:
+        return
+    for name, entry in record.metrics.items():
+        if entry.outcome not in NOT_PASSED or (metric is not None and name != metric):
             continue
-        for name, entry in record["metrics"].items():
-            if entry.get("outcome") not in NOT_PASSED or (metric is not None and name != metric):
-                continue
-            verdict = entry["verdict"]
-            out.append(
-                Miss(
-                    str(record["id"]),
-                    record.get("test_type"),
-                    name,
-                    entry.get("condition"),
-                    given(verdict),
-                    entry["outcome"],
-                    reason(entry),
-                )
-            )
-    return out
+        yield Miss(
+            record.id,
+            record.test_type,
+            name,
+            entry.condition,
+            given(entry.verdict),
+            entry.outcome.value,
+            reason(entry),
+        )
+
+
+def misses(records: Iterable[ItemRecord], metric: str | None = None) -> list[Miss]:
+    """The first draw's outcomes that were not passes, in the records' order (optionally for one metric)."""
+    return [miss for record in records for miss in record_misses(record, metric)]
+
+
+def first_misses(
+    records: Iterable[ItemRecord], limit: int, metric: str | None = None, outcome: str | None = None
+) -> tuple[list[Miss], int]:
+    """The first `limit` misses in item order, and how many there are, holding no more than `limit` of them (the
+    records may come in any order, streamed from results.jsonl)."""
+    total = 0
+
+    def keyed() -> Iterator[tuple[tuple[int, int], Miss]]:
+        nonlocal total
+        for record in records:
+            found = (m for m in record_misses(record, metric) if outcome is None or m.outcome == outcome)
+            for index, miss in enumerate(found):
+                total += 1
+                yield (record.order, index), miss
+
+    shown = heapq.nsmallest(limit, keyed(), key=lambda pair: pair[0])
+    return [miss for _, miss in shown], total
 
 
 def by_test(found: Iterable[Miss]) -> dict[str, list[Miss]]:
@@ -80,16 +110,14 @@ def by_test(found: Iterable[Miss]) -> dict[str, list[Miss]]:
     return grouped
 
 
-def listing(records: Iterable[Mapping[str, Any]], target: str | None = None, limit: int = 10) -> list[str]:
+def listing(records: Iterable[ItemRecord], target: str | None = None, limit: int = 10) -> list[str]:
     """Lines naming the tests not passed (for a bar's target: its metric, or every metric for `total` and
     `failure_rate`), at most `limit`, then "and N more: see report.html"."""
     from judges.types import ALL_METRICS
 
     metric = target if target in ALL_METRICS else None
-    found = misses(records, metric)
-    if target == "failure_rate":
-        found = [m for m in found if m.outcome == "failure"]
-    lines = [f"{m.test}: {m.describe()}" for m in found[:limit]]
-    if len(found) > limit:
-        lines.append(f"and {len(found) - limit} more: see report.html")
+    found, total = first_misses(records, limit, metric, "failure" if target == "failure_rate" else None)
+    lines = [f"{m.test}: {m.describe()}" for m in found]
+    if total > limit:
+        lines.append(f"and {total - limit} more: see report.html")
     return lines

@@ -8,6 +8,7 @@ from typing import Any
 
 from judges.errors import ConfigError
 from judges.files.toml_config import read_toml, validate_config
+from judges.records import Summary
 from judges.types import ALL_METRICS
 
 MIN_TARGETS = (*ALL_METRICS, "total")
@@ -59,18 +60,18 @@ class BarResult:
         return f"{'PASS' if self.passed else 'FAIL'} {self.bar.name} (measured {shown})"
 
 
-def measure(summary: dict[str, Any], target: str) -> float | None:
+def measure(summary: Summary, target: str) -> float | None:
     """A pass rate (over completed tests), the total, or the share of judged verdicts the run failed to get."""
     if target == "total":
-        return summary["total_pass_rate"]
+        return summary.total_pass_rate
     if target == "failure_rate":
-        judged = [summary["metrics"][m] for m in ALL_METRICS[:4]]
-        n = sum(stats["n"] for stats in judged)
-        return sum(stats["failures"] for stats in judged) / n if n else None
-    return summary["metrics"][target]["pass_rate"]
+        judged = [summary.metrics[m] for m in ALL_METRICS[:4]]
+        n = sum(stats.n for stats in judged)
+        return sum(stats.failures or 0 for stats in judged) / n if n else None
+    return summary.metrics[target].pass_rate
 
 
-def check_bars(summary: dict[str, Any], bars: list[Bar]) -> list[BarResult]:
+def check_bars(summary: Summary, bars: list[Bar]) -> list[BarResult]:
     return [BarResult(bar, measure(summary, bar.target)) for bar in bars]
 
 

@@ -4,10 +4,11 @@ each interval lies inside the range of the figure it bounds."""
 from __future__ import annotations
 
 import statistics
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
 
-from judges.types import ALL_METRICS
+from judges.records import ItemRecord
+from judges.types import ALL_METRICS, Outcome
 
 RESAMPLES, SEED = 1000, 0
 
@@ -25,15 +26,20 @@ def wilson(passed: int, n: int) -> tuple[float | None, float | None]:
     return max(0.0, centre - half), min(1.0, centre + half)
 
 
-def total_interval(rows: Sequence[dict[str, Any]]) -> tuple[float | None, float | None]:
-    """Bootstrap over completed tests of the mean of the six pass rates (one index matrix, seeded)."""
+def total_interval(rows: Iterable[ItemRecord]) -> tuple[float | None, float | None]:
+    """Bootstrap over completed tests of the mean of the six pass rates (one index matrix, seeded); the tests are
+    taken in item order whatever order they come in, keeping six flags per test, not the records."""
     import numpy as np
 
-    rows = [r for r in rows if all(r["metrics"][m]["outcome"] != "failure" for m in ALL_METRICS)]
-    if not rows:
+    completed = sorted(
+        (row.order, tuple(row.metrics[m].outcome is Outcome.PASS for m in ALL_METRICS))
+        for row in rows
+        if all(row.metrics[m].outcome is not Outcome.FAILURE for m in ALL_METRICS)
+    )
+    if not completed:
         return None, None
-    passes = np.array([[row["metrics"][m]["outcome"] == "pass" for m in ALL_METRICS] for row in rows], dtype=float)
-    index = np.random.default_rng(SEED).integers(0, len(rows), size=(RESAMPLES, len(rows)))
+    passes = np.array([flags for _, flags in completed], dtype=float)
+    index = np.random.default_rng(SEED).integers(0, len(completed), size=(RESAMPLES, len(completed)))
     totals = passes[index].mean(axis=(1, 2))
     low, high = np.percentile(totals, [2.5, 97.5])
     return float(low), float(high)
@@ -56,6 +62,17 @@ def mean_interval(values: Sequence[float], value_range: tuple[float, float]) -> 
     )
     low, high = result.confidence_interval
     return max(low_end, float(low)), min(high_end, float(high))
+
+
+def first_draw_grades(records: Iterable[ItemRecord]) -> dict[str, list[float]]:
+    """Each metric's grades over the first draw, as floats (the records streamed, not held)."""
+    out: dict[str, list[float]] = {}
+    for record in records:
+        if record.draw == 0:
+            for metric, entry in record.metrics.items():
+                if entry.value is not None:
+                    out.setdefault(metric, []).append(entry.value)
+    return out
 
 
 def metric_range(metric: str, info: dict[str, Any]) -> tuple[float, float]:

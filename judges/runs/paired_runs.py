@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from judges.runs.run import Run
+from judges.types import Outcome
 
 
 @dataclass(frozen=True)
@@ -25,15 +26,15 @@ class PairedMetric:
 
 def _values(run: Run, metric: str) -> dict[str, float]:
     out = {}
-    for record in run.records:
-        entry = record["metrics"].get(metric) if record.get("draw", 0) == 0 else None
+    for record in run.iter_records():
+        entry = record.metrics.get(metric) if record.draw == 0 else None
         if entry is None:
             continue
         if run.kind == "unit_tests":
-            if entry.get("outcome") in ("pass", "wrong_grade"):  # a run failure is no value, never a miss
-                out[str(record["id"])] = 1.0 if entry["outcome"] == "pass" else 0.0
-        elif entry["verdict"].get("state") == "grade":
-            out[str(record["id"])] = float(entry["verdict"]["grade"])
+            if entry.outcome in (Outcome.PASS, Outcome.WRONG_GRADE):  # a run failure is no value, never a miss
+                out[record.id] = 1.0 if entry.outcome is Outcome.PASS else 0.0
+        elif entry.value is not None:
+            out[record.id] = entry.value
     return out
 
 
@@ -41,7 +42,7 @@ def paired_metrics(before: Run, after: Run) -> list[PairedMetric]:
     """One row per metric the two runs share (same kind expected), in `before`'s metric order."""
     from judges.leaderboard.paired import paired_difference
 
-    metrics = [m for m in before.summary.get("metrics", {}) if m in after.summary.get("metrics", {})]
+    metrics = [m for m in before.summary.metrics if m in after.summary.metrics]
     rows = []
     for metric in metrics:
         a, b = _values(before, metric), _values(after, metric)

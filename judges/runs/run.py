@@ -1,14 +1,16 @@
-"""Run: a finished (or stopped) run as one typed value, and its folder (results.jsonl, run.json, summary.md,
-report.html)."""
+"""Run: a finished (or stopped) run as one typed value, and its folder's data (results.jsonl and run.json)."""
 
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from judges.errors import BudgetExhausted, CacheBroken, EndpointUnusable, InputError, JudgelabError, TooManyFailures
+from judges.records import ItemRecord, Summary
+from judges.runs.record_checks import check_meta, check_record
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -29,17 +31,36 @@ STOP_EXIT_CODES = {
 @dataclass
 class Run:
     """A run of any kind ("unit_tests", "grade", "metrics"): its config (judge, prompts with hashes, data,
-    judgelab and model versions), one record per item, usage, the stop reason and the summary."""
+    judgelab and model versions), one record per item, usage, the stop reason and the summary.
+
+    The records are `held` in memory when the run has no folder; a run with a folder reads them from its
+    results.jsonl when asked: all at once (`records`, in item order) or one by one (`iter_records`, as written)."""
 
     kind: str
     config: dict[str, Any]
-    records: list[dict[str, Any]]
-    summary: dict[str, Any]
+    held: list[ItemRecord] | None
+    summary: Summary
     usage: dict[str, Any] = field(default_factory=dict)
     stop_reason: str | None = None
     stop_message: str | None = None
     timing: dict[str, Any] = field(default_factory=dict)
     folder: Path | None = None
+
+    @property
+    def records(self) -> list[ItemRecord]:
+        """Every record, in item order (draw, then order); read from the folder on first use."""
+        if self.held is None:
+            self.held = sorted(self.iter_records(), key=lambda r: (r.draw, r.order))
+        return self.held
+
+    def iter_records(self) -> Iterator[ItemRecord]:
+        """The records one at a time, without holding them all: from memory, or streamed from results.jsonl."""
+        if self.held is not None:
+            yield from self.held
+            return
+        results = self.folder / "results.jsonl" if self.folder is not None else None
+        if results is not None and results.is_file():
+            yield from read_records(results)
 
     @property
     def exit_code(self) -> int:
@@ -74,28 +95,22 @@ class Run:
             "usage": self.usage,
             "stop_reason": self.stop_reason,
             "stop_message": self.stop_message,
-            "summary": self.summary,
+            "summary": self.summary.to_json(),
         }
 
     def save(self, folder: str | Path) -> None:
-        """Write run.json, summary.md and report.html next to results.jsonl (which the run service streamed)."""
-        from judges.runs.markdown import summary_markdown
-        from judges.runs.report import write_report
-
+        """Write run.json next to results.jsonl (which the run service streamed); the pages drawn from them are
+        written by `judges.render.run_folder.save_run`."""
         folder = Path(folder)
         folder.mkdir(parents=True, exist_ok=True)
         self.folder = folder
         (folder / "run.json").write_text(
             json.dumps(_scrub(self.to_json()), indent=2, ensure_ascii=False), encoding="utf-8"
         )
-        (folder / "summary.md").write_text(summary_markdown(self), encoding="utf-8")
-        write_report(self, folder)
 
     @classmethod
     def load(cls, folder: str | Path) -> Run:
         """A run folder written by any command; a folder from an older judgelab is a one-line error."""
-        from judges.files.jsonl import read_jsonl
-
         folder = Path(folder)
         meta_path = folder / "run.json"
         if not meta_path.is_file():
@@ -115,18 +130,12 @@ class Run:
             raise InputError(
                 f"run.json has format {meta.get('format')!r}; this judgelab reads format {FORMAT}", path=str(meta_path)
             )
-        _check_meta(meta, str(meta_path))
-        results = folder / "results.jsonl"
-        records = []
-        for line, row in read_jsonl(results) if results.is_file() else []:
-            _check_record(row, str(results), line)
-            records.append(row)
-        records.sort(key=lambda r: (r.get("draw", 0), r.get("order", 0)))
+        check_meta(meta, str(meta_path))
         return cls(
             meta["kind"],
             meta.get("config", {}),
-            records,
-            meta.get("summary", {}),
+            None,
+            Summary.from_json(meta.get("summary")),
             meta.get("usage", {}),
             meta.get("stop_reason"),
             meta.get("stop_message"),
@@ -143,25 +152,25 @@ class Run:
 
         rows = []
         for record in self.records:
-            for metric, entry in record["metrics"].items():
-                verdict = entry["verdict"]
-                usage = call_usage(entry.get("calls", []))
+            for metric, entry in record.metrics.items():
+                verdict = entry.verdict
+                usage = call_usage(entry.calls)
                 rows.append(
                     {
-                        "id": record["id"],
-                        "draw": record.get("draw", 0),
-                        "test_type": record.get("test_type"),
+                        "id": record.id,
+                        "draw": record.draw,
+                        "test_type": record.test_type,
                         "metric": metric,
-                        "state": verdict["state"],
-                        "grade": verdict.get("grade"),
-                        "failure_kind": verdict.get("failure_kind"),
-                        "message": verdict.get("message"),
-                        "condition": entry.get("condition"),
-                        "outcome": entry.get("outcome"),
-                        "applicable": entry.get("applicable", True),
-                        "calls": usage["calls"],
-                        "cached_calls": usage["cached_calls"],
-                        "cost": usage["cost"],
+                        "state": verdict.state.value,
+                        "grade": verdict.grade,
+                        "failure_kind": verdict.failure_kind.value if verdict.failure_kind else None,
+                        "message": verdict.message,
+                        "condition": entry.condition,
+                        "outcome": entry.outcome.value if entry.outcome else None,
+                        "applicable": entry.applicable,
+                        "calls": usage.calls,
+                        "cached_calls": usage.cached_calls,
+                        "cost": usage.cost,
                     }
                 )
         columns = [
@@ -183,46 +192,6 @@ class Run:
         return pd.DataFrame(rows, columns=columns)
 
 
-def _check_meta(meta: dict[str, Any], path: str) -> None:
-    """run.json's fields have the types a Run needs; otherwise one InputError naming the field."""
-    if not isinstance(meta.get("kind"), str):
-        raise InputError("expected a string", path=path, field="kind")
-    for name in ("config", "summary", "usage", "timing"):
-        if not isinstance(meta.get(name, {}), dict):
-            raise InputError("expected an object", path=path, field=name)
-    for name in ("stop_reason", "stop_message"):
-        if not isinstance(meta.get(name), (str, type(None))):
-            raise InputError("expected a string or null", path=path, field=name)
-
-
-def _check_record(row: dict[str, Any], path: str, line: int) -> None:
-    """One results.jsonl record has an id, integer draw and order, and metrics whose verdicts have a state."""
-    from judges.files.checked import id_problem
-
-    if id_problem(row.get("id")):
-        raise InputError(str(id_problem(row.get("id"))), path=path, line=line, field="id")
-    for name in ("draw", "order"):
-        if isinstance(row.get(name, 0), bool) or not isinstance(row.get(name, 0), int):
-            raise InputError("expected an integer", path=path, line=line, field=name)
-    metrics = row.get("metrics")
-    if not isinstance(metrics, dict):
-        raise InputError("expected an object", path=path, line=line, field="metrics")
-    for metric, entry in metrics.items():
-        verdict = entry.get("verdict") if isinstance(entry, dict) else None
-        if not isinstance(verdict, dict) or verdict.get("state") not in ("grade", "null", "failure"):
-            raise InputError(
-                "expected a verdict with a state (grade, null or failure)",
-                path=path,
-                line=line,
-                field=f"metrics.{metric}.verdict",
-            )
-        grade = verdict.get("grade")
-        if verdict["state"] == "grade" and (isinstance(grade, bool) or not isinstance(grade, (int, float))):
-            raise InputError("a graded verdict needs a number", path=path, line=line, field=f"metrics.{metric}.grade")
-        if not isinstance(entry.get("calls", []), list) or not all(isinstance(c, dict) for c in entry.get("calls", [])):
-            raise InputError("expected a list of call records", path=path, line=line, field=f"metrics.{metric}.calls")
-
-
 def _scrub(value: Any) -> Any:
     """Secrets never reach run.json: credential-like keys and known secret values are masked."""
     try:
@@ -230,3 +199,15 @@ def _scrub(value: Any) -> Any:
     except ImportError:  # pragma: no cover - the scrubber arrives with the secrets module
         return value
     return scrub(value)
+
+
+def read_records(path: Path) -> Iterator[ItemRecord]:
+    """The records of a results.jsonl, one by one; a line that is not a record is an error naming file and line."""
+    from judges.files.jsonl import read_jsonl
+
+    for number, row in read_jsonl(path):
+        check_record(row, str(path), number)
+        try:
+            yield ItemRecord.from_json(row)
+        except (KeyError, TypeError, ValueError) as err:
+            raise InputError(f"not a run record ({type(err).__name__}: {err})", path=str(path), line=number) from None

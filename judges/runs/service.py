@@ -17,10 +17,11 @@ from typing import Any, Protocol
 from judges.calls.runtime import CallRuntime
 from judges.errors import BudgetExhausted, CacheBroken, EndpointUnusable, JudgelabError
 from judges.files.jsonl import append_jsonl
+from judges.records import ItemRecord
 from judges.runs.heap import frozen_heap
 from judges.runs.progress import INTERVAL_S, Progress
 from judges.runs.run import Run
-from judges.runs.summary import call_usage, item_calls, summarize
+from judges.runs.summary import SummaryBuilder, call_usage
 
 
 @dataclass(frozen=True)
@@ -34,8 +35,7 @@ class Item:
 
 
 class Task(Protocol):
-    """A kind of run: its items, a check made before any call, and how to judge one item into a record (its
-    "metrics" and item fields)."""
+    """A kind of run: its items, a check made before any call, and how to judge one item into its record."""
 
     @property
     def kind(self) -> str: ...
@@ -54,7 +54,7 @@ class Task(Protocol):
         """What the run's config records once the items are done (e.g. the hashes of the templates used)."""
         ...
 
-    async def run_item(self, item: Item) -> dict[str, Any]: ...
+    async def run_item(self, item: Item) -> ItemRecord: ...
 
 
 @dataclass
@@ -68,15 +68,30 @@ class Stop:
 
 @dataclass(repr=False)
 class Execution:
-    """What `execute` produced: finished records (item order), and the stop, if the run ended early."""
+    """What `execute` produced: how many items finished, their running summary, the model version a call reported,
+    the stop (if the run ended early), and the finished records themselves only when they are `kept` (a run
+    without a results file); a run that streams its records to results.jsonl holds none of them."""
 
-    records: list[dict[str, Any]] = field(default_factory=list)
+    kept: bool = True
+    records: list[ItemRecord] = field(default_factory=list)
+    finished: int = 0
+    summary: SummaryBuilder | None = None
+    model_version: str | None = None
     stop: Stop | None = None
 
     def __repr__(self) -> str:
         # short: asyncio.run formats the finished main task's result (this) when it restores the SIGINT handler,
         # and a repr of every record would cost a run tens of milliseconds
-        return f"Execution({len(self.records)} records, stop={self.stop!r})"
+        return f"Execution({self.finished} records, stop={self.stop!r})"
+
+    def add(self, record: ItemRecord) -> None:
+        self.finished += 1
+        if self.summary is not None:
+            self.summary.add(record)
+        if self.model_version is None:
+            self.model_version = _model_version(record)
+        if self.kept:
+            self.records.append(record)
 
 
 def _stop_for(err: JudgelabError) -> Stop:
@@ -97,13 +112,17 @@ async def execute(
     progress: bool = False,
     execution: Execution | None = None,
 ) -> Execution:
-    """Judge every item of `task`; each finished record is appended to `results_path` at once.
+    """Judge every item of `task`; each finished record is appended to `results_path` at once (and then only
+    counted and summarized, not kept: `execution.records` holds the records only when there is no results file).
 
     A spent budget stops new items (those in flight finish their paid calls; every reply is cached). An unusable
     endpoint or another judgelab error stops everything at once. Either way every finished item is kept.
     `execution` may be passed in so a caller keeps what finished even when the loop is interrupted.
     """
     done = execution if execution is not None else Execution()
+    done.kept = results_path is None
+    if done.summary is None:
+        done.summary = SummaryBuilder(task.kind)
     items = list(task.items)
     in_flight = asyncio.Semaphore(runtime.items_in_flight(task.items_per_slot))
     bar = _progress(task, len(items), progress, runtime)
@@ -111,10 +130,11 @@ async def execute(
     if results_path is not None:
         results_path.parent.mkdir(parents=True, exist_ok=True)
         handle = results_path.open("w", encoding="utf-8")
-    jobs: list[asyncio.Task[None]] = []
+    running: set[asyncio.Task[None]] = set()  # the items in flight: a task is made only when a slot frees
+    errors: list[BaseException] = []
 
     async def one(item: Item) -> None:
-        async with in_flight:
+        try:  # holds the slot `feed` took for it
             if done.stop is not None:
                 return
             try:
@@ -123,26 +143,43 @@ async def execute(
                 if done.stop is None:
                     done.stop = _stop_for(err)
                 if not isinstance(err, BudgetExhausted):
-                    for job in jobs:  # nothing more can be learnt from this endpoint: stop at once
+                    for job in list(running):  # nothing more can be learnt from this endpoint: stop at once
                         if job is not asyncio.current_task():
                             job.cancel()
                 return
-        record = {"id": item.id, "order": item.order, "draw": item.draw, **record}
-        record["usage"] = call_usage(item_calls(record))
+        finally:
+            in_flight.release()
+        record.usage = call_usage(record.calls())
         if handle is not None:
-            append_jsonl(handle, record)
-        done.records.append(record)
+            append_jsonl(handle, record.to_json())
+        done.add(record)
         if bar is not None:
             bar.item_done()
 
+    def finished(job: asyncio.Task[None]) -> None:
+        running.discard(job)
+        if not job.cancelled() and job.exception() is not None:
+            errors.append(job.exception())  # type: ignore[arg-type]
+
+    async def feed() -> None:
+        """Start the items in order, each when a slot is free, so the loop holds only the items in flight."""
+        for item in items:
+            await in_flight.acquire()
+            if done.stop is not None:
+                in_flight.release()
+                break
+            job = asyncio.ensure_future(one(item))
+            running.add(job)
+            job.add_done_callback(finished)
+        while running:
+            await asyncio.wait(set(running))
+
     ticker = asyncio.ensure_future(_tick(bar)) if bar is not None else None
     try:
-        jobs.extend(asyncio.ensure_future(one(item)) for item in items)  # started in order
         with frozen_heap():
-            await asyncio.gather(*jobs, return_exceptions=True)
-        for job in jobs:
-            if not job.cancelled() and job.exception() is not None:
-                raise job.exception()  # type: ignore[misc]
+            await feed()
+        if errors:
+            raise errors[0]
     finally:
         if ticker is not None:
             ticker.cancel()
@@ -151,7 +188,7 @@ async def execute(
             handle.close()
         if bar is not None:
             bar.close()
-        done.records.sort(key=lambda r: (r["draw"], r["order"]))
+        done.records.sort(key=lambda r: (r.draw, r.order))
     return done
 
 
@@ -159,10 +196,12 @@ def run_task(
     task: Task, runtime: CallRuntime, out: Path | None, config: dict[str, Any], *, progress: bool = False
 ) -> Run:
     """Run `task` to its end (or its stop) and return the Run; with `out`, the run folder is written as it goes:
-    results.jsonl item by item, then run.json and summary.md, even when interrupted."""
+    results.jsonl item by item, then run.json, summary.md and report.html, even when interrupted."""
     import dataclasses
     import time
     from datetime import datetime
+
+    from judges.render.run_folder import save_run
 
     task.check()
     execution = Execution()
@@ -184,8 +223,8 @@ def run_task(
         execution.stop = Stop("crash", f"{message} (a bug in judgelab; finished items are kept)")
         raise
     finally:
-        summary = summarize(execution.records, task.kind)
-        if execution.stop is None and len(execution.records) == len(task.items):
+        summary = execution.summary.result() if execution.summary is not None else SummaryBuilder(task.kind).result()
+        if execution.stop is None and execution.finished == len(task.items):
             from judges.runs.degraded import degraded_line
 
             degraded = degraded_line(summary, config.get("fail_on_error"))
@@ -193,11 +232,11 @@ def run_task(
         if execution.stop is not None and execution.stop.reason == "budget":
             execution.stop.message = budget_message(runtime, execution.stop.message)
         usage = dataclasses.asdict(runtime.usage)
-        config = {**config, **task.provenance(), "model_version": _model_version(execution.records)}
+        config = {**config, **task.provenance(), "model_version": execution.model_version}
         run = Run(
             task.kind,
             config,
-            execution.records,
+            execution.records if execution.kept else None,
             summary,
             usage,
             execution.stop.reason if execution.stop else None,
@@ -207,9 +246,10 @@ def run_task(
                 "finished_at": datetime.now(UTC).isoformat(timespec="seconds"),
                 "duration_s": round(time.perf_counter() - started, 2),
             },
+            out,
         )
         if out is not None:
-            run.save(out)
+            save_run(run, out)
     return run
 
 
@@ -224,12 +264,11 @@ def budget_message(runtime: CallRuntime, raised: str) -> str:
     )
 
 
-def _model_version(records: list[dict[str, Any]]) -> str | None:
-    """The model version the provider reported (its fingerprint or served model id), if any call said."""
-    for record in records:
-        for call in item_calls(record):
-            if call.get("model_version"):
-                return str(call["model_version"])
+def _model_version(record: ItemRecord) -> str | None:
+    """The model version the provider reported (its fingerprint or served model id), if a call of `record` said."""
+    for call in record.calls():
+        if call.get("model_version"):
+            return str(call["model_version"])
     return None
 
 

@@ -1,13 +1,26 @@
-"""The one summarizer of a run's records: verdict counts per metric, unit-test outcomes, usage, and Markdown."""
+"""The one summarizer of a run's records, fed one record at a time (so a run never holds them all): verdict counts
+per metric, unit-test outcomes, usage, by test type and stability."""
 
 from __future__ import annotations
 
 import statistics
+from array import array
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
-from judges.types import ALL_METRICS, Outcome
+from judges.records import (
+    ItemRecord,
+    MetricRecord,
+    MetricStability,
+    MetricSummary,
+    Stability,
+    Summary,
+    TypeSummary,
+    Usage,
+)
+from judges.types import ALL_METRICS, Outcome, VerdictState
 
 SHORT = {
     "answer_relevancy": "AR",
@@ -17,181 +30,229 @@ SHORT = {
     "positive_acceptance": "PA",
     "negative_rejection": "NR",
 }
-USAGE_KEYS = ("calls", "cached_calls", "failed_calls", "prompt_tokens", "completion_tokens", "cost", "priced_cost")
 
 
-def call_usage(calls: Iterable[Mapping[str, Any]]) -> dict[str, Any]:
-    """Totals over call records: replies (and how many came from the cache), failed calls (no reply, or a reply
-    that could not be used) by kind, tokens, cost."""
-    out: dict[str, Any] = dict.fromkeys(USAGE_KEYS, 0.0)
-    failures: Counter[str] = Counter()
-    for call in calls:
-        if "error" in call:
-            failures[call["error"]] += 1
-            continue
-        if call.get("unusable"):
-            failures[call["unusable"]] += 1
-        out["calls"] += 1
-        out["cached_calls"] += bool(call.get("cached"))
-        out["prompt_tokens"] += call.get("prompt_tokens", 0)
-        out["completion_tokens"] += call.get("completion_tokens", 0)
-        out["priced_cost"] += call.get("cost", 0.0)  # what the replies cost when they were made
-        out["cost"] += 0.0 if call.get("cached") else call.get("cost", 0.0)  # what this run spent
-    out["failed_calls"] = sum(failures.values())
-    out = {k: (v if k in ("cost", "priced_cost") else int(v)) for k, v in out.items()}
-    out["failures"] = dict(sorted(failures.items()))
-    return out
+class UsageTotals:
+    """Running totals over call records: replies (and how many came from the cache), failed calls (no reply, or a
+    reply that could not be used) by kind, tokens, cost."""
+
+    def __init__(self) -> None:
+        self.replies = self.cached = self.prompt_tokens = self.completion_tokens = 0
+        self.cost = self.priced_cost = 0.0
+        self.failures: Counter[str] = Counter()
+
+    def add(self, calls: Iterable[Mapping[str, Any]]) -> None:
+        for call in calls:
+            if "error" in call:
+                self.failures[call["error"]] += 1
+                continue
+            if call.get("unusable"):
+                self.failures[call["unusable"]] += 1
+            self.replies += 1
+            self.cached += bool(call.get("cached"))
+            self.prompt_tokens += call.get("prompt_tokens", 0)
+            self.completion_tokens += call.get("completion_tokens", 0)
+            self.priced_cost += call.get("cost", 0.0)  # what the replies cost when they were made
+            self.cost += 0.0 if call.get("cached") else call.get("cost", 0.0)  # what this run spent
+
+    def result(self) -> Usage:
+        failures = dict(sorted(self.failures.items()))
+        return Usage(
+            self.replies,
+            self.cached,
+            sum(failures.values()),
+            int(self.prompt_tokens),
+            int(self.completion_tokens),
+            self.cost,
+            self.priced_cost,
+            failures,
+        )
 
 
-def verdict_counts(entries: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
-    """Graded / null / not applicable / failed (by kind) over one metric's entries, and the graded mean."""
-    verdicts = [e["verdict"] for e in entries]
-    grades = [v["grade"] for v in verdicts if v["state"] == "grade"]
-    kinds = Counter(v.get("failure_kind") for v in verdicts if v["state"] == "failure")
-    not_applicable = sum(e.get("applicable") is False for e in entries)
-    return {
-        "n": len(entries),
-        "graded": len(grades),
-        "null": sum(v["state"] == "null" for v in verdicts) - not_applicable,
-        "not_applicable": not_applicable,
-        "failed": sum(kinds.values()),
-        "failure_kinds": dict(sorted(kinds.items())),
-        "mean": statistics.fmean(grades) if grades else None,
-        "stdev": statistics.stdev(grades) if len(grades) > 1 else None,
-    }
+def call_usage(calls: Iterable[Mapping[str, Any]]) -> Usage:
+    totals = UsageTotals()
+    totals.add(calls)
+    return totals.result()
 
 
-def outcome_rates(outcomes: Iterable[str]) -> dict[str, Any]:
+@dataclass
+class MetricTotals:
+    """One metric's running counts over the first draw; grades kept as 8-byte floats for the exact mean."""
+
+    n: int = 0
+    null: int = 0
+    not_applicable: int = 0
+    grades: array[float] = field(default_factory=lambda: array("d"))
+    kinds: Counter[str | None] = field(default_factory=Counter)
+    outcomes: Counter[Outcome | None] = field(default_factory=Counter)
+    usage: UsageTotals = field(default_factory=UsageTotals)
+
+    def add(self, entry: MetricRecord) -> None:
+        self.n += 1
+        verdict = entry.verdict
+        if verdict.state is VerdictState.GRADE and verdict.grade is not None:
+            self.grades.append(verdict.grade)
+        elif verdict.state is VerdictState.NULL:
+            self.null += 1
+        elif verdict.state is VerdictState.FAILURE:
+            self.kinds[verdict.failure_kind.value if verdict.failure_kind else None] += 1
+        self.not_applicable += not entry.applicable
+        self.outcomes[entry.outcome] += 1
+        self.usage.add(entry.calls)
+
+    def result(self, unit_tests: bool) -> MetricSummary:
+        grades = self.grades
+        counts = MetricSummary(
+            n=self.n,
+            graded=len(grades),
+            null=self.null - self.not_applicable,
+            not_applicable=self.not_applicable,
+            failed=sum(self.kinds.values()),
+            failure_kinds={str(k): v for k, v in sorted(self.kinds.items(), key=lambda kv: str(kv[0]))},
+            mean=statistics.fmean(grades) if grades else None,
+            stdev=statistics.stdev(grades) if len(grades) > 1 else None,
+            usage=self.usage.result(),
+        )
+        if not unit_tests:
+            return counts
+        return MetricSummary(**{**vars(counts), **outcome_rates(self.outcomes)})
+
+
+def outcome_rates(count: Mapping[Outcome | None, int]) -> dict[str, Any]:
     """Pass and wrong-grade rates over the tests that completed; run failures counted beside, never as wrong."""
-    values = list(outcomes)
-    count = Counter(values)
-    completed = count[Outcome.PASS.value] + count[Outcome.WRONG_GRADE.value]
+    completed = count.get(Outcome.PASS, 0) + count.get(Outcome.WRONG_GRADE, 0)
+    total = sum(count.values())
     return {
-        "n": len(values),
         "completed": completed,
-        "passed": count[Outcome.PASS.value],
-        "wrong_grades": count[Outcome.WRONG_GRADE.value],
-        "failures": count[Outcome.FAILURE.value],
-        "pass_rate": count[Outcome.PASS.value] / completed if completed else None,
-        "wrong_grade_rate": count[Outcome.WRONG_GRADE.value] / completed if completed else None,
-        "failure_rate": count[Outcome.FAILURE.value] / len(values) if values else None,
+        "passed": count.get(Outcome.PASS, 0),
+        "wrong_grades": count.get(Outcome.WRONG_GRADE, 0),
+        "failures": count.get(Outcome.FAILURE, 0),
+        "pass_rate": count.get(Outcome.PASS, 0) / completed if completed else None,
+        "wrong_grade_rate": count.get(Outcome.WRONG_GRADE, 0) / completed if completed else None,
+        "failure_rate": count.get(Outcome.FAILURE, 0) / total if total else None,
     }
 
 
-def metric_names(records: Sequence[Mapping[str, Any]]) -> list[str]:
-    names: dict[str, None] = {}
-    for record in records:
-        names.update(dict.fromkeys(record["metrics"]))
-    return list(names)
+class SummaryBuilder:
+    """Told each finished record (`add`), in any order; `result()` is the run's Summary. It keeps counts, the
+    first draw's grades as floats, and for unit tests a few numbers per test (for the breakdown by type and the
+    stability over draws), never the records themselves."""
+
+    def __init__(self, kind: str) -> None:
+        self.unit_tests = kind == "unit_tests"
+        self.probed: list[ItemRecord] | None = [] if kind == "probes" else None  # pairs need both records
+        self.n_items = self.completed_tests = self.tests_passing_all = 0
+        self.metrics: dict[str, MetricTotals] = {}
+        self.usage = UsageTotals()
+        self.by_type: dict[str, list[Counter[Outcome | None]]] = {}
+        self.type_metrics: dict[str, list[str]] = {}
+        self.draws: dict[str, dict[str, list[tuple[float | None, bool]]]] = defaultdict(lambda: defaultdict(list))
+
+    def add(self, record: ItemRecord) -> None:
+        self.usage.add(record.calls())
+        if self.unit_tests:
+            for metric, entry in record.metrics.items():
+                self.draws[record.id][metric].append((entry.value, entry.outcome is Outcome.PASS))
+        if record.draw != 0:
+            return
+        if self.probed is not None:
+            self.probed.append(record)
+        self.n_items += 1
+        for metric, entry in record.metrics.items():
+            self.metrics.setdefault(metric, MetricTotals()).add(entry)
+        if self.unit_tests:
+            self.completed_tests += all(e.outcome is not Outcome.FAILURE for e in record.metrics.values())
+            self.tests_passing_all += record.passed_all
+            test_type = record.test_type or "-"
+            if test_type not in self.by_type:
+                self.type_metrics[test_type] = [m for m in ALL_METRICS if m in record.metrics]
+                self.by_type[test_type] = [Counter() for _ in self.type_metrics[test_type]]
+            for counter, metric in zip(self.by_type[test_type], self.type_metrics[test_type], strict=True):
+                counter[record.metrics[metric].outcome] += 1
+
+    def result(self) -> Summary:
+        metrics = {name: totals.result(self.unit_tests) for name, totals in self.metrics.items()}
+        usage = self.usage.result()
+        if self.probed is not None:
+            from judges.probes.analysis import probe_summary
+
+            return Summary(self.n_items, metrics, usage, probes=probe_summary(self.probed))
+        if not self.unit_tests:
+            return Summary(self.n_items, metrics, usage)
+        rates = [m.pass_rate for m in metrics.values() if m.pass_rate is not None]
+        return Summary(
+            self.n_items,
+            metrics,
+            usage,
+            total_pass_rate=statistics.fmean(rates) if rates else None,
+            completed_tests=self.completed_tests,
+            tests_passing_all=self.tests_passing_all,
+            wrong_grades=sum(m.wrong_grades or 0 for m in metrics.values()),
+            failures=sum(m.failures or 0 for m in metrics.values()),
+            by_test_type=self._by_test_type(),
+            stability=self._stability(),
+        )
+
+    def _by_test_type(self) -> dict[str, TypeSummary]:
+        out = {}
+        for test_type in sorted(self.by_type):
+            counters = self.by_type[test_type]
+            rates = {
+                m: outcome_rates(c)["pass_rate"] for m, c in zip(self.type_metrics[test_type], counters, strict=True)
+            }
+            defined = [v for v in rates.values() if v is not None]
+            n = sum(counters[0].values()) if counters else 0
+            failures = sum(c[Outcome.FAILURE] for c in counters)
+            out[test_type] = TypeSummary(n, rates, statistics.fmean(defined) if defined else None, failures)
+        return out
+
+    def _stability(self) -> Stability | None:
+        """Over repeated draws of the same tests: mean grade variance and the rate at which pass/fail flips."""
+        repeated = [per_metric for per_metric in self.draws.values() if max(map(len, per_metric.values())) > 1]
+        if not repeated:
+            return None
+        names = list(dict.fromkeys(m for per_metric in self.draws.values() for m in per_metric))
+        out: dict[str, MetricStability] = {}
+        for metric in names:
+            variances, flips = [], 0
+            for per_metric in repeated:
+                draws = per_metric[metric]
+                graded = [g for g, _ in draws if g is not None]
+                if len(graded) > 1:
+                    variances.append(statistics.pvariance(graded))
+                flips += len({passed for _, passed in draws}) > 1
+            out[metric] = MetricStability(statistics.fmean(variances) if variances else None, flips / len(repeated))
+        most = max(max(map(len, per_metric.values())) for per_metric in repeated)
+        return Stability(len(repeated), most, out)
 
 
-def summarize(records: Sequence[Mapping[str, Any]], kind: str) -> dict[str, Any]:
+def summarize(records: Iterable[ItemRecord], kind: str) -> Summary:
     """Everything a report shows, computed from the records alone (so a summary always matches its results.jsonl).
 
     Every run: per metric, the verdict counts and mean grade, and usage. Unit-test runs (records with outcomes)
     also get pass / wrong-grade rates over completed tests, failure counts, the total (mean of the metrics' pass
     rates), per test type, and stability over repeated draws.
     """
-    first_draw = [r for r in records if r.get("draw", 0) == 0]
-    metrics: dict[str, dict[str, Any]] = {}
-    unit_tests = kind == "unit_tests"
-    for metric in metric_names(records):
-        entries = [r["metrics"][metric] for r in first_draw if metric in r["metrics"]]
-        metrics[metric] = verdict_counts(entries)
-        metrics[metric]["usage"] = call_usage(c for e in entries for c in e.get("calls", []))
-        if unit_tests:
-            metrics[metric].update(outcome_rates(e["outcome"] for e in entries))
-    summary: dict[str, Any] = {
-        "n_items": len(first_draw),
-        "metrics": metrics,
-        "usage": call_usage(c for r in records for c in item_calls(r)),
-    }
-    if unit_tests:
-        rates = [m["pass_rate"] for m in metrics.values() if m["pass_rate"] is not None]
-        summary.update(
-            {
-                "total_pass_rate": statistics.fmean(rates) if rates else None,
-                "completed_tests": sum(
-                    all(e["outcome"] != "failure" for e in r["metrics"].values()) for r in first_draw
-                ),
-                "tests_passing_all": sum(
-                    all(e["outcome"] == "pass" for e in r["metrics"].values()) for r in first_draw
-                ),
-                "wrong_grades": sum(m["wrong_grades"] for m in metrics.values()),
-                "failures": sum(m["failures"] for m in metrics.values()),
-                "by_test_type": by_test_type(first_draw),
-            }
-        )
-        repeats = stability(records)
-        if repeats is not None:
-            summary["stability"] = repeats
-    if kind == "probes":
-        from judges.probes.analysis import probe_summary
-
-        summary["probes"] = probe_summary(records)
-    return summary
+    builder = SummaryBuilder(kind)
+    for record in records:
+        builder.add(record)
+    return builder.result()
 
 
-def median_latency(records: Sequence[Mapping[str, Any]]) -> float | None:
+def metric_names(records: Iterable[ItemRecord]) -> list[str]:
+    names: dict[str, None] = {}
+    for record in records:
+        names.update(dict.fromkeys(record.metrics))
+    return list(names)
+
+
+def median_latency(records: Sequence[ItemRecord]) -> float | None:
     """Median seconds per answered call, as measured when each reply was made (the cache keeps that latency), so
     a warm cache does not make a judge look fast; None when no call recorded one."""
-    latencies = [c["latency_s"] for r in records for c in item_calls(r) if "error" not in c and c.get("latency_s")]
+    latencies = [c["latency_s"] for r in records for c in r.calls() if "error" not in c and c.get("latency_s")]
     return statistics.median(latencies) if latencies else None
 
 
-def item_calls(record: Mapping[str, Any]) -> list[Mapping[str, Any]]:
-    """An item's calls, each once (metrics that share a step list the same calls)."""
-    seen: dict[tuple[Any, ...], Mapping[str, Any]] = {}
-    for entry in record["metrics"].values():
-        for call in entry.get("calls", []):
-            seen.setdefault(call.get("call", id(call)), call)
-    return list(seen.values())
-
-
-def by_test_type(records: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
-    groups: dict[str, list[Mapping[str, Any]]] = defaultdict(list)
-    for record in records:
-        groups[record.get("test_type") or "-"].append(record)
-    out = {}
-    for test_type, group in sorted(groups.items()):
-        rates = {
-            m: outcome_rates(r["metrics"][m]["outcome"] for r in group)["pass_rate"]
-            for m in ALL_METRICS
-            if m in group[0]["metrics"]
-        }
-        defined = [v for v in rates.values() if v is not None]
-        failures = sum(e["outcome"] == "failure" for r in group for e in r["metrics"].values())
-        out[test_type] = {
-            "n": len(group),
-            "pass_rates": rates,
-            "total": statistics.fmean(defined) if defined else None,
-            "failures": failures,
-        }
-    return out
-
-
-def stability(records: Sequence[Mapping[str, Any]]) -> dict[str, Any] | None:
+def stability(records: Iterable[ItemRecord]) -> Stability | None:
     """Over repeated draws of the same tests: mean grade variance and the rate at which pass/fail flips."""
-    by_test: dict[str, list[Mapping[str, Any]]] = defaultdict(list)
-    for record in records:
-        by_test[record["id"]].append(record)
-    repeated = [group for group in by_test.values() if len(group) > 1]
-    if not repeated:
-        return None
-    out: dict[str, Any] = {"tests": len(repeated), "draws": max(len(g) for g in repeated), "metrics": {}}
-    for metric in metric_names(records):
-        variances, flips = [], 0
-        for group in repeated:
-            grades = [
-                r["metrics"][metric]["verdict"]["grade"]
-                for r in group
-                if r["metrics"][metric]["verdict"]["state"] == "grade"
-            ]
-            if len(grades) > 1:
-                variances.append(statistics.pvariance(grades))
-            flips += len({r["metrics"][metric]["outcome"] == "pass" for r in group}) > 1
-        out["metrics"][metric] = {
-            "mean_grade_variance": statistics.fmean(variances) if variances else None,
-            "flip_rate": flips / len(repeated),
-        }
-    return out
+    return summarize(records, "unit_tests").stability

@@ -10,6 +10,7 @@ from typing import Any
 
 from judges.judging.grouse_judge import GroundedQAJudge
 from judges.judging.prompts import check_renders
+from judges.records import ItemRecord
 from judges.runs.service import Item
 from judges.suite.scoring import score_unit_test
 from judges.types import Sample, UnitTest
@@ -36,17 +37,19 @@ class UnitTestTask:
     def provenance(self) -> dict[str, Any]:
         return {}
 
-    async def run_item(self, item: Item) -> dict[str, Any]:
+    async def run_item(self, item: Item) -> ItemRecord:
         test: UnitTest = item.payload
         result = score_unit_test(test, await self.judge.judge(test.sample, item.draw, priority=item.order))
-        return {
-            "test_type": test.test_type,
-            "set_id": test.set_id,
-            "source": test.source,
-            "passed_all": all(o.value == "pass" for o in result.outcomes.values()),
-            "sample": sample_fields(test.sample),
-            "metrics": result.metrics_dict(),
-        }
+        return ItemRecord(
+            item.id,
+            result.metric_records(),
+            item.order,
+            item.draw,
+            sample_fields(test.sample),
+            test.test_type,
+            test.set_id,
+            test.source,
+        )
 
 
 @dataclass
@@ -69,17 +72,14 @@ class GradeTask:
     def provenance(self) -> dict[str, Any]:
         return {}
 
-    async def run_item(self, item: Item) -> dict[str, Any]:
+    async def run_item(self, item: Item) -> ItemRecord:
         sample: Sample = item.payload
         if self.metrics is None:
             records = await self.judge.judge(sample, priority=item.order)
         else:
             graded = await asyncio.gather(*(self.judge.grade(m, sample, priority=item.order) for m in self.metrics))
             records = dict(zip(self.metrics, graded))
-        return {
-            "sample": sample_fields(sample),
-            "metrics": {metric: record.to_dict() for metric, record in records.items()},
-        }
+        return ItemRecord(item.id, records, item.order, item.draw, sample_fields(sample))
 
 
 def sample_fields(sample: Sample) -> dict[str, Any]:
@@ -128,13 +128,10 @@ class MetricsTask:
             },
         }
 
-    async def run_item(self, item: Item) -> dict[str, Any]:
+    async def run_item(self, item: Item) -> ItemRecord:
         from judges.rag.judging import SAMPLE_PRIORITY
         from judges.rag.scope import score_sample
 
         SAMPLE_PRIORITY.set(item.order)  # this task's context: inherited by the steps it starts
         records = await score_sample(item.payload, self.metrics, self.judge, self.registry)
-        return {
-            "sample": sample_fields(item.payload),
-            "metrics": {name: record.to_dict() for name, record in records.items()},
-        }
+        return ItemRecord(item.id, records, item.order, item.draw, sample_fields(item.payload))

@@ -13,10 +13,11 @@ from typing import TYPE_CHECKING, Any
 
 from judges.calls.backend import CompletionRequest
 from judges.calls.cache import CacheMode, ReplyCache
+from judges.calls.content import content_text
 from judges.calls.model_spec import JudgeModel
 from judges.calls.runtime import CallRuntime
 from judges.calls.scripted import ScriptedBackend
-from judges.images.content import content_text, to_content
+from judges.images.content import to_content
 from judges.judging.grouse_judge import GroundedQAJudge
 from judges.judging.prompts import PromptSet
 from judges.judging.replies import GRADE_SPECS
@@ -97,13 +98,13 @@ def discrimination(tests: list[UnitTest], prompts: PromptSet, seed: int = 0) -> 
     table = {}
     for name in baseline_grade_fns(seed):
         summary = run_baseline(name, tests, prompts, seed).summary
-        table[name] = {metric: stats["pass_rate"] for metric, stats in summary["metrics"].items()}
-        table[name]["total"] = summary["total_pass_rate"]
+        table[name] = {metric: stats.pass_rate for metric, stats in summary.metrics.items()}
+        table[name]["total"] = summary.total_pass_rate
     return table
 
 
 def discrimination_markdown(table: dict[str, dict[str, float | None]]) -> str:
-    from judges.runs.markdown import grid, pct
+    from judges.render.markdown import grid, pct
     from judges.runs.summary import SHORT
 
     columns = [*SHORT, "total"]

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
-from typing import Any
 
-from judges.judging.records import MetricRecord
+from judges.records import MetricRecord
 from judges.suite.conditions import Condition, expected_pa_nr, judged_pa_nr
 from judges.types import ALL_METRICS, Outcome, UnitTest, Verdict
 
@@ -20,17 +20,17 @@ class TestResult:
     conditions: dict[str, Condition]
     outcomes: dict[str, Outcome]
 
-    def metrics_dict(self) -> dict[str, Any]:
-        """Per metric: the condition, the outcome, and the record (verdict, details, calls)."""
-        metrics = {}
-        for metric in ALL_METRICS:
-            entry: dict[str, Any] = {"condition": str(self.conditions[metric]), "outcome": self.outcomes[metric].value}
-            if metric in self.records:
-                entry.update(self.records[metric].to_dict())
-            else:
-                entry["verdict"] = self.verdicts[metric].to_dict()
-            metrics[metric] = entry
-        return metrics
+    def metric_records(self) -> dict[str, MetricRecord]:
+        """Per metric: the record (verdict, details, calls; a derived metric has only its verdict) with the condition
+        it was checked against and the outcome."""
+        return {
+            metric: dataclasses.replace(
+                self.records.get(metric) or MetricRecord(metric, self.verdicts[metric]),
+                condition=str(self.conditions[metric]),
+                outcome=self.outcomes[metric],
+            )
+            for metric in ALL_METRICS
+        }
 
 
 def score_unit_test(test: UnitTest, records: dict[str, MetricRecord]) -> TestResult:

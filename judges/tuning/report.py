@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from judges.runs.markdown import pct, table
+from judges.render.markdown import pct, table
 from judges.runs.run import Run
 from judges.tuning.pipeline import TuneOutcome
 
@@ -20,13 +20,13 @@ def figures(run: Run, metric: str) -> dict[str, Any]:
     """A metric's pass rate over the run's completed tests, with its Wilson interval."""
     from judges.runs.intervals import wilson
 
-    stats = run.summary["metrics"][metric]
-    low, high = wilson(stats["passed"], stats["completed"])
+    stats = run.summary.metrics[metric]
+    low, high = wilson(stats.passed or 0, stats.completed or 0)
     return {
-        "pass_rate": stats["pass_rate"],
-        "passed": stats["passed"],
-        "n": stats["completed"],
-        "format_failures": stats["failures"],
+        "pass_rate": stats.pass_rate,
+        "passed": stats.passed,
+        "n": stats.completed,
+        "format_failures": stats.failures,
         "ci95": [low, high],
     }
 
@@ -34,8 +34,8 @@ def figures(run: Run, metric: str) -> dict[str, Any]:
 def total(run: Run) -> dict[str, Any]:
     from judges.runs.intervals import total_interval
 
-    low, high = total_interval([r for r in run.records if r.get("draw", 0) == 0])
-    return {"pass_rate": run.summary["total_pass_rate"], "n": run.summary["completed_tests"], "ci95": [low, high]}
+    low, high = total_interval([r for r in run.records if r.draw == 0])
+    return {"pass_rate": run.summary.total_pass_rate, "n": run.summary.completed_tests, "ci95": [low, high]}
 
 
 def _gap(train: dict[str, Any], test: dict[str, Any]) -> float | None:
@@ -103,7 +103,7 @@ def build_report(outcome: TuneOutcome) -> dict[str, Any]:
         "test_split": {
             "file": str(outcome.test_file),
             "sha256": outcome.test_sha256,
-            "n_tests": runs["base-test"].summary["n_items"],
+            "n_tests": runs["base-test"].summary.n_items,
             "statement": NEVER_USED,
         },
     }

@@ -11,9 +11,8 @@ from typing import Any
 from judges.config.judge import JudgeConfig
 from judges.judging.prompts import TEMPLATE_SUFFIX
 from judges.runs.run import Run
-from judges.runs.summary import item_calls
 from judges.tuning.search import Score
-from judges.types import UnitTest
+from judges.types import Outcome, UnitTest
 
 
 @dataclass
@@ -34,21 +33,21 @@ class Ledger:
         added = 0
         for record in run.records:
             occurrences: Counter[tuple[str, str]] = Counter()
-            for call in item_calls(record):
+            for call in record.calls():
                 which = (str(call.get("template")), str(call.get("prompt_sha256")))
-                key = (tag, record["id"], record.get("draw", 0), *which, occurrences[which])
+                key = (tag, record.id, record.draw, *which, occurrences[which])
                 occurrences[which] += 1
                 if key not in self.seen:
                     self.seen.add(key)
                     added += 1
-        usage = run.summary.get("usage", {})
+        usage = run.summary.usage
         self.needed += added
-        self.cached_calls += int(usage.get("cached_calls", 0))
-        self.new_calls += int(usage.get("calls", 0)) - int(usage.get("cached_calls", 0))
-        self.new_calls += int(usage.get("failed_calls", 0)) - sum(
-            n for kind, n in usage.get("failures", {}).items() if kind in ("unparseable", "refused")
+        self.cached_calls += usage.cached_calls
+        self.new_calls += usage.calls - usage.cached_calls
+        self.new_calls += usage.failed_calls - sum(
+            n for kind, n in usage.failures.items() if kind in ("unparseable", "refused")
         )
-        self.cost += float(usage.get("cost", 0.0))
+        self.cost += usage.cost
         self.runs += 1
         return added
 
@@ -116,10 +115,10 @@ def score(name: str, run: Run, metrics: Sequence[str], sources: Mapping[str, str
     """A candidate's score on `metrics`: passes over every (test, metric) of the run, with a Wilson interval."""
     from judges.runs.intervals import wilson
 
-    rows = [r for r in run.records if r.get("draw", 0) == 0]
-    passed = sum(r["metrics"][m]["outcome"] == "pass" for r in rows for m in metrics)
+    rows = [r for r in run.records if r.draw == 0]
+    passed = sum(r.metrics[m].outcome is Outcome.PASS for r in rows for m in metrics)
     n = len(rows) * len(metrics)
     low, high = wilson(passed, n)
-    usage = [run.summary["metrics"][m]["usage"] for m in metrics if m in run.summary.get("metrics", {})]
-    tokens = sum(int(u["prompt_tokens"]) + int(u["completion_tokens"]) for u in usage)
+    usage = [run.summary.metrics[m].usage for m in metrics if m in run.summary.metrics]
+    tokens = sum(u.prompt_tokens + u.completion_tokens for u in usage)
     return Score(name, passed, n, low, high, tokens, sum(len(sources[m]) for m in metrics), order)

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+
+from judges.records import Summary
 
 SKIPPED = {".git", ".venv", "node_modules", "__pycache__", ".judgelab"}
 
@@ -42,12 +43,12 @@ def _walk(root: Path) -> list[Path]:
     return sorted(found)
 
 
-def _figure(kind: str, summary: dict[str, Any]) -> tuple[str, float | None]:
+def _figure(kind: str, summary: Summary) -> tuple[str, float | None]:
     if kind == "unit_tests":
-        return "total pass rate", summary.get("total_pass_rate")
-    for metric, stats in (summary.get("metrics") or {}).items():
-        if isinstance(stats, dict) and stats.get("mean") is not None:
-            return f"mean {metric}", float(stats["mean"])
+        return "total pass rate", summary.total_pass_rate
+    for metric, stats in summary.metrics.items():
+        if stats.mean is not None:
+            return f"mean {metric}", float(stats.mean)
     return "-", None
 
 
@@ -62,11 +63,14 @@ def run_entry(root: Path, meta_path: Path) -> RunEntry | None:
         return None
     if not isinstance(meta, dict) or "kind" not in meta:
         return None
-    config, summary = meta.get("config") or {}, meta.get("summary") or {}
-    usage = meta.get("usage") or summary.get("usage") or {}
+    try:
+        summary = Summary.from_json(meta.get("summary"))
+    except (TypeError, ValueError, KeyError, AttributeError):
+        return None
+    config = meta.get("config") or {}
+    spent = (meta.get("usage") or {}).get("cost")
     prompts = config.get("prompts")
     name, value = _figure(str(meta["kind"]), summary)
-    failures = summary.get("failures", 0)
     return RunEntry(
         path=meta_path.parent.relative_to(root).as_posix() or ".",
         kind=str(meta["kind"]),
@@ -75,9 +79,9 @@ def run_entry(root: Path, meta_path: Path) -> RunEntry | None:
         date=str((meta.get("timing") or {}).get("started_at", "")),
         figure_name=name,
         figure=value,
-        n=int(summary.get("n_items", 0) or 0),
-        failures=int(failures if isinstance(failures, int) else sum(failures.values())),
-        cost=float(usage.get("cost", 0.0) or 0.0),
+        n=summary.n_items,
+        failures=summary.failures or 0,
+        cost=float(spent if spent is not None else summary.usage.cost),
         stopped=meta.get("stop_reason"),
     )
 

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from judges.records import ItemRecord, MetricRecord
 
 PAGE_SIZE = 50
 
@@ -24,34 +25,37 @@ class ItemPage:
         return max(1, -(-self.matching // self.size))
 
 
-def _rows(record: dict[str, Any]) -> list[dict[str, Any]]:
-    from judges.runs.failures import reason
-    from judges.runs.markdown import given
-
-    out = []
-    for metric, entry in (record.get("metrics") or {}).items():
-        verdict = entry.get("verdict") or {}
-        out.append(
-            {
-                "id": str(record.get("id")),
-                "draw": record.get("draw", 0),
-                "test_type": record.get("test_type") or "-",
-                "metric": metric,
-                "expected": entry.get("condition") or "-",
-                "given": given(verdict) if "state" in verdict else "-",
-                "outcome": entry.get("outcome") or verdict.get("state", "-"),
-                "reason": reason(entry) if verdict else "",
-            }
-        )
-    return out
+def _state(entry: MetricRecord) -> str:
+    """A unit test's outcome, else the verdict's state (grade, null, failure)."""
+    return entry.outcome.value if entry.outcome else entry.verdict.state.value
 
 
-def _keep(row: dict[str, Any], outcome: str, metric: str) -> bool:
-    if metric and row["metric"] != metric:
+def _keep(entry: MetricRecord, outcome: str, metric: str) -> bool:
+    if metric and entry.metric != metric:
         return False
     if outcome == "not-passed":
-        return row["outcome"] not in ("pass", "grade", "null")
-    return not outcome or row["outcome"] == outcome
+        return _state(entry) not in ("pass", "grade", "null")
+    return not outcome or _state(entry) == outcome
+
+
+def _rows(record: ItemRecord, outcome: str = "", metric: str = "") -> list[dict[str, Any]]:
+    """The record's item x metric rows that match the filter."""
+    from judges.runs.failures import given, reason
+
+    return [
+        {
+            "id": record.id,
+            "draw": record.draw,
+            "test_type": record.test_type or "-",
+            "metric": name,
+            "expected": entry.condition or "-",
+            "given": given(entry.verdict),
+            "outcome": _state(entry),
+            "reason": reason(entry),
+        }
+        for name, entry in record.metrics.items()
+        if _keep(entry, outcome, metric)
+    ]
 
 
 def read_page(results: Path, page: int = 1, size: int = PAGE_SIZE, outcome: str = "", metric: str = "") -> ItemPage:
@@ -62,12 +66,11 @@ def read_page(results: Path, page: int = 1, size: int = PAGE_SIZE, outcome: str 
     with results.open(encoding="utf-8") as handle:
         for line in handle:
             try:
-                record = json.loads(line)
-            except ValueError:
+                record = ItemRecord.from_json_line(line)
+            except (ValueError, KeyError, TypeError, AttributeError):
                 continue
-            for row in _rows(record) if isinstance(record, dict) else []:
-                if _keep(row, outcome, metric):
-                    if first <= matching < first + size:
-                        kept.append(row)
-                    matching += 1
+            for row in _rows(record, outcome, metric):
+                if first <= matching < first + size:
+                    kept.append(row)
+                matching += 1
     return ItemPage(kept, matching, page, size)

@@ -9,6 +9,7 @@ from typing import Any
 
 from judges.errors import InputError
 from judges.files.checked import read_json_file
+from judges.records import Summary
 from judges.viewer.catalog import catalog, inside, run_entry
 from judges.viewer.items import read_page
 
@@ -47,40 +48,36 @@ def index_page(root: Path) -> str:
     )
 
 
-def _figures(kind: str, summary: dict[str, Any]) -> list[dict[str, Any]]:
-    from judges.runs.markdown import pct
+def _figures(kind: str, summary: Summary) -> list[dict[str, Any]]:
+    from judges.render.markdown import pct
 
-    rows = []
-    for metric, s in (summary.get("metrics") or {}).items():
+    rows: list[dict[str, Any]] = []
+    for metric, s in summary.metrics.items():
         if kind == "unit_tests":
             rows.append(
                 {
                     "metric": metric,
-                    "pass rate": pct(s.get("pass_rate")),
-                    "passed": s.get("passed"),
-                    "wrong grades": s.get("wrong_grades"),
-                    "run failures": s.get("failures"),
-                    "n": s.get("n"),
+                    "pass rate": pct(s.pass_rate),
+                    "passed": s.passed,
+                    "wrong grades": s.wrong_grades,
+                    "run failures": s.failures,
+                    "n": s.n,
                 }
             )
         else:
-            mean = s.get("mean")
-            rows.append({"metric": metric, "mean": "n/a" if mean is None else f"{mean:.3f}", **_counts(s)})
+            mean = "n/a" if s.mean is None else f"{s.mean:.3f}"
+            rows.append({"metric": metric, "mean": mean, "graded": s.graded, "null": s.null, "failed": s.failed})
     if kind == "unit_tests" and rows:
-        rows.append({"metric": "total (mean of the pass rates)", "pass rate": pct(summary.get("total_pass_rate"))})
+        rows.append({"metric": "total (mean of the pass rates)", "pass rate": pct(summary.total_pass_rate)})
         rows[-1].update({k: "" for k in rows[0] if k not in rows[-1]})
     return rows
-
-
-def _counts(stats: dict[str, Any]) -> dict[str, Any]:
-    return {k: stats[k] for k in ("graded", "null", "failed") if k in stats and not isinstance(stats[k], dict)}
 
 
 def run_page(root: Path, relative: str, page: int, outcome: str, metric: str) -> str:
     folder = _folder(root, relative, "run.json")
     entry = run_entry(root, folder / "run.json")
     meta = read_json_file(folder / "run.json")
-    summary = meta.get("summary") or {}
+    summary = Summary.from_json(meta.get("summary"))
     results = folder / "results.jsonl"
     items = read_page(results, page, outcome=outcome, metric=metric) if results.is_file() else None
     from judges.viewer.items import ItemPage
@@ -97,7 +94,7 @@ def run_page(root: Path, relative: str, page: int, outcome: str, metric: str) ->
         outcomes=OUTCOMES,
         outcome=outcome,
         metric=metric,
-        metrics=list(summary.get("metrics") or {}),
+        metrics=list(summary.metrics),
     )
 
 

@@ -3,15 +3,21 @@ self-contained page (no network) rendered from the package's templates."""
 
 from __future__ import annotations
 
+import heapq
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from judges.pages.table import Cell, Row, Table, cell, plain_table
-from judges.runs.markdown import given, pct, rests_on_failures
+from judges.render.markdown import pct
+from judges.render.summary_md import rests_on_failures
+from judges.runs.failures import given
 from judges.runs.summary import SHORT, metric_names
+
+MAX_MATRIX = 200  # tests in the page's result matrix (all of them are in results.jsonl and the plot)
 
 if TYPE_CHECKING:
     from judges.runs.run import Run
+    from judges.types import Verdict
 
 
 def write_report(run: Run, folder: Path) -> Path:
@@ -23,15 +29,16 @@ def write_report(run: Run, folder: Path) -> Path:
 def report_html(run: Run, folder: Path | None = None) -> str:
     """The page; local images are linked relative to `folder` (where the page is written), if given."""
     from judges.pages.render import render_page
-    from judges.runs.report_items import headers, item_rows
+    from judges.render.report_items import chosen_entries, headers, item_rows
     from judges.runs.stops import stop_note
 
-    if run.kind == "probes":
+    chosen = chosen_entries(run) if run.kind != "probes" else None
+    if chosen is None:
         from judges.probes.render import HEADERS, probe_item_rows
 
         items, item_headers = probe_item_rows(run, folder), HEADERS
     else:
-        items, item_headers = item_rows(run, folder), headers(run)
+        items, item_headers = item_rows(run, chosen.entries, folder), headers(run)
     return render_page(
         "report.html.jinja",
         run=run,
@@ -39,11 +46,12 @@ def report_html(run: Run, folder: Path | None = None) -> str:
         kind=run.kind.replace("_", " "),
         config=config_rows(run.config),
         timing=run.timing,
-        usage=run.summary.get("usage", {}),
+        usage=run.summary.usage,
         summary=summary_tables(run),
         matrix=result_matrix(run) if run.kind == "unit_tests" else None,
         headers=item_headers,
         items=items,
+        chosen=chosen,
         metrics=sorted({i.data["metric"] for i in items}, key=[i.data["metric"] for i in items].index),
         types=sorted({i.data["type"] for i in items} - {"-"}),
         outcomes=sorted({i.data["outcome"] for i in items}),
@@ -102,6 +110,10 @@ def _interval(low: float | None, high: float | None, as_rate: bool = True) -> Ce
     return Cell(text, low)
 
 
+def _rate(value: float | None) -> Cell:
+    return Cell(pct(value), value if value is not None else -1)
+
+
 def _unit_test_summary(run: Run) -> list[tuple[str, Table]]:
     from judges.runs.intervals import total_interval, wilson
     from judges.types import ALL_METRICS
@@ -110,109 +122,104 @@ def _unit_test_summary(run: Run) -> list[tuple[str, Table]]:
     rows: list[dict[str, Any]] = [
         {
             "metric": metric,
-            "pass rate": Cell(pct(s["pass_rate"]), s["pass_rate"] if s["pass_rate"] is not None else -1),
-            "95% interval": _interval(*wilson(s["passed"], s["completed"])),
-            "passed": s["passed"],
-            "wrong grades": s["wrong_grades"],
-            "run failures": s["failures"],
-            "completed": s["completed"],
-            "n": s["n"],
+            "pass rate": _rate(s.pass_rate),
+            "95% interval": _interval(*wilson(s.passed or 0, s.completed or 0)),
+            "passed": s.passed,
+            "wrong grades": s.wrong_grades,
+            "run failures": s.failures,
+            "completed": s.completed,
+            "n": s.n,
         }
-        for metric, s in summary["metrics"].items()
+        for metric, s in summary.metrics.items()
     ]
-    first = [r for r in run.records if r.get("draw", 0) == 0]
-    complete = first and all(m in first[0]["metrics"] for m in ALL_METRICS)
-    total = summary.get("total_pass_rate")
-    per_metric = summary["metrics"].values()
+    complete = all(m in summary.metrics for m in ALL_METRICS)
+    per_metric = summary.metrics.values()
     rests = rests_on_failures(summary)
+    total = summary.total_pass_rate
     rows.append(  # every count in one unit: test x metric outcomes, the sums of the rows above
         {
             "metric": "total (mean of the pass rates; counts are test x metric outcomes)"
             + (f" † {rests}" if rests else ""),
             "pass rate": Cell(pct(total) + (" †" if rests else ""), total if total is not None else -1),
-            "95% interval": _interval(*total_interval(first)) if complete else cell(None),
-            **{
-                column: sum(s[key] for s in per_metric)
-                for column, key in (
-                    ("passed", "passed"),
-                    ("wrong grades", "wrong_grades"),
-                    ("run failures", "failures"),
-                    ("completed", "completed"),
-                    ("n", "n"),
-                )
-            },
+            "95% interval": _interval(*total_interval(r for r in run.iter_records() if r.draw == 0))
+            if complete
+            else cell(None),
+            "passed": sum(s.passed or 0 for s in per_metric),
+            "wrong grades": sum(s.wrong_grades or 0 for s in per_metric),
+            "run failures": sum(s.failures or 0 for s in per_metric),
+            "completed": sum(s.completed or 0 for s in per_metric),
+            "n": sum(s.n for s in per_metric),
         }
     )
     tables = [("Pass rates", plain_table("summary", rows))]
     by_type = [
         {
             "test type": t,
-            "n": s["n"],
-            **{SHORT.get(m, m): Cell(pct(v), v if v is not None else -1) for m, v in s["pass_rates"].items()},
-            "total": Cell(pct(s["total"]), s["total"] if s["total"] is not None else -1),
-            "run failures": s.get("failures", 0),
+            "n": s.n,
+            **{SHORT.get(m, m): _rate(v) for m, v in s.pass_rates.items()},
+            "total": _rate(s.total),
+            "run failures": s.failures,
         }
-        for t, s in summary.get("by_test_type", {}).items()
+        for t, s in summary.by_test_type.items()
     ]
     if by_type:
         tables.append(("By test type", plain_table("by-type", by_type)))
-    if summary.get("stability"):
-        repeats = summary["stability"]
+    repeats = summary.stability
+    if repeats is not None:
         stability = [
-            {"metric": m, "mean grade variance": s["mean_grade_variance"], "pass/fail flip rate": pct(s["flip_rate"])}
-            for m, s in repeats["metrics"].items()
+            {"metric": m, "mean grade variance": s.mean_grade_variance, "pass/fail flip rate": pct(s.flip_rate)}
+            for m, s in repeats.metrics.items()
         ]
         tables.append(
-            (f"Stability ({repeats['draws']} draws of {repeats['tests']} tests)", plain_table("stability", stability))
+            (f"Stability ({repeats.draws} draws of {repeats.tests} tests)", plain_table("stability", stability))
         )
     return tables
 
 
 def _verdict_summary(run: Run) -> Table:
-    from judges.runs.intervals import mean_interval, metric_range
+    from judges.runs.intervals import first_draw_grades, mean_interval, metric_range
 
     info = run.config.get("metric_info") or {}
-    first = [r for r in run.records if r.get("draw", 0) == 0]
+    grades = first_draw_grades(run.iter_records())
     rows = []
-    for metric, s in run.summary["metrics"].items():
-        grades = [
-            float(r["metrics"][metric]["verdict"]["grade"])
-            for r in first
-            if metric in r["metrics"] and r["metrics"][metric]["verdict"]["state"] == "grade"
-        ]
+    for metric, s in run.summary.metrics.items():
         about = info.get(metric, {})
         rows.append(
             {
                 "metric": metric,
                 "family": about.get("family", "-"),
                 "better": ("higher" if about["higher_is_better"] else "lower") if about else "-",
-                "mean": s["mean"],
+                "mean": s.mean,
                 "95% interval (bootstrap)": _interval(
-                    *mean_interval(grades, metric_range(metric, about)), as_rate=False
+                    *mean_interval(grades.get(metric, []), metric_range(metric, about)), as_rate=False
                 ),
-                "graded": s["graded"],
-                "null": s["null"],
-                "not applicable": s["not_applicable"],
-                "failed": f"{s['failed']}" + "".join(f", {k} {v}" for k, v in s["failure_kinds"].items()),
-                "n": s["n"],
+                "graded": s.graded,
+                "null": s.null,
+                "not applicable": s.not_applicable,
+                "failed": f"{s.failed}" + "".join(f", {k} {v}" for k, v in s.failure_kinds.items()),
+                "n": s.n,
             }
         )
     return plain_table("summary", rows)
 
 
-def _short(verdict: dict[str, Any]) -> str:
-    return "failed" if verdict["state"] == "failure" else given(verdict)
+def _short(verdict: Verdict) -> str:
+    return "failed" if verdict.is_failure else given(verdict)
 
 
 def result_matrix(run: Run) -> Table:
-    """Tests (first draw) x metrics: the grade given, coloured by outcome."""
-    records = [r for r in run.records if r.get("draw", 0) == 0]
-    metrics = metric_names(records)
+    """Tests (first draw, the first MAX_MATRIX in item order) x metrics: the grade given, coloured by outcome."""
+    first = (r for r in run.iter_records() if r.draw == 0)
+    records = heapq.nsmallest(MAX_MATRIX, first, key=lambda r: r.order)
+    metrics = list(run.summary.metrics) or metric_names(records)
     rows = []
     for record in records:
-        cells = [cell(record["id"])]
+        cells = [cell(record.id)]
         for metric in metrics:
-            entry = record["metrics"].get(metric)
-            cells.append(Cell(_short(entry["verdict"]), None, entry["outcome"]) if entry else cell("-"))
+            entry = record.metrics.get(metric)
+            if entry is None:
+                cells.append(cell("-"))
+            else:
+                cells.append(Cell(_short(entry.verdict), None, entry.outcome.value if entry.outcome else ""))
         rows.append(Row(cells))
     return Table("matrix", ["test", *(SHORT.get(m, m) for m in metrics)], rows)

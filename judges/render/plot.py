@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 from judges.runs.summary import SHORT, metric_names
 
 if TYPE_CHECKING:
+    from judges.records import MetricRecord
     from judges.runs.run import Run
 
 OUTCOME_COLOURS = {"pass": "#2e7d32", "wrong_grade": "#c62828", "failure": "#9e9e9e"}
@@ -23,20 +24,12 @@ def plot_result_matrix(run: Run, path: Path) -> Path:
     from matplotlib.colors import ListedColormap
     from matplotlib.patches import Patch
 
-    records = [r for r in run.records if r.get("draw", 0) == 0]
+    records = [r for r in run.records if r.draw == 0]
     metrics = metric_names(records)
     by_outcome = run.kind == "unit_tests"
     colours = OUTCOME_COLOURS if by_outcome else STATE_COLOURS
     order = list(colours)
-    grid = [
-        [
-            order.index(r["metrics"][m]["outcome"] if by_outcome else r["metrics"][m]["verdict"]["state"])
-            if m in r["metrics"]
-            else 2
-            for m in metrics
-        ]
-        for r in records
-    ]
+    grid = [[order.index(_shade(r.metrics[m], by_outcome)) if m in r.metrics else 2 for m in metrics] for r in records]
     height = min(max(3.0, 0.18 * len(records) + 1.5), 60.0)
     fig, ax = plt.subplots(figsize=(max(6.5, 0.5 * len(metrics) + 3), height))
     ax.imshow(
@@ -48,7 +41,7 @@ def plot_result_matrix(run: Run, path: Path) -> Path:
         interpolation="nearest",
     )
     ax.set_xticks(range(len(metrics)), [SHORT.get(m, m) for m in metrics], rotation=0 if by_outcome else 60, fontsize=8)
-    ax.set_yticks(range(len(records)), [r["id"] for r in records], fontsize=6 if len(records) > 40 else 8)
+    ax.set_yticks(range(len(records)), [r.id for r in records], fontsize=6 if len(records) > 40 else 8)
     ax.xaxis.tick_top()
     ax.set_title(run.title, fontsize=9, pad=24)
     ax.legend(
@@ -63,3 +56,10 @@ def plot_result_matrix(run: Run, path: Path) -> Path:
     fig.savefig(path, dpi=110)
     plt.close(fig)
     return path
+
+
+def _shade(entry: MetricRecord, by_outcome: bool) -> str:
+    """The colour key of one cell: the outcome of a unit test, else the verdict's state."""
+    if by_outcome:
+        return entry.outcome.value if entry.outcome is not None else "failure"
+    return entry.verdict.state.value

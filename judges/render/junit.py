@@ -2,17 +2,18 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from judges.runs.failures import by_test, misses
 
 if TYPE_CHECKING:
+    from judges.records import ItemRecord
     from judges.runs.gate import BarResult
 
 
-def junit_xml(results: Sequence[BarResult], records: Sequence[Mapping[str, Any]], suite: str, path: Path) -> None:
+def junit_xml(results: Sequence[BarResult], records: Sequence[ItemRecord], suite: str, path: Path) -> None:
     """Two suites: `<suite>.bars` (a missed bar is a <failure> with the measured value) and `<suite>.unit_tests` (a
     unit test not passed is a <failure> whose message names each metric, the condition, the grade given and the
     judge's justification). The bars decide the gate; the unit-test cases say which tests to look at."""
@@ -30,14 +31,14 @@ def junit_xml(results: Sequence[BarResult], records: Sequence[Mapping[str, Any]]
         case = ET.SubElement(bars, "testcase", classname=f"{suite}.bars", name=result.bar.name)
         if not result.passed:
             ET.SubElement(case, "failure", message=result.describe()).text = result.describe()
-    first = [r for r in records if r.get("draw", 0) == 0]
+    first = [r for r in records if r.draw == 0]
     missed = by_test(misses(first))
     tests = ET.SubElement(
         root, "testsuite", name=f"{suite}.unit_tests", tests=str(len(first)), failures=str(len(missed))
     )
     for record in first:
-        case = ET.SubElement(tests, "testcase", classname=f"{suite}.unit_tests", name=str(record["id"]))
-        found = missed.get(str(record["id"]))
+        case = ET.SubElement(tests, "testcase", classname=f"{suite}.unit_tests", name=record.id)
+        found = missed.get(record.id)
         if found:
             message = "; ".join(m.describe() for m in found)
             failure = ET.SubElement(

@@ -1,0 +1,73 @@
+"""Labels and judge grades shaped for measuring: items with their annotators' labels, annotator pairs for the
+ceiling, majority labels, a lower-is-better judge turned around, and a Youden cut fitted on chosen items."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from itertools import combinations
+from typing import Any
+
+import numpy as np
+
+from judges.agreement.threshold import youden_threshold
+from judges.labels.schema import LabelledSet
+
+
+def grouped(labels: LabelledSet) -> tuple[list[str], list[list[tuple[str, float]]]]:
+    """Item ids in first-seen order, and each item's (annotator, label) pairs."""
+    order: dict[str, list[tuple[str, float]]] = {}
+    for item in labels.items:
+        order.setdefault(item.id, []).append((item.annotator, item.label))
+    return list(order), list(order.values())
+
+
+def minmax_scale(values: np.ndarray, scale: tuple[float, float]) -> np.ndarray:
+    """Linearly map values onto [low, high] of the label scale (RAGChecker's normalisation of a difference)."""
+    low, high = values.min(), values.max()
+    if high == low:
+        return values.copy()
+    return (values - low) / (high - low) * (scale[1] - scale[0]) + scale[0]
+
+
+def ceiling_rows(annotations: list[list[tuple[str, float]]]) -> tuple[np.ndarray, np.ndarray, list[np.ndarray]]:
+    """Every pair of annotators of an item as one row (label of the first annotator id, label of the second)."""
+    first: list[float] = []
+    second: list[float] = []
+    groups: list[np.ndarray] = []
+    for labels in annotations:
+        pairs = list(combinations(sorted(labels), 2))
+        if not pairs:
+            continue
+        start = len(first)
+        first += [a[1] for a, _ in pairs]
+        second += [b[1] for _, b in pairs]
+        groups.append(np.arange(start, len(first)))
+    return np.asarray(first, dtype=float), np.asarray(second, dtype=float), groups
+
+
+def orient(outcomes: list[Any], scale: tuple[float, float], higher_is_better: bool) -> tuple[list[Any], Any]:
+    """Turn a lower-is-better judge around: reflected on the label scale when every grade lies on it, else negated.
+
+    Returns the turned outcomes and the turning function (its own inverse), the identity for higher-is-better.
+    """
+    if higher_is_better:
+        return outcomes, lambda v: v
+    graded = [o.score for o in outcomes if o is not None and o.score is not None]
+    on_scale = all(scale[0] <= v <= scale[1] for v in graded)
+
+    def turn(value: float) -> float:
+        return scale[0] + scale[1] - value if on_scale else -value
+
+    return [o if o is None or o.score is None else replace(o, score=turn(o.score)) for o in outcomes], turn
+
+
+def majority_labels(annotations: list[list[tuple[str, float]]]) -> np.ndarray:
+    """One binary label per item: the majority of its annotators (a tie counts as 1)."""
+    return np.array([float(np.mean([lab for _, lab in ann]) >= 0.5) for ann in annotations])
+
+
+def fit_on(ids: list[str], labels: np.ndarray, scores: dict[str, float]) -> tuple[float | None, int]:
+    """Youden's threshold on the given items that have a graded score, and how many did."""
+    keep = [n for n, i in enumerate(ids) if i in scores]
+    cut = youden_threshold(labels[keep], np.array([scores[ids[n]] for n in keep])) if keep else None
+    return cut, len(keep)

@@ -1,0 +1,69 @@
+"""MetricAgreement: what was measured for one metric (judge and ceiling figures, the cut, each item's fate)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from judges.agreement.bootstrap import Figure
+from judges.agreement.confusion import JudgeErrors
+from judges.agreement.policy import OutcomeCounts, Policy
+from judges.agreement.statistics import JudgeScale
+from judges.agreement.threshold import FittedThreshold
+from judges.labels.schema import LabelType
+
+
+@dataclass(frozen=True)
+class MetricAgreement:
+    """Everything measured for one metric: judge figures, ceiling figures, and what happened to each item."""
+
+    metric: str
+    label_type: LabelType
+    scale: tuple[float, float]
+    annotators: list[str]
+    n_items: int
+    n_labels: int
+    policy: Policy
+    counts: OutcomeCounts
+    judge_scale: JudgeScale
+    judge: list[Figure]
+    ceiling: list[Figure] = field(default_factory=list)  # empty when no item has two annotators
+    unmatched_predictions: int = 0
+    settings: dict[str, Any] = field(default_factory=dict)
+    threshold: FittedThreshold | None = None  # the fitted cut of a continuous judge on binary labels
+    higher_is_better: bool = True  # the judge's direction (a lower-is-better judge is turned before measuring)
+    notes: list[str] = field(default_factory=list)  # how the binary cut was made, items set aside, and so on
+    errors: JudgeErrors | None = None  # confusion matrix, recall, signed difference (judge grades on the label levels)
+    ceiling_errors: JudgeErrors | None = None  # the same between two annotators of an item (first id as "judge")
+
+    def figure(self, statistic: str, *, ceiling: bool = False) -> Figure:
+        for fig in self.ceiling if ceiling else self.judge:
+            if fig.statistic == statistic:
+                return fig
+        raise KeyError(statistic)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "metric": self.metric,
+            "label_type": self.label_type.value,
+            "scale": list(self.scale),
+            "annotators": self.annotators,
+            "n_items": self.n_items,
+            "n_labels": self.n_labels,
+            "policy": self.policy.value,
+            "outcomes": self.counts.to_dict(),
+            "unmatched_predictions": self.unmatched_predictions,
+            "judge_values": {
+                "on_label_scale": self.judge_scale.on_label_scale,
+                "binary": self.judge_scale.binary,
+                "threshold": self.judge_scale.threshold,
+            },
+            "judge": [f.to_dict() for f in self.judge],
+            "ceiling": [f.to_dict() for f in self.ceiling],
+            "settings": self.settings,
+            "judge_direction": "higher is better" if self.higher_is_better else "lower is better",
+            "fitted_threshold": None if self.threshold is None else self.threshold.to_dict(),
+            "notes": self.notes,
+            "errors": None if self.errors is None else self.errors.to_dict(),
+            "ceiling_errors": None if self.ceiling_errors is None else self.ceiling_errors.to_dict(),
+        }

@@ -1,0 +1,51 @@
+"""The typed part of a probe run's summary: per probe and metric, the rate with its interval and the pairs missed."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass(frozen=True)
+class ProbeMiss:
+    """A pair whose grade did not do what the probe declares: both items' ids and grades as shown."""
+
+    original: str
+    perturbed: str
+    before: str
+    after: str
+
+
+@dataclass(frozen=True)
+class ProbeRow:
+    """One probe x metric: held of n pairs (rate, Wilson interval), failures apart, the baselines, the misses."""
+
+    probe: str
+    metric: str
+    expects: str
+    measures: str
+    held: int
+    n: int
+    rate: float | None
+    low: float | None
+    high: float | None
+    failed: int
+    pairs: int
+    oracle: float
+    constant: float
+    missed: list[ProbeMiss] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class ProbeSummary:
+    rows: list[ProbeRow] = field(default_factory=list)
+    originals: int = 0
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> ProbeSummary:
+        rows = [
+            ProbeRow(**{**row, "missed": [ProbeMiss(**m) for m in row.get("missed", [])]})
+            for row in data.get("rows", [])
+        ]
+        return cls(rows, int(data.get("originals", 0)))

@@ -1,0 +1,289 @@
+"""The schema of a run's results: each item's record and each metric's verdict, typed, and their one JSON form
+(a line of results.jsonl), read back into the same types; and the run's summary, typed the same way.
+
+`ItemRecord.to_json_line` / `ItemRecord.from_json_line` are the only writer and reader of a results.jsonl line, and
+`Summary.to_json` / `Summary.from_json` of the summary in run.json; no other module reads either by key. The shape on disk is the one judgelab has always written, so older run folders
+load unchanged:
+
+    {"id", "order", "draw", ["test_type", "set_id", "source", "passed_all"], "sample",
+     "metrics": {name: {["condition", "outcome"], "verdict": {"state", "grade"?, "failure_kind"?, "message"?,
+                         "justification"?}, "applicable"?: false, "details"?, "calls": [...]}},
+     "usage": {...}}
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from judges.probes.summary import ProbeSummary
+from judges.types import FailureKind, Outcome, Verdict, VerdictState
+
+Call = dict[str, Any]  # one judge call as logged: template, prompt hash, raw reply or error, tokens, cost, latency
+
+
+@dataclass
+class MetricRecord:
+    """One metric's verdict on one item (a grade, a legitimate null, or a failure with its kind), its intermediate
+    record (claims, verdicts, generated questions, the grade of the reference answer, ...), every call it made, and
+    for a unit test the condition checked and the outcome."""
+
+    metric: str
+    verdict: Verdict
+    details: dict[str, Any] = field(default_factory=dict)
+    calls: list[Call] = field(default_factory=list)
+    applicable: bool = True
+    condition: str | None = None  # unit tests: the condition the verdict was checked against
+    outcome: Outcome | None = None  # unit tests: pass, wrong grade, or a run failure
+
+    @classmethod
+    def not_applicable(cls, metric: str, missing: list[str]) -> MetricRecord:
+        reason = f"not applicable: the sample has no {', '.join(missing)}"
+        return cls(metric, Verdict.null(reason), applicable=False)
+
+    @property
+    def value(self) -> float | None:
+        return self.verdict.grade if self.verdict.state is VerdictState.GRADE else None
+
+    @property
+    def why(self) -> str:
+        """The judge's justification, else the verdict's message, else the metric's stated reason."""
+        reason = self.details.get("reason") if isinstance(self.details, dict) else None
+        return str(self.verdict.justification or self.verdict.message or reason or "")
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        if self.condition is not None:
+            out["condition"] = self.condition
+        if self.outcome is not None:
+            out["outcome"] = self.outcome.value
+        out["verdict"] = self.verdict.to_dict()
+        if not self.applicable:
+            out["applicable"] = False
+        if self.details:
+            out["details"] = self.details
+        out["calls"] = self.calls
+        return out
+
+    @classmethod
+    def from_json(cls, metric: str, data: Mapping[str, Any]) -> MetricRecord:
+        outcome = data.get("outcome")
+        return cls(
+            metric,
+            verdict_from_json(data["verdict"]),
+            dict(data.get("details") or {}),
+            list(data.get("calls") or []),
+            data.get("applicable", True) is not False,
+            data.get("condition"),
+            None if outcome is None else Outcome(outcome),
+        )
+
+
+def verdict_from_json(data: Mapping[str, Any]) -> Verdict:
+    """A verdict as `Verdict.to_dict` wrote it."""
+    kind = data.get("failure_kind")
+    return Verdict(
+        VerdictState(data["state"]),
+        None if data.get("grade") is None else float(data["grade"]),
+        None if kind is None else FailureKind(kind),
+        data.get("message"),
+        data.get("justification"),
+    )
+
+
+@dataclass(frozen=True)
+class Usage:
+    """Totals over call records: replies (and how many came from the cache), failed calls (no reply, or a reply
+    that could not be used) by kind, tokens, what this run spent and what the replies cost when they were made."""
+
+    calls: int = 0
+    cached_calls: int = 0
+    failed_calls: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cost: float = 0.0
+    priced_cost: float = 0.0
+    failures: dict[str, int] = field(default_factory=dict)
+
+    def to_json(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any] | None) -> Usage:
+        return cls(**_known(cls, data))
+
+
+def _known(cls: type, data: Mapping[str, Any] | None) -> dict[str, Any]:
+    """The entries of `data` that are fields of the dataclass `cls` (a key an older judgelab wrote is skipped)."""
+    names = {f.name for f in dataclasses.fields(cls)}
+    return {k: v for k, v in (data or {}).items() if k in names}
+
+
+@dataclass
+class ItemRecord:
+    """One finished item of a run (a unit test's draw, or a sample): its verdicts per metric, the judged sample's
+    fields (never image bytes), unit-test fields where it is one, and the usage of its calls."""
+
+    id: str
+    metrics: dict[str, MetricRecord]
+    order: int = 0
+    draw: int = 0
+    sample: dict[str, Any] | None = None
+    test_type: str | None = None  # unit tests: the test's type, its set and the file:line it was read from
+    set_id: str | None = None
+    source: str | None = None
+    usage: Usage = field(default_factory=Usage)
+    sample_id: str | None = None  # probe runs: the sample perturbed and the probe (or "original")
+    probe: str | None = None
+
+    @property
+    def is_unit_test(self) -> bool:
+        return any(m.outcome is not None for m in self.metrics.values())
+
+    @property
+    def passed_all(self) -> bool:
+        """Every metric's outcome is a pass (a unit test that passed)."""
+        return all(m.outcome is Outcome.PASS for m in self.metrics.values())
+
+    def calls(self) -> list[Call]:
+        """The item's calls, each once (metrics that share a step list the same calls)."""
+        seen: dict[Any, Call] = {}
+        for entry in self.metrics.values():
+            for call in entry.calls:
+                seen.setdefault(call.get("call", id(call)), call)
+        return list(seen.values())
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"id": self.id, "order": self.order, "draw": self.draw}
+        if self.is_unit_test:
+            out.update(test_type=self.test_type, set_id=self.set_id, source=self.source, passed_all=self.passed_all)
+        if self.probe is not None:
+            out.update(sample_id=self.sample_id, probe=self.probe)
+        if self.sample is not None:
+            out["sample"] = self.sample
+        out["metrics"] = {name: entry.to_json() for name, entry in self.metrics.items()}
+        out["usage"] = self.usage.to_json()
+        return out
+
+    def to_json_line(self) -> str:
+        return json.dumps(self.to_json(), ensure_ascii=False)
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> ItemRecord:
+        return cls(
+            str(data["id"]),
+            {name: MetricRecord.from_json(name, entry) for name, entry in (data.get("metrics") or {}).items()},
+            int(data.get("order", 0)),
+            int(data.get("draw", 0)),
+            data.get("sample"),
+            data.get("test_type"),
+            data.get("set_id"),
+            data.get("source"),
+            Usage.from_json(data.get("usage")),
+            data.get("sample_id"),
+            data.get("probe"),
+        )
+
+    @classmethod
+    def from_json_line(cls, line: str) -> ItemRecord:
+        return cls.from_json(json.loads(line))
+
+
+@dataclass(frozen=True)
+class MetricSummary:
+    """One metric over the first draw: verdict counts, the graded mean, usage; for unit tests also the outcomes
+    (rates over the tests that completed; run failures counted beside, never as wrong grades)."""
+
+    n: int = 0
+    graded: int = 0
+    null: int = 0
+    not_applicable: int = 0
+    failed: int = 0
+    failure_kinds: dict[str, int] = field(default_factory=dict)
+    mean: float | None = None
+    stdev: float | None = None
+    usage: Usage = field(default_factory=Usage)
+    completed: int | None = None
+    passed: int | None = None
+    wrong_grades: int | None = None
+    failures: int | None = None
+    pass_rate: float | None = None
+    wrong_grade_rate: float | None = None
+    failure_rate: float | None = None
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> MetricSummary:
+        return cls(**{**_known(cls, data), "usage": Usage.from_json(data.get("usage"))})
+
+
+@dataclass(frozen=True)
+class TypeSummary:
+    """The pass rate of each metric over one test type's tests, and their mean."""
+
+    n: int
+    pass_rates: dict[str, float | None]
+    total: float | None
+    failures: int = 0  # verdicts that failed, left out of the rates
+
+
+@dataclass(frozen=True)
+class MetricStability:
+    mean_grade_variance: float | None
+    flip_rate: float
+
+
+@dataclass(frozen=True)
+class Stability:
+    """Over repeated draws of the same tests: per metric, the mean grade variance and the pass/fail flip rate."""
+
+    tests: int
+    draws: int
+    metrics: dict[str, MetricStability]
+
+
+@dataclass(frozen=True)
+class Summary:
+    """What a report shows, computed from the records alone. Every run: per metric, the verdict counts and usage;
+    unit-test runs also the total (mean of the metrics' pass rates), counts of tests, per test type, stability."""
+
+    n_items: int = 0
+    metrics: dict[str, MetricSummary] = field(default_factory=dict)
+    usage: Usage = field(default_factory=Usage)
+    total_pass_rate: float | None = None
+    completed_tests: int | None = None
+    tests_passing_all: int | None = None
+    wrong_grades: int | None = None
+    failures: int | None = None
+    by_test_type: dict[str, TypeSummary] = field(default_factory=dict)
+    stability: Stability | None = None
+    probes: ProbeSummary | None = None  # probe runs: per probe and metric
+
+    def to_json(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any] | None) -> Summary:
+        data = data or {}
+        stability = data.get("stability")
+        probes = data.get("probes")
+        return cls(
+            **{
+                **_known(cls, data),
+                "metrics": {m: MetricSummary.from_json(s) for m, s in (data.get("metrics") or {}).items()},
+                "usage": Usage.from_json(data.get("usage")),
+                "by_test_type": {
+                    t: TypeSummary(**_known(TypeSummary, s)) for t, s in (data.get("by_test_type") or {}).items()
+                },
+                "stability": None
+                if not stability
+                else Stability(
+                    stability["tests"],
+                    stability["draws"],
+                    {m: MetricStability(**_known(MetricStability, s)) for m, s in stability["metrics"].items()},
+                ),
+                "probes": ProbeSummary.from_json(probes) if probes else None,
+            }
+        )

@@ -1,0 +1,203 @@
+"""The report's item table: one row per item and metric, with the calls behind it (prompt, raw reply) and, for
+RAG-suite metrics, the intermediate steps (claims, verdicts, generated questions, chunk labels)."""
+
+from __future__ import annotations
+
+import heapq
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from judges.pages.table import Cell, cell
+from judges.records import ItemRecord, MetricRecord
+from judges.render.report_prompts import PromptRenderer
+from judges.runs.failures import given, reason
+from judges.runs.run import Run
+from judges.types import Outcome, VerdictState
+
+OUTCOME_LABELS = {"pass": "pass", "wrong_grade": "wrong grade", "failure": "failure"}
+MAX_ROWS = 200  # item x metric rows on the page; every one stays in results.jsonl
+
+
+@dataclass(frozen=True)
+class CallView:
+    """One call as the report shows it: what was sent (when it can be rendered again) and the raw reply."""
+
+    template: str
+    about: str
+    prompt: str | None
+    reply: str | None
+    problem: str | None
+
+
+@dataclass(frozen=True)
+class ItemRow:
+    cells: list[Cell]
+    data: dict[str, str]
+    calls: list[CallView] = field(default_factory=list)
+    steps: Any = None
+    sample: Mapping[str, Any] | None = None
+    images: list[Thumbnail] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class Thumbnail:
+    """An image of the item's sample as the page shows it: a link to the file or URL (never its bytes)."""
+
+    src: str | None  # None: a data URL of the data file, which the page does not repeat
+    label: str
+
+
+def thumbnails(sample: Mapping[str, Any] | None, folder: Path | None) -> list[Thumbnail]:
+    """The sample's images: a local file by its path relative to the page's folder, a URL as is."""
+    shown = []
+    for image in (sample or {}).get("images") or []:
+        label = f"{image.get('source')} (sha256 {str(image.get('sha256'))[:12]})"
+        if image.get("path"):
+            path = str(image["path"])
+            shown.append(Thumbnail(os.path.relpath(path, folder) if folder is not None else path, label))
+        else:
+            shown.append(Thumbnail(image.get("url"), label))
+    return shown
+
+
+def headers(run: Run) -> list[str]:
+    draws = run.config.get("draws", 1) or 1
+    if run.kind == "unit_tests":
+        return [
+            "test",
+            *(["draw"] if draws > 1 else []),
+            "test type",
+            "metric",
+            "grade expected",
+            "grade given",
+            "outcome",
+            "reason (or raw reply)",
+        ]
+    return ["item", "metric", "state", "grade", "failure kind", "justification or message"]
+
+
+@dataclass(frozen=True)
+class Chosen:
+    """The item x metric entries the page lists: every one when the run has at most MAX_ROWS; else the first
+    MAX_ROWS (in item order) of those that did not pass, and the first of the others to fill the page; with how
+    many there are of each."""
+
+    entries: list[tuple[ItemRecord, str]]
+    total: int
+    not_passed: int
+    shown_not_passed: int
+
+    @property
+    def only_not_passed(self) -> bool:
+        return self.total > MAX_ROWS
+
+    @property
+    def left_out(self) -> int:
+        return self.total - len(self.entries)
+
+
+def _not_passed(entry: MetricRecord) -> bool:
+    if entry.outcome is not None:
+        return entry.outcome is not Outcome.PASS
+    return entry.verdict.state is VerdictState.FAILURE
+
+
+def chosen_entries(run: Run, limit: int = MAX_ROWS) -> Chosen:
+    """One pass over the records (streamed from results.jsonl), holding at most 2 x `limit` entries."""
+    every: list[tuple[tuple[int, int, int], int, ItemRecord, str]] = []  # bounded max-heaps on negated keys
+    missed: list[tuple[tuple[int, int, int], int, ItemRecord, str]] = []
+    total = not_passed = 0
+    for record in run.iter_records():
+        for index, (metric, entry) in enumerate(record.metrics.items()):
+            total += 1
+            key = (-record.draw, -record.order, -index)
+            heapq.heappush(every, (key, total, record, metric))
+            if len(every) > limit:
+                heapq.heappop(every)
+            if _not_passed(entry):
+                not_passed += 1
+                heapq.heappush(missed, (key, total, record, metric))
+                if len(missed) > limit:
+                    heapq.heappop(missed)
+    kept = every
+    if total > limit:
+        taken = {item[1] for item in missed}
+        others = sorted((item for item in every if item[1] not in taken), key=lambda item: item[0], reverse=True)
+        kept = missed + others[: limit - len(missed)]
+    ordered = sorted(kept, key=lambda item: item[0], reverse=True)
+    return Chosen([(record, metric) for _, _, record, metric in ordered], total, not_passed, len(missed))
+
+
+def item_rows(run: Run, entries: list[tuple[ItemRecord, str]], folder: Path | None = None) -> list[ItemRow]:
+    """The chosen item x metric entries as table rows; image thumbnails link relative to `folder`."""
+    prompts = PromptRenderer(run.config)
+    draws = run.config.get("draws", 1) or 1
+    rows = []
+    for record, metric in entries:
+        sample = record.sample
+        images = thumbnails(sample, folder)
+        entry = record.metrics[metric]
+        verdict = entry.verdict
+        why = reason(entry)
+        listed = entry.calls
+        calls = [
+            _call_view(c, prompts, sample, reask=i > 0 and bool(listed[i - 1].get("unusable")))
+            for i, c in enumerate(listed)
+        ]
+        if run.kind == "unit_tests":
+            outcome = entry.outcome.value if entry.outcome else "-"
+            shown = OUTCOME_LABELS.get(outcome, outcome)
+            if entry.outcome is Outcome.FAILURE:
+                shown = f"failure: {verdict.failure_kind.value if verdict.failure_kind else None}"
+            cells = [
+                cell(record.id),
+                *([cell(record.draw)] if draws > 1 else []),
+                cell(record.test_type or "-"),
+                cell(metric),
+                cell(entry.condition or "-"),
+                cell(given(verdict), verdict.grade if verdict.state is VerdictState.GRADE else -1.0),
+                Cell(shown, outcome, outcome),
+                Cell(why, None, "justification"),
+            ]
+            data = {"outcome": outcome, "metric": metric, "type": record.test_type or "-"}
+        else:
+            state = verdict.state.value
+            cells = [
+                cell(record.id),
+                cell(metric),
+                Cell(state, state, state),
+                cell(verdict.grade),
+                cell(verdict.failure_kind.value if verdict.failure_kind else "-"),
+                Cell(why, None, "justification"),
+            ]
+            data = {"outcome": state, "metric": metric, "type": "-"}
+        shown_sample = sample if run.kind != "unit_tests" else None
+        rows.append(ItemRow(cells, data, calls, entry.details or None, shown_sample, images))
+    return rows
+
+
+def _call_view(
+    call: Mapping[str, Any], prompts: PromptRenderer, sample: Mapping[str, Any] | None, *, reask: bool
+) -> CallView:
+    about = [f"call {call.get('call', '?')}"]
+    if reask:
+        about.append("asked again: the prompt below, then the unusable reply and its error")
+    if call.get("prompt_sha256"):
+        about.append(f"template sha256 {str(call['prompt_sha256'])[:12]}")
+    if call.get("cached"):
+        about.append("from the cache")
+    if "prompt_tokens" in call:
+        about.append(f"{call.get('prompt_tokens', 0)} + {call.get('completion_tokens', 0)} tokens")
+    if call.get("latency_s") is not None:
+        about.append(f"{call['latency_s']:.2f} s")
+    problem = None
+    if "error" in call:
+        problem = f"no reply ({call['error']}): {call.get('message', '')}".rstrip(": ")
+    elif call.get("unusable"):
+        problem = f"unusable reply ({call['unusable']}): {call.get('parse_error', '')}".rstrip(": ")
+    return CallView(
+        str(call.get("template", "?")), ", ".join(about), prompts.render(call, sample), call.get("reply"), problem
+    )

@@ -1,0 +1,177 @@
+"""summary.md of a run: the figures as Markdown tables (tabulate), and the items the judge got wrong or failed."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from judges.render.markdown import pct, table
+from judges.runs.failures import RAW_SHOWN, first_misses, one_line
+from judges.runs.summary import SHORT
+
+if TYPE_CHECKING:
+    from judges.records import Summary
+    from judges.runs.run import Run
+
+MAX_LISTED = 40  # failing tests listed in summary.md (all of them are in results.jsonl)
+
+
+def failures_line(summary: Summary) -> str:
+    usage = summary.usage
+    return (
+        f"Calls: {usage.calls} ({usage.cached_calls} from cache, {usage.failed_calls} failed); tokens: "
+        f"{usage.prompt_tokens} prompt + {usage.completion_tokens} completion; cost: ${usage.cost:.4f}."
+    )
+
+
+def summary_markdown(run: Run) -> str:
+    from judges.runs.stops import stop_note
+
+    summary, config = run.summary, run.config
+    lines = [f"# judgelab {run.kind.replace('_', ' ')}: {run.title}", ""]
+    note = stop_note(run)
+    if note is not None:
+        lines += [f"**{note[0]}:** {note[1]}", ""]
+    lines += [
+        f"{summary.n_items} items from {config.get('data', '-')}"
+        + (f" (split {config['split']})" if config.get("split") else "")
+        + ".",
+        "",
+    ]
+    if run.kind == "unit_tests":
+        lines += _unit_test_tables(run)
+    elif run.kind == "probes":
+        from judges.probes.render import probe_markdown
+
+        lines += probe_markdown(run)
+    else:
+        lines += _verdict_table(summary, config.get("metric_info") or {})
+    lines += ["", failures_line(summary)]
+    return "\n".join(lines) + "\n"
+
+
+def _unit_test_tables(run: Run) -> list[str]:
+    summary = run.summary
+    rows = [
+        {
+            "metric": metric,
+            "pass": pct(s.pass_rate),
+            "wrong grade": pct(s.wrong_grade_rate),
+            "run failures": s.failures,
+            "completed": s.completed,
+            "n": s.n,
+        }
+        for metric, s in summary.metrics.items()
+    ]
+    rests = rests_on_failures(summary)
+    rows.append(
+        {
+            "metric": "**total (mean of the pass rates)**",
+            "pass": f"**{pct(summary.total_pass_rate)}**" + (" †" if rests else ""),
+            "wrong grade": "",
+            "run failures": summary.failures,
+            "completed": "",
+            "n": "",
+        }
+    )
+    lines = [
+        "Pass and wrong-grade rates are over the tests that completed; a run failure (a call or parse "
+        "failure, or a step upstream of it failing) is counted apart, never as a wrong grade.",
+        "",
+        table(rows),
+    ]
+    if rests:
+        lines += ["", f"† {rests}"]
+    repeats = summary.stability
+    if repeats is not None:
+        lines += [
+            "",
+            f"## Stability ({repeats.draws} draws of {repeats.tests} tests)",
+            "",
+            table(
+                [
+                    {
+                        "metric": m,
+                        "mean grade variance": "n/a"
+                        if s.mean_grade_variance is None
+                        else f"{s.mean_grade_variance:.3f}",
+                        "pass/fail flip rate": pct(s.flip_rate),
+                    }
+                    for m, s in repeats.metrics.items()
+                ]
+            ),
+        ]
+    lines += [
+        "",
+        "## By test type",
+        "",
+        table(
+            [
+                {
+                    "test type": t,
+                    "n": s.n,
+                    **{SHORT.get(m, m): pct(v) for m, v in s.pass_rates.items()},
+                    "total": pct(s.total),
+                    "run failures": s.failures,
+                }
+                for t, s in summary.by_test_type.items()
+            ]
+        ),
+    ]
+    wrong, total = first_misses(run.iter_records(), MAX_LISTED)
+    if wrong:
+        lines += [
+            "",
+            f"## Tests not passed ({total} test x metric outcomes)",
+            "",
+            table(
+                [
+                    {
+                        "test": m.test,
+                        "type": m.test_type,
+                        "metric": SHORT.get(m.metric, m.metric),
+                        "grade expected": m.expected,
+                        "grade given": m.given,
+                        "outcome": m.outcome,
+                        "reason (or the raw reply)": one_line(m.justification, RAW_SHOWN + 20).replace("|", "\\|"),
+                    }
+                    for m in wrong
+                ]
+            ),
+        ]
+        if total > MAX_LISTED:
+            lines += ["", f"And {total - MAX_LISTED} more: see report.html and results.jsonl."]
+    return lines
+
+
+def rests_on_failures(summary: Summary) -> str | None:
+    """The note a total carries when failed verdicts were left out of the rates it averages (None when none)."""
+    if not summary.failures or not summary.metrics:
+        return None
+    worst, s = max(summary.metrics.items(), key=lambda pair: pair[1].failures or 0)
+    return (
+        f"the total rests on {summary.completed_tests or 0} of {summary.n_items} tests: {summary.failures} verdicts "
+        f"failed and are left out of the rates (most in {worst}: {s.failures or 0} of {s.n})"
+    )
+
+
+def _verdict_table(summary: Summary, info: dict[str, Any]) -> list[str]:
+    rows = []
+    for metric, s in summary.metrics.items():
+        kinds = ", ".join(f"{k} {v}" for k, v in s.failure_kinds.items())
+        about = info.get(metric, {})
+        described = (
+            {"family": about["family"], "better": "higher" if about["higher_is_better"] else "lower"} if about else {}
+        )
+        rows.append(
+            {
+                "metric": metric,
+                **described,
+                "mean": "n/a" if s.mean is None else f"{s.mean:.3f}",
+                "graded": s.graded,
+                "null": s.null,
+                "not applicable": s.not_applicable,
+                "failed": f"{s.failed}" + (f" ({kinds})" if kinds else ""),
+                "n": s.n,
+            }
+        )
+    return [table(rows)]

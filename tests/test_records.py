@@ -1,0 +1,143 @@
+"""The typed run records: one schema for results.jsonl and the summary, run folders of earlier versions loading
+unchanged, and no module reading a record or a summary by key."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from judges.records import ItemRecord, MetricRecord, Summary, Usage
+from judges.runs.run import Run
+from judges.runs.summary import summarize
+from judges.types import FailureKind, Outcome, Verdict, VerdictState
+
+ROOT = Path(__file__).resolve().parent.parent
+COMMITTED = ROOT / "results" / "runs" / "smollm2-default--unit_tests_unit_tests_test_first-32"
+COMMITTED_GRADE = ROOT / "results" / "runs" / "smollm2-default--labels_alce_40-items"
+
+
+def _without_empty_calls(record: dict) -> dict:
+    """A record as compared across versions: a metric with no calls may list none or an empty list."""
+    metrics = {m: {k: v for k, v in e.items() if not (k == "calls" and v == [])} for m, e in record["metrics"].items()}
+    return {**record, "metrics": metrics}
+
+
+def test_a_unit_test_record_goes_to_one_line_and_back_unchanged():
+    record = ItemRecord(
+        "t1",
+        {
+            "completeness": MetricRecord(
+                "completeness",
+                Verdict.graded(3.0, "covers two of three points"),
+                calls=[{"call": 1, "template": "completeness", "reply": "{}", "prompt_tokens": 10}],
+                condition="==5",
+                outcome=Outcome.WRONG_GRADE,
+            ),
+            "faithfulness": MetricRecord(
+                "faithfulness",
+                Verdict.failed(FailureKind.TIMEOUT, "no reply in 120 s"),
+                condition="==1",
+                outcome=Outcome.FAILURE,
+            ),
+        },
+        order=4,
+        draw=1,
+        sample={"input": "Q?", "references": ["R."]},
+        test_type="Low completeness 1",
+        set_id="s",
+        source="unit_tests/test.jsonl:5",
+        usage=Usage(calls=1, prompt_tokens=10, failures={"timeout": 1}, failed_calls=1),
+    )
+    line = record.to_json_line()
+    data = json.loads(line)
+    assert data["passed_all"] is False and data["metrics"]["completeness"]["outcome"] == "wrong_grade"
+    assert data["metrics"]["faithfulness"]["verdict"] == {
+        "state": "failure",
+        "failure_kind": "timeout",
+        "message": "no reply in 120 s",
+    }
+    back = ItemRecord.from_json_line(line)
+    assert back == record
+    assert back.metrics["faithfulness"].verdict.failure_kind is FailureKind.TIMEOUT
+    assert back.metrics["completeness"].outcome is Outcome.WRONG_GRADE and back.calls()[0]["prompt_tokens"] == 10
+
+
+def test_a_not_applicable_metric_keeps_its_flag_and_reason():
+    record = ItemRecord("s1", {"hit_rate": MetricRecord.not_applicable("hit_rate", ["expected_ids"])})
+    data = record.to_json()
+    assert data["metrics"]["hit_rate"]["applicable"] is False and "passed_all" not in data
+    back = ItemRecord.from_json(data)
+    assert not back.metrics["hit_rate"].applicable and back.metrics["hit_rate"].verdict.state is VerdictState.NULL
+    assert back.metrics["hit_rate"].why == "not applicable: the sample has no expected_ids"
+
+
+def test_a_committed_unit_test_run_folder_of_an_earlier_version_loads_as_typed_records():
+    run = Run.load(COMMITTED)
+    assert run.kind == "unit_tests" and len(run.records) == 32 and run.summary.n_items == 32
+    first = run.records[0]
+    assert first.id == "uk-repairing-standard/highest-marks-1" and first.test_type == "Highest marks 1"
+    assert set(first.metrics) == {
+        "answer_relevancy",
+        "completeness",
+        "faithfulness",
+        "usefulness",
+        "positive_acceptance",
+        "negative_rejection",
+    }
+    assert all(isinstance(e.outcome, Outcome) for r in run.records for e in r.metrics.values())
+    # the summary read from run.json is the one the records give, figure for figure
+    assert summarize(run.records, run.kind) == run.summary
+    lines = [json.loads(line) for line in (COMMITTED / "results.jsonl").read_text(encoding="utf-8").splitlines()]
+    for line, record in zip(lines, run.records, strict=True):
+        assert _without_empty_calls(record.to_json()) == _without_empty_calls(line)
+    frame = run.to_pandas()
+    assert len(frame) == 32 * 6 and set(frame["outcome"]) <= {"pass", "wrong_grade", "failure"}
+
+
+def test_a_committed_grade_run_folder_loads_and_its_summary_matches():
+    run = Run.load(COMMITTED_GRADE)
+    assert run.kind == "grade" and len(run.records) == run.summary.n_items == 40
+    assert run.summary.total_pass_rate is None  # not a unit-test run
+    assert summarize(run.records, run.kind) == run.summary
+    assert run.summary.usage.calls == sum(r.usage.calls for r in run.records) > 0
+
+
+def test_an_unreadable_record_names_the_file_and_line(tmp_path):
+    from judges.errors import InputError
+
+    (tmp_path / "run.json").write_text(json.dumps({"format": 2, "kind": "grade", "summary": {}}))
+    (tmp_path / "results.jsonl").write_text('{"id": "a", "metrics": {}}\n{"id": "b", "metrics": {"m": {}}}\n')
+    run = Run.load(tmp_path)  # records are read when asked for
+    with pytest.raises(InputError) as caught:
+        list(run.iter_records())
+    assert "results.jsonl" in str(caught.value) and ":2" in str(caught.value) and "verdict" in str(caught.value)
+
+
+def test_summary_goes_to_json_and_back():
+    summary = Run.load(COMMITTED).summary
+    assert Summary.from_json(json.loads(json.dumps(summary.to_json()))) == summary
+
+
+# reads of a run record or summary by key: `record["metrics"]`, `entry["outcome"]`, `summary["..."]`, ... (a report
+# row's `.data["outcome"]` is the page's filter attribute, not a record)
+KEYED = re.compile(
+    r"""((?<!\.data)\["(outcome|verdict|passed_all|test_type|n_items|total_pass_rate)"\])"""
+    r"""|(\.get\("(metrics|outcome|verdict|draw|passed_all)")"""
+    r"""|(summary\[)|((record|row|entry|r|e)\["(metrics|draw)"\])"""
+)
+
+
+def test_no_module_reads_a_record_or_a_summary_by_key():
+    found = []
+    for path in sorted((ROOT / "judges").rglob("*.py")):
+        if path.name == "records.py" and path.parent.name == "judges":
+            continue  # the schema module: the one reader and writer of the JSON form
+        if path.name == "record_checks.py" and path.parent.name == "runs":
+            continue  # checks a folder's raw JSON (types and fields) before the schema module reads it
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+            if KEYED.search(line):
+                found.append(f"{path.relative_to(ROOT)}:{number}: {line.strip()}")
+    assert found == []
