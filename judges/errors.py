@@ -10,10 +10,14 @@ JudgelabError                 base; `str(err)` is the one line shown to the user
  +-- ReplayMiss               replay mode asked for a call that was never recorded
  +-- BudgetExhausted          --max-cost was reached: the run stops cleanly, keeping what was done
  +-- EndpointUnusable         the judge's endpoint cannot serve the run (refused, DNS, 401/403, unknown model,
-                              a hung server, or its first calls all failed the same way): the run stops at once
+ |                            a hung server, or its first calls all failed the same way): the run stops at once
+ +-- CacheBroken              the reply cache failed a read or write mid-run (a damaged file): the run stops, named
+ +-- TooManyFailures          the share of failed verdicts is over --fail-on-error: the run finished but is degraded
 
 Each class carries the process exit code the CLI returns for it (`exit_code`): 2 for bad usage, input or setup
-(before any call), 3 for an unusable endpoint, 4 for a spent budget. A failed gate (1) is not an error.
+(before any call) and for a cache that breaks mid-run, 3 for an unusable endpoint, 4 for a spent budget, 5 for a
+run whose failed verdicts are over --fail-on-error. A failed gate (1) is not an error; 70 (an unforeseen error) and
+130 (interrupted) are the CLI's own.
 """
 
 from __future__ import annotations
@@ -77,3 +81,13 @@ class EndpointUnusable(JudgelabError):
     """The judge's endpoint cannot serve this run; the run stops within one timeout of the first failures."""
 
     exit_code = 3
+
+
+class CacheBroken(JudgelabError):
+    """The reply cache failed mid-run (a page damaged after the opening check): the run stops, keeping its items."""
+
+
+class TooManyFailures(JudgelabError):
+    """More verdicts failed than --fail-on-error allows: the figures rest on too few verdicts to be trusted."""
+
+    exit_code = 5

@@ -226,6 +226,7 @@ class TypeSummary:
     n: int
     pass_rates: dict[str, float | None]
     total: float | None
+    failures: int = 0  # verdicts that failed, left out of the rates
 
 
 @dataclass(frozen=True)

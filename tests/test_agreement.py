@@ -362,7 +362,7 @@ def test_bad_prediction_files_name_the_line_and_field(tmp_path, rows, message):
 def test_bad_entry_of_a_json_list_is_named(tmp_path):
     path = tmp_path / "p.json"
     path.write_text(json.dumps([{"id": 1, "score": 1}, {"id": 2, "score": [1]}]), encoding="utf-8")
-    with pytest.raises(InputError, match=r"p.json: entry 2: expected a number or null, got list"):
+    with pytest.raises(InputError, match=r"p.json: entry 2: expected a number or null, got a list"):
         read_predictions(path)
     with pytest.raises(ConfigError, match="--score-field"):
         read_predictions(path, score_field="a,b,c")

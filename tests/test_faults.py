@@ -97,9 +97,11 @@ def test_under_faults_every_verdict_is_a_grade_a_null_or_a_failure_with_its_kind
             timeout=300,
         )
         served = stats(base)
-    assert result.returncode == 0, result.stderr[-3000:]
-    assert served["500"] + served["429"] > 0 and served["garbage"] > 0 and served["hung"] > 0
     meta = json.loads((tmp_path / kind / "run.json").read_text())
+    # so many faults may leave a metric with more failed verdicts than --fail-on-error's 10%: exit 5, said so
+    degraded = meta["stop_reason"] == "degraded"
+    assert result.returncode == (5 if degraded else 0), result.stderr[-3000:]
+    assert served["500"] + served["429"] > 0 and served["garbage"] > 0 and served["hung"] > 0
     records = [json.loads(line) for line in (tmp_path / kind / "results.jsonl").read_text().splitlines()]
     assert len(records) == meta["summary"]["n_items"] == meta["config"].get("n_tests", meta["config"].get("n_samples"))
     failures = 0
@@ -125,6 +127,8 @@ def test_under_faults_every_verdict_is_a_grade_a_null_or_a_failure_with_its_kind
     assert recount == Summary.from_json(meta["summary"])  # run.json's figures are results.jsonl's
     if failures:
         assert "calls failed:" in result.stderr.strip().splitlines()[-1]
+    if degraded:
+        assert result.stderr.strip().splitlines()[-1].startswith("judgelab: degraded run: ")
 
 
 def cached_replies(cache):

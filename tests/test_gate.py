@@ -77,7 +77,10 @@ def test_config_misspelt_keys_name_the_nearest_valid_key(tmp_path):
     path.write_text("[judge]\nmodle = 'openai/x'\n[min]\nfaithfullness = 0.9\n")
     with pytest.raises(ConfigError) as raised:
         GateConfig.load(path)
-    assert str(raised.value) == (f"{path}:2: unknown key 'judge.modle'; did you mean 'model'? (and 1 more problem(s))")
+    assert str(raised.value) == (
+        f"{path}:2: unknown key 'judge.modle'; did you mean 'model'?\n"
+        f"{path}:4: unknown key 'min.faithfullness'; did you mean 'faithfulness'?"
+    )
     path.write_text("[min]\nfaithfullness = 0.9\n")
     with pytest.raises(ConfigError) as raised:
         GateConfig.load(path)
@@ -86,7 +89,8 @@ def test_config_misspelt_keys_name_the_nearest_valid_key(tmp_path):
     with pytest.raises(ConfigError) as raised:
         GateConfig.load(path)
     assert str(raised.value) == (
-        f"{path}:2: tests.limit: input should be a valid integer, got 'all' (and 1 more problem(s))"
+        f"{path}:2: tests.limit: input should be a valid integer, got 'all'\n"
+        f"{path}:4: min.total: input should be less than or equal to 1, got 1.5"
     )
     path.write_text("[min]\ntotal = 0.8\nfaithfulness = 1\n[max]\nformat_failure_rate = 0.1\n")
     assert [bar.name for bar in GateConfig.load(path).bars] == [

@@ -86,8 +86,8 @@ def test_a_bad_field_names_file_line_and_field(tmp_path):
     with pytest.raises(InputError) as err:
         load_rag_samples(str(bad))
     assert str(err.value) == (
-        f"{bad}:1:contexts: expected a list, got str\n"  # every problem of the file at once
-        f"{bad}:2: not valid JSON (Expecting property name enclosed in double quotes at column 1)"
+        f"{bad}:1:contexts: expected a list, got a string\n"  # every problem of the file at once
+        f"{bad}:2: not valid JSON (Expecting property name enclosed in double quotes, column 1)"
     )
 
 

@@ -48,7 +48,8 @@ def run_dir(tmp_path_factory):
             cwd=out,
             timeout=300,
         )
-    assert result.returncode == 0, result.stderr[-3000:]
+    # half the replies are garbage: a degraded run (exit 5), whose report the page tests read all the same
+    assert result.returncode == 5, result.stderr[-3000:]
     return out / "run"
 
 

@@ -108,6 +108,8 @@ def test_planted_secrets_appear_nowhere_a_run_writes_or_prints(tmp_path):
                 str(tmp_path / "cache.sqlite"),
                 "--extra",
                 json.dumps(extra),
+                "--fail-on-error",
+                "1",  # half the calls fail on purpose (their error bodies echo the credentials)
             ],
             env=env,
             capture_output=True,

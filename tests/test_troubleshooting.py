@@ -49,7 +49,7 @@ def test_malformed_json_and_every_problem_at_once_before_any_call(tmp_path, caps
     assert (code, err) == (
         2,
         f"judgelab: error: {path}:2:input: must not be empty\n"
-        f"{path}:3: not valid JSON (Expecting property name enclosed in double quotes at column 2)\n",
+        f"{path}:3: not valid JSON (Expecting property name enclosed in double quotes, column 2)\n",
     )
     assert not (tmp_path / "run").exists() and not (tmp_path / "c.sqlite").exists()
 
@@ -57,7 +57,7 @@ def test_malformed_json_and_every_problem_at_once_before_any_call(tmp_path, caps
 @pytest.mark.parametrize(
     "change, problem",
     [
-        ({"actual_output": None}, "2:actual_output: expected a string, got NoneType"),
+        ({"actual_output": None}, "2:actual_output: expected a string, got null"),
         ({"references": []}, "2:references: must not be empty"),
         ({"id": "t1"}, "2:id: duplicate id 't1' (first on line 1)"),
         (

@@ -24,8 +24,8 @@ def test_bad_json_line_names_file_and_line(tmp_path):
 @pytest.mark.parametrize(
     "broken, problem",
     [
-        ({"input": 3}, "input: expected a string, got int"),
-        ({"references": "one"}, "references: expected a list, got str"),
+        ({"input": 3}, "input: expected a string, got a number"),
+        ({"references": "one"}, "references: expected a list, got a string"),
         (
             {"references": ["a", 2]},
             'references.1: expected a text, an image part {"image": ...} or a list of text and image parts',
@@ -68,10 +68,10 @@ def test_every_problem_of_a_file_is_reported_at_once(tmp_path):
         f"{path}:2:conditions.completeness_condition: no completeness grade can meet '<1': grades are 1-5 or null",
         f"{path}:2:conditions.faithfulness_condition: no faithfulness grade can meet '==3': grades are 0 or 1, or null",
         f"{path}:3:id: duplicate id 't1' (first on line 1)",
-        f"{path}:4:expected_output: expected a string, got NoneType",
+        f"{path}:4:expected_output: expected a string, got null",
         f"{path}:5: not UTF-8 text (byte 0xe9 at column 12); save the file as UTF-8",
-        f"{path}:6: each line must be a JSON object",
-        f"{path}:7: not valid JSON (Expecting property name enclosed in double quotes at column 2)",
+        f"{path}:6: each line must be a JSON object, got a list",
+        f"{path}:7: not valid JSON (Expecting property name enclosed in double quotes, column 2)",
     ]
 
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
@@ -10,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from judges.errors import ConfigError, InputError
+from judges.files.checked import json_type
 from judges.labels.mapping import get_field
 from judges.types import VerdictState
 
@@ -62,7 +62,7 @@ def _number(value: Any, *, where: dict[str, Any]) -> tuple[VerdictState, float |
         except ValueError:
             raise InputError(f"expected a number or null, got {value!r}", **where) from None
     if not isinstance(value, (int, float)):
-        raise InputError(f"expected a number or null, got {type(value).__name__}", **where)
+        raise InputError(f"expected a number or null, got {json_type(value)}", **where)
     if math.isnan(value):
         return VerdictState.FAILURE, None, "the score is NaN"
     return VerdictState.GRADE, float(value), None
@@ -103,10 +103,9 @@ def _rows(path: Path, id_field: str) -> Iterator[tuple[int | None, Mapping[str, 
         return
     if not path.is_file():
         raise InputError("file not found", path=str(path))
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as err:
-        raise InputError(f"not valid JSON ({err.msg})", path=str(path), line=err.lineno) from None
+    from judges.files.checked import read_json_file
+
+    data = read_json_file(path)
     if isinstance(data, dict):  # {id: score} or {id: {fields}}
         for key, value in data.items():
             yield None, ({id_field: key, **value} if isinstance(value, dict) else {id_field: key, "score": value})

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 from judges.calls.backend import Completion, CompletionRequest
 from judges.calls.secrets import scrub
-from judges.errors import ConfigError
+from judges.errors import CacheBroken, ConfigError
 
 if TYPE_CHECKING:
     import numpy as np
@@ -47,6 +47,20 @@ CREATE TABLE IF NOT EXISTS replies (
 _FIX = "give another --cache PATH, run with --cache-mode off, or delete the file"
 
 
+def quick_check(db: sqlite3.Connection, path: Path) -> None:
+    """SQLite's `PRAGMA quick_check` over the whole file: a page overwritten anywhere (not only the header) is
+    refused before any call, instead of failing the run at the first damaged row."""
+    problems = [str(row[0]) for row in db.execute("PRAGMA quick_check(1)")]
+    if problems != ["ok"]:
+        first = " ".join(problems[0].replace("*** in database main ***", "").split())
+        raise ConfigError(f"cache {path} is damaged ({first[:120]}): {_FIX}")
+
+
+def broken(path: Path, err: sqlite3.Error) -> CacheBroken:
+    """A read or write that failed mid-run: the run stops, named, keeping every finished item."""
+    return CacheBroken(f"cache {path} failed mid-run ({err}); finished items are kept: {_FIX}")
+
+
 def open_cache_file(
     path: Path, mode: CacheMode, schema: str, check: Callable[[sqlite3.Connection], None] | None = None
 ) -> sqlite3.Connection | None:
@@ -59,6 +73,8 @@ def open_cache_file(
         raise ConfigError(f"cache {path} does not exist (mode {mode.value})")
     db = sqlite3.connect(str(path), check_same_thread=False, isolation_level=None)
     try:
+        if path.is_file() and path.stat().st_size:
+            quick_check(db, path)
         if check is not None:
             check(db)
         db.execute("PRAGMA journal_mode=WAL")
@@ -99,8 +115,11 @@ class ReplyCache:
     def get(self, request: CompletionRequest) -> Completion | None:
         if self._db is None:
             return None
-        with self._lock:
-            row = self._db.execute("SELECT reply FROM replies WHERE key = ?", (request.cache_key(),)).fetchone()
+        try:
+            with self._lock:
+                row = self._db.execute("SELECT reply FROM replies WHERE key = ?", (request.cache_key(),)).fetchone()
+        except sqlite3.DatabaseError as err:
+            raise broken(self.path, err) from None
         if not row:
             return None
         try:
@@ -112,18 +131,24 @@ class ReplyCache:
         """Write the reply at once (autocommit), so a killed run keeps every finished call."""
         if self._db is None or self.mode is not CacheMode.READ_WRITE:
             return
-        with self._lock:
-            self._db.execute(
-                "INSERT OR REPLACE INTO replies (key, model, reply, created) VALUES (?, ?, ?, ?)",
-                (request.cache_key(), request.model, json.dumps(scrub(completion.to_dict())), time.time()),
-            )
+        try:
+            with self._lock:
+                self._db.execute(
+                    "INSERT OR REPLACE INTO replies (key, model, reply, created) VALUES (?, ?, ?, ?)",
+                    (request.cache_key(), request.model, json.dumps(scrub(completion.to_dict())), time.time()),
+                )
+        except sqlite3.DatabaseError as err:
+            raise broken(self.path, err) from None
 
     def forget(self, request: CompletionRequest) -> None:
         """Drop one stored reply (an unusable one), so the next run asks again."""
         if self._db is None or self.mode is not CacheMode.READ_WRITE:
             return
-        with self._lock:
-            self._db.execute("DELETE FROM replies WHERE key = ?", (request.cache_key(),))
+        try:
+            with self._lock:
+                self._db.execute("DELETE FROM replies WHERE key = ?", (request.cache_key(),))
+        except sqlite3.DatabaseError as err:
+            raise broken(self.path, err) from None
 
     def close(self) -> None:
         if self._db is not None:
@@ -150,7 +175,10 @@ class EmbeddingCache:
         self.mode = mode
         self.path = Path(path)
         self._lock = threading.Lock()
-        self._db: sqlite3.Connection | None = open_cache_file(self.path, mode, _EMBEDDINGS_SCHEMA)
+        try:
+            self._db: sqlite3.Connection | None = open_cache_file(self.path, mode, _EMBEDDINGS_SCHEMA)
+        except sqlite3.Error as err:
+            raise ConfigError(f"cache {self.path} cannot be used ({err}): {_FIX}") from None
 
     @staticmethod
     def key(text: str) -> str:
@@ -178,6 +206,8 @@ class EmbeddingCache:
                         found[keys[sha]] = np.frombuffer(blob, dtype=np.float32, count=dims).copy()
             except sqlite3.OperationalError:  # a read-only cache written before the table existed
                 return {}
+            except sqlite3.DatabaseError as err:
+                raise broken(self.path, err) from None
         return found
 
     def put_many(self, model: str, texts: list[str], vectors: np.ndarray) -> None:
@@ -191,11 +221,15 @@ class EmbeddingCache:
             (model, self.key(t), int(v.size), np.asarray(v, dtype=np.float32).tobytes(), now)
             for t, v in zip(texts, vectors)
         ]
-        with self._lock:
-            self._db.executemany(
-                "INSERT OR REPLACE INTO embeddings (model, text_sha256, dims, vector, created) VALUES (?, ?, ?, ?, ?)",
-                rows,
-            )
+        try:
+            with self._lock:
+                self._db.executemany(
+                    "INSERT OR REPLACE INTO embeddings (model, text_sha256, dims, vector, created) "
+                    "VALUES (?, ?, ?, ?, ?)",
+                    rows,
+                )
+        except sqlite3.DatabaseError as err:
+            raise broken(self.path, err) from None
 
     def close(self) -> None:
         if self._db is not None:

@@ -12,12 +12,15 @@ if TYPE_CHECKING:
 
 def failure_summary(run: Run) -> str | None:
     """ "12 of 456 calls failed: 9 timeout, 3 unparseable", from the finished items' call records."""
-    usage = run.summary.usage
-    failures = usage.failures
-    failed = sum(failures.values())
+    from judges.records import Usage
+    from judges.runs.progress import call_counts
+
+    # the runtime's counter (run.json's usage), the one the progress line reads; the records' totals otherwise
+    usage = Usage.from_json(run.usage) if "failures" in run.usage else run.summary.usage
+    asked, failed = call_counts(usage.calls, usage.failures)
     if not failed:
         return None
-    asked = usage.calls + sum(n for kind, n in failures.items() if kind not in ("unparseable", "refused"))
+    failures = usage.failures
     kinds = ", ".join(f"{n} {kind}" for kind, n in sorted(failures.items(), key=lambda kv: (-kv[1], kv[0])))
     return f"{failed} of {asked} calls failed: {kinds}"
 
@@ -30,7 +33,9 @@ def finish_run(run: Run, files: list[str], *, quiet: bool = False) -> int:
             shown = files + [name for name in ("report.html",) if name not in files and (run.folder / name).is_file()]
             print(f"wrote {run.folder}/" + ", ".join(shown))
     failed = failure_summary(run)
-    if run.stop_reason:  # one line: why it stopped (naming the model, endpoint and error), and what failed
+    if run.stop_reason == "degraded":  # one line: the metric and failure kind that dominate
+        print(f"judgelab: degraded run: {run.stop_message}" + (f"; {failed}" if failed else ""), file=sys.stderr)
+    elif run.stop_reason:  # one line: why it stopped (naming the model, endpoint and error), and what failed
         print(
             f"judgelab: stopped ({run.stop_reason}): {run.stop_message}" + (f"; {failed}" if failed else ""),
             file=sys.stderr,

@@ -77,7 +77,7 @@ def run(args: argparse.Namespace) -> int:
         split=split,
     )
     finish_run(run, ["results.jsonl", "run.json", "summary.md"], quiet=True)
-    if run.stop_reason:
+    if run.stop_reason and run.stop_reason != "degraded":
         return run.exit_code  # an endpoint or budget stop: no verdict on the bars
     results = check_bars(run.summary, bars)
     junit = Path(args.junit) if args.junit else out_dir / "junit.xml"
@@ -95,7 +95,7 @@ def run(args: argparse.Namespace) -> int:
         + ("; the pass rate fell significantly from the baseline" if fell else "")
         + f"; JUnit report {junit}"
     )
-    return 1 if missed or fell else 0
+    return run.exit_code if run.stop_reason else (1 if missed or fell else 0)  # degraded (5) before a missed bar
 
 
 def check_drift(before: Any, run: Any) -> bool:

@@ -9,10 +9,11 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator, model_validator
 from typing_extensions import TypedDict
 
 from judges.calls.model_spec import DEFAULT_JUDGE, IMAGE_MAX_SIDE, JudgeModel, default_prompt_set, judge_params
@@ -30,6 +31,19 @@ class Cli:
     metavar: str | None = None
     flag: str | None = None  # default: --field-name
     group: str = "judge"  # the help section: "judge" or "runtime"
+
+
+RANGES: dict[str, tuple[Callable[[float], bool], str]] = {  # a number field: its check, and what a bad value hears
+    "concurrency": (lambda v: v >= 1, "must be at least 1"),
+    "max_attempts": (lambda v: v >= 1, "must be at least 1"),
+    "ray_workers": (lambda v: v >= 1, "must be at least 1"),
+    "image_max_side": (lambda v: v >= 16, "must be at least 16 pixels"),
+    "timeout_s": (lambda v: v > 0, "must be a positive number of seconds"),
+    "max_cost": (lambda v: v > 0, "must be a positive number of USD"),
+    "rpm": (lambda v: v > 0, "must be positive"),
+    "tpm": (lambda v: v > 0, "must be positive"),
+    "fail_on_error": (lambda v: 0 <= v <= 1, "must be a share between 0 and 1"),
+}
 
 
 class JudgeConfig(BaseModel):
@@ -108,6 +122,15 @@ class JudgeConfig(BaseModel):
     ] = None
     ray_workers: Annotated[int, Cli("Ray workers calling the judge", "N", group="runtime")] = 2
     batch_retry: Annotated[bool, Cli("call a request that failed in a batch again, online", group="runtime")] = False
+    fail_on_error: Annotated[
+        float | None,
+        Cli(
+            "a finished run whose share of failed verdicts in any metric is over RATE is degraded (exit 5); "
+            "1 never stops",
+            "RATE",
+            group="runtime",
+        ),
+    ] = 0.1  # the issue's "sensible default" (Inspect's --fail-on-error works the same way); None: never checked
 
     @field_validator("extra", mode="before")
     @classmethod
@@ -137,39 +160,12 @@ class JudgeConfig(BaseModel):
             raise ValueError("needs a URL")
         return value
 
-    @field_validator("concurrency", "max_attempts", "ray_workers")
+    @field_validator(*RANGES)
     @classmethod
-    def _at_least_one(cls, value: int) -> int:
-        if value < 1:
-            raise ValueError("must be at least 1")
-        return value
-
-    @field_validator("image_max_side")
-    @classmethod
-    def _at_least_16(cls, value: int) -> int:
-        if value < 16:
-            raise ValueError("must be at least 16 pixels")
-        return value
-
-    @field_validator("timeout_s")
-    @classmethod
-    def _seconds(cls, value: float) -> float:
-        if not value > 0:
-            raise ValueError("must be a positive number of seconds")
-        return value
-
-    @field_validator("max_cost")
-    @classmethod
-    def _usd(cls, value: float | None) -> float | None:
-        if value is not None and not value > 0:
-            raise ValueError("must be a positive number of USD")
-        return value
-
-    @field_validator("rpm", "tpm")
-    @classmethod
-    def _rate(cls, value: float | None) -> float | None:
-        if value is not None and not value > 0:
-            raise ValueError("must be positive")
+    def _in_range(cls, value: float | None, info: ValidationInfo) -> float | None:
+        """Each number within its range (`RANGES`); None, where a field allows it, is no limit."""
+        if value is not None and not RANGES[str(info.field_name)][0](value):
+            raise ValueError(RANGES[str(info.field_name)][1])
         return value
 
     @model_validator(mode="after")
@@ -249,6 +245,7 @@ class JudgeSettings(TypedDict, total=False):
     ray_address: str | None
     ray_workers: int
     batch_retry: bool
+    fail_on_error: float | None
 
 
 JUDGE_FIELDS: tuple[str, ...] = tuple(JudgeConfig.model_fields)

@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from judges.errors import InputError, InputProblems
+from judges.files.checked import json_type
 from judges.files.jsonl import LineProblem, numbered_lines, parse_line
 
 Parsed = TypeVar("Parsed")
@@ -30,7 +31,7 @@ class RecordFields:
         value = container[key]
         if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
             self.problems.add(
-                f"expected {_KIND_NAMES.get(kind, kind.__name__)}, got {type(value).__name__}", self.line, label
+                f"expected {_KIND_NAMES.get(kind, kind.__name__)}, got {json_type(value)}", self.line, label
             )
             return None
         if nonempty and not (value.strip() if isinstance(value, str) else value):
@@ -92,7 +93,7 @@ def read_records(path: str | Path, problems: Problems) -> list[tuple[int, dict[s
         try:
             records.append((number, parse_line(raw)))
         except LineProblem as problem:
-            problems.add(str(problem), number)
+            problems.add(str(problem), number, problem.field)
     if not records and not problems.lines:
         problems.add("the file holds no records (one JSON object per line expected)")
     return records

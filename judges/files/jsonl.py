@@ -10,12 +10,18 @@ from typing import Any
 
 from judges.calls.secrets import scrub
 from judges.errors import InputError
+from judges.files.checked import MAX_DEPTH, json_error_text, json_type
+from judges.files.checked import problem as value_problem
 
 DEFAULT_MAX_RECORD_BYTES = 1_000_000  # one record; override with $JUDGELAB_MAX_RECORD_BYTES
 
 
 class LineProblem(ValueError):
-    """One line that is not a JSON object: its message, without file or line."""
+    """One line that is not a usable JSON object: its message and field, without file or line."""
+
+    def __init__(self, message: str, field: str | None = None) -> None:
+        super().__init__(message)
+        self.field = field
 
 
 def max_record_bytes() -> int:
@@ -27,6 +33,8 @@ def max_record_bytes() -> int:
 def numbered_lines(path: str | Path) -> Iterator[tuple[int, bytes]]:
     """(line number, raw bytes) of each non-blank line; a missing file raises InputError."""
     path = Path(path)
+    if path.is_dir():
+        raise InputError("is a directory, not a file", path=str(path))
     if not path.is_file():
         raise InputError("file not found", path=str(path))
     with path.open("rb") as handle:
@@ -36,7 +44,8 @@ def numbered_lines(path: str | Path) -> Iterator[tuple[int, bytes]]:
 
 
 def parse_line(raw: bytes, limit: int | None = None) -> dict[str, Any]:
-    """One line as a JSON object; an oversized, non-UTF-8 or malformed line raises LineProblem."""
+    """One line as a JSON object; an oversized, non-UTF-8, malformed or unusable (`checked.problem`) line raises
+    LineProblem."""
     limit = max_record_bytes() if limit is None else limit
     if len(raw) > limit:
         raise LineProblem(
@@ -51,9 +60,14 @@ def parse_line(raw: bytes, limit: int | None = None) -> dict[str, Any]:
     try:
         obj = json.loads(text)
     except json.JSONDecodeError as err:
-        raise LineProblem(f"not valid JSON ({err.msg} at column {err.colno})") from None
+        raise LineProblem(json_error_text(err)) from None
+    except RecursionError:  # the decoder's own guard; the line's depth is far over the limit
+        raise LineProblem(f"nested more than {MAX_DEPTH} levels deep") from None
     if not isinstance(obj, dict):
-        raise LineProblem("each line must be a JSON object")
+        raise LineProblem(f"each line must be a JSON object, got {json_type(obj)}")
+    found = value_problem(obj)
+    if found is not None:
+        raise LineProblem(found[1], found[0])
     return obj
 
 
@@ -63,7 +77,7 @@ def read_jsonl(path: str | Path) -> Iterator[tuple[int, dict[str, Any]]]:
         try:
             yield number, parse_line(raw)
         except LineProblem as problem:
-            raise InputError(str(problem), path=str(path), line=number) from None
+            raise InputError(str(problem), path=str(path), line=number, field=problem.field) from None
 
 
 def append_jsonl(handle: Any, obj: dict[str, Any]) -> None:

@@ -16,29 +16,40 @@ Model = TypeVar("Model")
 
 
 def read_toml(path: str | Path) -> dict[str, Any]:
+    """The parsed file, its values checked by `checked.problem` (sane nesting); each failure one ConfigError line."""
+    from judges.files.checked import MAX_DEPTH, problem
+
     path = Path(path)
+    if path.is_dir():
+        raise ConfigError(f"{path}: is a directory, not a config file")
     if not path.is_file():
         raise ConfigError(f"{path}: config file not found")
     try:
-        return tomllib.loads(path.read_text(encoding="utf-8"))
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
     except UnicodeDecodeError as err:
-        raise ConfigError(f"{path}: not UTF-8 text (byte {err.start}); save the config as UTF-8") from None
+        raise ConfigError(f"{path}: not UTF-8 text (byte {err.start + 1}); save the config as UTF-8") from None
     except tomllib.TOMLDecodeError as err:
         raise ConfigError(f"{path}: not valid TOML: {err}") from None
+    except RecursionError:
+        raise ConfigError(f"{path}: nested more than {MAX_DEPTH} levels deep") from None
+    found = problem(data)
+    if found is not None:
+        raise ConfigError(f"{path}: {found[0] or 'top level'}: {found[1]}")
+    return data
 
 
 def validate_config(model: type[Model], data: dict[str, Any], path: str | Path) -> Model:
-    """`model.model_validate(data)`; a pydantic error becomes one ConfigError line naming the file and key."""
+    """`model.model_validate(data)`; each pydantic error becomes one ConfigError line naming the file and key."""
     from pydantic import ValidationError
 
     try:
         return model.model_validate(data)  # type: ignore[attr-defined, no-any-return]
     except ValidationError as err:
-        problems = err.errors(include_url=False)
-        first = describe_problem(model, dict(problems[0]))
-        more = f" (and {len(problems) - 1} more problem(s))" if len(problems) > 1 else ""
-        line = _line_of(path, tuple(problems[0]["loc"]))
-        raise ConfigError(f"{path}{f':{line}' if line else ''}: {first}{more}") from None
+        lines = []
+        for found in err.errors(include_url=False):
+            line = _line_of(path, tuple(found["loc"]))
+            lines.append(f"{path}{f':{line}' if line else ''}: {describe_problem(model, dict(found))}")
+        raise ConfigError("\n".join(dict.fromkeys(lines))) from None
 
 
 def _line_of(path: str | Path, loc: tuple[Any, ...]) -> int | None:

@@ -31,6 +31,8 @@ def open_runtime(config: JudgeConfig) -> Iterator[tuple[JudgeModel, CallRuntime]
     bases = config.api_bases()
     model = config.judge_model()
     cache = ReplyCache(config.cache, CacheMode.parse(config.cache_mode))
+    if config.max_cost is not None:
+        warn_unpriced(model)
     per_deployment = min(config.concurrency, model.max_parallel_calls or config.concurrency)
     concurrency = per_deployment * max(1, len(bases))  # --concurrency is per deployment
     settings = RuntimeSettings(
@@ -60,6 +62,21 @@ def open_runtime(config: JudgeConfig) -> Iterator[tuple[JudgeModel, CallRuntime]
             yield model, runtime
     finally:
         cache.close()
+
+
+def warn_unpriced(model: JudgeModel) -> None:
+    """One stderr line when --max-cost cannot act: every call of a model with no known price counts as $0."""
+    import sys
+
+    from judges.calls.prices import entry
+
+    priced = entry(model.litellm_model) or entry(model.name)
+    if model.local or not priced or not ("input_cost_per_token" in priced or "output_cost_per_token" in priced):
+        print(
+            f"judgelab: warning: --max-cost cannot stop this run: no price is known for {model.name}, so its "
+            "calls count as $0",
+            file=sys.stderr,
+        )
 
 
 @contextlib.contextmanager

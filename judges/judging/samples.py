@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from judges.files.checked import id_problem
 from judges.files.input_problems import Problems, RecordFields, note_duplicate_ids, parse_records, read_records
 from judges.images.reading import ImageProblem, has_parts, parts_text
 from judges.types import Image, Sample
@@ -58,6 +59,8 @@ def parse_sample(record: dict[str, Any], *, path: str, line: int) -> Sample:
     """One record's sample; InputProblems lists every problem of its fields."""
     fields = RecordFields(path, line)
     sample = read_sample(fields, record)
+    if "id" in record and id_problem(record["id"]):
+        fields.add(str(id_problem(record["id"])), "id")
     fields.done()
     assert sample is not None
     return sample
@@ -70,6 +73,9 @@ def load_samples(path: str | Path) -> list[tuple[str, Sample]]:
     parsed = parse_records(
         records, problems, lambda line, obj: (str(obj.get("id", line)), parse_sample(obj, path=str(path), line=line))
     )
-    note_duplicate_ids([(line, str(obj["id"]) if "id" in obj else None) for line, obj in records], problems)
+    note_duplicate_ids(
+        [(line, str(obj["id"]) if "id" in obj and not id_problem(obj["id"]) else None) for line, obj in records],
+        problems,
+    )
     problems.raise_if_any()
     return [pair for _, pair in parsed]

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
@@ -45,10 +44,9 @@ def _load(path: Path) -> list[dict[str, Any]]:
         from judges.files.jsonl import read_jsonl
 
         return [row for _, row in read_jsonl(path)]
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as err:
-        raise InputError(f"not valid JSON ({err.msg})", path=str(path), line=err.lineno) from None
+    from judges.files.checked import read_json_file
+
+    data = read_json_file(path)
     if not isinstance(data, list) or not all(isinstance(row, dict) for row in data):
         raise InputError("expected a JSON list of exported tasks or records", path=str(path))
     return data

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from judges.errors import ConfigError, InputError
+from judges.files.checked import json_type
 from judges.labels.field_paths import fans_out, get_field, tokens
 from judges.labels.schema import (
     LabelledItem,
@@ -96,7 +97,7 @@ def _text(value: Any, *, path: str, line: int, name: str) -> str:
     if value is None:
         return ""
     if not isinstance(value, str):
-        raise InputError(f"expected text, got {type(value).__name__}", path=path, line=line, field=name)
+        raise InputError(f"expected text, got {json_type(value)}", path=path, line=line, field=name)
     return value
 
 

@@ -9,6 +9,7 @@ from enum import Enum
 from typing import Any
 
 from judges.errors import InputError
+from judges.files.checked import json_type
 from judges.types import Sample
 
 
@@ -131,6 +132,10 @@ def parse_item(record: dict[str, Any], *, path: str, line: int) -> LabelledItem:
     for name in ("id", "metric", "label", "label_type", "actual_output"):
         if record.get(name) is None:
             raise fail("missing field", name)
+    from judges.files.checked import id_problem
+
+    if id_problem(record["id"]):
+        raise fail(str(id_problem(record["id"])), "id")
     try:
         label_type = LabelType(record["label_type"])
     except ValueError:
@@ -157,7 +162,7 @@ def parse_item(record: dict[str, Any], *, path: str, line: int) -> LabelledItem:
         raise fail("expected a list of strings", "references")
     for name in ("metric", "input", "actual_output", "expected_output", "actual_output_b", "annotator"):
         if name in record and record[name] is not None and not isinstance(record[name], str):
-            raise fail(f"expected a string, got {type(record[name]).__name__}", name)
+            raise fail(f"expected a string, got {json_type(record[name])}", name)
     answer_b = record.get("actual_output_b")
     if label_type is LabelType.PREFERENCE and answer_b is None:
         raise fail("a preference label needs the second answer", "actual_output_b")

@@ -41,10 +41,8 @@ def shared_file(*parts: str) -> Path:
 
 def read_shared_json(*parts: str) -> object:
     """A shared JSON file, parsed; a malformed file is an InputError naming it."""
-    import json
 
     path = shared_file(*parts)
-    try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as err:
-        raise InputError(f"not valid JSON ({err.msg})", path=str(path), line=err.lineno) from None
+    from judges.files.checked import read_json_file
+
+    return read_json_file(path)

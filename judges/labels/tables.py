@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import csv
-import json
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
@@ -17,13 +16,21 @@ def _csv_rows(path: Path, tsv: bool) -> Iterator[tuple[int, Mapping[str, Any]]]:
     import pandas as pd
 
     # every cell as text (labels are parsed later); a TSV's quotes are text, as in BEGIN's raw files
-    frame = pd.read_csv(
-        path,
-        sep="\t" if tsv else ",",
-        dtype=str,
-        keep_default_na=False,
-        quoting=csv.QUOTE_NONE if tsv else csv.QUOTE_MINIMAL,
-    )
+    try:
+        frame = pd.read_csv(
+            path,
+            sep="\t" if tsv else ",",
+            dtype=str,
+            keep_default_na=False,
+            quoting=csv.QUOTE_NONE if tsv else csv.QUOTE_MINIMAL,
+            encoding="utf-8",
+        )
+    except UnicodeDecodeError as err:
+        raise InputError(f"not UTF-8 text (byte {err.start + 1}); save the file as UTF-8", path=str(path)) from None
+    except pd.errors.EmptyDataError:
+        raise InputError("the file holds no header row and no rows", path=str(path)) from None
+    except pd.errors.ParserError as err:
+        raise InputError(f"not a readable table: {str(err).splitlines()[0][:200]}", path=str(path)) from None
     yield from enumerate(frame.to_dict(orient="records"), start=2)  # line 1 is the header
 
 
@@ -42,7 +49,16 @@ def _saved_dataset_rows(path: Path, split: str) -> list[dict[str, Any]]:
 
 
 def iter_rows(source: str, *, split: str = "train") -> Iterator[tuple[int, Mapping[str, Any]]]:
-    """(line or row number, row) from a CSV/TSV/JSONL/JSON/Parquet file, a saved dataset folder, else the hub."""
+    """(line or row number, row) from a CSV/TSV/JSONL/JSON/Parquet file, a saved dataset folder, else the hub;
+    each row passes `checked.check` (encodable text, sane nesting) or is one InputError naming it."""
+    from judges.files.checked import check
+
+    for number, row in _rows(source, split):
+        check(row, path=source, line=number)
+        yield number, row
+
+
+def _rows(source: str, split: str) -> Iterator[tuple[int, Mapping[str, Any]]]:
     path = Path(source)
     suffix = path.suffix.lower()
     if suffix in (".csv", ".tsv", ".json", ".parquet") and not path.is_file():
@@ -54,10 +70,9 @@ def iter_rows(source: str, *, split: str = "train") -> Iterator[tuple[int, Mappi
 
         yield from read_jsonl(path)
     elif suffix == ".json":
-        try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-        except json.JSONDecodeError as err:
-            raise InputError(f"not valid JSON ({err.msg})", path=source, line=err.lineno) from None
+        from judges.files.checked import read_json_file
+
+        data = read_json_file(path)
         if not isinstance(data, list) or not all(isinstance(row, dict) for row in data):
             raise InputError("expected a JSON list of objects", path=source)
         yield from enumerate(data, start=1)

@@ -53,3 +53,21 @@ class Entry:
         if not item_values:
             row.pop("item_values")
         return row
+
+
+def check_stop(run: Any) -> str | None:
+    """A candidate's run that stopped early raises its error; a degraded one (finished, but more failed verdicts
+    than its fail_on_error allows) gives the note its entries carry, so the board keeps every other candidate."""
+    if run.stop_reason == "degraded":
+        return f"degraded run: {run.stop_message}"
+    if run.stop_reason:
+        raise run.stop_error()
+    return None
+
+
+def noted(entries: list[Entry], note: str | None) -> list[Entry]:
+    """The entries with `note` added (kept with any note they had)."""
+    if note:
+        for entry in entries:
+            entry.note = f"{entry.note}; {note}" if entry.note else note
+    return entries

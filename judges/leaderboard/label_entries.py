@@ -15,7 +15,7 @@ from judges.agreement.threshold import Calibration
 from judges.errors import ConfigError
 from judges.labels.schema import LabelledSet, LabelType
 from judges.leaderboard.config import Candidate, Evaluation
-from judges.leaderboard.entries import Entry
+from judges.leaderboard.entries import Entry, check_stop, noted
 from judges.leaderboard.unit_test_entries import run_costs
 from judges.types import Sample, VerdictState
 
@@ -82,10 +82,9 @@ def _llm_scores(
     if template is None:
         raise ConfigError(f"no judge prompt grades the labelled metric {metric!r} (known: {', '.join(TEMPLATE_FOR)})")
     run = grade_samples(list(samples.items()), candidate.judge(cache), metrics=[template], out=out)
-    if run.stop_reason:
-        raise run.stop_error()
+    note = check_stop(run)
     sha = _short_sha([run.config["prompts"]["sha256"][template]])
-    return _predictions(run, template), {**run_costs(run), "prompt_sha": sha}
+    return _predictions(run, template), {**run_costs(run), "prompt_sha": sha, "note": note}
 
 
 def _metric_scores(
@@ -100,10 +99,10 @@ def _metric_scores(
     run = run_metrics(
         rag_samples, [name], candidate.judge(cache), out=out, settings=MetricSettings(logprobs=candidate.logprobs)
     )
-    if run.stop_reason:
-        raise run.stop_error()
+    note = check_stop(run)
     return _predictions(run, name), {
         **run_costs(run),
+        "note": note,
         "prompt_sha": _short_sha(list(run.config["rag_prompts_sha256"].values())),
     }
 
@@ -182,17 +181,20 @@ def label_entries(
         latency_s_per_uncached_call=extra.get("latency_s_per_uncached_call"),
     )
     if not any(p.state is VerdictState.GRADE and p.score is not None for p in scores.values()):
-        return [
-            Entry(
-                **base,
-                statistic=HEADLINE[labels.items[0].label_type][0],
-                value=None,
-                ci_low=None,
-                ci_high=None,
-                n=len(samples),
-                note="no figure: every item came back null or failed",
-            )
-        ]
+        return noted(
+            [
+                Entry(
+                    **base,
+                    statistic=HEADLINE[labels.items[0].label_type][0],
+                    value=None,
+                    ci_low=None,
+                    ci_high=None,
+                    n=len(samples),
+                    note="no figure: every item came back null or failed",
+                )
+            ],
+            extra.get("note"),
+        )
     agreement = measure(
         labels,
         Predictions({(i, None): p for i, p in scores.items()}, candidate.name),
@@ -203,15 +205,18 @@ def label_entries(
     statistic = next((s for s in HEADLINE[agreement.label_type] if s in computed), HEADLINE[agreement.label_type][0])
     figure = agreement.figure(statistic) if statistic in computed else None
     ceiling = next((f for f in agreement.ceiling if f.statistic == statistic), None)
-    return [
-        Entry(
-            **base,
-            statistic=statistic,
-            value=figure.value if figure else None,
-            ci_low=figure.ci[0] if figure and figure.ci else None,
-            ci_high=figure.ci[1] if figure and figure.ci else None,
-            n=figure.n_items if figure else agreement.n_items,
-            ceiling=ceiling.value if ceiling else None,
-            note=figure.note if figure else "no figure: the judge's scores do not vary",
-        )
-    ]
+    return noted(
+        [
+            Entry(
+                **base,
+                statistic=statistic,
+                value=figure.value if figure else None,
+                ci_low=figure.ci[0] if figure and figure.ci else None,
+                ci_high=figure.ci[1] if figure and figure.ci else None,
+                n=figure.n_items if figure else agreement.n_items,
+                ceiling=ceiling.value if ceiling else None,
+                note=figure.note if figure else "no figure: the judge's scores do not vary",
+            )
+        ],
+        extra.get("note"),
+    )

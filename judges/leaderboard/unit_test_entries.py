@@ -7,7 +7,7 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from judges.leaderboard.entries import Entry
+from judges.leaderboard.entries import Entry, check_stop, noted
 from judges.records import ItemRecord
 from judges.runs.intervals import total_interval, wilson
 from judges.types import ALL_METRICS, Outcome
@@ -108,11 +108,13 @@ def unit_test_entries(
     run = run_unit_tests(
         tests, candidate.judge(cache), out=out, data=str(evaluation.source), split=evaluation.split, progress=progress
     )
-    if run.stop_reason:
-        raise run.stop_error()
+    note = check_stop(run)
     prompt_sha = "".join(sorted(run.config["prompts"]["sha256"].values()))
     short = hashlib.sha256(prompt_sha.encode()).hexdigest()[:12]
-    return run_to_entries(run, dict(base, prompts=candidate.prompts, prompt_sha=short), time.perf_counter() - started)
+    entries = run_to_entries(
+        run, dict(base, prompts=candidate.prompts, prompt_sha=short), time.perf_counter() - started
+    )
+    return noted(entries, note)
 
 
 def run_folder(runs_dir: Path, candidate: Candidate | Jury, evaluation: Evaluation) -> Path:

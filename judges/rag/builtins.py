@@ -49,6 +49,7 @@ def builtin_specs() -> list[MetricSpec]:
             (Q, A, G),
             "llamaindex:correctness",
             "1-5 against the reference, passing at >= 4.0",
+            value_range=(1.0, 5.0),
         ),
         metric_spec(
             "llamaindex_semantic_similarity",
@@ -58,6 +59,7 @@ def builtin_specs() -> list[MetricSpec]:
             "cosine(answer, reference), passing at the threshold",
             uses_judge=False,
             uses_embeddings=True,
+            value_range=(-1.0, 1.0),
         ),
         metric_spec(
             "llamaindex_guideline_adherence",
@@ -152,6 +154,7 @@ def builtin_specs() -> list[MetricSpec]:
                 "grouse:judged",
                 f"GroUSE {m} (the Foundation's judge)",
                 options={"metric": m},
+                value_range=(1.0, 5.0) if m in ("answer_relevancy", "completeness") else (0.0, 1.0),
             )
             for m in ("answer_relevancy", "completeness", "faithfulness", "usefulness")
         ),

@@ -86,6 +86,7 @@ def ragas_specs() -> list[MetricSpec]:
             "cosine(answer, ground truth) embeddings",
             uses_judge=False,
             uses_embeddings=True,
+            value_range=(-1.0, 1.0),
         ),
         metric_spec(
             "ragas_answer_correctness",
@@ -94,6 +95,7 @@ def ragas_specs() -> list[MetricSpec]:
             "ragas:answer_correctness",
             "w1 x statement F1 + w2 x semantic similarity",
             uses_embeddings=True,
+            value_range=(-1.0, 1.0),  # the similarity term may be negative
         ),
         *(aspect_spec(name, definition) for name, definition in ASPECTS.items()),
         metric_spec(

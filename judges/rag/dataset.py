@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from judges.errors import InputError
+from judges.files.checked import check
 from judges.files.input_problems import load_file
 from judges.rag.sample import parse_record
 from judges.types import Sample
@@ -27,6 +28,8 @@ def load_rag_samples(
         return [sample for _, sample in parsed]
     source = spec[len(HF_PREFIX) :]
     rows = _hf_rows(source, split, config)
+    for number, row in enumerate(rows, 1):
+        check(row, path=spec, line=number)
     return [parse_record(row, default_id=str(i), path=spec, line=i, mapping=mapping) for i, row in enumerate(rows, 1)]
 
 

@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from judges.errors import InputError
+from judges.files.checked import id_problem, json_type
 from judges.images.reading import ImageProblem, has_parts, parts_text
 from judges.types import Image, Sample
 
@@ -37,13 +38,13 @@ def _text(value: Any, field: str, key: str, where: dict[str, Any]) -> str:
     if isinstance(value, list) and field == "expected_output" and all(isinstance(v, str) for v in value):
         return "\n".join(value)  # Ragas' older `ground_truths` list
     if not isinstance(value, str):
-        raise InputError(f"expected a string, got {type(value).__name__}", field=key, **where)
+        raise InputError(f"expected a string, got {json_type(value)}", field=key, **where)
     return value
 
 
 def _strings(value: Any, field: str, key: str, where: dict[str, Any]) -> tuple[str, ...]:
     if not isinstance(value, (list, tuple)):
-        raise InputError(f"expected a list, got {type(value).__name__}", field=key, **where)
+        raise InputError(f"expected a list, got {json_type(value)}", field=key, **where)
     if field != "references" and all(isinstance(v, (str, int)) and not isinstance(v, bool) for v in value):
         return tuple(str(v) for v in value)
     if not all(isinstance(v, str) for v in value):
@@ -90,4 +91,6 @@ def parse_record(
             raw = _with_images(raw, key, where, images)
         values[field] = _strings(raw, field, key, where) if field in LIST_FIELDS else _text(raw, field, key, where)
     sample_id = record.get("id", default_id)
+    if id_problem(sample_id):
+        raise InputError(str(id_problem(sample_id)), path=path, line=line, field="id")
     return Sample(id=str(sample_id), images=tuple(images), **values)

@@ -34,6 +34,7 @@ class MetricSpec:
     uses_judge: bool = True
     uses_embeddings: bool = False
     higher_is_better: bool = True
+    value_range: tuple[float, float] = (0.0, 1.0)  # every value it can take lies here; intervals never leave it
 
     def load(self) -> Callable[..., Awaitable[Scored]]:
         module, _, attr = self.target.partition(":")
@@ -48,6 +49,7 @@ class MetricSpec:
             "uses_judge": self.uses_judge,
             "uses_embeddings": self.uses_embeddings,
             "higher_is_better": self.higher_is_better,
+            "range": list(self.value_range),
             **({"options": dict(self.options)} if self.options else {}),
         }
 

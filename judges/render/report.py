@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from judges.pages.table import Cell, Row, Table, cell, plain_table
 from judges.render.markdown import pct
+from judges.render.summary_md import rests_on_failures
 from judges.runs.failures import given
 from judges.runs.summary import SHORT, metric_names
 
@@ -29,6 +30,7 @@ def report_html(run: Run, folder: Path | None = None) -> str:
     """The page; local images are linked relative to `folder` (where the page is written), if given."""
     from judges.pages.render import render_page
     from judges.render.report_items import chosen_entries, headers, item_rows
+    from judges.runs.stops import stop_note
 
     chosen = chosen_entries(run) if run.kind != "probes" else None
     if chosen is None:
@@ -40,6 +42,7 @@ def report_html(run: Run, folder: Path | None = None) -> str:
     return render_page(
         "report.html.jinja",
         run=run,
+        stop=stop_note(run),
         kind=run.kind.replace("_", " "),
         config=config_rows(run.config),
         timing=run.timing,
@@ -131,10 +134,13 @@ def _unit_test_summary(run: Run) -> list[tuple[str, Table]]:
     ]
     complete = all(m in summary.metrics for m in ALL_METRICS)
     per_metric = summary.metrics.values()
+    rests = rests_on_failures(summary)
+    total = summary.total_pass_rate
     rows.append(  # every count in one unit: test x metric outcomes, the sums of the rows above
         {
-            "metric": "total (mean of the pass rates; counts are test x metric outcomes)",
-            "pass rate": _rate(summary.total_pass_rate),
+            "metric": "total (mean of the pass rates; counts are test x metric outcomes)"
+            + (f" † {rests}" if rests else ""),
+            "pass rate": Cell(pct(total) + (" †" if rests else ""), total if total is not None else -1),
             "95% interval": _interval(*total_interval(r for r in run.iter_records() if r.draw == 0))
             if complete
             else cell(None),
@@ -152,6 +158,7 @@ def _unit_test_summary(run: Run) -> list[tuple[str, Table]]:
             "n": s.n,
             **{SHORT.get(m, m): _rate(v) for m, v in s.pass_rates.items()},
             "total": _rate(s.total),
+            "run failures": s.failures,
         }
         for t, s in summary.by_test_type.items()
     ]
@@ -170,9 +177,10 @@ def _unit_test_summary(run: Run) -> list[tuple[str, Table]]:
 
 
 def _verdict_summary(run: Run) -> Table:
-    from judges.runs.intervals import t_interval
+    from judges.runs.intervals import first_draw_grades, mean_interval, metric_range
 
     info = run.config.get("metric_info") or {}
+    grades = first_draw_grades(run.iter_records())
     rows = []
     for metric, s in run.summary.metrics.items():
         about = info.get(metric, {})
@@ -182,7 +190,9 @@ def _verdict_summary(run: Run) -> Table:
                 "family": about.get("family", "-"),
                 "better": ("higher" if about["higher_is_better"] else "lower") if about else "-",
                 "mean": s.mean,
-                "95% interval (t)": _interval(*t_interval(s.mean, s.stdev, s.graded), as_rate=False),
+                "95% interval (bootstrap)": _interval(
+                    *mean_interval(grades.get(metric, []), metric_range(metric, about)), as_rate=False
+                ),
                 "graded": s.graded,
                 "null": s.null,
                 "not applicable": s.not_applicable,

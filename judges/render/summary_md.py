@@ -24,20 +24,19 @@ def failures_line(summary: Summary) -> str:
 
 
 def summary_markdown(run: Run) -> str:
+    from judges.runs.stops import stop_note
+
     summary, config = run.summary, run.config
-    lines = [
-        f"# judgelab {run.kind.replace('_', ' ')}: {run.title}",
-        "",
+    lines = [f"# judgelab {run.kind.replace('_', ' ')}: {run.title}", ""]
+    note = stop_note(run)
+    if note is not None:
+        lines += [f"**{note[0]}:** {note[1]}", ""]
+    lines += [
         f"{summary.n_items} items from {config.get('data', '-')}"
         + (f" (split {config['split']})" if config.get("split") else "")
         + ".",
         "",
     ]
-    if run.stop_reason:
-        lines += [
-            f"**Stopped early ({run.stop_reason}):** {run.stop_message}. The figures cover the items that finished.",
-            "",
-        ]
     if run.kind == "unit_tests":
         lines += _unit_test_tables(run)
     elif run.kind == "probes":
@@ -63,10 +62,11 @@ def _unit_test_tables(run: Run) -> list[str]:
         }
         for metric, s in summary.metrics.items()
     ]
+    rests = rests_on_failures(summary)
     rows.append(
         {
             "metric": "**total (mean of the pass rates)**",
-            "pass": f"**{pct(summary.total_pass_rate)}**",
+            "pass": f"**{pct(summary.total_pass_rate)}**" + (" †" if rests else ""),
             "wrong grade": "",
             "run failures": summary.failures,
             "completed": "",
@@ -79,6 +79,8 @@ def _unit_test_tables(run: Run) -> list[str]:
         "",
         table(rows),
     ]
+    if rests:
+        lines += ["", f"† {rests}"]
     repeats = summary.stability
     if repeats is not None:
         lines += [
@@ -109,6 +111,7 @@ def _unit_test_tables(run: Run) -> list[str]:
                     "n": s.n,
                     **{SHORT.get(m, m): pct(v) for m, v in s.pass_rates.items()},
                     "total": pct(s.total),
+                    "run failures": s.failures,
                 }
                 for t, s in summary.by_test_type.items()
             ]
@@ -138,6 +141,17 @@ def _unit_test_tables(run: Run) -> list[str]:
         if total > MAX_LISTED:
             lines += ["", f"And {total - MAX_LISTED} more: see report.html and results.jsonl."]
     return lines
+
+
+def rests_on_failures(summary: Summary) -> str | None:
+    """The note a total carries when failed verdicts were left out of the rates it averages (None when none)."""
+    if not summary.failures or not summary.metrics:
+        return None
+    worst, s = max(summary.metrics.items(), key=lambda pair: pair[1].failures or 0)
+    return (
+        f"the total rests on {summary.completed_tests or 0} of {summary.n_items} tests: {summary.failures} verdicts "
+        f"failed and are left out of the rates (most in {worst}: {s.failures or 0} of {s.n})"
+    )
 
 
 def _verdict_table(summary: Summary, info: dict[str, Any]) -> list[str]:

@@ -57,6 +57,7 @@ def _config(options: JudgeConfig, prompts: Any, **extra: Any) -> dict[str, Any]:
         "params": options.public_params(),
         "cache": {"path": options.cache, "mode": options.cache_mode},
         "max_cost": options.max_cost,
+        "fail_on_error": options.fail_on_error,
         **extra,
     }
 

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import heapq
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
+from typing import Any
 
 from judges.records import ItemRecord, MetricRecord
 from judges.types import Outcome, Verdict, VerdictState
@@ -13,9 +14,12 @@ NOT_PASSED = (Outcome.WRONG_GRADE, Outcome.FAILURE)
 RAW_SHOWN = 200  # characters of the raw reply shown when the reply gave no reason
 
 
-def reason(entry: MetricRecord) -> str:
+def reason(entry: MetricRecord | Mapping[str, Any]) -> str:
     """Why a verdict is what it is: the reply's reason (or the failure's message, or a metric step's reason);
-    when the reply gave none, the first 200 characters of the last raw reply, marked as such."""
+    when the reply gave none, the first 200 characters of the last raw reply, marked as such. `entry` is a typed
+    record or its JSON form as results.jsonl holds it (read through the schema)."""
+    if not isinstance(entry, MetricRecord):
+        entry = MetricRecord.from_json("", entry)
     text = entry.why.strip()
     if text:
         return text

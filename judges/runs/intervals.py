@@ -1,9 +1,11 @@
-"""95% intervals for a run's figures: Wilson for a pass rate, a seeded bootstrap for the total, t for a mean."""
+"""95% intervals for a run's figures: Wilson for a pass rate, seeded bootstraps for the total and for a mean grade;
+each interval lies inside the range of the figure it bounds."""
 
 from __future__ import annotations
 
 import statistics
 from collections.abc import Iterable, Sequence
+from typing import Any
 
 from judges.records import ItemRecord
 from judges.types import ALL_METRICS, Outcome
@@ -43,21 +45,45 @@ def total_interval(rows: Iterable[ItemRecord]) -> tuple[float | None, float | No
     return float(low), float(high)
 
 
-def mean_interval(values: Sequence[float]) -> tuple[float | None, float | None]:
-    """Student's t interval of a mean grade (None, None below two values)."""
+def mean_interval(values: Sequence[float], value_range: tuple[float, float]) -> tuple[float | None, float | None]:
+    """The percentile bootstrap interval of a mean grade (scipy, seeded; None, None below two values). Unlike a t
+    interval, it cannot leave the metric's `value_range` (a mean of values in the range is in the range)."""
     if len(values) < 2:
         return None, None
-    return t_interval(statistics.fmean(values), statistics.stdev(values), len(values))
+    import numpy as np
+    from scipy.stats import bootstrap
+
+    low_end, high_end = value_range
+    data = np.clip(np.asarray(values, dtype=float), low_end, high_end)
+    if float(data.min()) == float(data.max()):
+        return float(data[0]), float(data[0])
+    result = bootstrap(
+        (data,), np.mean, method="percentile", n_resamples=RESAMPLES, random_state=np.random.default_rng(SEED)
+    )
+    low, high = result.confidence_interval
+    return max(low_end, float(low)), min(high_end, float(high))
 
 
-def t_interval(mean: float | None, stdev: float | None, n: int) -> tuple[float | None, float | None]:
-    """Student's t interval of a mean from its sample standard deviation and count (a summary's figures)."""
-    if mean is None or stdev is None or n < 2:
-        return None, None
-    from scipy.stats import t
+def first_draw_grades(records: Iterable[ItemRecord]) -> dict[str, list[float]]:
+    """Each metric's grades over the first draw, as floats (the records streamed, not held)."""
+    out: dict[str, list[float]] = {}
+    for record in records:
+        if record.draw == 0:
+            for metric, entry in record.metrics.items():
+                if entry.value is not None:
+                    out.setdefault(metric, []).append(entry.value)
+    return out
 
-    sem = stdev / n**0.5
-    if sem == 0:
-        return mean, mean
-    low, high = t.interval(0.95, n - 1, loc=mean, scale=sem)
-    return float(low), float(high)
+
+def metric_range(metric: str, info: dict[str, Any]) -> tuple[float, float]:
+    """A metric's range: as its spec declared it (metrics runs record it), else the GroUSE grades it takes."""
+    declared = info.get("range")
+    if isinstance(declared, list) and len(declared) == 2:
+        return float(declared[0]), float(declared[1])
+    from judges.suite.conditions import metric_grades
+
+    try:
+        grades = metric_grades(metric)
+    except (KeyError, ValueError):
+        return 0.0, 1.0
+    return float(grades[0]), float(grades[-1])

@@ -5,10 +5,19 @@ from __future__ import annotations
 
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any, TextIO
 
 INTERVAL_S = 10.0  # between plain lines when stderr is not a terminal
+REPLIED_KINDS = ("unparseable", "refused")  # failures of a call that did reply: already among the replies
+
+
+def call_counts(calls: int, failures: Mapping[str, int]) -> tuple[int, int]:
+    """(calls made, calls failed) from a usage counter: replies plus the calls that got none, and every failure
+    (a reply that could not be used counts once among the calls and once among the failures). The progress line
+    and the run's last line both count this way, from the same counter (the runtime's usage)."""
+    asked = calls + sum(n for kind, n in failures.items() if kind not in REPLIED_KINDS)
+    return asked, sum(failures.values())
 
 
 def clock_text(seconds: float) -> str:
@@ -49,8 +58,8 @@ class Progress:
 
     def calls_text(self) -> str:
         usage = self.usage()
-        failed = sum((getattr(usage, "failures", None) or {}).values())
-        return f"{usage.calls} calls ({usage.cached_calls} cached, {failed} failed), ${usage.cost:.4f}"
+        asked, failed = call_counts(usage.calls, getattr(usage, "failures", None) or {})
+        return f"{asked} calls ({usage.cached_calls} cached, {failed} failed), ${usage.cost:.4f}"
 
     def eta(self) -> str:
         if not self.items:

@@ -8,14 +8,24 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from judges.errors import BudgetExhausted, EndpointUnusable, InputError, JudgelabError
+from judges.errors import BudgetExhausted, CacheBroken, EndpointUnusable, InputError, JudgelabError, TooManyFailures
 from judges.records import ItemRecord, Summary
+from judges.runs.record_checks import check_meta, check_record
 
 if TYPE_CHECKING:
     import pandas as pd
 
 FORMAT = 2  # run.json's format; folders from judgelab 0.1 (report.json / summary.json) are refused with a hint
-STOP_EXIT_CODES = {"budget": 4, "endpoint_unusable": 3, "error": 2, "interrupted": 130}
+# "degraded": the run finished but more verdicts failed than --fail-on-error allows (TooManyFailures)
+STOP_EXIT_CODES = {
+    "budget": 4,
+    "endpoint_unusable": 3,
+    "cache": 2,
+    "error": 2,
+    "degraded": 5,
+    "interrupted": 130,
+    "crash": 70,
+}
 
 
 @dataclass
@@ -54,13 +64,20 @@ class Run:
 
     @property
     def exit_code(self) -> int:
-        """0 when it ran to the end; 4 stopped at the budget; 3 the endpoint was unusable; 2 another error."""
+        """0 when it ran to the end; 4 stopped at the budget; 3 the endpoint was unusable; 5 too many failed
+        verdicts; 2 another error (a cache that broke mid-run among them); 130 interrupted; 70 a crash."""
         return STOP_EXIT_CODES.get(self.stop_reason or "", 0)
 
     def stop_error(self) -> JudgelabError:
         """The error to raise where a run that stopped early cannot be used (its figures would mislead): budget and
         endpoint stops keep their own exit codes."""
-        kind = {"budget": BudgetExhausted, "endpoint_unusable": EndpointUnusable}.get(self.stop_reason or "")
+        kinds: dict[str, type[JudgelabError]] = {
+            "budget": BudgetExhausted,
+            "endpoint_unusable": EndpointUnusable,
+            "cache": CacheBroken,
+            "degraded": TooManyFailures,
+        }
+        kind = kinds.get(self.stop_reason or "")
         return (kind or JudgelabError)(f"{self.folder}: {self.stop_message}")
 
     @property
@@ -104,14 +121,16 @@ class Run:
                     path=str(folder),
                 )
             raise InputError("not a run folder: run.json is missing", path=str(folder))
-        try:
-            meta = json.loads(meta_path.read_text(encoding="utf-8"))
-        except (json.JSONDecodeError, UnicodeDecodeError) as err:
-            raise InputError(f"run.json is not valid JSON ({err})", path=str(meta_path)) from None
+        from judges.files.checked import read_json_file
+
+        meta = read_json_file(meta_path)
+        if not isinstance(meta, dict):
+            raise InputError("run.json must hold a JSON object", path=str(meta_path))
         if meta.get("format") != FORMAT:
             raise InputError(
                 f"run.json has format {meta.get('format')!r}; this judgelab reads format {FORMAT}", path=str(meta_path)
             )
+        check_meta(meta, str(meta_path))
         return cls(
             meta["kind"],
             meta.get("config", {}),
@@ -187,6 +206,7 @@ def read_records(path: Path) -> Iterator[ItemRecord]:
     from judges.files.jsonl import read_jsonl
 
     for number, row in read_jsonl(path):
+        check_record(row, str(path), number)
         try:
             yield ItemRecord.from_json(row)
         except (KeyError, TypeError, ValueError) as err:

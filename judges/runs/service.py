@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from judges.calls.runtime import CallRuntime
-from judges.errors import BudgetExhausted, EndpointUnusable, JudgelabError
+from judges.errors import BudgetExhausted, CacheBroken, EndpointUnusable, JudgelabError
 from judges.files.jsonl import append_jsonl
 from judges.records import ItemRecord
 from judges.runs.heap import frozen_heap
@@ -59,7 +59,8 @@ class Task(Protocol):
 
 @dataclass
 class Stop:
-    """Why a run ended before its last item: "budget", "endpoint_unusable", "error" or "interrupted"."""
+    """Why a run ended before its last item: "budget", "endpoint_unusable", "cache" (the cache broke mid-run),
+    "error", "interrupted" or "crash" (an unforeseen error: a bug)."""
 
     reason: str
     message: str
@@ -98,6 +99,8 @@ def _stop_for(err: JudgelabError) -> Stop:
         return Stop("budget", str(err))
     if isinstance(err, EndpointUnusable):
         return Stop("endpoint_unusable", str(err))
+    if isinstance(err, CacheBroken):
+        return Stop("cache", str(err))
     return Stop("error", str(err))
 
 
@@ -203,12 +206,13 @@ def run_task(
     task.check()
     execution = Execution()
     started, started_at = time.perf_counter(), datetime.now(UTC).isoformat(timespec="seconds")
+    settled: Stop | None = None  # an executor's stop before the run's loop: its own line (e.g. a batch's estimate)
     try:
         if runtime.executor is not None:  # its calls are made first, into the cache the run then reads
             try:
                 runtime.executor.settle(task, runtime, out)
             except (BudgetExhausted, EndpointUnusable) as err:
-                execution.stop = _stop_for(err)
+                execution.stop = settled = _stop_for(err)
         if execution.stop is None:
             asyncio.run(
                 execute(task, runtime, out / "results.jsonl" if out else None, progress=progress, execution=execution)
@@ -218,10 +222,26 @@ def run_task(
     except KeyboardInterrupt:
         execution.stop = Stop("interrupted", "interrupted; rerun the same command to resume from the cache")
         raise
+    except JudgelabError as err:  # raised outside an item (items' errors are stops already)
+        execution.stop = execution.stop or _stop_for(err)
+        raise
+    except Exception as err:  # a bug: the folder still says the run is cut short, and why
+        from judges.calls.secrets import scrub_text
+
+        message = scrub_text(f"unexpected error {type(err).__name__}: {err}".splitlines()[0][:300])
+        execution.stop = Stop("crash", f"{message} (a bug in judgelab; finished items are kept)")
+        raise
     finally:
+        summary = execution.summary.result() if execution.summary is not None else SummaryBuilder(task.kind).result()
+        if execution.stop is None and execution.finished == len(task.items):
+            from judges.runs.degraded import degraded_line
+
+            degraded = degraded_line(summary, config.get("fail_on_error"))
+            execution.stop = Stop("degraded", degraded) if degraded else None
+        if execution.stop is not None and execution.stop is not settled and execution.stop.reason == "budget":
+            execution.stop.message = budget_message(runtime, execution.stop.message)
         usage = dataclasses.asdict(runtime.usage)
         config = {**config, **task.provenance(), "model_version": execution.model_version}
-        summary = execution.summary.result() if execution.summary is not None else SummaryBuilder(task.kind).result()
         run = Run(
             task.kind,
             config,
@@ -240,6 +260,17 @@ def run_task(
         if out is not None:
             save_run(run, out)
     return run
+
+
+def budget_message(runtime: CallRuntime, raised: str) -> str:
+    """The budget stop's line, with the spend once the calls in flight have finished: the figure run.json keeps."""
+    cap, spent = runtime.settings.max_cost, runtime.usage.cost
+    if cap is None:
+        return raised
+    return (
+        f"--max-cost {cap:g} USD reached: spent {spent:.4f} USD (calls already in flight when the cap was met "
+        "finished; every reply is cached)"
+    )
 
 
 def _model_version(record: ItemRecord) -> str | None:

@@ -202,7 +202,8 @@ class SummaryBuilder:
             }
             defined = [v for v in rates.values() if v is not None]
             n = sum(counters[0].values()) if counters else 0
-            out[test_type] = TypeSummary(n, rates, statistics.fmean(defined) if defined else None)
+            failures = sum(c[Outcome.FAILURE] for c in counters)
+            out[test_type] = TypeSummary(n, rates, statistics.fmean(defined) if defined else None, failures)
         return out
 
     def _stability(self) -> Stability | None:

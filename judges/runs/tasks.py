@@ -119,7 +119,12 @@ class MetricsTask:
         return {
             "rag_prompts_sha256": self.judge.prompts.hashes(),  # the templates the metrics used
             "metric_info": {
-                spec.name: {"family": spec.family, "higher_is_better": spec.higher_is_better} for spec in self.metrics
+                spec.name: {
+                    "family": spec.family,
+                    "higher_is_better": spec.higher_is_better,
+                    "range": list(spec.value_range),
+                }
+                for spec in self.metrics
             },
         }
 

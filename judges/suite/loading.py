@@ -6,6 +6,7 @@ from pathlib import Path
 from typing import Any
 
 from judges.errors import InputError
+from judges.files.checked import check, id_problem
 from judges.files.input_problems import Problems, RecordFields, note_duplicate_ids, parse_records, read_records
 from judges.judging.samples import read_sample
 from judges.suite.conditions import Condition, metric_grades
@@ -22,7 +23,11 @@ def parse_unit_test(obj: dict[str, Any], *, path: str, line: int, default_id: st
     sample = read_sample(fields, obj, unit_test=True)
     metadata = fields.need(obj, "metadata", dict)
     test_type = fields.need(metadata, "test_type", str, "metadata.test_type", nonempty=True)
-    test_id = str(obj.get("id") or default_id)
+    raw_id = obj.get("id")
+    if raw_id is not None and id_problem(raw_id):
+        fields.add(str(id_problem(raw_id)), "id")
+        raw_id = None
+    test_id = str(raw_id or default_id)
     conditions_obj = fields.need(obj, "conditions", dict)
     conditions = {}
     for key, metric in CONDITION_FIELDS.items():
@@ -63,7 +68,10 @@ def _parse_all(problems: Problems, records: list[tuple[int, dict[str, Any]]], id
     parsed = parse_records(
         records, problems, lambda line, obj: parse_unit_test(obj, path=path, line=line, default_id=f"{id_prefix}{line}")
     )
-    note_duplicate_ids([(line, str(obj["id"]) if obj.get("id") else None) for line, obj in records], problems)
+    note_duplicate_ids(
+        [(line, str(obj["id"]) if obj.get("id") and not id_problem(obj["id"]) else None) for line, obj in records],
+        problems,
+    )
     problems.raise_if_any()
     return [test for _, test in parsed]
 
@@ -97,4 +105,6 @@ def load_hub_unit_tests(repo_or_folder: str, split: str) -> list[UnitTest]:
 
     records = load_split_records(repo_or_folder, split)
     problems = Problems(f"{repo_or_folder}[{split}]")
+    for index, row in enumerate(records, start=1):
+        check(row, path=problems.path, line=index)
     return _parse_all(problems, [(index, dict(row)) for index, row in enumerate(records, start=1)], f"{split}:")

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -55,9 +54,12 @@ def _figure(kind: str, summary: Summary) -> tuple[str, float | None]:
 
 def run_entry(root: Path, meta_path: Path) -> RunEntry | None:
     """The index row of one run folder; None for a run.json this version cannot read."""
+    from judges.errors import InputError
+    from judges.files.checked import read_json_file
+
     try:
-        meta = json.loads(meta_path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        meta = read_json_file(meta_path)  # the one input checker: bad text, JSON or nesting is skipped
+    except (OSError, InputError):
         return None
     if not isinstance(meta, dict) or "kind" not in meta:
         return None

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import json
 import re
 from functools import cache
 from pathlib import Path
 from typing import Any
 
 from judges.errors import InputError
+from judges.files.checked import read_json_file
 from judges.records import Summary
 from judges.viewer.catalog import catalog, inside, run_entry
 from judges.viewer.items import read_page
@@ -76,7 +76,7 @@ def _figures(kind: str, summary: Summary) -> list[dict[str, Any]]:
 def run_page(root: Path, relative: str, page: int, outcome: str, metric: str) -> str:
     folder = _folder(root, relative, "run.json")
     entry = run_entry(root, folder / "run.json")
-    meta = json.loads((folder / "run.json").read_text(encoding="utf-8"))
+    meta = read_json_file(folder / "run.json")
     summary = Summary.from_json(meta.get("summary"))
     results = folder / "results.jsonl"
     items = read_page(results, page, outcome=outcome, metric=metric) if results.is_file() else None
@@ -135,7 +135,7 @@ def _shown(row: dict[str, Any]) -> dict[str, Any]:
 
 def leaderboard_page(root: Path, relative: str) -> str:
     folder = _folder(root, relative, "leaderboard.json")
-    data = json.loads((folder / "leaderboard.json").read_text(encoding="utf-8"))
+    data = read_json_file(folder / "leaderboard.json")
     links: dict[str, str] = {}
     page = folder / "leaderboard.html"
     if page.is_file():

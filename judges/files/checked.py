@@ -1,0 +1,98 @@
+"""The one check of a parsed input value against what later stages need: text that UTF-8 can encode, sane nesting.
+
+Every loader (JSONL lines, whole JSON files, dataset rows, TOML configs) runs its parsed value through `problem`
+before it is used, so a lone surrogate (`"\\ud800"`) or a thousand-deep list is refused at load with the file, line
+and field, never met by the HTTP client, the cache or a recursive walk in the middle of a run.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from judges.errors import InputError
+
+MAX_DEPTH = 64  # lists and objects inside each other; judgelab's own formats use fewer than ten levels
+
+
+def problem(value: Any) -> tuple[str | None, str] | None:
+    """The first (field path, message) that makes `value` unusable, or None. Walks without recursion."""
+    stack: list[tuple[Any, str | None, int]] = [(value, None, 0)]
+    while stack:
+        item, where, depth = stack.pop()
+        if isinstance(item, str):
+            found = _text_problem(item)
+            if found:
+                return where, found
+        elif isinstance(item, (dict, list, tuple)):
+            if depth >= MAX_DEPTH:
+                return where, f"nested more than {MAX_DEPTH} levels deep"
+            pairs = item.items() if isinstance(item, dict) else enumerate(item)
+            for key, child in pairs:
+                if isinstance(key, str) and _text_problem(key):
+                    return where, f"key {key.encode('utf-8', 'backslashreplace').decode()!r}: {_text_problem(key)}"
+                stack.append((child, f"{where}.{key}" if where else str(key), depth + 1))
+    return None
+
+
+def _text_problem(text: str) -> str | None:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as err:
+        return (
+            f"text holds a lone surrogate \\u{ord(text[err.start]):04x} at character {err.start + 1}, which no "
+            "request can carry; replace the escape with the character it stands for"
+        )
+    return None
+
+
+def check(value: Any, *, path: str | None = None, line: int | None = None) -> None:
+    """Raise one InputError naming the file, line and field where `value` cannot be used."""
+    found = problem(value)
+    if found is not None:
+        field, message = found
+        raise InputError(message, path=path, line=line, field=field)
+
+
+def id_problem(value: Any) -> str | None:
+    """Why a record's `id` cannot be an id (it must be a string or an integer), or None."""
+    if isinstance(value, bool) or not isinstance(value, (str, int)):
+        return f"expected a string or an integer, got {json_type(value)}"
+    return None
+
+
+def json_type(value: Any) -> str:
+    """The JSON name of a parsed value's type: object, list, string, number, true/false, null."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true/false"
+    if isinstance(value, (int, float)):
+        return "a number"
+    names: dict[type, str] = {dict: "an object", list: "a list", str: "a string"}
+    return names.get(type(value), type(value).__name__)
+
+
+def json_error_text(err: json.JSONDecodeError) -> str:
+    """ "not valid JSON (Expecting value, column 29)"; `err.msg` never holds the position itself."""
+    return f"not valid JSON ({err.msg}, column {err.colno})"
+
+
+def read_json_file(path: str | Path) -> Any:
+    """A whole JSON file, parsed and checked; a missing file, a folder, bad text or bad JSON is one InputError."""
+    path = Path(path)
+    if path.is_dir():
+        raise InputError("is a directory, not a file", path=str(path))
+    if not path.is_file():
+        raise InputError("file not found", path=str(path))
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except UnicodeDecodeError as err:
+        raise InputError(f"not UTF-8 text (byte {err.start + 1}); save the file as UTF-8", path=str(path)) from None
+    except json.JSONDecodeError as err:
+        raise InputError(json_error_text(err), path=str(path), line=err.lineno) from None
+    except RecursionError:
+        raise InputError(f"nested more than {MAX_DEPTH} levels deep", path=str(path)) from None
+    check(data, path=str(path))
+    return data
