@@ -7,7 +7,7 @@ from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
-from judges.calls.backend import CallError, Completion, CompletionRequest
+from judges.calls.backend import CallError, CompletionRequest
 from judges.calls.model_spec import JudgeModel
 from judges.calls.runtime import CallRuntime
 from judges.errors import ConfigError
@@ -102,10 +102,3 @@ class RagJudge:
             return await self.embedder.embed(texts)
         except CallError as err:
             raise StepFailed(err.kind, f"embeddings ({self.embedder.name}): {err}") from None
-
-
-class NoJudgeBackend:
-    """The backend of a run whose metrics call no judge (retrieval ids, embeddings): a call is refused."""
-
-    async def complete(self, request: CompletionRequest) -> Completion:
-        raise CallError(FailureKind.API_ERROR, f"no judge was started for this run ({request.metric} asked for one)")
