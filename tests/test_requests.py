@@ -75,3 +75,40 @@ def test_the_builder_sends_the_schema_only_to_a_model_that_takes_one_and_lets_ex
     plain = build_request(JudgeModel("m", "openai/m"), {"max_tokens": 64}, "t", MESSAGES, SCHEMA)
     assert plain.params == {"max_tokens": 64}
     assert build_request(takes, {}, "t", MESSAGES).params == {}
+
+
+@pytest.mark.parametrize("json_schema", [True, False])
+def test_a_grouse_metric_from_the_rag_suite_sends_the_unit_test_paths_request(json_schema):
+    """grouse_completeness in `judgelab metrics` and completeness in `judgelab run` share one cache entry."""
+    import asyncio
+
+    from conftest import reply
+    from rag_helpers import score
+
+    from judges.calls.scripted import by_metric
+    from judges.types import Sample
+
+    sample = Sample(
+        input="How long is maternity leave?",
+        actual_output="52 weeks [1].",
+        references=("Statutory maternity leave lasts 52 weeks.",),
+        expected_output="52 weeks [1].",
+    )
+    script = by_metric(
+        {
+            "answer_relevancy": reply("answer_relevancy", 5),
+            "completeness": reply("completeness", 4),
+            "faithfulness": reply("faithfulness", 1),
+        }
+    )
+    result, rag_backend = score("grouse_completeness", sample, script, json_schema=json_schema)
+    assert result.value == 4.0
+    [from_rag] = [r for r in rag_backend.requests if r.metric == "completeness"]
+
+    direct_backend = ScriptedBackend(script)
+    model = JudgeModel("scripted", "scripted/model", json_schema=json_schema)
+    judge = GroundedQAJudge(CallRuntime(direct_backend), load_prompt_set("default"), model, {"temperature": 0})
+    assert asyncio.run(judge.grade("completeness", sample)).verdict.grade == 4
+    [direct] = direct_backend.requests
+    assert from_rag == direct
+    assert from_rag.cache_key() == direct.cache_key()
