@@ -6,11 +6,11 @@ import contextlib
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from judges.calls.backend_factory import open_backend
 from judges.calls.cache import CacheMode, ReplyCache
 from judges.calls.model_spec import JudgeModel
+from judges.calls.refusing import dry_run_backend
 from judges.calls.runtime import CallRuntime, RuntimeSettings
 from judges.config.judge import JudgeConfig
 from judges.judging.grouse_judge import GroundedQAJudge
@@ -87,17 +87,10 @@ def open_judge(config: JudgeConfig, prompts: PromptSet | None = None) -> Iterato
         yield JudgeSession(GroundedQAJudge(runtime, prompts, model, config.params()), model, prompts, runtime)
 
 
-class DryRunBackend:
-    """The backend of a dry run: any call is a bug, since a dry run must spend nothing."""
-
-    async def complete(self, request: Any) -> Any:
-        raise AssertionError("a dry run made a call")
-
-
 def planning_judge(config: JudgeConfig) -> tuple[GroundedQAJudge, ReplyCache | None]:
     """A judge that can render and build requests but never calls, and the existing cache (read-only), if any."""
     prompts = load_prompt_set(config.prompts)
     model = config.judge_model()
     cache_file = Path(config.cache)
     cache = ReplyCache(cache_file, CacheMode.READ_ONLY) if cache_file.is_file() else None
-    return GroundedQAJudge(CallRuntime(DryRunBackend()), prompts, model, config.params()), cache
+    return GroundedQAJudge(CallRuntime(dry_run_backend()), prompts, model, config.params()), cache

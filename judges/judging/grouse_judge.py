@@ -8,10 +8,10 @@ from typing import Any
 from judges.calls.backend import CompletionRequest
 from judges.calls.model_spec import JudgeModel
 from judges.calls.runtime import CallRuntime
-from judges.images.content import with_image_parts
 from judges.judging.asking import StepFailed, ask
 from judges.judging.prompts import PromptSet, sample_variables
 from judges.judging.replies import ParsedReply, parse_reply, reply_schema
+from judges.judging.requests import build_request
 from judges.records import MetricRecord
 from judges.types import GROUSE_METRICS, FailureKind, Sample, Verdict, VerdictState
 
@@ -31,12 +31,9 @@ class GroundedQAJudge:
 
     def request(self, metric: str, messages: list[dict[str, Any]], draw: int) -> CompletionRequest:
         """The call for `messages`, each image marker in them sent as an image part."""
-        params = dict(self.params)
-        if self.model.json_schema:
-            schema = reply_schema(metric, self.prompts.templates[metric].reply_format)
-            params["response_format"] = {"type": "json_object", "schema": schema}
-        sent = with_image_parts(messages, self.model.image_max_side)
-        return CompletionRequest(self.model.litellm_model, tuple(sent), params, metric=metric, draw=draw)
+        template = self.prompts.templates[metric]
+        schema = reply_schema(metric, template.reply_format) if self.model.json_schema else None
+        return build_request(self.model, self.params, metric, messages, schema, draw=draw)
 
     async def grade(self, metric: str, sample: Sample, draw: int = 0, priority: int = 0) -> MetricRecord:
         """One metric's verdict: a grade, a null the judge gave, or a failure with its kind."""

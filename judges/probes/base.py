@@ -5,7 +5,7 @@ from __future__ import annotations
 import hashlib
 from typing import ClassVar, Protocol
 
-from judges.types import Sample
+from judges.types import GROUSE_METRICS, Sample
 
 SAME = "same"  # invariance: the grade must not move
 SWAPPED = "swapped"  # invariance under an exchange: answer 1's and answer 2's grades must trade places
@@ -13,6 +13,11 @@ LOWER = "lower"  # sensitivity: the grade of the answer under test must go down
 EXPECTATIONS = (SAME, SWAPPED, LOWER)
 INVARIANCE = (SAME, SWAPPED)
 ORIGINAL = "original"  # the probe name of a sample judged unchanged
+
+
+def every_metric(expectation: str) -> dict[str, str]:
+    """The same expectation for each of the four GroUSE metrics."""
+    return dict.fromkeys(GROUSE_METRICS, expectation)
 
 
 class Probe(Protocol):

@@ -6,7 +6,7 @@ import dataclasses
 import re
 from typing import ClassVar
 
-from judges.probes.base import SAME
+from judges.probes.base import SAME, every_metric
 from judges.probes.text import sentences
 from judges.types import Sample
 
@@ -28,12 +28,7 @@ class BulletsVersusProse:
 
     name = "bullets_vs_prose"
     changes = "answer 2's layout: prose as bullets, or bullets as prose"
-    expects: ClassVar[dict[str, str]] = {
-        "answer_relevancy": SAME,
-        "completeness": SAME,
-        "faithfulness": SAME,
-        "usefulness": SAME,
-    }
+    expects: ClassVar[dict[str, str]] = every_metric(SAME)
 
     def apply(self, sample: Sample, key: str) -> Sample | None:
         text = sample.actual_output or ""
@@ -55,12 +50,7 @@ class ClosingSentence:
 
     name = "closing_sentence"
     changes = f"answer 2 ends with {CLOSING_SENTENCE!r}"
-    expects: ClassVar[dict[str, str]] = {
-        "answer_relevancy": SAME,
-        "completeness": SAME,
-        "faithfulness": SAME,
-        "usefulness": SAME,
-    }
+    expects: ClassVar[dict[str, str]] = every_metric(SAME)
 
     def apply(self, sample: Sample, key: str) -> Sample | None:
         text = (sample.actual_output or "").rstrip()

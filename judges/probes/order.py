@@ -6,7 +6,7 @@ import dataclasses
 import random
 from typing import ClassVar
 
-from judges.probes.base import SAME, SWAPPED, seed_of
+from judges.probes.base import SAME, SWAPPED, every_metric, seed_of
 from judges.probes.text import renumber
 from judges.types import Sample
 
@@ -20,12 +20,7 @@ class ShuffleReferences:
 
     name = "shuffle_references"
     changes = "reference order (citations renumbered to match)"
-    expects: ClassVar[dict[str, str]] = {
-        "answer_relevancy": SAME,
-        "completeness": SAME,
-        "faithfulness": SAME,
-        "usefulness": SAME,
-    }
+    expects: ClassVar[dict[str, str]] = every_metric(SAME)
 
     def apply(self, sample: Sample, key: str) -> Sample | None:
         references = list(sample.references or ())
@@ -60,12 +55,7 @@ class SwapAnswers:
 
     name = "swap_answers"
     changes = "answer 1 and answer 2 exchanged"
-    expects: ClassVar[dict[str, str]] = {
-        "answer_relevancy": SWAPPED,
-        "completeness": SWAPPED,
-        "faithfulness": SWAPPED,
-        "usefulness": SWAPPED,
-    }
+    expects: ClassVar[dict[str, str]] = every_metric(SWAPPED)
 
     def apply(self, sample: Sample, key: str) -> Sample | None:
         if not sample.expected_output or not sample.actual_output:

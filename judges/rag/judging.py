@@ -7,14 +7,14 @@ from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
-from judges.calls.backend import CallError, Completion, CompletionRequest
+from judges.calls.backend import CallError, CompletionRequest
 from judges.calls.model_spec import JudgeModel
 from judges.calls.runtime import CallRuntime
 from judges.errors import ConfigError
-from judges.images.content import with_image_parts
 from judges.judging.asking import StepFailed, ask, call_logged
 from judges.judging.prompts import PromptSet
 from judges.judging.replies import extract_json
+from judges.judging.requests import build_request
 from judges.rag.embeddings import Embedder
 from judges.rag.logprobs import WeightedGrade, weighted_grade
 from judges.rag.prompting import RagPrompts
@@ -47,11 +47,7 @@ class RagJudge:
         schema: dict[str, Any] | None,
         params: Mapping[str, Any] | None,
     ) -> CompletionRequest:
-        merged = {**self.params, **(params or {})}
-        if schema is not None and self.model.json_schema:
-            merged["response_format"] = {"type": "json_object", "schema": schema}
-        sent = with_image_parts(messages, self.model.image_max_side)  # image markers as image parts
-        return CompletionRequest(self.model.litellm_model, tuple(sent), merged, metric=template)
+        return build_request(self.model, self.params, template, messages, schema, params)
 
     async def ask_json(
         self,
@@ -106,10 +102,3 @@ class RagJudge:
             return await self.embedder.embed(texts)
         except CallError as err:
             raise StepFailed(err.kind, f"embeddings ({self.embedder.name}): {err}") from None
-
-
-class NoJudgeBackend:
-    """The backend of a run whose metrics call no judge (retrieval ids, embeddings): a call is refused."""
-
-    async def complete(self, request: CompletionRequest) -> Completion:
-        raise CallError(FailureKind.API_ERROR, f"no judge was started for this run ({request.metric} asked for one)")

@@ -191,12 +191,12 @@ def run_metrics(
 @contextlib.contextmanager
 def _metrics_runtime(options: JudgeConfig, needs_judge: bool) -> Iterator[tuple[Any, Any]]:
     """The judge's runtime, or, when no chosen metric calls a judge, a runtime that refuses calls (nothing starts)."""
+    from judges.calls.refusing import no_judge_backend
     from judges.calls.runtime import CallRuntime
     from judges.judging.factory import open_runtime
-    from judges.rag.judging import NoJudgeBackend
 
     if needs_judge:
         with open_runtime(options) as pair:
             yield pair
         return
-    yield options.judge_model(), CallRuntime(NoJudgeBackend())
+    yield options.judge_model(), CallRuntime(no_judge_backend())
