@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from judges.errors import BudgetExhausted, CacheBroken, EndpointUnusable, InputError, JudgelabError, TooManyFailures
 from judges.records import ItemRecord, Summary
-from judges.runs.record_checks import check_meta, check_record
+from judges.records.checks import check_meta, check_record
 
 if TYPE_CHECKING:
     import pandas as pd

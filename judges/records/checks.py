@@ -1,4 +1,5 @@
-"""The raw JSON of a run folder (run.json, each results.jsonl line) is checked before it becomes typed records."""
+"""The raw JSON of a run folder (run.json, each results.jsonl line) checked before the schema turns it into typed
+records."""
 
 from __future__ import annotations
 
