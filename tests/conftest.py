@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -16,7 +17,8 @@ from judges.judging.grouse_judge import GroundedQAJudge
 from judges.judging.prompts import load_prompt_set
 
 ROOT = Path(__file__).resolve().parent.parent
-MINI_SHARED = ROOT / "tests" / "data" / "shared"  # hand-written sets in the shared formats, for any clone
+# hand-written sets in the shared formats (tests/miniature_sets.py), written here once per session, for any clone
+MINI_SHARED = Path(tempfile.mkdtemp(prefix="judgelab-miniature-shared-"))
 SHARED_ABSENT = "shared labelled datasets absent (set JUDGELAB_SHARED or place ../shared beside the project)"
 
 
@@ -78,6 +80,18 @@ def run_tests(tests: list[Any], judge: GroundedQAJudge, out: Path | None = None,
 
 
 @pytest.fixture(scope="session", autouse=True)
+def miniature_shared_sets():
+    """The miniature labelled sets laid out under MINI_SHARED before any test reads them; removed after."""
+    import shutil
+
+    from miniature_sets import write_miniature_sets
+
+    write_miniature_sets(MINI_SHARED)
+    yield
+    shutil.rmtree(MINI_SHARED, ignore_errors=True)
+
+
+@pytest.fixture(scope="session", autouse=True)
 def user_cache_folder(tmp_path_factory):
     """The offline judge's re-encoded weights go to a folder of this session, not to the user's ~/.cache."""
     with pytest.MonkeyPatch.context() as patch:
@@ -109,7 +123,7 @@ def shared_datasets() -> Path:
 
 @pytest.fixture
 def mini_shared(monkeypatch) -> Path:
-    """The miniature sets in tests/data/shared, read through the same loaders as the real ones."""
+    """The miniature sets (tests/miniature_sets.py), read through the same loaders as the real ones."""
     monkeypatch.setenv("JUDGELAB_SHARED", str(MINI_SHARED))
     return MINI_SHARED / "datasets"
 

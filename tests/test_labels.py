@@ -89,7 +89,7 @@ def test_shared_dir_follows_the_env_var(monkeypatch, tmp_path):
         load_set("alce")
 
 
-# --- the same loaders on the miniature sets in tests/data/shared (every clone runs these) --------------------
+# --- the same loaders on the miniature sets of tests/miniature_sets.py (every clone runs these) --------------------
 
 
 @pytest.mark.parametrize(

@@ -16,7 +16,7 @@ from judges.leaderboard.entries import Entry
 from judges.leaderboard.render import pareto_front
 from judges.leaderboard.select import pick_best
 
-# the labelled evaluations read the miniature sets of tests/data/shared, so the board builds in any clone
+# the labelled evaluations read the miniature sets of tests/miniature_sets.py, so the board builds in any clone
 ENV = {**os.environ, "PYTHONPATH": str(ROOT), "OPENAI_API_KEY": "sk-fake", "JUDGELAB_SHARED": str(MINI_SHARED)}
 
 

@@ -116,7 +116,7 @@ def test_scaling_is_the_sources_and_does_not_move_the_correlations():
 
 
 def test_the_command_follows_the_protocol_on_the_miniature_set(tmp_path, mini_shared):
-    """The same command on tests/data/shared: each Pearson figure is the protocol's, recomputed here with scipy."""
+    """The same command on the miniature sets (tests/miniature_sets.py): each Pearson figure is the protocol's, recomputed here with scipy."""
     from scipy.stats import pearsonr
 
     assert agreement_on_ragchecker(mini_shared.joinpath(*BASELINE), tmp_path) == 0
