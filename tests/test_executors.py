@@ -78,7 +78,8 @@ def test_a_rows_custom_id_is_the_cache_key_the_run_reads(tmp_path):
     cache = ReplyCache(tmp_path / "c.sqlite")
     options = JudgeConfig(model="openai/stub", api_base="http://127.0.0.1:9/v1", cache=str(tmp_path / "c.sqlite"))
     with open_judge(options) as session:
-        rows = asyncio.run(collect(GradeTask(samples, session.judge), session.runtime, cache))
+        task = GradeTask(samples, session.judge)
+        rows = asyncio.run(collect(task.items, task, session.runtime, cache))
     assert len(rows) == 6  # relevancy and completeness of three samples: the steps that wait on nothing
     for key, row in rows.items():
         assert key == row.custom_id == row.request().cache_key() == Row.from_json(row.to_json()).custom_id

@@ -22,7 +22,7 @@ EXPORTED = [
 FUNCTIONS = {
     "load_tests": "(source: 'str | Path | None' = None, split: 'str | None' = None, limit: 'int | None' = None)"
     " -> 'list[UnitTest]'",
-    "load_samples": "(path: 'str | Path', limit: 'int | None' = None) -> 'list[tuple[str, Sample]]'",
+    "load_samples": "(path: 'str | Path', limit: 'int | None' = None) -> 'Sequence[tuple[str, Sample]]'",
     "run_unit_tests": "(tests: 'Sequence[UnitTest]', judge: 'str | JudgeConfig' = 'local/smollm2-135m', *, "
     "out: 'str | Path | None' = None, draws: 'int' = 1, progress: 'bool' = False, data: 'str | None' = None, "
     "split: 'str | None' = None, **options: 'Unpack[JudgeSettings]') -> 'Run'",

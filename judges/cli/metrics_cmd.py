@@ -4,6 +4,7 @@ registry."""
 from __future__ import annotations
 
 import argparse
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -142,8 +143,9 @@ def run(args: argparse.Namespace) -> int:
         raise ConfigError("--limit must be at least 1")
     from judges.rag.dataset import load_rag_samples
 
-    samples = load_rag_samples(args.data, split=args.split, config=args.hf_config, mapping=_pairs(args.map, "--map"))
-    samples = samples[: args.limit] if args.limit else samples
+    samples = load_rag_samples(
+        args.data, split=args.split, config=args.hf_config, mapping=_pairs(args.map, "--map"), limit=args.limit
+    )
     if not samples:
         raise ConfigError(f"{args.data}: no samples")
     return execute(args, config, metrics, registry, settings, samples)
@@ -155,7 +157,7 @@ def execute(
     metrics: list[Any],
     registry: dict[str, Any],
     settings: Any,
-    samples: list[Any],
+    samples: Sequence[Any],
 ) -> int:
     from judges.runs.api import run_metrics
     from judges.runs.folder import default_run_dir

@@ -21,10 +21,13 @@ from judges.executors.batch_files import ENDPOINT, MAX_BYTES, MAX_LINES, chunks,
 from judges.executors.batch_prices import batch_cost
 from judges.executors.ledger import Entry, Ledger, write_atomic
 from judges.executors.rows import Row
-from judges.executors.settle import Sink, settle
+from judges.executors.settle import Sink
 from judges.types import FailureKind
 
 POLL_FIRST_S, POLL_MAX_S = 2.0, 60.0
+# items settled at once: a window's first round fills at most a few files (50,000 lines each), each round of
+# dependent steps is one wait on the provider, and what the driver holds stays bounded
+WINDOW = 50_000
 
 
 class BatchExecutor:
@@ -32,6 +35,7 @@ class BatchExecutor:
     ledger before it is polled; results come back into the cache by custom_id; a failed line is a failure."""
 
     name = "batch"
+    window = WINDOW
 
     def __init__(
         self,
@@ -55,11 +59,13 @@ class BatchExecutor:
         self.out: Path | None = None
         self.created = 0
 
-    def settle(self, task: Any, runtime: CallRuntime, out: Path | None) -> None:
+    def begin(self, runtime: CallRuntime, out: Path | None) -> None:
         self.out = out
         for entry in self.ledger.entries:  # replies a stopped run already imported count as this run's calls
             runtime.fresh.update(self.ledger.ids(entry))
-        settle(task, runtime, self, retry_failures=self.retry_failures)
+
+    def close(self) -> None:
+        return None
 
     def finish(self) -> None:
         self._copy()
@@ -74,10 +80,7 @@ class BatchExecutor:
         if self.out is not None and self.used:
             write_atomic(self.out / "batches.json", json.dumps(self.ledger.as_json(self.used), indent=1))
 
-    def run(self, rows: Sequence[Row], sink: Sink) -> None:
-        asyncio.run(self._run(rows, sink))
-
-    async def _run(self, rows: Sequence[Row], sink: Sink) -> None:
+    async def run(self, rows: Sequence[Row], sink: Sink) -> None:
         wanted = {row.custom_id: row for row in rows}
         covering = self._covering(wanted)
         covered = {i for entry in covering for i in self.ledger.ids(entry)}

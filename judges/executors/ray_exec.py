@@ -16,10 +16,11 @@ from judges.calls.runtime import CallRuntime
 from judges.errors import BackendUnavailable, EndpointUnusable
 from judges.executors.ray_worker import UNUSABLE, JudgeWorker, WorkerSpec
 from judges.executors.rows import Row
-from judges.executors.settle import Sink, settle
+from judges.executors.settle import Sink
 from judges.types import FailureKind
 
 ROWS_PER_BATCH = 64  # rows handed to a worker at once (it runs up to --concurrency of them in parallel)
+WINDOW = 10_000  # items settled at once: the rows of one Dataset per round (a bounded driver whatever the run's size)
 PROGRESS_EVERY_S = 10.0
 
 
@@ -34,22 +35,24 @@ def import_ray() -> Any:
 
 class RayExecutor:
     name = "ray"
+    window = WINDOW
 
     def __init__(self, spec: WorkerSpec, *, address: str | None = None, retry_failures: bool = False) -> None:
         self.spec, self.address, self.retry_failures = spec, address, retry_failures
         self.started_here = False
         self.max_cost = spec.config.max_cost
 
-    def settle(self, task: Any, runtime: CallRuntime, out: Path | None) -> None:
-        try:
-            settle(task, runtime, self, retry_failures=self.retry_failures)
-        finally:
-            if self.started_here:
-                import_ray().shutdown()
-                self.started_here = False
+    def begin(self, runtime: CallRuntime, out: Path | None) -> None:
+        return None
 
     def finish(self) -> None:
         return None
+
+    def close(self) -> None:
+        """Stop the local Ray this run started (a Ray the caller started is left running)."""
+        if self.started_here:
+            import_ray().shutdown()
+            self.started_here = False
 
     def _connect(self) -> Any:
         import logging
@@ -64,7 +67,8 @@ class RayExecutor:
             ray.data.DataContext.get_current().enable_progress_bars = False
         return ray
 
-    def run(self, rows: Sequence[Row], sink: Sink) -> None:
+    async def run(self, rows: Sequence[Row], sink: Sink) -> None:
+        """Blocks the run's loop while the rows are out: nothing else of the run moves until they are back."""
         ray = self._connect()
         by_id = {row.custom_id: row for row in rows}
         dataset = ray.data.from_items([{"row": row.to_json()} for row in rows])

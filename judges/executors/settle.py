@@ -1,13 +1,15 @@
-"""Settles a run's pending calls through an executor before the run: collect the misses as rows, have the
-executor answer them into the reply cache, repeat while answers unlock further steps; the run then reads them."""
+"""Settles a window of a run's items through an executor before the run judges them: collect the misses as rows,
+have the executor answer them into the reply cache, repeat while answers unlock further steps; the run then reads
+them from the cache."""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Protocol
 
 from judges.calls.backend import Completion
@@ -47,29 +49,39 @@ class Sink:
 
 
 class Executor(Protocol):
-    """Makes the calls of `rows`, handing every reply and failure to `sink` as it lands."""
+    """Makes the calls of `rows`, handing every reply and failure to `sink` as it lands. The run settles its items
+    `window` at a time (collect the misses, have them answered, judge the window from the cache), so what an
+    executor holds is bounded by a window, whatever the size of the run."""
 
     name: str
+    window: int
+    retry_failures: bool
 
-    def run(self, rows: Sequence[Row], sink: Sink) -> None: ...
+    def begin(self, runtime: CallRuntime, out: Path | None) -> None:
+        """Before the run's first window (e.g. note the replies a stopped run already imported)."""
+        ...
+
+    async def run(self, rows: Sequence[Row], sink: Sink) -> None: ...
 
     def finish(self) -> None:
         """The run has read everything back: forget what was kept for a resume."""
         ...
 
+    def close(self) -> None:
+        """The run is over, finished or not: release what the executor started."""
+        ...
+
 
 class Task(Protocol):
-    @property
-    def items(self) -> Sequence[Any]: ...
-
     async def run_item(self, item: Any) -> object: ...
 
 
-async def collect(task: Task, runtime: CallRuntime, cache: ReplyCache) -> dict[str, Row]:
-    """Walk every item with a backend that notes each call the cache cannot answer; nothing is recorded or kept:
+async def collect(items: Iterable[Any], task: Task, runtime: CallRuntime, cache: ReplyCache) -> dict[str, Row]:
+    """Walk `items` with a backend that notes each call the cache cannot answer; nothing is recorded or kept:
     a bounded set of walkers takes the items in order, each starting the next when its item is done."""
     backend = CollectingBackend()
-    pending = iter(task.items)
+    pending = iter(items)
+    before = asyncio.all_tasks()  # the run's own tasks (its loop, a progress ticker): not waited for
 
     async def walker() -> None:
         for item in pending:  # shared by the walkers: each item is taken once
@@ -79,29 +91,38 @@ async def collect(task: Task, runtime: CallRuntime, cache: ReplyCache) -> dict[s
     with runtime.collecting(backend, cache):
         await asyncio.gather(*(walker() for _ in range(COLLECT_IN_FLIGHT)))
         # steps started alongside a deferred one (gathered siblings) are still noting their calls
-        while others := [t for t in asyncio.all_tasks() if t is not asyncio.current_task() and not t.done()]:
+        while others := [t for t in asyncio.all_tasks() - before if t is not asyncio.current_task() and not t.done()]:
             await asyncio.gather(*others, return_exceptions=True)
     return backend.rows
 
 
-def settle(task: Task, runtime: CallRuntime, executor: Executor, *, retry_failures: bool = False) -> Sink:
-    """Rounds of collect-then-execute until the cache answers every call the run will ask (or MAX_ROUNDS)."""
+def open_sink(runtime: CallRuntime, executor: Executor) -> Sink:
+    """Where `executor` hands its replies: the run's reply cache, which must be read-write."""
     if runtime.cache is None or runtime.cache.mode is not CacheMode.READ_WRITE:
         from judges.errors import ConfigError
 
         raise ConfigError(f"--executor {executor.name} needs the reply cache in read-write mode (--cache-mode)")
+    return Sink(runtime.cache, runtime, keep_failures=not executor.retry_failures)
+
+
+async def settle(items: Sequence[Any], task: Task, runtime: CallRuntime, executor: Executor, sink: Sink) -> None:
+    """Rounds of collect-then-execute over one window of items until the cache answers every call they will ask
+    (or MAX_ROUNDS); then what the sink kept for them is dropped once the run has judged them (`forget`)."""
+    assert runtime.cache is not None
     view = ReplyCache(runtime.cache.path, CacheMode.READ_ONLY)
-    sink = Sink(runtime.cache, runtime, keep_failures=not retry_failures)
     asked: set[str] = set()
+    where = f"items {items[0].order + 1:,}-{items[-1].order + 1:,}: " if items else ""
     try:
         for number in range(1, MAX_ROUNDS + 1):
-            rows = asyncio.run(collect(task, runtime, view))
+            rows = await collect(items, task, runtime, view)
             pending = [row for key, row in rows.items() if key not in asked and key not in sink.failed]
             if not pending:
                 break
-            print(f"{executor.name}: round {number}: {len(pending):,} calls to make", file=sys.stderr, flush=True)
+            print(
+                f"{executor.name}: {where}round {number}: {len(pending):,} calls to make", file=sys.stderr, flush=True
+            )
             asked.update(row.custom_id for row in pending)
-            executor.run(pending, sink)
+            await executor.run(pending, sink)
         else:
             print(
                 f"{executor.name}: still pending after {MAX_ROUNDS} rounds: the run makes those calls itself",
@@ -109,4 +130,9 @@ def settle(task: Task, runtime: CallRuntime, executor: Executor, *, retry_failur
             )
     finally:
         view.close()
-    return sink
+
+
+def forget(sink: Sink) -> None:
+    """A window has been judged: its failures (and the replies it did not read back) need not be kept."""
+    sink.failed.clear()
+    sink.runtime.failed_elsewhere.clear()

@@ -122,11 +122,3 @@ def note_duplicate_ids(ids: list[tuple[int, str | None]], problems: Problems) ->
             problems.add(f"duplicate id {record_id!r} (first on line {first[record_id]})", line, "id")
         else:
             first[record_id] = line
-
-
-def load_file(path: str | Path, parse: Callable[[int, dict[str, Any]], Parsed]) -> list[tuple[int, Parsed]]:
-    """Read and parse a whole JSONL file; raise one InputProblems with every problem, or return every record."""
-    problems = Problems(path)
-    parsed = parse_records(read_records(path, problems), problems, parse)
-    problems.raise_if_any()
-    return parsed

@@ -32,15 +32,20 @@ def max_record_bytes() -> int:
 
 def numbered_lines(path: str | Path) -> Iterator[tuple[int, bytes]]:
     """(line number, raw bytes) of each non-blank line; a missing file raises InputError."""
+    for number, raw in all_lines(path):
+        if raw.strip():
+            yield number, raw
+
+
+def all_lines(path: str | Path) -> Iterator[tuple[int, bytes]]:
+    """(line number, raw bytes) of every line, blank ones too; a missing file or a folder raises InputError."""
     path = Path(path)
     if path.is_dir():
         raise InputError("is a directory, not a file", path=str(path))
     if not path.is_file():
         raise InputError("file not found", path=str(path))
     with path.open("rb") as handle:
-        for number, raw in enumerate(handle, start=1):
-            if raw.strip():
-                yield number, raw
+        yield from enumerate(handle, start=1)
 
 
 def parse_line(raw: bytes, limit: int | None = None) -> dict[str, Any]:

@@ -6,7 +6,8 @@ from pathlib import Path
 from typing import Any
 
 from judges.files.checked import id_problem
-from judges.files.input_problems import Problems, RecordFields, note_duplicate_ids, parse_records, read_records
+from judges.files.input_problems import RecordFields
+from judges.files.record_file import RecordFile
 from judges.images.reading import ImageProblem, has_parts, parts_text
 from judges.types import Image, Sample
 
@@ -66,16 +67,14 @@ def parse_sample(record: dict[str, Any], *, path: str, line: int) -> Sample:
     return sample
 
 
-def load_samples(path: str | Path) -> list[tuple[str, Sample]]:
-    """(id, sample) pairs; the id is the record's `id` or its line number. Every problem is reported at once."""
-    problems = Problems(path)
-    records = read_records(path, problems)
-    parsed = parse_records(
-        records, problems, lambda line, obj: (str(obj.get("id", line)), parse_sample(obj, path=str(path), line=line))
-    )
-    note_duplicate_ids(
-        [(line, str(obj["id"]) if "id" in obj and not id_problem(obj["id"]) else None) for line, obj in records],
-        problems,
-    )
-    problems.raise_if_any()
-    return [pair for _, pair in parsed]
+def load_samples(path: str | Path, limit: int | None = None) -> RecordFile[tuple[str, Sample]]:
+    """(id, sample) pairs, the first `limit` of them; the id is the record's `id` or its line number. Every
+    problem of the file is reported at once; the samples are read from the file as they are used, not held."""
+
+    def pair(line: int, obj: dict[str, Any]) -> tuple[str, Sample]:
+        return str(obj.get("id", line)), parse_sample(obj, path=str(path), line=line)
+
+    def record_id(obj: dict[str, Any]) -> str | None:
+        return str(obj["id"]) if "id" in obj and not id_problem(obj["id"]) else None
+
+    return RecordFile.scan(path, pair, limit=limit, record_id=record_id)

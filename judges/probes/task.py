@@ -10,7 +10,7 @@ from judges.judging.grouse_judge import GroundedQAJudge
 from judges.judging.prompts import check_renders
 from judges.probes.base import ORIGINAL, Probe
 from judges.records import ItemRecord
-from judges.runs.service import Item
+from judges.runs.items import Item
 from judges.runs.tasks import sample_fields
 from judges.types import Sample
 

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from judges.errors import InputError
 from judges.files.checked import check
-from judges.files.input_problems import load_file
+from judges.files.record_file import RecordFile
 from judges.rag.sample import parse_record
 from judges.types import Sample
 
@@ -17,20 +17,29 @@ _BUILDERS = {".parquet": "parquet", ".json": "json", ".jsonl": "json", ".csv": "
 
 
 def load_rag_samples(
-    spec: str, *, split: str | None = None, config: str | None = None, mapping: Mapping[str, str] | None = None
-) -> list[Sample]:
-    """`FILE.jsonl` (judgelab's reader), or `hf:SOURCE` through `datasets`: a local .parquet/.json/.jsonl/.csv
+    spec: str,
+    *,
+    split: str | None = None,
+    config: str | None = None,
+    mapping: Mapping[str, str] | None = None,
+    limit: int | None = None,
+) -> Sequence[Sample]:
+    """`FILE.jsonl` (judgelab's reader: checked at once, then read again as the run reaches each sample), or `hf:SOURCE` through `datasets`: a local .parquet/.json/.jsonl/.csv
     file, a folder written by `save_to_disk`, or a hub dataset name (needs the network)."""
     if not spec.startswith(HF_PREFIX):
-        parsed = load_file(
-            spec, lambda line, obj: parse_record(obj, default_id=str(line), path=spec, line=line, mapping=mapping)
+        return RecordFile.scan(
+            spec,
+            lambda line, obj: parse_record(obj, default_id=str(line), path=spec, line=line, mapping=mapping),
+            limit=limit,
         )
-        return [sample for _, sample in parsed]
     source = spec[len(HF_PREFIX) :]
     rows = _hf_rows(source, split, config)
     for number, row in enumerate(rows, 1):
         check(row, path=spec, line=number)
-    return [parse_record(row, default_id=str(i), path=spec, line=i, mapping=mapping) for i, row in enumerate(rows, 1)]
+    samples = [
+        parse_record(row, default_id=str(i), path=spec, line=i, mapping=mapping) for i, row in enumerate(rows, 1)
+    ]
+    return samples[:limit]
 
 
 def _hf_rows(source: str, split: str | None, config: str | None) -> list[dict[str, Any]]:

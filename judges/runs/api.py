@@ -32,13 +32,14 @@ def load_tests(source: str | Path | None = None, split: str | None = None, limit
     return load_unit_tests(source, split)[:limit]
 
 
-def load_samples(path: str | Path, limit: int | None = None) -> list[tuple[str, Sample]]:
-    """(id, sample) pairs from a grounded-QA JSONL file."""
+def load_samples(path: str | Path, limit: int | None = None) -> Sequence[tuple[str, Sample]]:
+    """(id, sample) pairs from a grounded-QA JSONL file, every record checked first; the samples are read from the
+    file again as a run reaches them, so a run of any size holds only those in flight."""
     from judges.judging.samples import load_samples as read
 
     if limit is not None and limit < 1:
         raise ConfigError("--limit must be at least 1")
-    samples = read(path)[:limit]
+    samples = read(path, limit)
     if not samples:
         raise InputError("no samples in the file", path=str(path))
     return samples

@@ -9,29 +9,20 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from datetime import UTC
 from pathlib import Path
 from typing import Any, Protocol
 
 from judges.calls.runtime import CallRuntime
-from judges.errors import BudgetExhausted, CacheBroken, EndpointUnusable, JudgelabError
+from judges.errors import BudgetExhausted, EndpointUnusable, JudgelabError
 from judges.files.jsonl import append_jsonl
 from judges.records import ItemRecord
+from judges.runs.execution import Execution, Stop, stop_for, windows
 from judges.runs.heap import frozen_heap
+from judges.runs.items import Item
 from judges.runs.progress import INTERVAL_S, Progress
 from judges.runs.run import Run
 from judges.runs.summary import SummaryBuilder, call_usage
-
-
-@dataclass(frozen=True)
-class Item:
-    """One unit of work: a unit test (one draw of it) or a sample; `order` is its place in the run."""
-
-    id: str
-    order: int
-    payload: Any
-    draw: int = 0
 
 
 class Task(Protocol):
@@ -57,53 +48,6 @@ class Task(Protocol):
     async def run_item(self, item: Item) -> ItemRecord: ...
 
 
-@dataclass
-class Stop:
-    """Why a run ended before its last item: "budget", "endpoint_unusable", "cache" (the cache broke mid-run),
-    "error", "interrupted" or "crash" (an unforeseen error: a bug)."""
-
-    reason: str
-    message: str
-
-
-@dataclass(repr=False)
-class Execution:
-    """What `execute` produced: how many items finished, their running summary, the model version a call reported,
-    the stop (if the run ended early), and the finished records themselves only when they are `kept` (a run
-    without a results file); a run that streams its records to results.jsonl holds none of them."""
-
-    kept: bool = True
-    records: list[ItemRecord] = field(default_factory=list)
-    finished: int = 0
-    summary: SummaryBuilder | None = None
-    model_version: str | None = None
-    stop: Stop | None = None
-
-    def __repr__(self) -> str:
-        # short: asyncio.run formats the finished main task's result (this) when it restores the SIGINT handler,
-        # and a repr of every record would cost a run tens of milliseconds
-        return f"Execution({self.finished} records, stop={self.stop!r})"
-
-    def add(self, record: ItemRecord) -> None:
-        self.finished += 1
-        if self.summary is not None:
-            self.summary.add(record)
-        if self.model_version is None:
-            self.model_version = _model_version(record)
-        if self.kept:
-            self.records.append(record)
-
-
-def _stop_for(err: JudgelabError) -> Stop:
-    if isinstance(err, BudgetExhausted):
-        return Stop("budget", str(err))
-    if isinstance(err, EndpointUnusable):
-        return Stop("endpoint_unusable", str(err))
-    if isinstance(err, CacheBroken):
-        return Stop("cache", str(err))
-    return Stop("error", str(err))
-
-
 async def execute(
     task: Task,
     runtime: CallRuntime,
@@ -123,7 +67,12 @@ async def execute(
     done.kept = results_path is None
     if done.summary is None:
         done.summary = SummaryBuilder(task.kind)
-    items = list(task.items)
+    sink = None  # where an executor hands its replies: the reply cache (checked read-write before anything starts)
+    if runtime.executor is not None:
+        from judges.executors.settle import open_sink
+
+        sink = open_sink(runtime, runtime.executor)
+    items = task.items  # read as the run goes (a file's samples are not held)
     in_flight = asyncio.Semaphore(runtime.items_in_flight(task.items_per_slot))
     bar = _progress(task, len(items), progress, runtime)
     handle = None
@@ -141,7 +90,7 @@ async def execute(
                 record = await task.run_item(item)
             except JudgelabError as err:
                 if done.stop is None:
-                    done.stop = _stop_for(err)
+                    done.stop = stop_for(err)
                 if not isinstance(err, BudgetExhausted):
                     for job in list(running):  # nothing more can be learnt from this endpoint: stop at once
                         if job is not asyncio.current_task():
@@ -161,18 +110,42 @@ async def execute(
         if not job.cancelled() and job.exception() is not None:
             errors.append(job.exception())  # type: ignore[arg-type]
 
-    async def feed() -> None:
-        """Start the items in order, each when a slot is free, so the loop holds only the items in flight."""
-        for item in items:
-            await in_flight.acquire()
-            if done.stop is not None:
-                in_flight.release()
-                break
-            job = asyncio.ensure_future(one(item))
-            running.add(job)
-            job.add_done_callback(finished)
+    async def drain() -> None:
         while running:
             await asyncio.wait(set(running))
+
+    async def feed() -> None:
+        """Start the items in order, each when a slot is free, so the loop holds only the items in flight; with an
+        executor, a window of items at a time, once the executor has answered the window's calls into the cache."""
+        for window in windows(items, runtime.executor):
+            if runtime.executor is not None and not await settled(list(window)):
+                break
+            for item in window:
+                await in_flight.acquire()
+                if done.stop is not None:
+                    in_flight.release()
+                    break
+                job = asyncio.ensure_future(one(item))
+                running.add(job)
+                job.add_done_callback(finished)
+            if done.stop is not None:
+                break
+        await drain()
+
+    async def settled(window: list[Item]) -> bool:
+        from judges.executors.settle import forget, settle
+
+        await drain()  # the previous window is judged (and the runtime free for the collecting pass)
+        if done.stop is not None or not window:
+            return False
+        if sink is not None:
+            forget(sink)
+            try:
+                await settle(window, task, runtime, runtime.executor, sink)
+            except (BudgetExhausted, EndpointUnusable) as err:
+                done.stop = stop_for(err, final=True)
+                return False
+        return True
 
     ticker = asyncio.ensure_future(_tick(bar)) if bar is not None else None
     try:
@@ -206,24 +179,19 @@ def run_task(
     task.check()
     execution = Execution()
     started, started_at = time.perf_counter(), datetime.now(UTC).isoformat(timespec="seconds")
-    settled: Stop | None = None  # an executor's stop before the run's loop: its own line (e.g. a batch's estimate)
     try:
-        if runtime.executor is not None:  # its calls are made first, into the cache the run then reads
-            try:
-                runtime.executor.settle(task, runtime, out)
-            except (BudgetExhausted, EndpointUnusable) as err:
-                execution.stop = settled = _stop_for(err)
-        if execution.stop is None:
-            asyncio.run(
-                execute(task, runtime, out / "results.jsonl" if out else None, progress=progress, execution=execution)
-            )
+        if runtime.executor is not None:  # it makes each window's calls, into the cache the run then reads
+            runtime.executor.begin(runtime, out)
+        asyncio.run(
+            execute(task, runtime, out / "results.jsonl" if out else None, progress=progress, execution=execution)
+        )
         if runtime.executor is not None and execution.stop is None:
             runtime.executor.finish()
     except KeyboardInterrupt:
         execution.stop = Stop("interrupted", "interrupted; rerun the same command to resume from the cache")
         raise
     except JudgelabError as err:  # raised outside an item (items' errors are stops already)
-        execution.stop = execution.stop or _stop_for(err)
+        execution.stop = execution.stop or stop_for(err)
         raise
     except Exception as err:  # a bug: the folder still says the run is cut short, and why
         from judges.calls.secrets import scrub_text
@@ -232,13 +200,15 @@ def run_task(
         execution.stop = Stop("crash", f"{message} (a bug in judgelab; finished items are kept)")
         raise
     finally:
+        if runtime.executor is not None:
+            runtime.executor.close()
         summary = execution.summary.result() if execution.summary is not None else SummaryBuilder(task.kind).result()
         if execution.stop is None and execution.finished == len(task.items):
             from judges.runs.degraded import degraded_line
 
             degraded = degraded_line(summary, config.get("fail_on_error"))
             execution.stop = Stop("degraded", degraded) if degraded else None
-        if execution.stop is not None and execution.stop is not settled and execution.stop.reason == "budget":
+        if execution.stop is not None and not execution.stop.final and execution.stop.reason == "budget":
             execution.stop.message = budget_message(runtime, execution.stop.message)
         usage = dataclasses.asdict(runtime.usage)
         config = {**config, **task.provenance(), "model_version": execution.model_version}
@@ -271,14 +241,6 @@ def budget_message(runtime: CallRuntime, raised: str) -> str:
         f"--max-cost {cap:g} USD reached: spent {spent:.4f} USD (calls already in flight when the cap was met "
         "finished; every reply is cached)"
     )
-
-
-def _model_version(record: ItemRecord) -> str | None:
-    """The model version the provider reported (its fingerprint or served model id), if a call of `record` said."""
-    for call in record.calls():
-        if call.get("model_version"):
-            return str(call["model_version"])
-    return None
 
 
 def _progress(task: Task, total: int, enabled: bool, runtime: CallRuntime) -> Progress | None:

@@ -11,7 +11,7 @@ from typing import Any
 from judges.judging.grouse_judge import GroundedQAJudge
 from judges.judging.prompts import check_renders
 from judges.records import ItemRecord
-from judges.runs.service import Item
+from judges.runs.items import Item, ItemsOf
 from judges.suite.scoring import score_unit_test
 from judges.types import Sample, UnitTest
 
@@ -61,10 +61,10 @@ class GradeTask:
     metrics: Sequence[str] | None = None
     kind: str = "grade"
     items_per_slot: int = 4
-    items: list[Item] = field(init=False)
+    items: ItemsOf = field(init=False)
 
     def __post_init__(self) -> None:
-        self.items = [Item(sample_id, order, sample) for order, (sample_id, sample) in enumerate(self.samples)]
+        self.items = ItemsOf(self.samples, lambda order, pair: Item(pair[0], order, pair[1]))
 
     def check(self) -> None:
         check_renders(self.judge.prompts, (sample for _, sample in self.samples), self.metrics)
@@ -107,10 +107,10 @@ class MetricsTask:
     registry: Mapping[str, Any]
     kind: str = "metrics"
     items_per_slot: int = 1
-    items: list[Item] = field(init=False)
+    items: ItemsOf = field(init=False)
 
     def __post_init__(self) -> None:
-        self.items = [Item(sample.id, order, sample) for order, sample in enumerate(self.samples)]
+        self.items = ItemsOf(self.samples, lambda order, sample: Item(sample.id, order, sample))
 
     def check(self) -> None:
         return None  # metric templates are rendered from code-built variables; inputs are checked on loading

@@ -1,0 +1,116 @@
+"""A JSONL file of records as a sequence that is not held in memory: one checking pass notes every problem and the
+byte offset of each good record; a record is parsed again from disk when the run reaches it."""
+
+from __future__ import annotations
+
+import os
+from array import array
+from collections.abc import Callable, Iterator, Sequence
+from pathlib import Path
+from typing import Any, TypeVar, overload
+
+from judges.errors import InputError
+from judges.files.input_problems import Problems, note_duplicate_ids
+from judges.files.jsonl import LineProblem, all_lines, numbered_lines, parse_line
+
+T = TypeVar("T")
+Parse = Callable[[int, dict[str, Any]], T]
+
+
+class RecordFile(Sequence[T]):
+    """The good records of a checked JSONL file (the first `limit` of them), parsed on each read: a run of a
+    million samples holds two 8-byte numbers per sample (its line and offset), not the samples."""
+
+    def __init__(self, path: Path, parse: Parse[T], lines: array[int], offsets: array[int], stamp: tuple[int, int]):
+        self.path, self._parse = path, parse
+        self._lines, self._offsets, self._stamp = lines, offsets, stamp
+
+    @classmethod
+    def scan(
+        cls,
+        path: str | Path,
+        parse: Parse[T],
+        *,
+        limit: int | None = None,
+        record_id: Callable[[dict[str, Any]], str | None] | None = None,
+    ) -> RecordFile[T]:
+        """Check every record of the file (each problem noted with its line and field; duplicate ids too when
+        `record_id` gives them) and raise InputProblems with all of them; else the file's first `limit` records."""
+        path = Path(path)
+        problems = Problems(path)
+        lines, offsets = array("q"), array("q")
+        ids: list[tuple[int, str | None]] = []
+        records = 0
+        stamp = _stamp(path) if path.is_file() else (0, 0)
+        offset = 0
+        for number, raw in all_lines(path):
+            at, offset = offset, offset + len(raw)
+            if not raw.strip():
+                continue
+            try:
+                obj = parse_line(raw)
+            except LineProblem as problem:
+                problems.add(str(problem), number, problem.field)
+                continue
+            records += 1
+            if record_id is not None:
+                ids.append((number, record_id(obj)))
+            try:
+                parse(number, obj)
+            except InputError as err:
+                problems.add_error(err)
+                continue
+            if limit is None or len(lines) < limit:
+                lines.append(number)
+                offsets.append(at)
+        if not records and not problems.lines:
+            problems.add("the file holds no records (one JSON object per line expected)")
+        note_duplicate_ids(ids, problems)
+        problems.raise_if_any()
+        return cls(path, parse, lines, offsets, stamp)
+
+    def __len__(self) -> int:
+        return len(self._lines)
+
+    @overload
+    def __getitem__(self, index: int) -> T: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[T]: ...
+
+    def __getitem__(self, index: int | slice) -> T | list[T]:
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(len(self)))]
+        number, offset = self._lines[index], self._offsets[index]
+        self._check_unchanged()
+        with self.path.open("rb") as handle:
+            handle.seek(offset)
+            return self._read(number, handle.readline())
+
+    def __iter__(self) -> Iterator[T]:
+        """The records in file order, read sequentially."""
+        if not self._lines:
+            return
+        self._check_unchanged()
+        wanted, k = self._lines, 0
+        for number, raw in numbered_lines(self.path):
+            if number == wanted[k]:
+                yield self._read(number, raw)
+                k += 1
+                if k == len(wanted):
+                    return
+
+    def _read(self, number: int, raw: bytes) -> T:
+        return self._parse(number, parse_line(raw))
+
+    def _check_unchanged(self) -> None:
+        if _stamp(self.path) != self._stamp:
+            raise InputError("the file changed after it was checked; run the command again", path=str(self.path))
+
+    def __repr__(self) -> str:
+        return f"RecordFile({str(self.path)!r}, {len(self)} records)"
+
+
+def _stamp(path: Path) -> tuple[int, int]:
+    status = os.stat(path)
+    return status.st_size, status.st_mtime_ns
