@@ -30,9 +30,11 @@ def report_html(run: Run, folder: Path | None = None) -> str:
     """The page; local images are linked relative to `folder` (where the page is written), if given."""
     from judges.pages.render import render_page
     from judges.render.report_items import chosen_entries, headers, item_rows
+    from judges.runs.intervals import noting_grades
     from judges.runs.stops import stop_note
 
-    chosen = chosen_entries(run) if run.kind != "probes" else None
+    grades: dict[str, Any] = {}  # the first draw's grades, noted in the one pass that chooses the items shown
+    chosen = chosen_entries(noting_grades(run.iter_records(), grades)) if run.kind != "probes" else None
     if chosen is None:
         from judges.probes.render import HEADERS, probe_item_rows
 
@@ -47,7 +49,7 @@ def report_html(run: Run, folder: Path | None = None) -> str:
         config=config_rows(run.config),
         timing=run.timing,
         usage=run.summary.usage,
-        summary=summary_tables(run),
+        summary=summary_tables(run, grades if chosen is not None else None),
         matrix=result_matrix(run) if run.kind == "unit_tests" else None,
         headers=item_headers,
         items=items,
@@ -93,14 +95,16 @@ def config_rows(config: dict[str, Any]) -> list[tuple[str, Any]]:
     return rows
 
 
-def summary_tables(run: Run) -> list[tuple[str, Table]]:
+def summary_tables(run: Run, grades: dict[str, Any] | None = None) -> list[tuple[str, Table]]:
+    """The summary's tables; a verdict summary's intervals from `grades` (each metric's first-draw grades) when the
+    caller has them, else from a pass over the records."""
     if run.kind == "unit_tests":
         return _unit_test_summary(run)
     if run.kind == "probes":
         from judges.probes.render import probe_tables
 
         return probe_tables(run)
-    return [("Verdicts per metric", _verdict_summary(run))]
+    return [("Verdicts per metric", _verdict_summary(run, grades))]
 
 
 def _interval(low: float | None, high: float | None, as_rate: bool = True) -> Cell:
@@ -176,11 +180,11 @@ def _unit_test_summary(run: Run) -> list[tuple[str, Table]]:
     return tables
 
 
-def _verdict_summary(run: Run) -> Table:
+def _verdict_summary(run: Run, grades: dict[str, Any] | None) -> Table:
     from judges.runs.intervals import first_draw_grades, mean_interval, metric_range
 
     info = run.config.get("metric_info") or {}
-    grades = first_draw_grades(run.iter_records())
+    grades = first_draw_grades(run.iter_records()) if grades is None else grades
     rows = []
     for metric, s in run.summary.metrics.items():
         about = info.get(metric, {})
@@ -191,7 +195,7 @@ def _verdict_summary(run: Run) -> Table:
                 "better": ("higher" if about["higher_is_better"] else "lower") if about else "-",
                 "mean": s.mean,
                 "95% interval (bootstrap)": _interval(
-                    *mean_interval(grades.get(metric, []), metric_range(metric, about)), as_rate=False
+                    *mean_interval(grades.get(metric, ()), metric_range(metric, about)), as_rate=False
                 ),
                 "graded": s.graded,
                 "null": s.null,

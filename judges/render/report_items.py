@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import heapq
 import os
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -105,12 +105,12 @@ def _not_passed(entry: MetricRecord) -> bool:
     return entry.verdict.state is VerdictState.FAILURE
 
 
-def chosen_entries(run: Run, limit: int = MAX_ROWS) -> Chosen:
+def chosen_entries(records: Iterable[ItemRecord], limit: int = MAX_ROWS) -> Chosen:
     """One pass over the records (streamed from results.jsonl), holding at most 2 x `limit` entries."""
     every: list[tuple[tuple[int, int, int], int, ItemRecord, str]] = []  # bounded max-heaps on negated keys
     missed: list[tuple[tuple[int, int, int], int, ItemRecord, str]] = []
     total = not_passed = 0
-    for record in run.iter_records():
+    for record in records:
         for index, (metric, entry) in enumerate(record.metrics.items()):
             total += 1
             key = (-record.draw, -record.order, -index)

@@ -4,13 +4,16 @@ each interval lies inside the range of the figure it bounds."""
 from __future__ import annotations
 
 import statistics
-from collections.abc import Iterable, Sequence
+from array import array
+from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
 from judges.records import ItemRecord
 from judges.types import ALL_METRICS, Outcome
 
 RESAMPLES, SEED = 1000, 0
+DISTINCT_BY_COUNTS = 256  # resampled as counts of each distinct value up to this many values
+BLOCK_VALUES = 4_000_000  # values drawn at once when resampling by index (32 MB)
 
 
 def wilson(passed: int, n: int) -> tuple[float | None, float | None]:
@@ -46,33 +49,56 @@ def total_interval(rows: Iterable[ItemRecord]) -> tuple[float | None, float | No
 
 
 def mean_interval(values: Sequence[float], value_range: tuple[float, float]) -> tuple[float | None, float | None]:
-    """The percentile bootstrap interval of a mean grade (scipy, seeded; None, None below two values). Unlike a t
+    """The percentile bootstrap interval of a mean grade (seeded; None, None below two values). Unlike a t
     interval, it cannot leave the metric's `value_range` (a mean of values in the range is in the range)."""
     if len(values) < 2:
         return None, None
     import numpy as np
-    from scipy.stats import bootstrap
 
     low_end, high_end = value_range
     data = np.clip(np.asarray(values, dtype=float), low_end, high_end)
     if float(data.min()) == float(data.max()):
         return float(data[0]), float(data[0])
-    result = bootstrap(
-        (data,), np.mean, method="percentile", n_resamples=RESAMPLES, random_state=np.random.default_rng(SEED)
-    )
-    low, high = result.confidence_interval
+    means = bootstrap_means(data, np.random.default_rng(SEED))
+    low, high = np.percentile(means, [2.5, 97.5])
     return max(low_end, float(low)), min(high_end, float(high))
 
 
-def first_draw_grades(records: Iterable[ItemRecord]) -> dict[str, list[float]]:
-    """Each metric's grades over the first draw, as floats (the records streamed, not held)."""
-    out: dict[str, list[float]] = {}
+def bootstrap_means(data: Any, rng: Any, resamples: int = RESAMPLES) -> Any:
+    """The means of `resamples` resamples of `data` (drawn with replacement), in memory that does not grow with
+    the run: grades take a few values, so a resample is how many times it draws each one (a multinomial over the
+    distinct values, the same distribution as drawing indices); many distinct values are resampled by index, a
+    block of resamples at a time."""
+    import numpy as np
+
+    levels, counts = np.unique(data, return_counts=True)
+    n = len(data)
+    if len(levels) <= DISTINCT_BY_COUNTS:
+        return rng.multinomial(n, counts / n, size=resamples) @ levels / n
+    block = max(1, BLOCK_VALUES // n)
+    means = [
+        data[rng.integers(0, n, size=(min(block, resamples - k), n))].mean(axis=1) for k in range(0, resamples, block)
+    ]
+    return np.concatenate(means)
+
+
+def first_draw_grades(records: Iterable[ItemRecord]) -> dict[str, array[float]]:
+    """Each metric's grades over the first draw, as 8-byte floats (the records streamed, not held)."""
+    out: dict[str, array[float]] = {}
+    for _ in noting_grades(records, out):
+        pass
+    return out
+
+
+def noting_grades(records: Iterable[ItemRecord], into: dict[str, array[float]]) -> Iterator[ItemRecord]:
+    """`records` passed on unchanged, each first-draw grade noted in `into` on the way: one pass over a run's
+    records serves both its caller and the grades."""
     for record in records:
         if record.draw == 0:
             for metric, entry in record.metrics.items():
                 if entry.value is not None:
-                    out.setdefault(metric, []).append(entry.value)
-    return out
+                    into.setdefault(metric, array("d")).append(entry.value)
+        yield record
 
 
 def metric_range(metric: str, info: dict[str, Any]) -> tuple[float, float]:
