@@ -1,6 +1,7 @@
-"""Scale benchmark: the batch and Ray executors beside the local one, through the CLI, against the loopback stub.
+"""Scale benchmark: one process as the run grows 10x, the batch and Ray executors beside the local one, through the
+CLI, against the loopback stub.
 
-    python benchmarks/bench_scale.py                      # 2,000 samples; add --ray-calls 100000 for the large run
+    python benchmarks/bench_scale.py --ray-calls 100000   # everything; --only sizes|batch|ray|offline for parts
 
 Samples: the unit tests of unit_tests/test.jsonl, repeated with a numbered question so every call is distinct.
 - batch: `judgelab evaluate` online, then with --executor batch (the stub's batch API, --batch-delay-s per batch),
@@ -8,6 +9,9 @@ Samples: the unit tests of unit_tests/test.jsonl, repeated with a numbered quest
   by the stub, costs at online and batch prices (gpt-4o-mini, whose batch prices are in LiteLLM's table).
 - ray: the same samples with --executor ray (a local Ray started by the run: its start-up is in the wall time)
   beside --executor local; records compared; calls per second; the driver's peak RSS (VmHWM).
+- sizes: --executor local at 15,000 and 150,000 samples: peak RSS, report.html's size, the time from the last
+  record written to the end of the process (scale_local.py).
+- offline: the offline judge on one local llama.cpp server, then on two Ray actors; records compared.
 Writes results/benchmarks/scale.json and scale.md.
 """
 
@@ -34,6 +38,7 @@ from scale_compare import comparable, read_records  # noqa: E402
 from stub_server import running_stub, stub_stats  # noqa: E402
 
 JUDGE = "openai/gpt-4o-mini"
+PARTS = ("sizes", "batch", "ray", "offline")
 
 
 def make_samples(n: int, path: Path) -> Path:
@@ -48,8 +53,8 @@ def make_samples(n: int, path: Path) -> Path:
 
 
 class Judgelab:
-    def __init__(self, base: str, samples: Path, tmp: Path, concurrency: int) -> None:
-        self.base, self.samples, self.tmp, self.concurrency = base, samples, tmp, concurrency
+    def __init__(self, base: str | None, samples: Path, tmp: Path, concurrency: int, judge: str = JUDGE) -> None:
+        self.base, self.samples, self.tmp, self.concurrency, self.judge = base, samples, tmp, concurrency, judge
 
     def start(self, name: str, *extra: str) -> subprocess.Popen[str]:
         env = {**os.environ, "PYTHONPATH": str(ROOT), "OPENAI_API_KEY": "sk-bench", "JUDGELAB_BATCH_POLL_S": "0.5"}
@@ -60,9 +65,8 @@ class Judgelab:
             "evaluate",
             str(self.samples),
             "--judge",
-            JUDGE,
-            "--api-base",
-            self.base,
+            self.judge,
+            *(("--api-base", self.base) if self.base else ()),
             "--quiet",
             "--concurrency",
             str(self.concurrency),
@@ -81,16 +85,22 @@ class Judgelab:
         process = self.start(name, *extra)
         peak = watch_peak(process)
         _, err = process.communicate()
-        wall = time.perf_counter() - started
+        wall, ended = time.perf_counter() - started, time.time()
         if process.returncode != 0:
             raise RuntimeError(f"{name} exited {process.returncode}: {err[-2000:]}")
-        usage = json.loads((self.tmp / name / "run.json").read_text())["usage"]
+        folder = self.tmp / name
+        usage = json.loads((folder / "run.json").read_text())["usage"]
+        # results.jsonl is appended as each item finishes: its last write is the end of the last item's calls
+        after = ended - (folder / "results.jsonl").stat().st_mtime
         return {
             "wall_s": round(wall, 2),
             "calls": usage["calls"],
             "cost_usd": round(usage["cost"], 4),
             "calls_per_s": round(usage["calls"] / wall, 1),
             "driver_peak_rss_mb": peak,
+            "after_last_record_s": round(after, 2),
+            "report_html_mb": round((folder / "report.html").stat().st_size / 2**20, 2),
+            "results_jsonl_mb": round((folder / "results.jsonl").stat().st_size / 2**20, 1),
         }
 
 
@@ -158,15 +168,8 @@ def bench_ray(args: argparse.Namespace, tmp: Path, samples: Path, tag: str) -> d
     }
 
 
-def markdown(result: dict[str, Any]) -> str:
-    b, r = result["batch"], result["ray"]
-    lines = [
-        "# Scale: batch and Ray executors beside the local one",
-        "",
-        f"{result['machine']}; {result['date']}. `judgelab evaluate` through the CLI against the loopback stub "
-        f"(latency {result['latency_ms']:g} ms, --concurrency {result['concurrency']}), judge {JUDGE} (priced by "
-        "LiteLLM's table). Made by `python benchmarks/bench_scale.py`.",
-        "",
+def batch_markdown(b: dict[str, Any]) -> list[str]:
+    return [
         f"## Batch (`--executor batch`, {b['samples']:,} samples, each batch completing after "
         f"{b['batch_delay_s']:g} s)",
         "",
@@ -188,6 +191,24 @@ def markdown(result: dict[str, Any]) -> str:
         f"({b['batch']['cost_usd'] / max(b['online']['cost_usd'], 1e-12):.2f}x)",
         "",
     ]
+
+
+def markdown(result: dict[str, Any]) -> str:
+    b, r = result.get("batch"), result.get("ray")
+    lines = [
+        "# Scale: one process as the run grows, batch and Ray executors beside the local one",
+        "",
+        f"{result['machine']}; {result['date']}. `judgelab evaluate` through the CLI against the loopback stub "
+        f"(latency {result['latency_ms']:g} ms, --concurrency {result['concurrency']}), judge {JUDGE} (priced by "
+        "LiteLLM's table). Made by `python benchmarks/bench_scale.py --ray-calls 100000`; peak RSS is the "
+        "process's VmHWM, read every 0.2 s.",
+        "",
+    ]
+    import scale_local
+
+    lines += scale_local.sizes_markdown(result)
+    if b is not None:
+        lines += batch_markdown(b)
     for tag, section in (("", r), ("_large", result.get("ray_large"))):
         if section is None:
             continue
@@ -205,15 +226,18 @@ def markdown(result: dict[str, Any]) -> str:
             f"- records identical to the local run's: **{section['records_identical']}**; every record present: "
             f"**{section['all_records_present']}**",
             "- Ray's wall time includes starting a local Ray (about 10 s here) and one Ray Data job per round of "
-            "dependent steps (3 for the GroUSE pipeline)",
+            "dependent steps (3 for the GroUSE pipeline) for each window of 10,000 samples",
             "",
         ]
-    if result.get("ray_large") is None:
+    if r is not None and result.get("ray_large") is None:
         lines += ["The 100,000-call Ray run was not made in this session (run with --ray-calls 100000).", ""]
+    lines += scale_local.offline_markdown(result)
     return "\n".join(lines)
 
 
 def main() -> None:
+    import scale_local
+
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--samples", type=int, default=2000)
     parser.add_argument("--latency-ms", type=float, default=1.0)
@@ -221,6 +245,9 @@ def main() -> None:
     parser.add_argument("--batch-delay-s", type=float, default=3.0)
     parser.add_argument("--ray-workers", type=int, default=2)
     parser.add_argument("--ray-calls", type=int, default=0, help="also a Ray run of about this many calls")
+    parser.add_argument("--local-samples", type=int, default=15000, help="N: one process at N and 10 N samples")
+    parser.add_argument("--offline-samples", type=int, default=6, help="the offline judge on Ray actors (0: skip)")
+    parser.add_argument("--only", nargs="+", choices=PARTS, default=list(PARTS), help="the parts to run")
     parser.add_argument("--out", default=str(ROOT / "results" / "benchmarks"))
     args = parser.parse_args()
     result: dict[str, Any] = {
@@ -233,11 +260,17 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as folder:
         tmp = Path(folder)
         samples = make_samples(args.samples, tmp / "samples.jsonl")
-        result["batch"] = bench_batch(args, tmp, samples)
-        print(json.dumps(result["batch"]), flush=True)
-        result["ray"] = {"samples": args.samples, **bench_ray(args, tmp, samples, "")}
-        print(json.dumps(result["ray"]), flush=True)
-        if args.ray_calls:
+        if "sizes" in args.only:
+            result["sizes"] = scale_local.bench_sizes(args, tmp)
+        if "batch" in args.only:
+            result["batch"] = bench_batch(args, tmp, samples)
+            print(json.dumps(result["batch"]), flush=True)
+        if "ray" in args.only:
+            result["ray"] = {"samples": args.samples, **bench_ray(args, tmp, samples, "")}
+            print(json.dumps(result["ray"]), flush=True)
+        if "offline" in args.only and args.offline_samples:
+            result["offline_ray"] = scale_local.bench_offline_ray(args, tmp)
+        if args.ray_calls and "ray" in args.only:
             n = args.ray_calls // 3  # about three calls per sample in the GroUSE pipeline
             large = make_samples(n, tmp / "large.jsonl")
             result["ray_large"] = {"samples": n, **bench_ray(args, tmp, large, "_large")}

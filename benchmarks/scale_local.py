@@ -1,0 +1,93 @@
+"""Parts of the scale benchmark: one process as the run grows 10x (memory, report, time after the last call), and
+the offline judge on two Ray actors beside one local server."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Any
+
+from bench_scale import Judgelab, make_samples, same
+from stub_server import running_stub
+
+
+def bench_sizes(args: argparse.Namespace, tmp: Path) -> dict[str, Any]:
+    """`judgelab evaluate` with the local executor at N and 10 N samples, reply cache on (as users run it)."""
+    rows = []
+    with running_stub(latency_ms=args.latency_ms, max_concurrency=256) as base:
+        for n in (args.local_samples, 10 * args.local_samples):
+            samples = make_samples(n, tmp / f"sized-{n}.jsonl")
+            row = Judgelab(base, samples, tmp, args.concurrency).run(f"sized-{n}")
+            rows.append({"samples": n, **row})
+            samples.unlink()
+            print(rows[-1], flush=True)
+    small, large = rows
+    return {
+        "runs": rows,
+        "peak_ratio": round(large["driver_peak_rss_mb"] / small["driver_peak_rss_mb"], 2),
+    }
+
+
+def bench_offline_ray(args: argparse.Namespace, tmp: Path) -> dict[str, Any]:
+    """The offline judge (SmolLM2-135M on llama.cpp): one local server, then two Ray actors with a server each."""
+    samples = make_samples(args.offline_samples, tmp / "offline.jsonl")
+    judgelab = Judgelab(None, samples, tmp, 1, judge="local/smollm2-135m")
+    local = judgelab.run("offline-local")
+    ray = judgelab.run("offline-ray", "--executor", "ray", "--ray-workers", "2")
+    return {
+        "samples": args.offline_samples,
+        "local": local,
+        "ray": ray,
+        "records_identical": same(tmp, "offline-ray", "offline-local"),
+    }
+
+
+def sizes_markdown(result: dict[str, Any]) -> list[str]:
+    lines: list[str] = []
+    sized = result.get("sizes")
+    if sized:
+        small, large = sized["runs"]
+        lines += [
+            f"## One process, local executor: {small['samples']:,} and {large['samples']:,} samples",
+            "",
+            "| samples | calls | wall s | calls/s | peak RSS MB | after the last record s | share of the run "
+            "| report.html MB | results.jsonl MB |",
+            "|---|---|---|---|---|---|---|---|---|",
+            *(
+                f"| {r['samples']:,} | {r['calls']:,} | {r['wall_s']} | {r['calls_per_s']} | "
+                f"{r['driver_peak_rss_mb']} | {r['after_last_record_s']} | "
+                f"{100 * r['after_last_record_s'] / r['wall_s']:.1f}% | {r['report_html_mb']} | "
+                f"{r['results_jsonl_mb']} |"
+                for r in sized["runs"]
+            ),
+            "",
+            f"- peak memory at 10x the samples: **{sized['peak_ratio']}x** (the samples are checked in one pass "
+            "and read again from the file as the run reaches them; records go to results.jsonl as they finish)",
+            "- after the last record: run.json, summary.md and report.html, from one pass over results.jsonl",
+            "",
+        ]
+    return lines
+
+
+def offline_markdown(result: dict[str, Any]) -> list[str]:
+    lines: list[str] = []
+    offline = result.get("offline_ray")
+    if offline:
+        lines += [
+            f"## The offline judge on two Ray actors ({offline['samples']} samples, local/smollm2-135m)",
+            "",
+            "| executor | wall s | calls | driver peak RSS MB |",
+            "|---|---|---|---|",
+            *(
+                f"| {name} | {row['wall_s']} | {row['calls']:,} | {row['driver_peak_rss_mb']} |"
+                for name, row in (
+                    ("local (one llama.cpp server)", offline["local"]),
+                    ("ray (two actors)", offline["ray"]),
+                )
+            ),
+            "",
+            f"- records identical: **{offline['records_identical']}** (each actor starts its own llama.cpp server; "
+            "here the two servers share the same 2 cores)",
+            "",
+        ]
+    return lines
