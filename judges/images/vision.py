@@ -26,7 +26,7 @@ def can_see(model: JudgeModel) -> bool:
 
 def check_can_see(model: JudgeModel, samples: Iterable[Sample]) -> None:
     """ConfigError when a sample holds images and the judge cannot see them (never a silent text-only prompt)."""
-    with_images = [sample for sample in samples if sample.images]
+    with_images = sum(1 for sample in samples if sample.images)  # counted, not held: the samples may be a file
     if not with_images or can_see(model):
         return
     how = (
@@ -34,4 +34,4 @@ def check_can_see(model: JudgeModel, samples: Iterable[Sample]) -> None:
         if model.local
         else "if the endpoint's model does accept images, say so with --vision (or vision = true in [judge])"
     )
-    raise ConfigError(f"judge {model.name} cannot see images, and {len(with_images)} sample(s) hold images: {how}")
+    raise ConfigError(f"judge {model.name} cannot see images, and {with_images} sample(s) hold images: {how}")

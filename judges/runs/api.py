@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any, Unpack
 
@@ -112,20 +112,33 @@ def grade_samples(
 ) -> Run:
     """Grade a user's samples with a GroUSE judge: the full pipeline, or only the named metrics."""
     from judges.judging.factory import open_judge
-    from judges.judging.prompts import check_renders, load_prompt_set
+    from judges.judging.prompts import load_prompt_set
     from judges.runs.service import run_task
     from judges.runs.tasks import GradeTask
 
     opts = judge_config(judge, **options)
     prompts = load_prompt_set(opts.prompts)
-    check_renders(prompts, (sample for _, sample in samples), metrics)
-    check_can_see(opts.judge_model(), (sample for _, sample in samples))
+    # one pass over the samples (a file is read again, not held): every template renders, the judge can see them
+    check_can_see(opts.judge_model(), rendered(prompts, samples, metrics))
     config = _config(opts, prompts, data=data, n_samples=len(samples), metrics=list(metrics or prompts.templates))
     with open_judge(opts, prompts) as session:
         config.update(litellm_model=session.model.litellm_model, json_schema=session.model.json_schema)
         return run_task(
-            GradeTask(samples, session.judge, metrics), session.runtime, _out(out), config, progress=progress
+            GradeTask(samples, session.judge, metrics, checked=True),
+            session.runtime,
+            _out(out),
+            config,
+            progress=progress,
         )
+
+
+def rendered(prompts: Any, samples: Iterable[tuple[str, Sample]], metrics: Sequence[str] | None) -> Iterator[Sample]:
+    """The samples, each once its templates have rendered (a template error stops here, before any call)."""
+    from judges.judging.prompts import check_renders
+
+    for _, sample in samples:
+        check_renders(prompts, (sample,), metrics)
+        yield sample
 
 
 def run_metrics(
