@@ -58,14 +58,14 @@ class UsageTotals:
     def result(self) -> Usage:
         failures = dict(sorted(self.failures.items()))
         return Usage(
-            self.replies,
-            self.cached,
-            sum(failures.values()),
-            int(self.prompt_tokens),
-            int(self.completion_tokens),
-            self.cost,
-            self.priced_cost,
-            failures,
+            calls=self.replies,
+            cached_calls=self.cached,
+            failed_calls=sum(failures.values()),
+            prompt_tokens=int(self.prompt_tokens),
+            completion_tokens=int(self.completion_tokens),
+            cost=self.cost,
+            priced_cost=self.priced_cost,
+            failures=failures,
         )
 
 
