@@ -79,7 +79,7 @@ class Seen:
     id: str
     probe: str
     arrival: int
-    given: dict[str, Given | None]
+    verdicts: dict[str, Given | None]
 
 
 class ProbeTally:
@@ -88,7 +88,7 @@ class ProbeTally:
     perturbed item's only until its original comes, and per probe and metric the outcomes counted and the pairs
     missed. `result()` is the summary per probe and metric: the rate (invariance, or the right direction) with its
     Wilson interval and n, the failures counted apart, the oracle's and a constant judge's rates on the same pairs,
-    and the pairs missed. Item ids are unique in a run (the loaders refuse duplicates)."""
+    and the pairs missed. A sample id names one sample (the loaders refuse duplicate ids)."""
 
     def __init__(self) -> None:
         from judges.probes.registry import shipped_probes
@@ -122,10 +122,10 @@ class ProbeTally:
     def _pair(self, before: Seen, after: Seen) -> None:
         self.pairs[after.probe] += 1
         for metric, expectation in self.declared[after.probe].items():
-            outcome = compare(metric, expectation, before.given[metric], after.given[metric])
+            outcome = compare(metric, expectation, before.verdicts[metric], after.verdicts[metric])
             self.outcomes.setdefault((after.probe, metric), Counter())[outcome] += 1
             if outcome == MISSED:
-                miss = ProbeMiss(before.id, after.id, _shown(before.given[metric]), _shown(after.given[metric]))
+                miss = ProbeMiss(before.id, after.id, _shown(before.verdicts[metric]), _shown(after.verdicts[metric]))
                 self.missed.setdefault((after.probe, metric), []).append((after.arrival, miss))
 
     def result(self) -> ProbeSummary:
