@@ -1,4 +1,5 @@
-"""The package's layout as a test: no import cycle among judges' modules, and no module over 300 lines.
+"""The package's layout as a test: no import cycle among judges' modules, no module over 300 lines, and no module
+or test importing another module's private (`_`-prefixed) name.
 
 Imports are read with `ast` from every module, at any depth: module level and inside functions (a lazy import
 still ties two modules together, and is how cycles hide). Imports under `if TYPE_CHECKING:` are left out: they
@@ -13,6 +14,8 @@ from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parent.parent / "judges"
 MAX_LINES = 300
+# `from judges.x import _y` allowed, as "importer: judges.x._y" with the reason it is needed; none is today
+PRIVATE_IMPORTS_ALLOWED: dict[str, str] = {}
 
 
 def modules() -> dict[str, Path]:
@@ -137,3 +140,35 @@ def test_no_module_over_300_lines() -> None:
         if (n := len(path.read_text(encoding="utf-8").splitlines())) > MAX_LINES
     }
     assert long == {}
+
+
+def private_imports(source: str, importer: str) -> list[str]:
+    """`importer: judges.x._y` for each `from judges.x import _y` in `source`, at any depth (TYPE_CHECKING too: a
+    private name is private to its module in annotations as well). Dunder names (`__version__`) are public."""
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.ImportFrom) and not node.level and (node.module or "").split(".")[0] == "judges":
+            for alias in node.names:
+                if alias.name.startswith("_") and not alias.name.startswith("__"):
+                    found.append(f"{importer}: {node.module}.{alias.name}")
+    return found
+
+
+def test_the_private_import_finder_sees_a_private_name_at_any_depth() -> None:
+    source = (
+        "from judges.runs import api\nfrom judges import __version__\nfrom os import _exit\n"
+        "def f():\n    from judges.runs.api import run_config, _hidden\n"
+    )
+    assert private_imports(source, "m") == ["m: judges.runs.api._hidden"]
+
+
+def test_no_module_or_test_imports_another_modules_private_name() -> None:
+    root = PACKAGE.parent
+    found = [
+        line
+        for folder in ("judges", "tests", "benchmarks")
+        for path in sorted((root / folder).rglob("*.py"))
+        if ".venvs" not in path.parts
+        for line in private_imports(path.read_text(encoding="utf-8"), str(path.relative_to(root)))
+    ]
+    assert [line for line in found if line not in PRIVATE_IMPORTS_ALLOWED] == []

@@ -163,3 +163,18 @@ def pytest_with_gate(tmp_path: Path, base: str, tests: str) -> subprocess.Comple
     command = [sys.executable, "-m", "pytest", "--judgelab", str(config), "-p", "no:cacheprovider", "-rf"]
     command += ["--basetemp", str(tmp_path / "basetemp"), "--rootdir", str(tmp_path), str(tmp_path)]
     return subprocess.run(command, capture_output=True, text=True, env=ENV, cwd=tmp_path, timeout=300)
+
+
+def test_pairs_keep_the_first_runs_order_and_test_the_discordant_pairs_exactly():
+    from judges.runs.paired_runs import Pairs
+
+    pairs = Pairs.of({"d": 1.0, "a": 1.0, "b": 0.0, "c": 1.0}, {"b": 1.0, "a": 0.0, "d": 1.0, "e": 0.0})
+    assert (pairs.n, list(pairs.before), pairs.lost(), pairs.gained()) == (3, ["d", "a", "b"], ["a"], ["b"])
+    assert pairs.means() == (2 / 3, 2 / 3) and pairs.mcnemar_p() == 1.0
+    six_lost = Pairs.of({f"t{n}": 1.0 for n in range(8)}, {f"t{n}": float(n > 5) for n in range(8)})
+    assert six_lost.mcnemar_p() == 2 * 0.5**6 and six_lost.lost() == [f"t{n}" for n in range(6)]
+    difference = six_lost.difference()
+    assert difference is not None and difference.mean == -6 / 8 and difference.low <= -6 / 8 <= difference.high
+    none = Pairs.of({"a": 1.0}, {"b": 1.0})
+    assert (none.n, none.means(), none.mcnemar_p(), none.difference()) == (0, None, None, None)
+    assert Pairs.of({"a": 1.0}, {"a": 0.0}).difference() is None  # a bootstrap needs two pairs

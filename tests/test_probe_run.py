@@ -216,3 +216,29 @@ def test_probe_refuses_tests_and_data_together(tmp_path):
     assert main(["probe", "--tests", "x.jsonl", "--data", "y.jsonl", "--quiet"]) == 2
     assert main(["probe", "--probe", "nope"]) == 2
     assert Path(ROOT / "judges" / "cli" / "probe_cmd.py").is_file()
+
+
+def test_the_tally_pairs_records_in_any_order_and_keeps_none_of_them():
+    import gc
+    import weakref
+
+    from judges.probes.analysis import ProbeTally
+
+    judge, _ = scripted_judge(position_biased)
+    run = run_task(ProbeTask(samples(4), shipped_probes(), judge), judge.runtime, None, {"judge": "scripted"})
+    assert run.summary.probes is not None and any(row.missed for row in run.summary.probes.rows)
+    records = list(run.records)
+    # every perturbed item before its original: each waits, then pairs when its original comes
+    tally = ProbeTally()
+    for record in [r for r in records if r.probe != "original"] + [r for r in records if r.probe == "original"]:
+        tally.add(record)
+    assert tally.result() == run.summary.probes and tally.waiting == {}
+    kept = [weakref.ref(r) for r in records]
+    expected = run.summary.probes
+    tally = ProbeTally()
+    for record in records:
+        tally.add(record)
+    del run, records, record
+    gc.collect()
+    assert [ref for ref in kept if ref() is not None] == []  # the tally holds no record
+    assert tally.result() == expected

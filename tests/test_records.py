@@ -105,6 +105,27 @@ def test_a_committed_grade_run_folder_loads_and_its_summary_matches():
     assert run.summary.usage.calls == sum(r.usage.calls for r in run.records) > 0
 
 
+def test_the_live_counter_and_the_totals_share_one_set_of_counts_and_write_the_keys_of_committed_folders():
+    import dataclasses
+
+    from judges.calls.runtime import CallCounter
+    from judges.records.usage import CallCounts
+
+    shared = [f.name for f in dataclasses.fields(CallCounts)]
+    for usage_class, own in ((CallCounter, "retries"), (Usage, "priced_cost")):
+        assert issubclass(usage_class, CallCounts)
+        assert [f.name for f in dataclasses.fields(usage_class)] == [*shared, own]
+    meta = json.loads((COMMITTED / "run.json").read_text(encoding="utf-8"))
+    line = json.loads((COMMITTED / "results.jsonl").read_text(encoding="utf-8").splitlines()[0])
+    # the same keys in the same order as committed folders: run.json's usage is the counter's, the rest totals
+    assert list(CallCounter().to_json()) == list(meta["usage"])
+    assert list(Usage().to_json()) == list(meta["summary"]["usage"]) == list(line["usage"])
+    summary = Summary.from_json(meta["summary"]).to_json()
+    assert list(summary["usage"]) == list(summary["metrics"]["completeness"]["usage"]) == list(line["usage"])
+    counter = CallCounter.from_json(meta["usage"])
+    assert counter.to_json() == meta["usage"] and counter.retries == meta["usage"]["retries"]
+
+
 def test_an_unreadable_record_names_the_file_and_line(tmp_path):
     from judges.errors import InputError
 

@@ -47,9 +47,9 @@ def test_the_planning_judge_refuses_a_call_through_its_runtime(tmp_path):
 
 
 def test_a_metrics_run_that_needs_no_judge_refuses_calls_with_the_no_judge_message():
-    from judges.runs.api import _metrics_runtime
+    from judges.runs.api import metrics_runtime
 
-    with _metrics_runtime(JudgeConfig(model="openai/x"), needs_judge=False) as (model, runtime):
+    with metrics_runtime(JudgeConfig(model="openai/x"), needs_judge=False) as (model, runtime):
         assert model.litellm_model == "openai/x"
         with pytest.raises(CallError, match=r"^no judge was started for this run \(claims asked for one\)$"):
             asyncio.run(runtime.backend.complete(CompletionRequest("openai/x", (), metric="claims")))

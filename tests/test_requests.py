@@ -56,13 +56,13 @@ def test_a_grouse_request_is_the_call_it_was_and_keeps_its_cache_key(json_schema
 @pytest.mark.parametrize("json_schema", [True, False])
 def test_a_rag_request_is_the_call_it_was_and_keeps_its_cache_key(json_schema):
     _, _, rag = judges_for(json_schema)
-    claims = rag._request("claims", MESSAGES, SCHEMA, None)
+    claims = rag.request("claims", MESSAGES, SCHEMA, None)
     with_format = {**RAG_PARAMS, "response_format": {"type": "json_object", "schema": SCHEMA}}
     assert claims == CompletionRequest(
         "openai/m", tuple(MESSAGES), with_format if json_schema else RAG_PARAMS, "claims"
     )
     assert claims.cache_key() == KEYS_BEFORE[(json_schema, "rag", "claims", 0)]
-    relevance = rag._request("relevance", MESSAGES, None, LOGPROB_PARAMS)
+    relevance = rag.request("relevance", MESSAGES, None, LOGPROB_PARAMS)
     assert relevance.params == {"temperature": 0, "max_tokens": 1, "logprobs": True, "top_logprobs": 5}
     assert relevance.cache_key() == KEYS_BEFORE[(json_schema, "rag", "relevance", 0)]
 

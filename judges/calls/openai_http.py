@@ -21,7 +21,7 @@ OPENAI_BASE = "https://api.openai.com/v1"
 OPENAI_COMPATIBLE = ("openai", "hosted_vllm", "custom_openai")
 # LiteLLM's own arguments, meaningless to a server: never sent on.
 _LITELLM_ONLY = {"drop_params", "num_retries", "metadata", "caching", "mock_response", "custom_llm_provider"}
-_CONNECTION_ONLY = {"api_key", "api_base", "base_url", "extra_headers", "headers"}
+CONNECTION_ONLY = {"api_key", "api_base", "base_url", "extra_headers", "headers"}
 _STATUS_NAMES = {
     400: "BadRequestError",
     401: "AuthenticationError",
@@ -145,7 +145,7 @@ class OpenAIHTTPBackend:
             self._headers["Authorization"] = f"Bearer {key}"
         for name in ("extra_headers", "headers"):
             self._headers.update({str(k): str(v) for k, v in (connection.get(name) or {}).items()})
-        self._body_secrets = {k: v for k, v in connection.items() if k not in _CONNECTION_ONLY}
+        self._body_secrets = {k: v for k, v in connection.items() if k not in CONNECTION_ONLY}
         register_secret(key)
         register_secrets_in(connection)
         for value in self._headers.values():
@@ -180,7 +180,7 @@ class OpenAIHTTPBackend:
             for key, value in source.items():
                 if key == "extra_body" and isinstance(value, dict):
                     body.update(value)
-                elif key not in _LITELLM_ONLY and key not in _CONNECTION_ONLY:
+                elif key not in _LITELLM_ONLY and key not in CONNECTION_ONLY:
                     body[key] = value
         return body
 

@@ -14,22 +14,16 @@ from judges.calls.backend import Backend, CallError, Completion, CompletionReque
 from judges.calls.cache import CacheMode, ReplyCache
 from judges.calls.priority_slots import PrioritySlots
 from judges.errors import BudgetExhausted, EndpointUnusable, ReplayMiss
+from judges.records.usage import CallCounts
 from judges.types import FailureKind
 
 
 @dataclass
-class Usage:
-    """Running totals of calls, tokens and cost; `failures` counts failed calls by kind (call errors after their
-    retries, and replies that could not be used)."""
+class CallCounter(CallCounts):
+    """The live count of a run's calls as they happen (run.json's `usage`, the progress line's figures): the shared
+    counts, `failures` by kind (call errors after their retries, and replies that could not be used), and retries."""
 
-    calls: int = 0
-    cached_calls: int = 0
-    failed_calls: int = 0
     retries: int = 0
-    prompt_tokens: int = 0
-    completion_tokens: int = 0
-    cost: float = 0.0
-    failures: dict[str, int] = field(default_factory=dict)
 
     def note_failure(self, kind: FailureKind) -> None:
         self.failures[kind.value] = self.failures.get(kind.value, 0) + 1
@@ -66,7 +60,7 @@ class CallRuntime:
     backend: Backend
     cache: ReplyCache | None = None
     settings: RuntimeSettings = field(default_factory=RuntimeSettings)
-    usage: Usage = field(default_factory=Usage)
+    usage: CallCounter = field(default_factory=CallCounter)
     # an executor (judges.executors) that makes the run's pending calls before the run reads them from the cache
     executor: Any = None
     fresh: set[str] = field(default_factory=set)  # cache keys an executor answered for this run: new, paid calls
@@ -139,7 +133,7 @@ class CallRuntime:
         """Judge against `backend` (one that only notes the calls asked for) and `cache`, with no rate limit or
         budget and apart accounting; then this runtime is as it was (an executor's collecting pass)."""
         saved = (self.backend, self.cache, self.settings, self.usage, self._limiters, self._call_numbers, self.fresh)
-        self.backend, self.cache, self.usage, self._limiters, self.fresh = backend, cache, Usage(), {}, set()
+        self.backend, self.cache, self.usage, self._limiters, self.fresh = backend, cache, CallCounter(), {}, set()
         self.settings = dataclasses.replace(self.settings, requests_per_minute=None, tokens_per_minute=None)
         self.settings.max_cost, self._call_numbers = None, itertools.count(1)
         try:

@@ -70,7 +70,7 @@ def known_secrets() -> list[str]:
 
 def scrub(value: Any) -> Any:
     """A copy of a JSON-like value with credential fields set to "***" and known secrets masked in strings."""
-    return _scrub(value, known_secrets())
+    return scrub_with(value, known_secrets())
 
 
 def scrub_text(text: str) -> str:
@@ -107,7 +107,8 @@ def credential_paths(value: Any, prefix: str = "") -> list[str]:
     return sorted(paths)
 
 
-def _scrub(value: Any, secrets: list[str]) -> Any:
+def scrub_with(value: Any, secrets: list[str]) -> Any:
+    """`scrub` with the secrets to mask given (the known ones, for `scrub`)."""
     # what needs a look: containers, and strings when there are secrets to mask; any other value is kept as is
     look = (dict, list, tuple, str) if secrets else (dict, list, tuple)
     if isinstance(value, str):
@@ -118,10 +119,10 @@ def _scrub(value: Any, secrets: list[str]) -> Any:
             if is_credential_key(key, item) and item not in (None, ""):
                 out[key] = MASK
             else:
-                out[key] = _scrub(item, secrets) if isinstance(item, look) else item
+                out[key] = scrub_with(item, secrets) if isinstance(item, look) else item
         return out
     if isinstance(value, (list, tuple)):
-        return [_scrub(item, secrets) if isinstance(item, look) else item for item in value]
+        return [scrub_with(item, secrets) if isinstance(item, look) else item for item in value]
     return value
 
 

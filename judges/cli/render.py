@@ -12,11 +12,11 @@ if TYPE_CHECKING:
 
 def failure_summary(run: Run) -> str | None:
     """ "12 of 456 calls failed: 9 timeout, 3 unparseable", from the finished items' call records."""
-    from judges.records import Usage
+    from judges.records.usage import CallCounts
     from judges.runs.progress import call_counts
 
     # the runtime's counter (run.json's usage), the one the progress line reads; the records' totals otherwise
-    usage = Usage.from_json(run.usage) if "failures" in run.usage else run.summary.usage
+    usage = CallCounts.from_json(run.usage) if "failures" in run.usage else run.summary.usage
     asked, failed = call_counts(usage.calls, usage.failures)
     if not failed:
         return None

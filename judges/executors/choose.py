@@ -27,7 +27,7 @@ def open_executor(config: JudgeConfig, model: JudgeModel, settings: RuntimeSetti
 
 
 def _batch(config: JudgeConfig, model: JudgeModel, settings: RuntimeSettings) -> Any:
-    from judges.calls.openai_http import _CONNECTION_ONLY, OpenAIHTTPBackend
+    from judges.calls.openai_http import CONNECTION_ONLY, OpenAIHTTPBackend
     from judges.executors.batch import BatchExecutor
     from judges.executors.batch_api import LiteLLMBatchAPI, OpenAIBatchAPI
     from judges.executors.rows import Row
@@ -38,7 +38,7 @@ def _batch(config: JudgeConfig, model: JudgeModel, settings: RuntimeSettings) ->
     if len(bases) > 1:
         raise ConfigError("--executor batch sends to one endpoint: give one --api-base")
     # headers and the key only: credential fields that would go in a request body are never written to a file
-    connection = {k: v for k, v in config.connection_extra().items() if k in _CONNECTION_ONLY}
+    connection = {k: v for k, v in config.connection_extra().items() if k in CONNECTION_ONLY}
     client = OpenAIHTTPBackend(api_base=bases[0] if bases else None, timeout_s=config.timeout_s, connection=connection)
 
     lean = (config.client or default_client(model)) == "lean"

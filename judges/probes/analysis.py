@@ -1,10 +1,10 @@
-"""Pairs each perturbed item with its original and scores, per probe and metric, how often the judge did what the
-probe declares (kept the grade, swapped it, or lowered it), with Wilson intervals and the oracle and constant
-baselines computed by the same rule."""
+"""Pairs each perturbed item with its original as the records come and scores, per probe and metric, how often the
+judge did what the probe declares (kept the grade, swapped it, or lowered it), with Wilson intervals and the oracle
+and constant baselines computed by the same rule."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections import Counter
 from dataclasses import dataclass
 
 from judges.judging.replies import GRADE_SPECS
@@ -71,59 +71,95 @@ def _baseline(metric: str, expects: str, oracle: bool) -> str:
     return compare(metric, expects, before, Given(("grade", lowered), ("grade", top)))
 
 
-def probe_summary(records: Sequence[ItemRecord]) -> ProbeSummary:
-    """Per probe and metric: the rate (invariance, or the right direction) with its Wilson interval and n, the
-    failures counted apart, the oracle's and a constant judge's rates on the same pairs, and the items missed."""
-    from judges.probes.registry import shipped_probes
+@dataclass(frozen=True)
+class Seen:
+    """What pairing keeps of a first-draw item of a probe run: its id and probe, when it came (the report lists the
+    pairs missed in the order their perturbed items finished), and the judge's verdicts on the declared metrics."""
 
-    declared = {probe.name: probe.expects for probe in shipped_probes()}
-    first = [r for r in records if r.draw == 0 and r.sample_id is not None]
-    originals = {r.sample_id: r for r in first if r.probe == ORIGINAL}
-    rows = []
-    for name, expects in declared.items():
-        pairs = [(originals[r.sample_id], r) for r in first if r.probe == name and r.sample_id in originals]
-        if not pairs:
-            continue
-        for metric, expectation in expects.items():
-            outcomes = [
-                (
-                    before,
-                    after,
-                    compare(metric, expectation, given(before.metrics.get(metric)), given(after.metrics.get(metric))),
+    id: str
+    probe: str
+    arrival: int
+    verdicts: dict[str, Given | None]
+
+
+class ProbeTally:
+    """Told each finished record of a probe run (`add`, in any order), it pairs each perturbed item with its
+    original as soon as both are in, so a probe run holds none of its records: it keeps each original's verdicts, a
+    perturbed item's only until its original comes, and per probe and metric the outcomes counted and the pairs
+    missed. `result()` is the summary per probe and metric: the rate (invariance, or the right direction) with its
+    Wilson interval and n, the failures counted apart, the oracle's and a constant judge's rates on the same pairs,
+    and the pairs missed. A sample id names one sample (the loaders refuse duplicate ids)."""
+
+    def __init__(self) -> None:
+        from judges.probes.registry import shipped_probes
+
+        self.declared = {probe.name: dict(probe.expects) for probe in shipped_probes()}
+        self.metrics = list(dict.fromkeys(m for expects in self.declared.values() for m in expects))
+        self.originals: dict[str, Seen] = {}  # by sample id
+        self.waiting: dict[str, list[Seen]] = {}  # perturbed items whose original has not come yet, by sample id
+        self.pairs: Counter[str] = Counter()  # by probe
+        self.outcomes: dict[tuple[str, str], Counter[str]] = {}  # by probe and metric
+        self.missed: dict[tuple[str, str], list[tuple[int, ProbeMiss]]] = {}
+        self.arrivals = 0
+
+    def add(self, record: ItemRecord) -> None:
+        if record.draw != 0 or record.sample_id is None or record.probe is None:
+            return
+        if record.probe != ORIGINAL and record.probe not in self.declared:
+            return
+        metrics = self.metrics if record.probe == ORIGINAL else self.declared[record.probe]
+        seen = Seen(record.id, record.probe, self.arrivals, {m: given(record.metrics.get(m)) for m in metrics})
+        self.arrivals += 1
+        if record.probe == ORIGINAL:
+            self.originals[record.sample_id] = seen
+            for perturbed in self.waiting.pop(record.sample_id, []):
+                self._pair(seen, perturbed)
+        elif record.sample_id in self.originals:
+            self._pair(self.originals[record.sample_id], seen)
+        else:
+            self.waiting.setdefault(record.sample_id, []).append(seen)
+
+    def _pair(self, before: Seen, after: Seen) -> None:
+        self.pairs[after.probe] += 1
+        for metric, expectation in self.declared[after.probe].items():
+            outcome = compare(metric, expectation, before.verdicts[metric], after.verdicts[metric])
+            self.outcomes.setdefault((after.probe, metric), Counter())[outcome] += 1
+            if outcome == MISSED:
+                miss = ProbeMiss(before.id, after.id, _shown(before.verdicts[metric]), _shown(after.verdicts[metric]))
+                self.missed.setdefault((after.probe, metric), []).append((after.arrival, miss))
+
+    def result(self) -> ProbeSummary:
+        rows = []
+        for name, expects in self.declared.items():
+            if not self.pairs[name]:
+                continue
+            for metric, expectation in expects.items():
+                counts = self.outcomes.get((name, metric), Counter())
+                held, n = counts[HELD], counts[HELD] + counts[MISSED]
+                low, high = wilson(held, n)
+                rows.append(
+                    ProbeRow(
+                        probe=name,
+                        metric=metric,
+                        expects=expectation,
+                        measures="invariance" if expectation in INVARIANCE else "sensitivity",
+                        held=held,
+                        n=n,
+                        rate=held / n if n else None,
+                        low=low,
+                        high=high,
+                        failed=counts[FAILED],
+                        pairs=self.pairs[name],
+                        oracle=1.0 if _baseline(metric, expectation, oracle=True) == HELD else 0.0,
+                        constant=1.0 if _baseline(metric, expectation, oracle=False) == HELD else 0.0,
+                        missed=[miss for _, miss in sorted(self.missed.get((name, metric), []), key=lambda m: m[0])],
+                    )
                 )
-                for before, after in pairs
-            ]
-            counted = [o for o in outcomes if o[2] in (HELD, MISSED)]
-            held = sum(o[2] == HELD for o in counted)
-            low, high = wilson(held, len(counted))
-            rows.append(
-                ProbeRow(
-                    probe=name,
-                    metric=metric,
-                    expects=expectation,
-                    measures="invariance" if expectation in INVARIANCE else "sensitivity",
-                    held=held,
-                    n=len(counted),
-                    rate=held / len(counted) if counted else None,
-                    low=low,
-                    high=high,
-                    failed=sum(o[2] == FAILED for o in outcomes),
-                    pairs=len(pairs),
-                    oracle=1.0 if _baseline(metric, expectation, oracle=True) == HELD else 0.0,
-                    constant=1.0 if _baseline(metric, expectation, oracle=False) == HELD else 0.0,
-                    missed=[
-                        ProbeMiss(b.id, a.id, _shown(b, metric), _shown(a, metric))
-                        for b, a, outcome in outcomes
-                        if outcome == MISSED
-                    ],
-                )
-            )
-    return ProbeSummary(rows, len(originals))
+        return ProbeSummary(rows, len(self.originals))
 
 
-def _shown(record: ItemRecord, metric: str) -> str:
+def _shown(found: Given | None) -> str:
     """`answer 2 / answer 1` grades as the report shows them, e.g. "4 / 5" or "null"."""
-    found = given(record.metrics.get(metric))
     if found is None:
         return "not asked"
     if found.failed:
@@ -137,4 +173,4 @@ def _shown(record: ItemRecord, metric: str) -> str:
     return one(found.actual) + (f" (answer 1: {one(found.expected)})" if found.expected is not None else "")
 
 
-__all__ = ["FAILED", "HELD", "MISSED", "SAME", "SKIPPED", "SWAPPED", "compare", "given", "probe_summary"]
+__all__ = ["FAILED", "HELD", "MISSED", "SAME", "SKIPPED", "SWAPPED", "ProbeTally", "compare", "given"]

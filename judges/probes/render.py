@@ -84,7 +84,7 @@ HEADERS = ["original", "probe", "metric", "grade must", "before", "after", "outc
 
 def probe_item_rows(run: Run, folder: Path | None = None) -> list[ItemRow]:
     """A row per pair that missed: both items' prompts and replies for that metric, the original's first."""
-    from judges.render.report_items import ItemRow, _call_view
+    from judges.render.report_items import ItemRow, call_view
     from judges.render.report_prompts import PromptRenderer
 
     prompts = PromptRenderer(run.config)
@@ -100,7 +100,7 @@ def probe_item_rows(run: Run, folder: Path | None = None) -> list[ItemRow]:
             for label, record in (("original", before), (row.probe, after)):
                 entry = record.metrics.get(row.metric)
                 for call in entry.calls if entry else []:
-                    view = _call_view(call, prompts, record.sample, reask=False)
+                    view = call_view(call, prompts, record.sample, reask=False)
                     calls.append(dataclasses.replace(view, template=f"{label}: {view.template}"))
             cells = [
                 cell(m.original),

@@ -30,7 +30,7 @@ def run_probes(
     from judges.judging.factory import open_judge
     from judges.judging.prompts import load_prompt_set
     from judges.probes.task import ProbeTask
-    from judges.runs.api import _config
+    from judges.runs.api import run_config
     from judges.runs.service import run_task
 
     if not samples:
@@ -38,7 +38,7 @@ def run_probes(
     options = judge_config(judge, **settings)
     prompts = load_prompt_set(options.prompts)
     check_can_see(options.judge_model(), (sample for _, sample in samples))
-    config: dict[str, Any] = _config(options, prompts, data=data, split=split, n_samples=len(samples))
+    config: dict[str, Any] = run_config(options, prompts, data=data, split=split, n_samples=len(samples))
     with open_judge(options, prompts) as session:
         task = ProbeTask(samples, probes, session.judge)
         task.check()  # every perturbed prompt renders, before any call

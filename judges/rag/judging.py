@@ -40,13 +40,14 @@ class RagJudge:
     grouse_prompts: PromptSet | None = None
     run_steps: dict[Any, Any] = field(default_factory=dict)  # steps shared by every sample (rubric evaluation steps)
 
-    def _request(
+    def request(
         self,
         template: str,
         messages: list[dict[str, Any]],
         schema: dict[str, Any] | None,
         params: Mapping[str, Any] | None,
     ) -> CompletionRequest:
+        """The request for one of the metrics' prompts (the one request builder; tests pin its cache keys)."""
         return build_request(self.model, self.params, template, messages, schema, params)
 
     async def ask_json(
@@ -63,7 +64,7 @@ class RagJudge:
         prompt = self.prompts.template(template)
         return await ask(
             self.runtime,
-            lambda messages: self._request(template, messages, schema, params),
+            lambda messages: self.request(template, messages, schema, params),
             prompt.render(**variables, grade_only=False),
             lambda text: parse(extract_json(text)),
             log,
@@ -80,7 +81,7 @@ class RagJudge:
         messages = [{"role": "user", "content": prompt.render(**variables, grade_only=True)}]
         completion = await call_logged(
             self.runtime,
-            self._request(template, messages, None, LOGPROB_PARAMS),
+            self.request(template, messages, None, LOGPROB_PARAMS),
             log,
             template=template,
             sha256=prompt.sha256,

@@ -20,6 +20,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from judges.probes.summary import ProbeSummary
+from judges.records.usage import Usage as Usage  # re-exported: part of the schema
+from judges.records.usage import known_fields
 from judges.types import FailureKind, Outcome, Verdict, VerdictState
 
 Call = dict[str, Any]  # one judge call as logged: template, prompt hash, raw reply or error, tokens, cost, latency
@@ -92,34 +94,6 @@ def verdict_from_json(data: Mapping[str, Any]) -> Verdict:
         data.get("message"),
         data.get("justification"),
     )
-
-
-@dataclass(frozen=True)
-class Usage:
-    """Totals over call records: replies (and how many came from the cache), failed calls (no reply, or a reply
-    that could not be used) by kind, tokens, what this run spent and what the replies cost when they were made."""
-
-    calls: int = 0
-    cached_calls: int = 0
-    failed_calls: int = 0
-    prompt_tokens: int = 0
-    completion_tokens: int = 0
-    cost: float = 0.0
-    priced_cost: float = 0.0
-    failures: dict[str, int] = field(default_factory=dict)
-
-    def to_json(self) -> dict[str, Any]:
-        return dataclasses.asdict(self)
-
-    @classmethod
-    def from_json(cls, data: Mapping[str, Any] | None) -> Usage:
-        return cls(**_known(cls, data))
-
-
-def _known(cls: type, data: Mapping[str, Any] | None) -> dict[str, Any]:
-    """The entries of `data` that are fields of the dataclass `cls` (a key an older judgelab wrote is skipped)."""
-    names = {f.name for f in dataclasses.fields(cls)}
-    return {k: v for k, v in (data or {}).items() if k in names}
 
 
 @dataclass
@@ -216,7 +190,7 @@ class MetricSummary:
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> MetricSummary:
-        return cls(**{**_known(cls, data), "usage": Usage.from_json(data.get("usage"))})
+        return cls(**{**known_fields(cls, data), "usage": Usage.from_json(data.get("usage"))})
 
 
 @dataclass(frozen=True)
@@ -262,7 +236,11 @@ class Summary:
     probes: ProbeSummary | None = None  # probe runs: per probe and metric
 
     def to_json(self) -> dict[str, Any]:
-        return dataclasses.asdict(self)
+        out = dataclasses.asdict(self)
+        out["usage"] = self.usage.to_json()  # its keys in their written order (asdict puts `priced_cost` last)
+        for name, metric in self.metrics.items():
+            out["metrics"][name]["usage"] = metric.usage.to_json()
+        return out
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any] | None) -> Summary:
@@ -271,18 +249,18 @@ class Summary:
         probes = data.get("probes")
         return cls(
             **{
-                **_known(cls, data),
+                **known_fields(cls, data),
                 "metrics": {m: MetricSummary.from_json(s) for m, s in (data.get("metrics") or {}).items()},
                 "usage": Usage.from_json(data.get("usage")),
                 "by_test_type": {
-                    t: TypeSummary(**_known(TypeSummary, s)) for t, s in (data.get("by_test_type") or {}).items()
+                    t: TypeSummary(**known_fields(TypeSummary, s)) for t, s in (data.get("by_test_type") or {}).items()
                 },
                 "stability": None
                 if not stability
                 else Stability(
                     stability["tests"],
                     stability["draws"],
-                    {m: MetricStability(**_known(MetricStability, s)) for m, s in stability["metrics"].items()},
+                    {m: MetricStability(**known_fields(MetricStability, s)) for m, s in stability["metrics"].items()},
                 ),
                 "probes": ProbeSummary.from_json(probes) if probes else None,
             }

@@ -144,7 +144,7 @@ def item_rows(run: Run, entries: list[tuple[ItemRecord, str]], folder: Path | No
         why = reason(entry)
         listed = entry.calls
         calls = [
-            _call_view(c, prompts, sample, reask=i > 0 and bool(listed[i - 1].get("unusable")))
+            call_view(c, prompts, sample, reask=i > 0 and bool(listed[i - 1].get("unusable")))
             for i, c in enumerate(listed)
         ]
         if run.kind == "unit_tests":
@@ -179,7 +179,7 @@ def item_rows(run: Run, entries: list[tuple[ItemRecord, str]], folder: Path | No
     return rows
 
 
-def _call_view(
+def call_view(
     call: Mapping[str, Any], prompts: PromptRenderer, sample: Mapping[str, Any] | None, *, reask: bool
 ) -> CallView:
     about = [f"call {call.get('call', '?')}"]

@@ -45,7 +45,8 @@ def load_samples(path: str | Path, limit: int | None = None) -> Sequence[tuple[s
     return samples
 
 
-def _config(options: JudgeConfig, prompts: Any, **extra: Any) -> dict[str, Any]:
+def run_config(options: JudgeConfig, prompts: Any, **extra: Any) -> dict[str, Any]:
+    """What run.json's config records of a judge run (the probe run's too): version, judge, prompts, params."""
     from judges import __version__
 
     return {
@@ -92,7 +93,7 @@ def run_unit_tests(
     prompts = load_prompt_set(opts.prompts)
     check_renders(prompts, (test.sample for test in tests))  # before the judge (or a local server) starts
     check_can_see(opts.judge_model(), (test.sample for test in tests))
-    config = _config(opts, prompts, data=data, split=split, n_tests=len(tests), draws=draws)
+    config = run_config(opts, prompts, data=data, split=split, n_tests=len(tests), draws=draws)
     with open_judge(opts, prompts) as session:
         config.update(litellm_model=session.model.litellm_model, json_schema=session.model.json_schema)
         return run_task(
@@ -120,7 +121,7 @@ def grade_samples(
     prompts = load_prompt_set(opts.prompts)
     # one pass over the samples (a file is read again, not held): every template renders, the judge can see them
     check_can_see(opts.judge_model(), rendered(prompts, samples, metrics))
-    config = _config(opts, prompts, data=data, n_samples=len(samples), metrics=list(metrics or prompts.templates))
+    config = run_config(opts, prompts, data=data, n_samples=len(samples), metrics=list(metrics or prompts.templates))
     with open_judge(opts, prompts) as session:
         config.update(litellm_model=session.model.litellm_model, json_schema=session.model.json_schema)
         return run_task(
@@ -187,7 +188,7 @@ def run_metrics(
         if embeddings and any(s.uses_embeddings for s in involved)
         else None
     )
-    config = _config(
+    config = run_config(
         opts,
         grouse,
         data=data,
@@ -196,14 +197,14 @@ def run_metrics(
         embeddings=embedder.name if embedder else None,
         settings=dataclasses.asdict(settings),
     )
-    with _metrics_runtime(opts, any(s.uses_judge for s in involved)) as (model, runtime):
+    with metrics_runtime(opts, any(s.uses_judge for s in involved)) as (model, runtime):
         config.update(litellm_model=model.litellm_model, json_schema=model.json_schema)
         judge_ = RagJudge(runtime, model, prompts, opts.params(), settings, embedder, grouse)
         return run_task(MetricsTask(samples, chosen, judge_, registry), runtime, _out(out), config, progress=progress)
 
 
 @contextlib.contextmanager
-def _metrics_runtime(options: JudgeConfig, needs_judge: bool) -> Iterator[tuple[Any, Any]]:
+def metrics_runtime(options: JudgeConfig, needs_judge: bool) -> Iterator[tuple[Any, Any]]:
     """The judge's runtime, or, when no chosen metric calls a judge, a runtime that refuses calls (nothing starts)."""
     from judges.calls.refusing import no_judge_backend
     from judges.calls.runtime import CallRuntime

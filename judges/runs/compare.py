@@ -51,7 +51,7 @@ def changes(before: Run, after: Run) -> list[tuple[str, str, str, str]]:
     return changed
 
 
-def _figures(run: Run) -> dict[str, str]:
+def run_figures(run: Run) -> dict[str, str]:
     metrics = run.summary.metrics
     if run.kind == "unit_tests":
         cells = {SHORT.get(m, m): pct(s.pass_rate) for m, s in metrics.items()}
@@ -104,7 +104,7 @@ def comparison_markdown(runs: list[Run], listed: int | None = LISTED) -> str:
                     "kind": r.kind,
                     "split": split_of(r),
                     "n": r.summary.n_items,
-                    **_figures(r),
+                    **run_figures(r),
                 }
                 for r in runs
             ]

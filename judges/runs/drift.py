@@ -1,5 +1,6 @@
 """Drift between two unit-test runs of a judge over the same tests: the tests that flipped each way, McNemar's exact
-test on the paired outcomes, the paired difference of pass rates with its interval, and both runs' fingerprints."""
+test on the paired outcomes, the paired difference of pass rates with its interval (both from
+`judges.runs.paired_runs`, the one pairing of two runs), and both runs' fingerprints."""
 
 from __future__ import annotations
 
@@ -37,17 +38,6 @@ class Drift:
         return len(self.lost) > len(self.gained) and self.p_value < ALPHA
 
 
-def outcomes(run: Run) -> dict[str, bool]:
-    """Each completed test's pass on every metric (first draw), by test id."""
-    from judges.types import Outcome
-
-    return {
-        r.id: r.passed_all
-        for r in run.iter_records()
-        if r.draw == 0 and all(e.outcome is not Outcome.FAILURE for e in r.metrics.values())
-    }
-
-
 def fingerprints(run: Run) -> list[str]:
     """Every model version the provider reported in the run's calls (run.json keeps the first)."""
     seen = {str(c["model_version"]) for r in run.iter_records() for c in r.calls() if c.get("model_version")}
@@ -56,40 +46,34 @@ def fingerprints(run: Run) -> list[str]:
 
 
 def drift(before: Run, after: Run) -> Drift:
-    """The paired comparison; an InputError when the runs are not unit-test runs over shared tests."""
-    from scipy.stats import binomtest
-
-    from judges.leaderboard.paired import paired_difference
+    """The paired comparison of each test's pass on every metric (`judges.runs.paired_runs`); an InputError when
+    the runs are not unit-test runs over shared tests."""
+    from judges.runs.paired_runs import Pairs, outcome_values
 
     for run in (before, after):
         if run.kind != "unit_tests":
             raise InputError(f"a {run.kind} run has no pass/fail outcomes to compare", path=str(run.folder))
-    old, new = outcomes(before), outcomes(after)
-    shared = [test for test in old if test in new]  # in the baseline's order
-    if not shared:
+    pairs = Pairs.of(outcome_values(before), outcome_values(after))  # in the baseline's order
+    means, p_value = pairs.means(), pairs.mcnemar_p()
+    if means is None or p_value is None:
         raise InputError("the two runs share no completed test", path=str(after.folder))
-    lost = [t for t in shared if old[t] and not new[t]]
-    gained = [t for t in shared if new[t] and not old[t]]
-    discordant = len(lost) + len(gained)
-    p_value = float(binomtest(len(lost), discordant, 0.5).pvalue) if discordant else 1.0
-    a = {t: float(new[t]) for t in shared}
-    b = {t: float(old[t]) for t in shared}
-    diff = paired_difference(a, b)
-    mean = sum(a.values()) / len(shared) - sum(b.values()) / len(shared)
+    before_rate, after_rate = means
+    mean = after_rate - before_rate
+    diff = pairs.difference()
     low, high = (diff.low, diff.high) if diff is not None else (mean, mean)
     every = {r.id for r in before.iter_records()} | {r.id for r in after.iter_records()}
     return Drift(
-        len(shared),
-        sum(b.values()) / len(shared),
-        sum(a.values()) / len(shared),
-        lost,
-        gained,
+        pairs.n,
+        before_rate,
+        after_rate,
+        pairs.lost(),
+        pairs.gained(),
         p_value,
         mean,
         low,
         high,
         (fingerprints(before), fingerprints(after)),
-        len(every) - len(shared),
+        len(every) - pairs.n,
     )
 
 

@@ -170,7 +170,6 @@ def run_task(
 ) -> Run:
     """Run `task` to its end (or its stop) and return the Run; with `out`, the run folder is written as it goes:
     results.jsonl item by item, then run.json, summary.md and report.html, even when interrupted."""
-    import dataclasses
     import time
     from datetime import datetime
 
@@ -210,7 +209,7 @@ def run_task(
             execution.stop = Stop("degraded", degraded) if degraded else None
         if execution.stop is not None and not execution.stop.final and execution.stop.reason == "budget":
             execution.stop.message = budget_message(runtime, execution.stop.message)
-        usage = dataclasses.asdict(runtime.usage)
+        usage = runtime.usage.to_json()
         config = {**config, **task.provenance(), "model_version": execution.model_version}
         run = Run(
             task.kind,

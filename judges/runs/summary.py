@@ -8,7 +8,7 @@ from array import array
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from judges.records import (
     ItemRecord,
@@ -21,6 +21,9 @@ from judges.records import (
     Usage,
 )
 from judges.types import ALL_METRICS, Outcome, VerdictState
+
+if TYPE_CHECKING:
+    from judges.probes.analysis import ProbeTally
 
 SHORT = {
     "answer_relevancy": "AR",
@@ -58,14 +61,14 @@ class UsageTotals:
     def result(self) -> Usage:
         failures = dict(sorted(self.failures.items()))
         return Usage(
-            self.replies,
-            self.cached,
-            sum(failures.values()),
-            int(self.prompt_tokens),
-            int(self.completion_tokens),
-            self.cost,
-            self.priced_cost,
-            failures,
+            calls=self.replies,
+            cached_calls=self.cached,
+            failed_calls=sum(failures.values()),
+            prompt_tokens=int(self.prompt_tokens),
+            completion_tokens=int(self.completion_tokens),
+            cost=self.cost,
+            priced_cost=self.priced_cost,
+            failures=failures,
         )
 
 
@@ -140,7 +143,11 @@ class SummaryBuilder:
 
     def __init__(self, kind: str) -> None:
         self.unit_tests = kind == "unit_tests"
-        self.probed: list[ItemRecord] | None = [] if kind == "probes" else None  # pairs need both records
+        self.probes: ProbeTally | None = None  # a probe run's pairs, made as the records come (none is kept)
+        if kind == "probes":
+            from judges.probes.analysis import ProbeTally
+
+            self.probes = ProbeTally()
         self.n_items = self.completed_tests = self.tests_passing_all = 0
         self.metrics: dict[str, MetricTotals] = {}
         self.usage = UsageTotals()
@@ -155,8 +162,8 @@ class SummaryBuilder:
                 self.draws[record.id][metric].append((entry.value, entry.outcome is Outcome.PASS))
         if record.draw != 0:
             return
-        if self.probed is not None:
-            self.probed.append(record)
+        if self.probes is not None:
+            self.probes.add(record)
         self.n_items += 1
         for metric, entry in record.metrics.items():
             self.metrics.setdefault(metric, MetricTotals()).add(entry)
@@ -173,10 +180,8 @@ class SummaryBuilder:
     def result(self) -> Summary:
         metrics = {name: totals.result(self.unit_tests) for name, totals in self.metrics.items()}
         usage = self.usage.result()
-        if self.probed is not None:
-            from judges.probes.analysis import probe_summary
-
-            return Summary(self.n_items, metrics, usage, probes=probe_summary(self.probed))
+        if self.probes is not None:
+            return Summary(self.n_items, metrics, usage, probes=self.probes.result())
         if not self.unit_tests:
             return Summary(self.n_items, metrics, usage)
         rates = [m.pass_rate for m in metrics.values() if m.pass_rate is not None]

@@ -99,8 +99,7 @@ def run_page(root: Path, relative: str, page: int, outcome: str, metric: str) ->
 
 
 def compare_page(root: Path, relatives: list[str]) -> str:
-    from judges.runs.compare import _figures as figures
-    from judges.runs.compare import changes, split_of, variant
+    from judges.runs.compare import changes, run_figures, split_of, variant
     from judges.runs.paired_runs import as_dict, paired_metrics
     from judges.runs.run import Run
 
@@ -108,7 +107,7 @@ def compare_page(root: Path, relatives: list[str]) -> str:
         raise InputError("tick two or more runs to compare")
     runs = [Run.load(_folder(root, r, "run.json")) for r in relatives]
     rows = [
-        {"run": rel, "judge / prompts": variant(r), "kind": r.kind, "split": split_of(r), **figures(r)}
+        {"run": rel, "judge / prompts": variant(r), "kind": r.kind, "split": split_of(r), **run_figures(r)}
         for rel, r in zip(relatives, runs)
     ]
     pairs = []

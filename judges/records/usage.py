@@ -1,0 +1,64 @@
+"""Call usage: the counts every usage figure shares (`CallCounts`), and `Usage`, the totals over call records.
+
+The runtime's live counter of a run's calls (`judges.calls.runtime.CallCounter`, run.json's `usage`) is built on the
+same counts, so each shared field is declared once, here.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, Self
+
+# The keys in the order run folders have always written them: the live counter's `retries` and the totals'
+# `priced_cost` sit among the shared counts, where a subclass's own field cannot be declared.
+JSON_ORDER = (
+    "calls",
+    "cached_calls",
+    "failed_calls",
+    "retries",
+    "prompt_tokens",
+    "completion_tokens",
+    "cost",
+    "priced_cost",
+    "failures",
+)
+
+
+@dataclass
+class CallCounts:
+    """Replies (and how many came from the cache), failed calls (no reply, or a reply that could not be used) and
+    their kinds, tokens, and what the calls cost."""
+
+    calls: int = 0
+    cached_calls: int = 0
+    failed_calls: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cost: float = 0.0
+    failures: dict[str, int] = field(default_factory=dict)
+
+    def to_json(self) -> dict[str, Any]:
+        values = dataclasses.asdict(self)
+        return {key: values[key] for key in JSON_ORDER if key in values}
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any] | None) -> Self:
+        """The counts as `to_json` (of this class or a sibling) wrote them; a key this class lacks is skipped."""
+        return cls(**known_fields(cls, data))
+
+
+@dataclass
+class Usage(CallCounts):
+    """Totals over call records (an item's, a metric's, a run's): the shared counts, where `cost` is what this run
+    spent, and `priced_cost`, what the replies cost when they were made (a cached reply included). Built once by the
+    summary or read back from a run folder; never changed after."""
+
+    priced_cost: float = 0.0
+
+
+def known_fields(cls: type, data: Mapping[str, Any] | None) -> dict[str, Any]:
+    """The entries of `data` that are fields of the dataclass `cls` (a key an older judgelab wrote is skipped)."""
+    names = {f.name for f in dataclasses.fields(cls)}
+    return {k: v for k, v in (data or {}).items() if k in names}
