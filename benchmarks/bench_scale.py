@@ -226,7 +226,7 @@ def markdown(result: dict[str, Any]) -> str:
             f"- records identical to the local run's: **{section['records_identical']}**; every record present: "
             f"**{section['all_records_present']}**",
             "- Ray's wall time includes starting a local Ray (about 10 s here) and one Ray Data job per round of "
-            "dependent steps (3 for the GroUSE pipeline) for each window of 10,000 samples",
+            "dependent steps (3 for the GroUSE pipeline) for each window of 2,000 samples (`--executor-window`)",
             "",
         ]
     if r is not None and result.get("ray_large") is None:

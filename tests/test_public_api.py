@@ -41,7 +41,7 @@ CLASSES = {
     "JudgeConfig": "model='local/smollm2-135m', prompts='', api_base=None, client=None, temperature=0.0, "
     "max_tokens=512, seed=0, extra=<factory>, json_schema=None, vision=None, image_max_side=1024, concurrency=8, "
     "timeout_s=120.0, max_attempts=4, cache='.judgelab/cache.sqlite', cache_mode='read-write', rpm=None, tpm=None, "
-    "max_cost=None, executor='local', ray_address=None, ray_workers=2, batch_retry=False, fail_on_error=0.1",
+    "max_cost=None, executor='local', ray_address=None, ray_workers=2, executor_window=None, batch_retry=False, fail_on_error=0.1",
     "Run": "kind=..., config=..., held=..., summary=..., usage=<factory>, stop_reason=None, stop_message=None, "
     "timing=<factory>, folder=None",
     "Sample": "input=None, references=None, expected_output=None, actual_output=None, retrieved_ids=None, "

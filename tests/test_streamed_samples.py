@@ -14,7 +14,6 @@ from stub import comparable, read_records, stats, stub_server
 from judges.calls.runtime import RuntimeSettings
 from judges.calls.scripted import by_metric
 from judges.errors import InputError, InputProblems
-from judges.executors.batch import BatchExecutor
 from judges.judging.samples import load_samples
 from judges.runs.api import grade_samples
 from judges.runs.service import run_task
@@ -104,7 +103,6 @@ def test_a_run_takes_its_samples_as_slots_free_not_all_at_once(tmp_path):
 
 
 def test_an_executor_settles_the_run_a_window_at_a_time_with_the_records_of_a_local_run(tmp_path, monkeypatch):
-    monkeypatch.setattr(BatchExecutor, "window", 5)
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test-not-a-real-key")
     monkeypatch.setenv("JUDGELAB_BATCH_POLL_S", "0.1")
     path = write_samples(tmp_path / "s.jsonl", 12)
@@ -122,7 +120,7 @@ def test_an_executor_settles_the_run_a_window_at_a_time_with_the_records_of_a_lo
 
         local = grade("local")
         online = stats(base, reset=True)["requests"]
-        batched = grade("batch", executor="batch")
+        batched = grade("batch", executor="batch", executor_window=5)
         counts = stats(base)
     assert local.stop_reason is None and batched.stop_reason is None
     assert comparable(read_records(tmp_path / "batch")) == comparable(read_records(tmp_path / "local"))

@@ -37,6 +37,7 @@ RANGES: dict[str, tuple[Callable[[float], bool], str]] = {  # a number field: it
     "concurrency": (lambda v: v >= 1, "must be at least 1"),
     "max_attempts": (lambda v: v >= 1, "must be at least 1"),
     "ray_workers": (lambda v: v >= 1, "must be at least 1"),
+    "executor_window": (lambda v: v >= 1, "must be at least 1"),
     "image_max_side": (lambda v: v >= 16, "must be at least 16 pixels"),
     "timeout_s": (lambda v: v > 0, "must be a positive number of seconds"),
     "max_cost": (lambda v: v > 0, "must be a positive number of USD"),
@@ -121,6 +122,15 @@ class JudgeConfig(BaseModel):
         str | None, Cli("an existing Ray cluster (default: RAY_ADDRESS)", "ADDR", group="runtime")
     ] = None
     ray_workers: Annotated[int, Cli("Ray workers calling the judge", "N", group="runtime")] = 2
+    executor_window: Annotated[
+        int | None,
+        Cli(
+            "samples or tests an executor settles at once, bounding what the driver holds (default: 2,000 with ray, "
+            "50,000 with batch)",
+            "N",
+            group="runtime",
+        ),
+    ] = None
     batch_retry: Annotated[bool, Cli("call a request that failed in a batch again, online", group="runtime")] = False
     fail_on_error: Annotated[
         float | None,
@@ -244,6 +254,7 @@ class JudgeSettings(TypedDict, total=False):
     executor: Literal["local", "batch", "ray"]
     ray_address: str | None
     ray_workers: int
+    executor_window: int | None
     batch_retry: bool
     fail_on_error: float | None
 

@@ -35,7 +35,6 @@ class BatchExecutor:
     ledger before it is polled; results come back into the cache by custom_id; a failed line is a failure."""
 
     name = "batch"
-    window = WINDOW
 
     def __init__(
         self,
@@ -48,8 +47,9 @@ class BatchExecutor:
         max_lines: int = MAX_LINES,
         max_bytes: int = MAX_BYTES,
         where: str = "the provider",
+        window: int | None = None,
     ) -> None:
-        self.where = where
+        self.where, self.window = where, window or WINDOW
         self.api, self.body_of = api, body_of
         self.ledger = Ledger(cache_path)
         self.max_cost, self.retry_failures = max_cost, retry_failures

@@ -23,7 +23,9 @@ def open_executor(config: JudgeConfig, model: JudgeModel, settings: RuntimeSetti
     from judges.executors.ray_worker import WorkerSpec
 
     spec = WorkerSpec.of(config, config.ray_workers)
-    return RayExecutor(spec, address=config.ray_address, retry_failures=config.batch_retry)
+    return RayExecutor(
+        spec, address=config.ray_address, retry_failures=config.batch_retry, window=config.executor_window
+    )
 
 
 def _batch(config: JudgeConfig, model: JudgeModel, settings: RuntimeSettings) -> Any:
@@ -62,4 +64,5 @@ def _batch(config: JudgeConfig, model: JudgeModel, settings: RuntimeSettings) ->
         max_cost=settings.max_cost,
         retry_failures=config.batch_retry,
         where=where,
+        window=config.executor_window,
     )

@@ -20,7 +20,9 @@ from judges.executors.settle import Sink
 from judges.types import FailureKind
 
 ROWS_PER_BATCH = 64  # rows handed to a worker at once (it runs up to --concurrency of them in parallel)
-WINDOW = 10_000  # items settled at once: the rows of one Dataset per round (a bounded driver whatever the run's size)
+# items settled at once (--executor-window): the driver holds one window's rows, about 30 KB per GroUSE sample
+# (its prompts, their JSON for Ray, Ray's copy), and each window costs a Ray Data job (1-2 s) per round of steps
+WINDOW = 2_000
 PROGRESS_EVERY_S = 10.0
 
 
@@ -35,10 +37,12 @@ def import_ray() -> Any:
 
 class RayExecutor:
     name = "ray"
-    window = WINDOW
 
-    def __init__(self, spec: WorkerSpec, *, address: str | None = None, retry_failures: bool = False) -> None:
+    def __init__(
+        self, spec: WorkerSpec, *, address: str | None = None, retry_failures: bool = False, window: int | None = None
+    ) -> None:
         self.spec, self.address, self.retry_failures = spec, address, retry_failures
+        self.window = window or WINDOW
         self.started_here = False
         self.max_cost = spec.config.max_cost
 
