@@ -1,9 +1,10 @@
-"""The closed-form Wilson interval agrees with scipy's and with a value computed by hand."""
+"""The closed-form Wilson interval and the numpy bootstrap of a mean grade agree with scipy's (and Wilson with a value
+computed by hand)."""
 
 import pytest
 from scipy.stats import binomtest
 
-from judges.runs.intervals import wilson
+from judges.runs.intervals import RESAMPLES, SEED, mean_interval, wilson
 
 
 @pytest.mark.parametrize(("passed", "n"), [(0, 1), (1, 1), (0, 32), (7, 32), (16, 32), (32, 32), (3, 240), (199, 240)])
@@ -16,3 +17,32 @@ def test_wilson_by_hand():
     # 8 of 10 at z = 1.959964: centre 0.7166, half-width 0.2267 (worked with a calculator)
     assert wilson(8, 10) == pytest.approx((0.4902, 0.9433), abs=1e-4)
     assert wilson(0, 0) == (None, None)
+
+
+@pytest.mark.parametrize(
+    "values",
+    [
+        [1.0, 1.0, 1.0, 0.0, 1.0],
+        [5, 5, 1, 5, 5, 4],
+        [0.0, 1.0] * 7 + [1.0],
+        [3, 4, 5, 2, 1, 5, 5, 4, 3, 3, 2, 5] * 12,
+        [0.125 * (i % 9) for i in range(301)],
+    ],
+)
+def test_mean_interval_gives_scipys_percentile_bootstrap_to_the_last_bit(values):
+    import warnings
+
+    import numpy as np
+    from scipy.stats import bootstrap
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # scipy names its seed argument `rng` now; `random_state` still works
+        expected = bootstrap(
+            (np.asarray(values, dtype=float),),
+            np.mean,
+            method="percentile",
+            n_resamples=RESAMPLES,
+            random_state=np.random.default_rng(SEED),
+        ).confidence_interval
+    low, high = mean_interval(values, (min(values), max(values)))
+    assert (low, high) == (float(expected.low), float(expected.high))
