@@ -1,8 +1,15 @@
 """The closed-form Wilson interval and the numpy bootstrap of a mean grade agree with scipy's (and Wilson with a value
 computed by hand)."""
 
+import os
+import subprocess
+import sys
+import warnings
+from pathlib import Path
+
+import numpy as np
 import pytest
-from scipy.stats import binomtest
+from scipy.stats import binomtest, bootstrap
 
 from judges.runs.intervals import RESAMPLES, SEED, mean_interval, wilson
 
@@ -30,11 +37,6 @@ def test_wilson_by_hand():
     ],
 )
 def test_mean_interval_gives_scipys_percentile_bootstrap_to_the_last_bit(values):
-    import warnings
-
-    import numpy as np
-    from scipy.stats import bootstrap
-
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # scipy names its seed argument `rng` now; `random_state` still works
         expected = bootstrap(
@@ -46,3 +48,17 @@ def test_mean_interval_gives_scipys_percentile_bootstrap_to_the_last_bit(values)
         ).confidence_interval
     low, high = mean_interval(values, (min(values), max(values)))
     assert (low, high) == (float(expected.low), float(expected.high))
+
+
+def test_a_runs_intervals_never_import_scipy():
+    """Importing scipy.stats took half a second of a cached re-run's one second: the report's intervals do without."""
+    code = (
+        "import sys\nfrom judges.runs.intervals import mean_interval, wilson\n"
+        "assert mean_interval([1, 2, 3, 5, 5, 4], (1.0, 5.0))[0] is not None and wilson(3, 7)[0] is not None\n"
+        "print('scipy' in sys.modules)"
+    )
+    root = str(Path(__file__).resolve().parent.parent)
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, env={**os.environ, "PYTHONPATH": root}, check=True
+    )
+    assert out.stdout.strip() == "False"
