@@ -11,7 +11,9 @@ The rows run in one process, interleaved; before each, garbage is collected and 
 row's collections walk the objects that the other rows' clients loaded. The stub (stub_server.py, a separate
 process on the same machine) parses each distinct request body and works out its reply once, then reuses them.
 Also: two stub servers as deployments of one judge, a fully cached re-run as a whole process, `judgelab --help`
-and the offline judge. Writes results/benchmarks/runtime.json and runtime.md.
+and the offline judge. The CLI path (cli_path.py): `judgelab evaluate` of the same samples as a new process each
+time beside bare aiohttp loops sending its very requests, timed as the span the stub saw, at each C; and the same
+command fully cached. Writes results/benchmarks/runtime.json and runtime.md.
 """
 
 from __future__ import annotations
@@ -35,6 +37,7 @@ ROOT = HERE.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(HERE))
 
+from cli_path import cached_evaluate, cli_markdown, compile_package, measure_cli_path  # noqa: E402
 from stub_server import running_stub, stub_stats  # noqa: E402
 
 
@@ -368,6 +371,9 @@ def main() -> None:
     )
     parser.add_argument("--offline", action=argparse.BooleanOptionalAction, default=True)
     parser.add_argument(
+        "--cli-path", action=argparse.BooleanOptionalAction, default=True, help="the CLI rows (cli_path.py)"
+    )
+    parser.add_argument(
         "--tools", nargs="+", choices=MEASURED, default=list(MEASURED), help="the measured rows to run (default: all)"
     )
     parser.add_argument("--venvs", default=str(HERE / ".venvs"))
@@ -382,7 +388,10 @@ def main() -> None:
     latency = args.latency_ms / 1000
     out = Path(args.out)
     rows: list[dict] = []
+    cli_rows: list[dict] = []
+    cached_eval: dict = {}
     two_servers: dict = {}
+    compile_package()
     with tempfile.TemporaryDirectory() as tmp:
         samples_file = Path(tmp) / "samples.jsonl"
         samples_file.write_text(
@@ -410,6 +419,10 @@ def main() -> None:
                     for tool in chosen:
                         runs[tool].append(measure(tool, base, tests, concurrency, bodies))
                 rows += [summarize_rows(tool, concurrency, runs[tool], latency) for tool in chosen]
+                if args.cli_path:
+                    cli_rows += measure_cli_path(
+                        base, samples_file, concurrency, args.latency_ms, args.repeats, Path(tmp)
+                    )
                 if concurrency == min(args.concurrency):
                     with running_stub(latency_ms=args.latency_ms, max_concurrency=concurrency) as second:
                         one, two = [], []
@@ -452,6 +465,8 @@ def main() -> None:
                         all_tests[: args.cached_tests], "openai/stub", api_base=base, cache=str(cache_file)
                     )
                     assert filled.stop_reason is None, filled.stop_message
+                    if args.cli_path:
+                        cached_eval = cached_evaluate(samples_file, base, concurrency, Path(tmp))
         cached = cached_process(tests_file, args.cached_tests, cache_file, Path(tmp))
         cached["cli_s"] = cached_cli(tests_file, args.cached_tests, cache_file, Path(tmp))
     result = {
@@ -464,6 +479,8 @@ def main() -> None:
         "tools": rows,
         "two_servers": two_servers,
         "cached_rerun": cached,
+        "cli_path": cli_rows,
+        "cached_evaluate": cached_eval,
         "help": help_time(),
     }
     if args.offline:
@@ -525,6 +542,9 @@ def markdown(result: dict) -> str:
             f"Offline judge (SmolLM2-135M, llama.cpp, 2 threads) on {offline['tests']} train tests: "
             f"{offline['wall_s']:.1f} s for {offline['calls']} calls, server start included."
         )
+    lines += cli_markdown(
+        result.get("cli_path", []), result.get("cached_evaluate", {}), result["samples"], result["latency_ms"]
+    )
     return "\n".join(lines) + "\n"
 
 

@@ -224,8 +224,9 @@ class CallRuntime:
             await requests_limiter.acquire()
         if tokens_limiter is not None:
             await tokens_limiter.acquire(min(estimate_tokens(request), tokens_limiter.max_rate))
-        try:
-            return await asyncio.wait_for(self.backend.complete(request), timeout=self.settings.timeout_s)
+        try:  # in this task (wait_for would make one per call: more CPU, and a loop turn each way)
+            async with asyncio.timeout(self.settings.timeout_s):
+                return await self.backend.complete(request)
         except TimeoutError:
             raise CallError(
                 FailureKind.TIMEOUT, f"no reply within {self.settings.timeout_s:g} s", retryable=True

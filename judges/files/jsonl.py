@@ -10,7 +10,7 @@ from typing import Any
 
 from judges.calls.secrets import scrub
 from judges.errors import InputError
-from judges.files.checked import MAX_DEPTH, json_error_text, json_type
+from judges.files.checked import MAX_DEPTH, json_error_text, json_type, passes_unwalked
 from judges.files.checked import problem as value_problem
 
 DEFAULT_MAX_RECORD_BYTES = 1_000_000  # one record; override with $JUDGELAB_MAX_RECORD_BYTES
@@ -65,7 +65,7 @@ def parse_line(raw: bytes, limit: int | None = None) -> dict[str, Any]:
         raise LineProblem(f"nested more than {MAX_DEPTH} levels deep") from None
     if not isinstance(obj, dict):
         raise LineProblem(f"each line must be a JSON object, got {json_type(obj)}")
-    found = value_problem(obj)
+    found = None if passes_unwalked(text) else value_problem(obj)
     if found is not None:
         raise LineProblem(found[1], found[0])
     return obj
