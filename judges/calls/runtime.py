@@ -90,10 +90,12 @@ class CallRuntime:
     def _rate_limiters(self, model: str) -> tuple[Any, Any]:
         """Per-model request and token limiters (aiolimiter's leaky bucket), made on first use."""
         if model not in self._limiters:
-            from aiolimiter import AsyncLimiter
-
             rpm, tpm = self.settings.requests_per_minute, self.settings.tokens_per_minute
-            self._limiters[model] = (AsyncLimiter(rpm, 60) if rpm else None, AsyncLimiter(tpm, 60) if tpm else None)
+            self._limiters[model] = (None, None)
+            if rpm or tpm:  # aiolimiter only when a limit is set
+                from aiolimiter import AsyncLimiter
+
+                self._limiters[model] = (AsyncLimiter(rpm, 60) if rpm else None, AsyncLimiter(tpm, 60) if tpm else None)
         return self._limiters[model]
 
     async def call(self, request: CompletionRequest, priority: int = 0) -> Completion:
