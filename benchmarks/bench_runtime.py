@@ -286,12 +286,12 @@ def offline_time(limit: int) -> dict:
             cwd=tmp,
         )
         wall = time.perf_counter() - started
-        report = json.loads((Path(tmp) / "run" / "report.json").read_text()) if out.returncode == 0 else None
+        run = json.loads((Path(tmp) / "run" / "run.json").read_text()) if out.returncode == 0 else None
     return {
         "tests": limit,
         "wall_s": wall,
         "ok": out.returncode == 0,
-        "calls": report["run"]["runtime"]["calls"] if report else None,
+        "calls": run["usage"]["calls"] if run else None,
     }
 
 
