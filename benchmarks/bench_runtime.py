@@ -392,6 +392,7 @@ def main() -> None:
     cached_eval: dict = {}
     two_servers: dict = {}
     compile_package()
+    load_at_start = __import__("os").getloadavg()
     with tempfile.TemporaryDirectory() as tmp:
         samples_file = Path(tmp) / "samples.jsonl"
         samples_file.write_text(
@@ -485,6 +486,8 @@ def main() -> None:
     }
     if args.offline:
         result["offline_judge"] = offline_time(16)
+    result["load_average"] = {"start": load_at_start, "end": __import__("os").getloadavg()}
+    result["command"] = " ".join(["python benchmarks/bench_runtime.py", *sys.argv[1:]])
     out.mkdir(parents=True, exist_ok=True)
     (out / "runtime.json").write_text(json.dumps(result, indent=2))
     (out / "runtime.md").write_text(markdown(result))
@@ -495,6 +498,7 @@ def markdown(result: dict) -> str:
     lines = [
         f"# Runtime benchmark ({result['date']}, {result['cpus']} CPUs)",
         "",
+        *([f"Made by `{result['command']}`.", ""] if result.get("command") else []),
         f"{result['samples']} samples; stub server latency L = {result['latency_ms']:g} ms, at most C requests at "
         "once. Bound = N x L / C, N = requests the server saw (embedding requests included). Wall time of the "
         f"evaluation itself (after imports); median of {result['repeats']} runs interleaved with the other rows "
@@ -503,6 +507,11 @@ def markdown(result: dict) -> str:
         "row's client. The stub server is an aiohttp.web process on the same machine that parses each distinct "
         "request and works out its reply once.",
         "",
+    ]
+    if "load_average" in result:  # the other users of this shared machine, as the figures were taken
+        start, end = (", ".join(f"{x:.2f}" for x in result["load_average"][k]) for k in ("start", "end"))
+        lines += [f"Load average (1, 5, 15 min) at the start of the run: {start}; at its end: {end}.", ""]
+    lines += [
         "| C | tool | wall (s) | requests | bound (s) | ratio to bound | vs judgelab lean |",
         "|---|---|---|---|---|---|---|",
     ]

@@ -248,6 +248,8 @@ def cli_markdown(rows: list[dict[str, Any]], cached: dict[str, Any], samples: in
             f"by one run) and `--api-base {REFUSED}`, where nothing listens, so any call would stop the run; whole "
             f"process (interpreter start, imports, {cached['calls']} calls from the cache, run folder written: "
             f"{', '.join(cached['files'])}): median {cached['median_s']:.3f} s over {cached['repeats']} runs "
-            f"(target under {CACHED_TARGET_S} s: {met}; runs {', '.join(f'{t:.3f}' for t in cached['times_s'])}).",
+            f"(target under {CACHED_TARGET_S} s: {met}; runs {', '.join(f'{t:.3f}' for t in cached['times_s'])}). "
+            "The package's bytecode is compiled before the first run, as `pip install` does (this machine sets "
+            "PYTHONDONTWRITEBYTECODE, which would make every process compile it anew).",
         ]
     return lines
