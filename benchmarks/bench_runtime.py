@@ -11,7 +11,9 @@ The rows run in one process, interleaved; before each, garbage is collected and 
 row's collections walk the objects that the other rows' clients loaded. The stub (stub_server.py, a separate
 process on the same machine) parses each distinct request body and works out its reply once, then reuses them.
 Also: two stub servers as deployments of one judge, a fully cached re-run as a whole process, `judgelab --help`
-and the offline judge. Writes results/benchmarks/runtime.json and runtime.md.
+and the offline judge. The CLI path (cli_path.py): `judgelab evaluate` of the same samples as a new process each
+time beside bare aiohttp loops sending its very requests, timed as the span the stub saw, at each C; and the same
+command fully cached. Writes results/benchmarks/runtime.json and runtime.md.
 """
 
 from __future__ import annotations
@@ -35,6 +37,7 @@ ROOT = HERE.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(HERE))
 
+from cli_path import cached_evaluate, cli_markdown, compile_package, measure_cli_path  # noqa: E402
 from stub_server import running_stub, stub_stats  # noqa: E402
 
 
@@ -283,12 +286,12 @@ def offline_time(limit: int) -> dict:
             cwd=tmp,
         )
         wall = time.perf_counter() - started
-        report = json.loads((Path(tmp) / "run" / "report.json").read_text()) if out.returncode == 0 else None
+        run = json.loads((Path(tmp) / "run" / "run.json").read_text()) if out.returncode == 0 else None
     return {
         "tests": limit,
         "wall_s": wall,
         "ok": out.returncode == 0,
-        "calls": report["run"]["runtime"]["calls"] if report else None,
+        "calls": run["usage"]["calls"] if run else None,
     }
 
 
@@ -368,6 +371,9 @@ def main() -> None:
     )
     parser.add_argument("--offline", action=argparse.BooleanOptionalAction, default=True)
     parser.add_argument(
+        "--cli-path", action=argparse.BooleanOptionalAction, default=True, help="the CLI rows (cli_path.py)"
+    )
+    parser.add_argument(
         "--tools", nargs="+", choices=MEASURED, default=list(MEASURED), help="the measured rows to run (default: all)"
     )
     parser.add_argument("--venvs", default=str(HERE / ".venvs"))
@@ -382,7 +388,11 @@ def main() -> None:
     latency = args.latency_ms / 1000
     out = Path(args.out)
     rows: list[dict] = []
+    cli_rows: list[dict] = []
+    cached_eval: dict = {}
     two_servers: dict = {}
+    compile_package()
+    load_at_start = __import__("os").getloadavg()
     with tempfile.TemporaryDirectory() as tmp:
         samples_file = Path(tmp) / "samples.jsonl"
         samples_file.write_text(
@@ -410,6 +420,10 @@ def main() -> None:
                     for tool in chosen:
                         runs[tool].append(measure(tool, base, tests, concurrency, bodies))
                 rows += [summarize_rows(tool, concurrency, runs[tool], latency) for tool in chosen]
+                if args.cli_path:
+                    cli_rows += measure_cli_path(
+                        base, samples_file, concurrency, args.latency_ms, args.repeats, Path(tmp)
+                    )
                 if concurrency == min(args.concurrency):
                     with running_stub(latency_ms=args.latency_ms, max_concurrency=concurrency) as second:
                         one, two = [], []
@@ -452,6 +466,8 @@ def main() -> None:
                         all_tests[: args.cached_tests], "openai/stub", api_base=base, cache=str(cache_file)
                     )
                     assert filled.stop_reason is None, filled.stop_message
+                    if args.cli_path:
+                        cached_eval = cached_evaluate(samples_file, base, concurrency, Path(tmp))
         cached = cached_process(tests_file, args.cached_tests, cache_file, Path(tmp))
         cached["cli_s"] = cached_cli(tests_file, args.cached_tests, cache_file, Path(tmp))
     result = {
@@ -464,10 +480,14 @@ def main() -> None:
         "tools": rows,
         "two_servers": two_servers,
         "cached_rerun": cached,
+        "cli_path": cli_rows,
+        "cached_evaluate": cached_eval,
         "help": help_time(),
     }
     if args.offline:
         result["offline_judge"] = offline_time(16)
+    result["load_average"] = {"start": load_at_start, "end": __import__("os").getloadavg()}
+    result["command"] = " ".join(["python benchmarks/bench_runtime.py", *sys.argv[1:]])
     out.mkdir(parents=True, exist_ok=True)
     (out / "runtime.json").write_text(json.dumps(result, indent=2))
     (out / "runtime.md").write_text(markdown(result))
@@ -478,6 +498,7 @@ def markdown(result: dict) -> str:
     lines = [
         f"# Runtime benchmark ({result['date']}, {result['cpus']} CPUs)",
         "",
+        *([f"Made by `{result['command']}`.", ""] if result.get("command") else []),
         f"{result['samples']} samples; stub server latency L = {result['latency_ms']:g} ms, at most C requests at "
         "once. Bound = N x L / C, N = requests the server saw (embedding requests included). Wall time of the "
         f"evaluation itself (after imports); median of {result['repeats']} runs interleaved with the other rows "
@@ -486,6 +507,11 @@ def markdown(result: dict) -> str:
         "row's client. The stub server is an aiohttp.web process on the same machine that parses each distinct "
         "request and works out its reply once.",
         "",
+    ]
+    if "load_average" in result:  # the other users of this shared machine, as the figures were taken
+        start, end = (", ".join(f"{x:.2f}" for x in result["load_average"][k]) for k in ("start", "end"))
+        lines += [f"Load average (1, 5, 15 min) at the start of the run: {start}; at its end: {end}.", ""]
+    lines += [
         "| C | tool | wall (s) | requests | bound (s) | ratio to bound | vs judgelab lean |",
         "|---|---|---|---|---|---|---|",
     ]
@@ -525,6 +551,9 @@ def markdown(result: dict) -> str:
             f"Offline judge (SmolLM2-135M, llama.cpp, 2 threads) on {offline['tests']} train tests: "
             f"{offline['wall_s']:.1f} s for {offline['calls']} calls, server start included."
         )
+    lines += cli_markdown(
+        result.get("cli_path", []), result.get("cached_evaluate", {}), result["samples"], result["latency_ms"]
+    )
     return "\n".join(lines) + "\n"
 
 

@@ -1,7 +1,9 @@
 """A loopback OpenAI-compatible stub: fixed latency, a concurrency cap, and injected faults (5xx, 429, garbage).
 
 Run: python benchmarks/stub_server.py --port 0 --latency-ms 200 --max-concurrency 32 --error-rate 0.2
-It prints `READY <port>` once it listens. The OpenAI files and batches endpoints are in stub_batches.py. GET /stats gives request counts; POST /reset clears them.
+It prints `READY <port>` once it listens. The OpenAI files and batches endpoints are in stub_batches.py. GET /stats gives request counts
+and `span_s`, the time from the first chat request received to the last chat reply sent (a client's run as the
+server saw it: no start-up, no work after its last call); POST /reset clears them.
 Replies are valid for judgelab's and grouse's judge prompts (two-answer JSON with the metric's grade
 field), judgelab's yes/no rubrics (with top logprobs of "yes" and "no" when asked), and ragas' faithfulness and
 answer-relevancy prompts, and judgelab's claims / claim-support / reference-relevance steps (the multi-modal
@@ -156,11 +158,22 @@ class Stub:
         self.random = random.Random(seed)
         self.stats: Counter[str] = Counter()
         self.in_flight = self.peak = 0
+        self.first_at: float | None = None  # perf_counter of the first chat request since the last reset
+        self.last_at: float | None = None  # and of the last chat reply sent
         self.status, self.known_model, self.hang_rate = 0, "", 0.0
         self.record_path = ""
         self.batches = BatchStore(self.answer, self.stats)
 
-    async def chat(self, request: web.Request) -> web.Response:
+    async def chat(self, request: web.Request) -> web.StreamResponse:
+        if self.first_at is None:
+            self.first_at = time.perf_counter()
+        response = await self._chat(request)
+        await response.prepare(request)  # sent here, so the span ends when the reply has gone out
+        await response.write_eof()
+        self.last_at = time.perf_counter()
+        return response
+
+    async def _chat(self, request: web.Request) -> web.Response:
         body = parsed_body(await request.read(), request.charset or "utf-8")
         if self.record_path:
             with open(self.record_path, "a", encoding="utf-8") as record:
@@ -278,11 +291,13 @@ class Stub:
         return web.json_response({"object": "list", "data": [{"id": "stub", "object": "model"}]})
 
     async def get_stats(self, _request: web.Request) -> web.Response:
-        return web.json_response({**self.stats, "peak_concurrency": self.peak})
+        span = {"span_s": self.last_at - self.first_at} if self.first_at is not None and self.last_at else {}
+        return web.json_response({**self.stats, "peak_concurrency": self.peak, **span})
 
     async def reset(self, _request: web.Request) -> web.Response:
         self.stats.clear()
         self.peak = 0
+        self.first_at = self.last_at = None
         return web.json_response({"ok": True})
 
 
@@ -362,7 +377,7 @@ def running_stub(**options: float | str) -> Iterator[str]:
         process.wait()
 
 
-def stub_stats(base_url: str, reset: bool = False) -> dict[str, int]:
+def stub_stats(base_url: str, reset: bool = False) -> dict[str, Any]:
     """The server's counters; with reset=True, clear them (after reading)."""
     root = base_url.removesuffix("/v1")
     with urllib.request.urlopen(root + "/stats", timeout=5) as response:

@@ -186,3 +186,29 @@ def test_templates_load_and_render_or_raise_a_judgelab_error(tmp_path, pieces):
         assert str(err).startswith(str(folder / "answer_relevancy.txt.jinja")) or str(err).startswith(
             str(folder / "completeness.txt.jinja")
         ), str(err)
+
+
+tricky_text = st.sampled_from(["\ud800", "a\udfffb", "\U0001f600", "\\ud800", "é", "[{"]) | st.text(max_size=8)
+tricky_values = st.recursive(
+    st.none() | st.integers() | tricky_text,
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(tricky_text, inner, max_size=3),
+    max_leaves=12,
+) | st.integers(min_value=1, max_value=80).map(lambda n: json.loads("[" * n + "]" * n))
+
+
+@FAST
+@given(value=tricky_values, ascii_only=st.booleans())
+def test_a_line_that_skips_the_walk_is_one_the_walk_would_pass(value, ascii_only):
+    """`passes_unwalked` is a shortcut of `problem` for JSON text: it may send a good line to the walk, never let a
+    lone surrogate or a too-deep value through."""
+    from judges.files.checked import passes_unwalked, problem
+
+    try:
+        text = json.dumps(value, ensure_ascii=ascii_only)
+        text.encode("utf-8")  # a file holds only text that UTF-8 can encode (a raw lone surrogate cannot be read)
+    except UnicodeEncodeError:
+        return
+    if passes_unwalked(text):
+        assert problem(json.loads(text)) is None
+    if problem(json.loads(text)) is not None:
+        assert not passes_unwalked(text)

@@ -1,5 +1,5 @@
 """The benchmarks' stub server: a repeated request gets the reply a fresh server gives it (what it keeps changes no
-reply), for judge prompts, logprobs requests and multi-part messages."""
+reply), for judge prompts, logprobs requests and multi-part messages; its span from first request to last reply."""
 
 import json
 import urllib.request
@@ -44,3 +44,16 @@ def test_a_repeated_request_gets_the_reply_a_fresh_server_gives():
     assert once == again == new
     assert once[1]["choices"][0]["logprobs"]["content"][0]["top_logprobs"]
     assert len(once[2]["choices"]) == 2 and once[0]["usage"]["prompt_tokens"] > 0
+
+
+def test_the_span_runs_from_the_first_request_to_the_last_reply_and_a_reset_clears_it():
+    from stub import stats
+
+    with stub_server(latency_ms=50) as base:
+        assert "span_s" not in stats(base)  # nothing served yet
+        post(base, BODIES[0])
+        post(base, BODIES[0])  # two requests one after the other: at least two latencies
+        assert stats(base, reset=True)["span_s"] >= 0.1  # a floor the server's own sleeps set, whatever the load
+        assert "span_s" not in stats(base)
+        post(base, BODIES[0])
+        assert stats(base)["span_s"] >= 0.05

@@ -6,7 +6,7 @@ import pytest
 from conftest import ROOT, write_jsonl
 
 from judges.judging.prompts import load_prompt_set
-from judges.suite.baselines import discrimination
+from judges.suite.baselines import baseline_grade_fns, discrimination
 from judges.suite.checks import check_path, check_tests
 from judges.suite.loading import load_unit_tests
 from judges.suite.test_types import TEST_TYPES
@@ -80,3 +80,15 @@ def test_oracle_passes_everything_and_constant_baselines_fall_far_below():
         for metric in ("answer_relevancy", "completeness", "faithfulness"):
             assert table[name][metric] <= 0.70, (name, metric)
         assert all(rate <= 0.85 for rate in table[name].values()), name
+
+
+def test_the_random_baseline_grades_a_test_and_metric_alike_whatever_was_drawn_before():
+    """Its grades depend on the seed, the test and the metric, never on the order a run's calls went out in."""
+    tests = load_unit_tests(ROOT / "unit_tests", "test")[:40]
+    pairs = [(metric, test) for test in tests for metric in ("answer_relevancy", "completeness", "faithfulness")]
+    forward = [baseline_grade_fns()["random"](metric, test) for metric, test in pairs]
+    shuffled = baseline_grade_fns()["random"]
+    backward = [shuffled(metric, test) for metric, test in reversed(pairs)][::-1]
+    assert forward == backward
+    assert len(set(forward)) > 2  # the draws differ between tests: not one constant grade
+    assert [baseline_grade_fns(seed=1)["random"](m, t) for m, t in pairs] != forward

@@ -9,7 +9,7 @@ import time
 from typing import TYPE_CHECKING, Any
 
 from judges.calls.backend import CallError, Completion, CompletionRequest
-from judges.calls.prices import call_cost
+from judges.calls.prices import call_cost, price_table
 from judges.calls.secrets import register_secret, register_secrets_in, scrub_text
 from judges.types import FailureKind
 
@@ -159,6 +159,8 @@ class OpenAIHTTPBackend:
         if self._session is None or self._loop is not loop or self._session.closed:
             self.close()  # a session of an earlier, finished event loop
             import aiohttp
+
+            price_table()  # read now, before the first request: on the first reply it held up the C replies beside it
 
             connector = aiohttp.TCPConnector(limit=0, ttl_dns_cache=300, enable_cleanup_closed=False)
             timeout = aiohttp.ClientTimeout(total=self._timeout_s)

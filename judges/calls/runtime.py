@@ -84,10 +84,12 @@ class CallRuntime:
     def _rate_limiters(self, model: str) -> tuple[Any, Any]:
         """Per-model request and token limiters (aiolimiter's leaky bucket), made on first use."""
         if model not in self._limiters:
-            from aiolimiter import AsyncLimiter
-
             rpm, tpm = self.settings.requests_per_minute, self.settings.tokens_per_minute
-            self._limiters[model] = (AsyncLimiter(rpm, 60) if rpm else None, AsyncLimiter(tpm, 60) if tpm else None)
+            self._limiters[model] = (None, None)
+            if rpm or tpm:  # aiolimiter only when a limit is set
+                from aiolimiter import AsyncLimiter
+
+                self._limiters[model] = (AsyncLimiter(rpm, 60) if rpm else None, AsyncLimiter(tpm, 60) if tpm else None)
         return self._limiters[model]
 
     async def call(self, request: CompletionRequest, priority: int = 0) -> Completion:
@@ -218,8 +220,9 @@ class CallRuntime:
             await requests_limiter.acquire()
         if tokens_limiter is not None:
             await tokens_limiter.acquire(min(estimate_tokens(request), tokens_limiter.max_rate))
-        try:
-            return await asyncio.wait_for(self.backend.complete(request), timeout=self.settings.timeout_s)
+        try:  # in this task (wait_for would make one per call: more CPU, and a loop turn each way)
+            async with asyncio.timeout(self.settings.timeout_s):
+                return await self.backend.complete(request)
         except TimeoutError:
             raise CallError(
                 FailureKind.TIMEOUT, f"no reply within {self.settings.timeout_s:g} s", retryable=True

@@ -8,12 +8,14 @@ and field, never met by the HTTP client, the cache or a recursive walk in the mi
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
 from judges.errors import InputError
 
 MAX_DEPTH = 64  # lists and objects inside each other; judgelab's own formats use fewer than ten levels
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")  # the JSON escape of a UTF-16 surrogate, \ud800-\udfff
 
 
 def problem(value: Any) -> tuple[str | None, str] | None:
@@ -34,6 +36,13 @@ def problem(value: Any) -> tuple[str | None, str] | None:
                     return where, f"key {key.encode('utf-8', 'backslashreplace').decode()!r}: {_text_problem(key)}"
                 stack.append((child, f"{where}.{key}" if where else str(key), depth + 1))
     return None
+
+
+def passes_unwalked(text: str) -> bool:
+    """Whether JSON text decoded strictly from UTF-8 surely parses into a value `problem` passes, so the walk can be
+    skipped: a lone surrogate can only come from a `\\ud800`-`\\udfff` escape (the strict decoder refuses any other),
+    and MAX_DEPTH levels of nesting need as many brackets. A run reads its own records back this way."""
+    return text.count("[") + text.count("{") < MAX_DEPTH and _SURROGATE_ESCAPE.search(text) is None
 
 
 def _text_problem(text: str) -> str | None:

@@ -4,14 +4,13 @@ from __future__ import annotations
 
 import json
 import os
-import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 from judges.calls.secrets import scrub
 from judges.errors import InputError
-from judges.files.checked import MAX_DEPTH, json_error_text, json_type
+from judges.files.checked import MAX_DEPTH, json_error_text, json_type, passes_unwalked
 from judges.files.checked import problem as value_problem
 
 DEFAULT_MAX_RECORD_BYTES = 1_000_000  # one record; override with $JUDGELAB_MAX_RECORD_BYTES
@@ -71,20 +70,10 @@ def parse_line(raw: bytes, limit: int | None = None) -> dict[str, Any]:
         raise LineProblem(f"nested more than {MAX_DEPTH} levels deep") from None
     if not isinstance(obj, dict):
         raise LineProblem(f"each line must be a JSON object, got {json_type(obj)}")
-    found = value_problem(obj) if may_be_unusable(raw) else None
+    found = None if passes_unwalked(text) else value_problem(obj)
     if found is not None:
         raise LineProblem(found[1], found[0])
     return obj
-
-
-_SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F]")
-
-
-def may_be_unusable(raw: bytes) -> bool:
-    """False when the line cannot hold what `checked.problem` looks for, so the walk is skipped: a lone surrogate
-    comes only from a `\\uD800`-`\\uDFFF` escape (UTF-8 bytes cannot encode one), and nesting deeper than the limit
-    needs at least that many opening brackets."""
-    return raw.count(b"[") + raw.count(b"{") >= MAX_DEPTH or _SURROGATE_ESCAPE.search(raw) is not None
 
 
 def read_jsonl(path: str | Path) -> Iterator[tuple[int, dict[str, Any]]]:

@@ -65,8 +65,12 @@ class GroundedQAJudge:
         as if the failed call had come back null. `draw` > 0 asks the same questions again as a distinct,
         separately cached call (stability runs); `priority` orders this sample's calls against other samples'.
         """
+        # the first two calls may overtake the follow-ups of the samples started up to one round of calls earlier (as
+        # many samples as call slots): a run's last samples then send their first calls before earlier samples'
+        # follow-ups, instead of after them, which cost a whole extra round trip at the end of the run
+        first = priority - self.runtime.settings.concurrency
         relevancy, completeness = await asyncio.gather(
-            self.grade("answer_relevancy", sample, draw, priority), self.grade("completeness", sample, draw, priority)
+            self.grade("answer_relevancy", sample, draw, first), self.grade("completeness", sample, draw, first)
         )
         if relevancy.verdict.is_failure:
             upstream = f"not judged: answer relevancy failed ({relevancy.verdict.failure_kind.value})"  # type: ignore[union-attr]

@@ -45,14 +45,20 @@ def _oracle(metric: str, test: UnitTest | None) -> Grade:
 
 
 def baseline_grade_fns(seed: int = 0) -> dict[str, GradeFn]:
-    rng = random.Random(seed)
+    """The reference judges' grades by metric and unit test. The random one draws from a generator seeded by the seed,
+    the test's id and the metric, so its grades do not depend on the order the run happens to make its calls in."""
+
+    def drawn(metric: str, test: UnitTest | None) -> Grade:
+        rng = random.Random(f"{seed}:{test.id if test is not None else ''}:{metric}")
+        return rng.choice([*GRADE_SPECS[metric][1], None])
+
     top = {"answer_relevancy": 5, "completeness": 5, "faithfulness": 1, "usefulness": 1}
     return {
         "oracle": _oracle,
         "always-top": lambda metric, _t: top[metric],
         "always-lowest": lambda metric, _t: 1 if metric in ("answer_relevancy", "completeness") else 0,
         "always-null": lambda _metric, _t: None,
-        "random": lambda metric, _t: rng.choice([*GRADE_SPECS[metric][1], None]),
+        "random": drawn,
     }
 
 
