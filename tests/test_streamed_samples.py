@@ -99,7 +99,8 @@ def test_a_run_takes_its_samples_as_slots_free_not_all_at_once(tmp_path):
     assert run.stop_reason is None and run.summary.n_items == 60 and samples.taken == 2 * 60
     run_pass = [taken - 60 for taken in taken_at_calls]
     assert run_pass[0] <= 8 + 1  # the first call: the 8 in flight and the next, waiting for a slot
-    assert run_pass == sorted(run_pass) and len(set(run_pass)) > 40  # then one more as each one finishes
+    # then more as slots free: at least once per 8 samples finished (the 60 taken in 7 steps or more)
+    assert run_pass == sorted(run_pass) and len(set(run_pass)) >= 60 // 8
 
 
 def test_an_executor_settles_the_run_a_window_at_a_time_with_the_records_of_a_local_run(tmp_path, monkeypatch):

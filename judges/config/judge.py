@@ -9,8 +9,6 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator, model_validator
@@ -18,33 +16,10 @@ from typing_extensions import TypedDict
 
 from judges.calls.model_spec import DEFAULT_JUDGE, IMAGE_MAX_SIDE, JudgeModel, default_prompt_set, judge_params
 from judges.calls.secrets import credential_paths, split_credentials
+from judges.config.fields import RANGES, Cli
 
 CacheModeName = Literal["read-write", "read-only", "off", "replay"]
 ClientName = Literal["lean", "litellm"]
-
-
-@dataclass(frozen=True)
-class Cli:
-    """How a field reads on the command line: its help, and a flag name or metavar when not derived from the field."""
-
-    help: str
-    metavar: str | None = None
-    flag: str | None = None  # default: --field-name
-    group: str = "judge"  # the help section: "judge" or "runtime"
-
-
-RANGES: dict[str, tuple[Callable[[float], bool], str]] = {  # a number field: its check, and what a bad value hears
-    "concurrency": (lambda v: v >= 1, "must be at least 1"),
-    "max_attempts": (lambda v: v >= 1, "must be at least 1"),
-    "ray_workers": (lambda v: v >= 1, "must be at least 1"),
-    "executor_window": (lambda v: v >= 1, "must be at least 1"),
-    "image_max_side": (lambda v: v >= 16, "must be at least 16 pixels"),
-    "timeout_s": (lambda v: v > 0, "must be a positive number of seconds"),
-    "max_cost": (lambda v: v > 0, "must be a positive number of USD"),
-    "rpm": (lambda v: v > 0, "must be positive"),
-    "tpm": (lambda v: v > 0, "must be positive"),
-    "fail_on_error": (lambda v: 0 <= v <= 1, "must be a share between 0 and 1"),
-}
 
 
 class JudgeConfig(BaseModel):

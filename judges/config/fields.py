@@ -1,0 +1,30 @@
+"""What a `JudgeConfig` field says beside its type: how it reads on the command line (`Cli`) and its range."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Cli:
+    """How a field reads on the command line: its help, and a flag name or metavar when not derived from the field."""
+
+    help: str
+    metavar: str | None = None
+    flag: str | None = None  # default: --field-name
+    group: str = "judge"  # the help section: "judge" or "runtime"
+
+
+RANGES: dict[str, tuple[Callable[[float], bool], str]] = {  # a number field: its check, and what a bad value hears
+    "concurrency": (lambda v: v >= 1, "must be at least 1"),
+    "max_attempts": (lambda v: v >= 1, "must be at least 1"),
+    "ray_workers": (lambda v: v >= 1, "must be at least 1"),
+    "executor_window": (lambda v: v >= 1, "must be at least 1"),
+    "image_max_side": (lambda v: v >= 16, "must be at least 16 pixels"),
+    "timeout_s": (lambda v: v > 0, "must be a positive number of seconds"),
+    "max_cost": (lambda v: v > 0, "must be a positive number of USD"),
+    "rpm": (lambda v: v > 0, "must be positive"),
+    "tpm": (lambda v: v > 0, "must be positive"),
+    "fail_on_error": (lambda v: 0 <= v <= 1, "must be a share between 0 and 1"),
+}
