@@ -201,7 +201,7 @@ def markdown(result: dict[str, Any]) -> str:
         f"{result['machine']}; {result['date']}. `judgelab evaluate` through the CLI against the loopback stub "
         f"(latency {result['latency_ms']:g} ms, --concurrency {result['concurrency']}), judge {JUDGE} (priced by "
         "LiteLLM's table). Made by `python benchmarks/bench_scale.py --ray-calls 100000`; peak RSS is the "
-        "process's VmHWM, read every 0.2 s.",
+        "process's VmHWM, read every 0.2 s." + (f" {result['note']}" if result.get("note") else ""),
         "",
     ]
     import scale_local
@@ -229,6 +229,17 @@ def markdown(result: dict[str, Any]) -> str:
             "dependent steps (3 for the GroUSE pipeline) for each window of 2,000 samples (`--executor-window`)",
             "",
         ]
+    large = result.get("ray_large")
+    if r is not None and large is not None:
+        lines += [
+            f"Driver peak RSS from {r['ray']['calls']:,} to {large['ray']['calls']:,} calls: ray "
+            f"{r['ray']['driver_peak_rss_mb']} → {large['ray']['driver_peak_rss_mb']} MB "
+            f"({large['ray']['driver_peak_rss_mb'] / r['ray']['driver_peak_rss_mb']:.2f}x), local "
+            f"{r['local']['driver_peak_rss_mb']} → {large['local']['driver_peak_rss_mb']} MB "
+            f"({large['local']['driver_peak_rss_mb'] / r['local']['driver_peak_rss_mb']:.2f}x): the Ray driver holds one "
+            "window's pending calls, and Ray itself (about 250 MB), whatever the run's size.",
+            "",
+        ]
     if r is not None and result.get("ray_large") is None:
         lines += ["The 100,000-call Ray run was not made in this session (run with --ray-calls 100000).", ""]
     lines += scale_local.offline_markdown(result)
@@ -248,6 +259,7 @@ def main() -> None:
     parser.add_argument("--local-samples", type=int, default=15000, help="N: one process at N and 10 N samples")
     parser.add_argument("--offline-samples", type=int, default=6, help="the offline judge on Ray actors (0: skip)")
     parser.add_argument("--only", nargs="+", choices=PARTS, default=list(PARTS), help="the parts to run")
+    parser.add_argument("--note", default="", help="a line saved with the figures (e.g. what else ran)")
     parser.add_argument("--out", default=str(ROOT / "results" / "benchmarks"))
     args = parser.parse_args()
     result: dict[str, Any] = {
@@ -256,6 +268,7 @@ def main() -> None:
         "latency_ms": args.latency_ms,
         "concurrency": args.concurrency,
         "ray_workers": args.ray_workers,
+        "note": args.note,
     }
     with tempfile.TemporaryDirectory() as folder:
         tmp = Path(folder)
