@@ -51,6 +51,18 @@ def test_ray_records_equal_local_records(local_ray, tmp_path):
     assert ray.is_initialized()  # a Ray the caller started is left running
 
 
+def test_ray_in_windows_of_five_samples_gives_the_local_records(local_ray, tmp_path, capfd):
+    with stub_server(latency_ms=1) as base:
+        grade(base, tmp_path, "local")
+        local_calls = stats(base, reset=True)["requests"]
+        run = grade(base, tmp_path, "windows", executor="ray", ray_workers=2, executor_window=5)
+        assert stats(base)["requests"] == local_calls
+    assert run.stop_reason is None and run.usage["calls"] == local_calls and run.usage["cached_calls"] == 0
+    assert comparable(read_records(tmp_path / "windows")) == comparable(read_records(tmp_path / "local"))
+    err = capfd.readouterr().err
+    assert all(f"ray: items {span}: round 1:" in err for span in ("1-5", "6-10", "11-12"))
+
+
 def test_an_endpoint_that_fails_every_worker_call_stops_the_run_as_a_local_run_does(local_ray, tmp_path):
     with stub_server(latency_ms=1, status=401) as base:  # a refused key: no call can succeed
         local = grade(base, tmp_path, "local", limit=2)
