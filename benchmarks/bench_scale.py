@@ -22,7 +22,6 @@ import json
 import os
 import platform
 import signal
-import subprocess
 import sys
 import tempfile
 import time
@@ -34,92 +33,12 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 sys.path.insert(0, str(HERE))
 
-from scale_compare import comparable, read_records  # noqa: E402
+import scale_local  # noqa: E402
+from scale_compare import read_records  # noqa: E402
+from scale_runs import JUDGE, Judgelab, make_samples, same  # noqa: E402
 from stub_server import running_stub, stub_stats  # noqa: E402
 
-JUDGE = "openai/gpt-4o-mini"
 PARTS = ("sizes", "batch", "ray", "offline")
-
-
-def make_samples(n: int, path: Path) -> Path:
-    base = [json.loads(line) for line in (ROOT / "unit_tests" / "test.jsonl").read_text().splitlines() if line]
-    with path.open("w", encoding="utf-8") as out:
-        for i in range(n):
-            record = dict(base[i % len(base)])
-            record["id"] = f"s{i}"
-            record["input"] = f"{record['input']} (question {i})"
-            out.write(json.dumps(record) + "\n")
-    return path
-
-
-class Judgelab:
-    def __init__(self, base: str | None, samples: Path, tmp: Path, concurrency: int, judge: str = JUDGE) -> None:
-        self.base, self.samples, self.tmp, self.concurrency, self.judge = base, samples, tmp, concurrency, judge
-
-    def start(self, name: str, *extra: str) -> subprocess.Popen[str]:
-        env = {**os.environ, "PYTHONPATH": str(ROOT), "OPENAI_API_KEY": "sk-bench", "JUDGELAB_BATCH_POLL_S": "0.5"}
-        args = [
-            sys.executable,
-            "-m",
-            "judges.cli.main",
-            "evaluate",
-            str(self.samples),
-            "--judge",
-            self.judge,
-            *(("--api-base", self.base) if self.base else ()),
-            "--quiet",
-            "--concurrency",
-            str(self.concurrency),
-            "--cache",
-            str(self.tmp / f"{name}.sqlite"),
-            "--out",
-            str(self.tmp / name),
-            *extra,
-        ]
-        return subprocess.Popen(
-            args, env=env, cwd=self.tmp, text=True, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
-        )
-
-    def run(self, name: str, *extra: str) -> dict[str, Any]:
-        started = time.perf_counter()
-        process = self.start(name, *extra)
-        peak = watch_peak(process)
-        _, err = process.communicate()
-        wall, ended = time.perf_counter() - started, time.time()
-        if process.returncode != 0:
-            raise RuntimeError(f"{name} exited {process.returncode}: {err[-2000:]}")
-        folder = self.tmp / name
-        usage = json.loads((folder / "run.json").read_text())["usage"]
-        # results.jsonl is appended as each item finishes: its last write is the end of the last item's calls
-        after = ended - (folder / "results.jsonl").stat().st_mtime
-        return {
-            "wall_s": round(wall, 2),
-            "calls": usage["calls"],
-            "cost_usd": round(usage["cost"], 4),
-            "calls_per_s": round(usage["calls"] / wall, 1),
-            "driver_peak_rss_mb": peak,
-            "after_last_record_s": round(after, 2),
-            "report_html_mb": round((folder / "report.html").stat().st_size / 2**20, 2),
-            "results_jsonl_mb": round((folder / "results.jsonl").stat().st_size / 2**20, 1),
-        }
-
-
-def watch_peak(process: subprocess.Popen[str]) -> float:
-    """The process's peak RSS (VmHWM), read until it exits."""
-    peak = 0.0
-    while process.poll() is None:
-        try:
-            for line in Path(f"/proc/{process.pid}/status").read_text().splitlines():
-                if line.startswith("VmHWM:"):
-                    peak = max(peak, int(line.split()[1]) / 1024)
-        except OSError:
-            break
-        time.sleep(0.2)
-    return round(peak, 1)
-
-
-def same(tmp: Path, a: str, b: str) -> bool:
-    return comparable(read_records(tmp / a)) == comparable(read_records(tmp / b))
 
 
 def bench_batch(args: argparse.Namespace, tmp: Path, samples: Path) -> dict[str, Any]:
@@ -204,8 +123,6 @@ def markdown(result: dict[str, Any]) -> str:
         "process's VmHWM, read every 0.2 s." + (f" {result['note']}" if result.get("note") else ""),
         "",
     ]
-    import scale_local
-
     lines += scale_local.sizes_markdown(result)
     if b is not None:
         lines += batch_markdown(b)
@@ -237,7 +154,7 @@ def markdown(result: dict[str, Any]) -> str:
             f"({large['ray']['driver_peak_rss_mb'] / r['ray']['driver_peak_rss_mb']:.2f}x), local "
             f"{r['local']['driver_peak_rss_mb']} → {large['local']['driver_peak_rss_mb']} MB "
             f"({large['local']['driver_peak_rss_mb'] / r['local']['driver_peak_rss_mb']:.2f}x): the Ray driver holds one "
-            "window's pending calls, and Ray itself (about 250 MB), whatever the run's size.",
+            "window's pending calls beside Ray's own libraries, whatever the run's size.",
             "",
         ]
     if r is not None and result.get("ray_large") is None:
@@ -247,8 +164,6 @@ def markdown(result: dict[str, Any]) -> str:
 
 
 def main() -> None:
-    import scale_local
-
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--samples", type=int, default=2000)
     parser.add_argument("--latency-ms", type=float, default=1.0)

@@ -7,7 +7,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from bench_scale import Judgelab, make_samples, same
+from scale_runs import Judgelab, make_samples, same
 from stub_server import running_stub
 
 

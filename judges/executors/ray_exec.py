@@ -20,8 +20,8 @@ from judges.executors.settle import Sink
 from judges.types import FailureKind
 
 ROWS_PER_BATCH = 64  # rows handed to a worker at once (it runs up to --concurrency of them in parallel)
-# items settled at once (--executor-window): the driver holds one window's rows, about 30 KB per GroUSE sample
-# (its prompts, their JSON for Ray, Ray's copy), and each window costs a Ray Data job (1-2 s) per round of steps
+# items settled at once (--executor-window): the driver holds one window's rows (their prompts, their JSON for Ray,
+# Ray's copy), and each window costs one Ray Data job per round of steps
 WINDOW = 2_000
 PROGRESS_EVERY_S = 10.0
 
