@@ -4,6 +4,7 @@ byte offset of each good record; a record is parsed again from disk when the run
 from __future__ import annotations
 
 import os
+from abc import abstractmethod
 from array import array
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
@@ -17,7 +18,26 @@ T = TypeVar("T")
 Parse = Callable[[int, dict[str, Any]], T]
 
 
-class RecordFile(Sequence[T]):
+class OnDemand(Sequence[T]):
+    """A sequence whose entries are made when asked (`at`), never stored: an index, a negative one or a slice."""
+
+    @abstractmethod
+    def at(self, index: int) -> T:
+        """Entry `index` (0 <= index < len), made anew."""
+
+    @overload
+    def __getitem__(self, index: int) -> T: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[T]: ...
+
+    def __getitem__(self, index: int | slice) -> T | list[T]:
+        if isinstance(index, slice):
+            return [self.at(i) for i in range(*index.indices(len(self)))]
+        return self.at(range(len(self))[index])
+
+
+class RecordFile(OnDemand[T]):
     """The good records of a checked JSONL file (the first `limit` of them), parsed on each read: a run of a
     million samples holds two 8-byte numbers per sample (its line and offset), not the samples."""
 
@@ -72,15 +92,7 @@ class RecordFile(Sequence[T]):
     def __len__(self) -> int:
         return len(self._lines)
 
-    @overload
-    def __getitem__(self, index: int) -> T: ...
-
-    @overload
-    def __getitem__(self, index: slice) -> list[T]: ...
-
-    def __getitem__(self, index: int | slice) -> T | list[T]:
-        if isinstance(index, slice):
-            return [self[i] for i in range(*index.indices(len(self)))]
+    def at(self, index: int) -> T:
         number, offset = self._lines[index], self._offsets[index]
         self._check_unchanged()
         with self.path.open("rb") as handle:

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any, overload
+from typing import Any
+
+from judges.files.record_file import OnDemand
 
 
 @dataclass(frozen=True)
@@ -17,7 +19,7 @@ class Item:
     draw: int = 0
 
 
-class ItemsOf(Sequence[Item]):
+class ItemsOf(OnDemand[Item]):
     """`entries` (a list, or a file read as the run goes) as items: entry n is `make(n, entry)`."""
 
     def __init__(self, entries: Sequence[Any], make: Callable[[int, Any], Item]) -> None:
@@ -26,17 +28,8 @@ class ItemsOf(Sequence[Item]):
     def __len__(self) -> int:
         return len(self.entries)
 
-    @overload
-    def __getitem__(self, index: int) -> Item: ...
-
-    @overload
-    def __getitem__(self, index: slice) -> list[Item]: ...
-
-    def __getitem__(self, index: int | slice) -> Item | list[Item]:
-        if isinstance(index, slice):
-            return [self[i] for i in range(*index.indices(len(self)))]
-        position = range(len(self))[index]
-        return self.make(position, self.entries[position])
+    def at(self, index: int) -> Item:
+        return self.make(index, self.entries[index])
 
     def __iter__(self) -> Iterator[Item]:
         return (self.make(order, entry) for order, entry in enumerate(self.entries))
