@@ -51,8 +51,9 @@ def judgelab(*args: str, cwd: Path) -> subprocess.Popen[str]:
     )
 
 
-def evaluate(base: str, tmp: Path, name: str, *extra: str, limit: int = 6) -> tuple[int, str]:
-    process = judgelab(
+def start_evaluate(base: str, tmp: Path, name: str, *extra: str, limit: int = 6) -> subprocess.Popen[str]:
+    """`judgelab evaluate` of the first `limit` test samples, its cache and run folder named `name` under `tmp`."""
+    return judgelab(
         "evaluate",
         TESTS,
         "--limit",
@@ -69,6 +70,10 @@ def evaluate(base: str, tmp: Path, name: str, *extra: str, limit: int = 6) -> tu
         *extra,
         cwd=tmp,
     )
+
+
+def evaluate(base: str, tmp: Path, name: str, *extra: str, limit: int = 6) -> tuple[int, str]:
+    process = start_evaluate(base, tmp, name, *extra, limit=limit)
     _, err = process.communicate(timeout=300)
     return process.returncode, err
 
@@ -153,24 +158,7 @@ def test_a_failed_batch_line_is_a_failure_verdict_with_its_kind(tmp_path):
 def test_a_batch_run_killed_while_polling_resumes_without_submitting_again(tmp_path):
     ledger = tmp_path / "resume.sqlite.batches" / "batches.json"
     with stub_server(latency_ms=1, batch_delay_s=3) as base:
-        process = judgelab(
-            "evaluate",
-            TESTS,
-            "--limit",
-            "6",
-            "--judge",
-            JUDGE,
-            "--api-base",
-            base,
-            "--quiet",
-            "--cache",
-            str(tmp_path / "resume.sqlite"),
-            "--out",
-            str(tmp_path / "resume"),
-            "--executor",
-            "batch",
-            cwd=tmp_path,
-        )
+        process = start_evaluate(base, tmp_path, "resume", "--executor", "batch")
         deadline = time.monotonic() + 60
         while not (ledger.is_file() and '"batch_id": "batch_' in ledger.read_text()):
             assert process.poll() is None and time.monotonic() < deadline
