@@ -99,7 +99,7 @@ def _reply(metric: str, one: int, two: int) -> str:
 
 
 def rates(run: Any) -> dict[tuple[str, str], Any]:
-    return {(row.probe, row.metric): row for row in run.summary.probes.rows}
+    return {(row.probe, row.metric): row for row in run.summary.part.rows}
 
 
 def test_a_position_biased_judge_fails_the_swap_probe_and_holds_on_the_others(tmp_path):
@@ -131,7 +131,7 @@ def test_a_constant_judge_is_perfectly_invariant_and_never_sensitive(tmp_path):
         lambda request: _reply(request.metric, *(2 * [{"faithfulness": 1}.get(request.metric, 5)]))
     )
     run = run_task(ProbeTask(samples(3), shipped_probes(), judge), judge.runtime, None, {"judge": "constant"})
-    for row in run.summary.probes.rows:
+    for row in run.summary.part.rows:
         if row.metric == "usefulness":
             continue  # not asked while relevancy is graded
         assert row.rate == (1.0 if row.measures == "invariance" else 0.0), row
@@ -147,7 +147,7 @@ def test_a_failed_call_is_counted_apart_never_as_a_miss(tmp_path):
     judge, _ = scripted_judge(script)
     probes = [p for p in shipped_probes() if p.name == "unsupported_claim"]
     run = run_task(ProbeTask(samples(3), probes, judge), judge.runtime, None, {"judge": "scripted"})
-    (row,) = run.summary.probes.rows
+    (row,) = run.summary.part.rows
     assert (row.n, row.failed, row.rate) == (0, 3, None)
 
 
@@ -226,15 +226,15 @@ def test_the_tally_pairs_records_in_any_order_and_keeps_none_of_them():
 
     judge, _ = scripted_judge(position_biased)
     run = run_task(ProbeTask(samples(4), shipped_probes(), judge), judge.runtime, None, {"judge": "scripted"})
-    assert run.summary.probes is not None and any(row.missed for row in run.summary.probes.rows)
+    assert run.summary.part is not None and any(row.missed for row in run.summary.part.rows)
     records = list(run.records)
     # every perturbed item before its original: each waits, then pairs when its original comes
     tally = ProbeTally()
     for record in [r for r in records if r.probe != "original"] + [r for r in records if r.probe == "original"]:
         tally.add(record)
-    assert tally.result() == run.summary.probes and tally.waiting == {}
+    assert tally.result() == run.summary.part and tally.waiting == {}
     kept = [weakref.ref(r) for r in records]
-    expected = run.summary.probes
+    expected = run.summary.part
     tally = ProbeTally()
     for record in records:
         tally.add(record)

@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from stub import stats, stub_server
 
-from judges.calls.secrets import credential_paths, register_secret, scrub, split_credentials
+from judges.secrets import credential_paths, register_secret, scrub, split_credentials
 from judges.config.judge import JudgeConfig
 
 TOP_KEY = "sk-judgelab-TOPLEVEL-planted-4c2e91"
@@ -150,7 +150,7 @@ def test_environment_secrets_are_read_at_each_scrub_whatever_the_case_of_their_n
 
 def _plain_scrub(value, secrets):
     """The definition scrub keeps to: every key and string looked at, one by one."""
-    from judges.calls.secrets import MASK, is_credential_key
+    from judges.secrets import MASK, is_credential_key
 
     if isinstance(value, dict):
         return {
@@ -182,7 +182,7 @@ _VALUES = st.recursive(
 @settings(derandomize=True, max_examples=200, deadline=None)
 @given(_VALUES, st.booleans())
 def test_scrub_masks_exactly_as_looking_at_every_key_and_string(value, with_secret):
-    from judges.calls.secrets import scrub_with
+    from judges.secrets import scrub_with
 
     secrets = [_SECRET] if with_secret else []
     assert scrub_with(value, secrets) == _plain_scrub(value, secrets)

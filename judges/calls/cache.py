@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from judges.calls.backend import Completion, CompletionRequest
-from judges.calls.secrets import scrub
+from judges.secrets import scrub
 from judges.errors import CacheBroken, ConfigError
 
 if TYPE_CHECKING:

@@ -7,7 +7,7 @@ import time
 from typing import Any
 
 from judges.calls.backend import CallError, Completion, CompletionRequest
-from judges.calls.secrets import register_secret, register_secrets_in, scrub_text
+from judges.secrets import register_secret, register_secrets_in, scrub_text
 from judges.types import FailureKind
 
 

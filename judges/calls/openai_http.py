@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from judges.calls.backend import CallError, Completion, CompletionRequest
 from judges.calls.prices import call_cost, price_table
-from judges.calls.secrets import register_secret, register_secrets_in, scrub_text
+from judges.secrets import register_secret, register_secrets_in, scrub_text
 from judges.types import FailureKind
 
 if TYPE_CHECKING:

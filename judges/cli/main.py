@@ -98,7 +98,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except Exception as err:  # unforeseen: still one line, the traceback only with --debug
         if args.debug:
             raise
-        from judges.calls.secrets import scrub_text
+        from judges.secrets import scrub_text
 
         print(
             f"judgelab: unexpected error: {type(err).__name__}: {scrub_text(str(err))} (a bug in judgelab; rerun "

@@ -15,7 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validat
 from typing_extensions import TypedDict
 
 from judges.calls.model_spec import DEFAULT_JUDGE, IMAGE_MAX_SIDE, JudgeModel, default_prompt_set, judge_params
-from judges.calls.secrets import credential_paths, split_credentials
+from judges.secrets import credential_paths, split_credentials
 from judges.config.fields import RANGES, Cli
 
 CacheModeName = Literal["read-write", "read-only", "off", "replay"]

@@ -8,7 +8,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from judges.calls.secrets import scrub
+from judges.secrets import scrub
 from judges.errors import InputError
 from judges.files.checked import MAX_DEPTH, json_error_text, json_type, passes_unwalked
 from judges.files.checked import problem as value_problem

@@ -1,35 +1,28 @@
-"""The shipped probes, in report order, and looking one up by name."""
+"""The probes, in report order (the shipped ones, then those other packages register under `judgelab.probes`), and
+looking one up by name."""
 
 from __future__ import annotations
 
-from judges.errors import ConfigError
+from judges.plugins import load, names
 from judges.probes.base import Probe
 
 
+def _made(target: object) -> Probe:
+    """A registered probe is its class (made here, with no arguments) or an instance."""
+    return target() if isinstance(target, type) else target  # type: ignore[return-value]
+
+
 def shipped_probes() -> list[Probe]:
-    """Every shipped probe: the invariance ones first, then the sensitivity ones."""
-    from judges.probes.content import DropCitedFact, UnsupportedClaim, WrongCitation
-    from judges.probes.form import BulletsVersusProse, ClosingSentence
-    from judges.probes.order import ShuffleReferences, SwapAnswers
-
-    return [
-        ShuffleReferences(),
-        SwapAnswers(),
-        BulletsVersusProse(),
-        ClosingSentence(),
-        DropCitedFact(),
-        UnsupportedClaim(),
-        WrongCitation(),
-    ]
+    """Every registered probe: the shipped invariance ones first, then the sensitivity ones, then plug-ins'."""
+    return [_made(load("probes", name)) for name in names("probes")]
 
 
-def probes_named(names: list[str] | None) -> list[Probe]:
-    """The named probes (all of them when `names` is empty); an unknown name is a one-line error."""
-    probes = shipped_probes()
-    if not names:
-        return probes
-    known = {probe.name: probe for probe in probes}
-    unknown = [name for name in names if name not in known]
-    if unknown:
-        raise ConfigError(f"unknown probe {unknown[0]!r}; known: {', '.join(known)}")
-    return [known[name] for name in names]
+def probes_named(names_given: list[str] | None) -> list[Probe]:
+    """The named probes (all of them when `names_given` is empty); an unknown name is a one-line error with "did
+    you mean", raised before any probe is imported."""
+    if not names_given:
+        return shipped_probes()
+    for name in names_given:  # every name checked before any import
+        if name not in names("probes"):
+            load("probes", name)  # raises the ConfigError
+    return [_made(load("probes", name)) for name in names_given]

@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from judges.pages.table import Cell, Table, cell, plain_table
-from judges.probes.summary import ProbeRow
+from judges.probes.summary import ProbeRow, ProbeSummary
 from judges.render.markdown import pct, table
 
 if TYPE_CHECKING:
@@ -30,7 +30,8 @@ def _interval(row: ProbeRow) -> str:
 
 
 def probe_rows(run: Run) -> list[ProbeRow]:
-    return run.summary.probes.rows if run.summary.probes else []
+    part = run.summary.part
+    return part.rows if isinstance(part, ProbeSummary) else []
 
 
 def probe_markdown(run: Run) -> list[str]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -41,6 +42,14 @@ class ProbeRow:
 class ProbeSummary:
     rows: list[ProbeRow] = field(default_factory=list)
     originals: int = 0
+
+    @property
+    def kind(self) -> str:
+        """The run kind this part belongs to: the key it is written under in run.json's summary."""
+        return "probes"
+
+    def to_json(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> ProbeSummary:

@@ -17,9 +17,9 @@ import dataclasses
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
-from judges.probes.summary import ProbeSummary
+from judges.plugins import load, names
 from judges.records.usage import Usage as Usage  # re-exported: part of the schema
 from judges.records.usage import known_fields
 from judges.types import FailureKind, Outcome, Verdict, VerdictState
@@ -218,6 +218,27 @@ class Stability:
     metrics: dict[str, MetricStability]
 
 
+PART_KEY = "probes"  # the key a kind's part was first written under; kept so that every run.json has the same keys
+
+
+class SummaryPart(Protocol):
+    """What a run kind adds to the summary (`judgelab.kinds`): written under the kind's name in run.json."""
+
+    @property
+    def kind(self) -> str: ...
+
+    def to_json(self) -> dict[str, Any]: ...
+
+
+def read_part(data: Mapping[str, Any]) -> SummaryPart | None:
+    """The kind's part of a summary read back, by the registered kind whose name is a key of `data`."""
+    for kind in names("kinds"):
+        if data.get(kind):
+            part: SummaryPart = load("kinds", kind).read_part(data[kind])
+            return part
+    return None
+
+
 @dataclass(frozen=True)
 class Summary:
     """What a report shows, computed from the records alone. Every run: per metric, the verdict counts and usage;
@@ -233,10 +254,15 @@ class Summary:
     failures: int | None = None
     by_test_type: dict[str, TypeSummary] = field(default_factory=dict)
     stability: Stability | None = None
-    probes: ProbeSummary | None = None  # probe runs: per probe and metric
+    part: SummaryPart | None = None  # a run kind's own part (probe runs: per probe and metric), under its kind
 
     def to_json(self) -> dict[str, Any]:
-        out = dataclasses.asdict(self)
+        part = self.part
+        out = dataclasses.asdict(dataclasses.replace(self, part=None))
+        del out["part"]
+        out[PART_KEY] = None  # every run.json has had the key; a kind with a part writes it under its own name
+        if part is not None:
+            out[part.kind] = part.to_json()
         out["usage"] = self.usage.to_json()  # its keys in their written order (asdict puts `priced_cost` last)
         for name, metric in self.metrics.items():
             out["metrics"][name]["usage"] = metric.usage.to_json()
@@ -246,7 +272,6 @@ class Summary:
     def from_json(cls, data: Mapping[str, Any] | None) -> Summary:
         data = data or {}
         stability = data.get("stability")
-        probes = data.get("probes")
         return cls(
             **{
                 **known_fields(cls, data),
@@ -262,6 +287,6 @@ class Summary:
                     stability["draws"],
                     {m: MetricStability(**known_fields(MetricStability, s)) for m, s in stability["metrics"].items()},
                 ),
-                "probes": ProbeSummary.from_json(probes) if probes else None,
+                "part": read_part(data),
             }
         )

@@ -11,6 +11,7 @@ from judges.pages.table import Cell, Row, Table, cell, plain_table
 from judges.render.markdown import pct
 from judges.render.summary_md import rests_on_failures
 from judges.runs.failures import given
+from judges.runs.kinds import kind_parts
 from judges.runs.summary import SHORT, metric_names
 
 MAX_MATRIX = 200  # tests in the page's result matrix (all of them are in results.jsonl and the plot)
@@ -34,12 +35,12 @@ def report_html(run: Run, folder: Path | None = None) -> str:
     from judges.runs.stops import stop_note
 
     grades: dict[str, Any] = {}  # the first draw's grades, noted in the one pass that chooses the items shown
-    chosen = chosen_entries(noting_grades(run.iter_records(), grades)) if run.kind != "probes" else None
-    if chosen is None:
-        from judges.probes.render import HEADERS, probe_item_rows
-
-        items, item_headers = probe_item_rows(run, folder), HEADERS
+    parts = kind_parts(run.kind)
+    chosen = chosen_entries(noting_grades(run.iter_records(), grades)) if parts is None else None
+    if parts is not None:
+        items, item_headers = parts.item_rows(run, folder), parts.item_headers
     else:
+        assert chosen is not None
         items, item_headers = item_rows(run, chosen.entries, folder), headers(run)
     return render_page(
         "report.html.jinja",
@@ -100,10 +101,9 @@ def summary_tables(run: Run, grades: dict[str, Any] | None = None) -> list[tuple
     caller has them, else from a pass over the records."""
     if run.kind == "unit_tests":
         return _unit_test_summary(run)
-    if run.kind == "probes":
-        from judges.probes.render import probe_tables
-
-        return probe_tables(run)
+    parts = kind_parts(run.kind)
+    if parts is not None:
+        return parts.tables(run)
     return [("Verdicts per metric", _verdict_summary(run, grades))]
 
 

@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING, Any
 
 from judges.render.markdown import pct, table
 from judges.runs.failures import RAW_SHOWN, first_misses, one_line
+from judges.runs.kinds import kind_parts
 from judges.runs.summary import SHORT
 
 if TYPE_CHECKING:
@@ -39,10 +40,8 @@ def summary_markdown(run: Run) -> str:
     ]
     if run.kind == "unit_tests":
         lines += _unit_test_tables(run)
-    elif run.kind == "probes":
-        from judges.probes.render import probe_markdown
-
-        lines += probe_markdown(run)
+    elif (parts := kind_parts(run.kind)) is not None:
+        lines += parts.markdown(run)
     else:
         lines += _verdict_table(summary, config.get("metric_info") or {})
     lines += ["", failures_line(summary)]

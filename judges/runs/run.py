@@ -195,7 +195,7 @@ class Run:
 def _scrub(value: Any) -> Any:
     """Secrets never reach run.json: credential-like keys and known secret values are masked."""
     try:
-        from judges.calls.secrets import scrub
+        from judges.secrets import scrub
     except ImportError:  # pragma: no cover - the scrubber arrives with the secrets module
         return value
     return scrub(value)

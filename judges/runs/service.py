@@ -193,7 +193,7 @@ def run_task(
         execution.stop = execution.stop or stop_for(err)
         raise
     except Exception as err:  # a bug: the folder still says the run is cut short, and why
-        from judges.calls.secrets import scrub_text
+        from judges.secrets import scrub_text
 
         message = scrub_text(f"unexpected error {type(err).__name__}: {err}".splitlines()[0][:300])
         execution.stop = Stop("crash", f"{message} (a bug in judgelab; finished items are kept)")

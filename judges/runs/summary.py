@@ -8,7 +8,7 @@ from array import array
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from judges.records import (
     ItemRecord,
@@ -20,10 +20,8 @@ from judges.records import (
     TypeSummary,
     Usage,
 )
+from judges.runs.kinds import Tally, kind_parts
 from judges.types import ALL_METRICS, Outcome, VerdictState
-
-if TYPE_CHECKING:
-    from judges.probes.analysis import ProbeTally
 
 SHORT = {
     "answer_relevancy": "AR",
@@ -143,11 +141,8 @@ class SummaryBuilder:
 
     def __init__(self, kind: str) -> None:
         self.unit_tests = kind == "unit_tests"
-        self.probes: ProbeTally | None = None  # a probe run's pairs, made as the records come (none is kept)
-        if kind == "probes":
-            from judges.probes.analysis import ProbeTally
-
-            self.probes = ProbeTally()
+        parts = kind_parts(kind)
+        self.part: Tally | None = parts.tally() if parts is not None else None  # a kind's own part, as records come
         self.n_items = self.completed_tests = self.tests_passing_all = 0
         self.metrics: dict[str, MetricTotals] = {}
         self.usage = UsageTotals()
@@ -162,8 +157,8 @@ class SummaryBuilder:
                 self.draws[record.id][metric].append((entry.value, entry.outcome is Outcome.PASS))
         if record.draw != 0:
             return
-        if self.probes is not None:
-            self.probes.add(record)
+        if self.part is not None:
+            self.part.add(record)
         self.n_items += 1
         for metric, entry in record.metrics.items():
             self.metrics.setdefault(metric, MetricTotals()).add(entry)
@@ -180,8 +175,8 @@ class SummaryBuilder:
     def result(self) -> Summary:
         metrics = {name: totals.result(self.unit_tests) for name, totals in self.metrics.items()}
         usage = self.usage.result()
-        if self.probes is not None:
-            return Summary(self.n_items, metrics, usage, probes=self.probes.result())
+        if self.part is not None:
+            return Summary(self.n_items, metrics, usage, part=self.part.result())
         if not self.unit_tests:
             return Summary(self.n_items, metrics, usage)
         rates = [m.pass_rate for m in metrics.values() if m.pass_rate is not None]

@@ -1,0 +1,40 @@
+"""The probe run kind's parts for the core (`judgelab.kinds` entry `probes`): its tally, summary part and sections."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from judges.probes.analysis import ProbeTally
+from judges.probes.render import HEADERS, probe_item_rows, probe_markdown, probe_tables
+from judges.probes.summary import ProbeSummary
+
+if TYPE_CHECKING:
+    from judges.pages.table import Table
+    from judges.render.report_items import ItemRow
+    from judges.runs.run import Run
+
+
+class ProbeKind:
+    """Probe runs: the pairs' rates per probe and metric, and a row per pair that missed."""
+
+    item_headers = HEADERS
+
+    def tally(self) -> ProbeTally:
+        return ProbeTally()
+
+    def read_part(self, data: Mapping[str, Any]) -> ProbeSummary:
+        return ProbeSummary.from_json(data)
+
+    def markdown(self, run: Run) -> list[str]:
+        return probe_markdown(run)
+
+    def tables(self, run: Run) -> list[tuple[str, Table]]:
+        return probe_tables(run)
+
+    def item_rows(self, run: Run, folder: Path | None) -> list[ItemRow]:
+        return probe_item_rows(run, folder)
+
+
+PROBE_KIND = ProbeKind()
