@@ -147,7 +147,7 @@ def main() -> None:
 
 
 def render(result: dict) -> str:
-    from judges.render.markdown import table
+    from judges.pages.markdown import table
 
     short = ["AR", "C", "F", "U", "PA", "NR"]
     lines = [

@@ -58,7 +58,7 @@ def measure(n: int) -> dict[str, Any]:
     from judges.judging.prompts import load_prompt_set
     from judges.probes.registry import shipped_probes
     from judges.probes.task import ProbeTask
-    from judges.render import run_folder
+    from judges.runs import service as run_folder  # the run service's own name for the folder writer
     from judges.runs.service import run_task
 
     runtime = CallRuntime(TopGradeStub(), ReplyCache(":memory:", CacheMode.OFF))

@@ -72,7 +72,7 @@ def judgelab_run(
     from judges.judging.grouse_judge import GroundedQAJudge
     from judges.judging.prompts import load_prompt_set
     from judges.runs.service import execute
-    from judges.runs.tasks import UnitTestTask
+    from judges.suite.unit_test_task import UnitTestTask
 
     if client == "litellm":
         from judges.calls.litellm_backend import import_litellm
@@ -183,7 +183,7 @@ def openai_loop(base_url: str, bodies: list[dict], concurrency: int) -> float:
 CACHED_SCRIPT = """
 import sys, time
 started = time.perf_counter()
-from judges.runs.api import load_tests, run_unit_tests
+from judges.api import load_tests, run_unit_tests
 tests = load_tests(sys.argv[1], limit=int(sys.argv[2]))
 run = run_unit_tests(tests, "openai/stub", api_base=sys.argv[3], cache=sys.argv[4], out=sys.argv[5], concurrency=32)
 assert run.stop_reason is None and run.usage["cached_calls"] == run.usage["calls"] > 0, run.usage
@@ -460,7 +460,7 @@ def main() -> None:
                     if args.peers == "earlier":
                         rows += earlier_peers(out)
                     cache_file = Path(tmp) / "cache.sqlite"
-                    from judges.runs.api import run_unit_tests  # fills the cache with the CLI's default parameters
+                    from judges.api import run_unit_tests  # fills the cache with the CLI's default parameters
 
                     filled = run_unit_tests(
                         all_tests[: args.cached_tests], "openai/stub", api_base=base, cache=str(cache_file)

@@ -68,8 +68,8 @@ def recorded_requests(samples: Path, concurrency: int, latency_ms: float, tmp: P
 def dependency_rounds(bodies: list[dict[str, Any]], samples: Path) -> list[list[list[dict[str, Any]]]]:
     """The bodies per sample, in rounds: first answer relevancy and completeness, then what waited on them (a body
     is placed by its prompt, rendered from the samples with the default prompt set; a re-ask comes a round later)."""
+    from judges.api import load_samples
     from judges.judging.prompts import load_prompt_set
-    from judges.runs.api import load_samples
 
     prompts = load_prompt_set("default")
     where = {

@@ -15,11 +15,11 @@ from typing import TYPE_CHECKING, Any
 __version__ = "0.1.0"
 
 _EXPORTS = {
-    "load_tests": "judges.runs.api",
-    "load_samples": "judges.runs.api",
-    "run_unit_tests": "judges.runs.api",
-    "grade_samples": "judges.runs.api",
-    "run_metrics": "judges.runs.api",
+    "load_tests": "judges.api",
+    "load_samples": "judges.api",
+    "run_unit_tests": "judges.api",
+    "grade_samples": "judges.api",
+    "run_metrics": "judges.api",
     "Run": "judges.runs.run",
     "JudgeConfig": "judges.config.judge",
     "Sample": "judges.types",
@@ -43,9 +43,9 @@ __all__ = [
 ]
 
 if TYPE_CHECKING:
+    from judges.api import grade_samples, load_samples, load_tests, run_metrics, run_unit_tests
     from judges.config.judge import JudgeConfig
     from judges.errors import JudgelabError
-    from judges.runs.api import grade_samples, load_samples, load_tests, run_metrics, run_unit_tests
     from judges.runs.run import Run
     from judges.types import Sample, UnitTest, Verdict
 

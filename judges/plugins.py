@@ -11,7 +11,8 @@ The groups and what a target is:
 - `judgelab.probes`: a `judges.probes.base.Probe` subclass (or instance);
 - `judgelab.executors`: a function `(config, model, settings) -> Executor` (see `judges.executors.settle`);
 - `judgelab.backends`: a function `(model, client, api_base, timeout_s, connection) -> Backend`, by client name;
-- `judgelab.kinds`: a run kind's parts for the core (its summary part, its page sections; `judges.runs.kinds`).
+- `judgelab.kinds`: a run kind's parts for the core (its summary part, its page sections; `judges.runs.kinds`);
+- `judgelab.pages`: a function `(run, folder)` writing one page of a run folder beside run.json (summary.md, ...).
 A name that is not in a group is a ConfigError with "did you mean"; a target whose import fails names the pip
 extra that provides the missing module (the way lm-evaluation-harness and inspect_ai report a missing provider).
 """
@@ -26,7 +27,7 @@ from typing import Any
 
 from judges.errors import ConfigError
 
-GROUPS = ("metrics", "probes", "executors", "backends", "kinds")
+GROUPS = ("metrics", "probes", "executors", "backends", "kinds", "pages")
 
 # The built-ins, as the entry points a package would declare (judgelab's own, registered in code so that a source
 # checkout on PYTHONPATH behaves like the installed wheel).
@@ -42,14 +43,18 @@ BUILTINS: dict[str, dict[str, str]] = {
         "wrong_citation": "judges.probes.content:WrongCitation",
     },
     "executors": {
-        "batch": "judges.executors.choose:open_batch",
-        "ray": "judges.executors.choose:open_ray",
+        "batch": "judges.executors.openers:open_batch",
+        "ray": "judges.executors.openers:open_ray",
     },
     "backends": {
         "lean": "judges.calls.openai_http:open_lean",
         "litellm": "judges.calls.litellm_backend:open_litellm",
     },
     "kinds": {"probes": "judges.probes.kind:PROBE_KIND"},
+    "pages": {
+        "summary.md": "judges.render.summary_md:write_summary",
+        "report.html": "judges.render.report:write_report",
+    },
 }
 
 # A third-party module a built-in target needs -> the pip extra that installs it

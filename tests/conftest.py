@@ -74,7 +74,7 @@ def scripted_judge(
 def run_tests(tests: list[Any], judge: GroundedQAJudge, out: Path | None = None, draws: int = 1) -> Any:
     """Unit tests through the run service with a (scripted) judge; returns the Run (folder written under `out`)."""
     from judges.runs.service import run_task
-    from judges.runs.tasks import UnitTestTask
+    from judges.suite.unit_test_task import UnitTestTask
 
     return run_task(UnitTestTask(tests, judge, draws), judge.runtime, out, {"judge": judge.model.name})
 

@@ -81,8 +81,8 @@ def scores(names: list[str], sample: Sample, script: Any = None, **kwargs: Any):
 
 def run_metrics_task(samples: list[Sample], specs: list[Any], judge: RagJudge, registry: Any, path: Any = None) -> Any:
     """Several samples through the run service (a MetricsTask); returns its Execution (records, stop)."""
+    from judges.rag.metrics_task import MetricsTask
     from judges.runs.service import execute
-    from judges.runs.tasks import MetricsTask
 
     return asyncio.run(execute(MetricsTask(samples, specs, judge, registry), judge.runtime, path))
 

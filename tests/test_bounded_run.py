@@ -11,8 +11,8 @@ from judges.render.report_items import MAX_ROWS
 from judges.runs.run import Run
 from judges.runs.service import run_task
 from judges.runs.summary import summarize
-from judges.runs.tasks import UnitTestTask
 from judges.suite.loading import load_unit_tests
+from judges.suite.unit_test_task import UnitTestTask
 
 N_TESTS = 48  # 48 tests x 6 metrics = 288 rows: more than the page lists
 

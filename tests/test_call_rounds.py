@@ -15,8 +15,8 @@ from judges.calls.runtime import CallRuntime, RuntimeSettings
 from judges.judging.grouse_judge import GroundedQAJudge
 from judges.judging.prompts import load_prompt_set
 from judges.runs.service import execute
-from judges.runs.tasks import UnitTestTask
 from judges.suite.loading import parse_unit_test
+from judges.suite.unit_test_task import UnitTestTask
 
 GRADES = {"answer_relevancy": 5, "completeness": 5, "faithfulness": 1}  # relevancy graded: faithfulness follows
 

@@ -5,6 +5,7 @@ import typing
 import pytest
 from conftest import ROOT
 
+from judges.api import load_tests
 from judges.cli.main import build_parser, main
 from judges.cli.options import config_from_args
 from judges.config.judge import JUDGE_FIELDS, JudgeConfig, JudgeSettings, flag_of, judge_config
@@ -12,7 +13,6 @@ from judges.errors import ConfigError
 from judges.judging.factory import planning_judge
 from judges.judging.prompts import sample_variables
 from judges.leaderboard.config import load_config
-from judges.runs.api import load_tests
 from judges.types import GROUSE_METRICS
 
 JUDGE_COMMANDS = [
@@ -119,7 +119,7 @@ def test_the_gate_rejects_an_unknown_judge_key_with_file_line_and_nearest_key(tm
 
 
 def test_flags_given_win_over_the_gate_file_and_the_file_over_the_defaults(tmp_path):
-    from judges.runs.gate import GateConfig
+    from judges.integrations.gate import GateConfig
 
     path = gate(tmp_path, 'model = "openai/x"\ntimeout_s = 30\nconcurrency = 2')
     from_file = GateConfig.load(path).judge
@@ -203,8 +203,8 @@ def test_the_same_judge_on_the_command_line_and_in_a_leaderboard_asks_the_same_c
 
 
 def test_a_runtime_setting_reaches_the_call_runtime_from_every_source(tmp_path):
+    from judges.integrations.gate import GateConfig
     from judges.judging.factory import open_runtime
-    from judges.runs.gate import GateConfig
 
     base = ["--judge", "openai/x", "--api-base", "http://127.0.0.1:9/v1", "--cache", str(tmp_path / "c.sqlite")]
     from_cli = config_from_args(parsed("meta-eval", *base, "--max-attempts", "2", "--timeout", "7"))

@@ -6,9 +6,9 @@ from conftest import ROOT
 
 from judges.config.judge import JUDGE_FIELDS, JudgeConfig, flag_of
 from judges.files.toml_config import keys_at
+from judges.integrations.gate_schema import GateFile, GateTests, MaxBars, MinBars
 from judges.leaderboard.config import Candidate, Evaluation, LeaderboardConfig, Selection
 from judges.leaderboard.jury import Jury
-from judges.runs.gate_schema import GateFile, GateTests, MaxBars, MinBars
 
 
 def section(heading: str) -> str:

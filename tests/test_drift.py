@@ -24,8 +24,8 @@ from judges.judging.prompts import load_prompt_set
 from judges.runs.drift import drift
 from judges.runs.run import Run
 from judges.runs.service import run_task
-from judges.runs.tasks import UnitTestTask
 from judges.suite.loading import load_unit_tests
+from judges.suite.unit_test_task import UnitTestTask
 
 ENV = {**os.environ, "PYTHONPATH": str(ROOT), "OPENAI_API_KEY": "sk-fake"}
 LOST = {3, 7, 11, 19, 23, 29}  # the six tests the drifted judge gets wrong

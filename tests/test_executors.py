@@ -18,6 +18,7 @@ from conftest import ROOT
 from stub import comparable, read_records, stats, stub_server
 from stub_server import prompt_reply
 
+from judges.api import grade_samples, load_samples
 from judges.calls.cache import CacheMode, ReplyCache
 from judges.calls.runtime import CallRuntime
 from judges.calls.scripted import ScriptedBackend
@@ -26,7 +27,6 @@ from judges.executors.batch_files import chunks
 from judges.executors.rows import Row
 from judges.executors.settle import collect
 from judges.judging.factory import open_judge
-from judges.runs.api import grade_samples, load_samples
 from judges.runs.tasks import GradeTask
 from judges.types import FailureKind, VerdictState
 
@@ -176,14 +176,15 @@ def test_a_batch_run_killed_while_polling_resumes_without_submitting_again(tmp_p
     assert comparable(read_records(tmp_path / "resume")) == comparable(read_records(tmp_path / "online"))
 
 
-def test_a_local_run_imports_neither_ray_nor_the_executors(tmp_path):
+def test_a_local_run_imports_neither_ray_nor_an_executor(tmp_path):
     with stub_server(latency_ms=1) as base:
         code = (
             "import sys; from judges.cli.main import main; "
             f"rc = main(['evaluate', {TESTS!r}, '--limit', '2', '--judge', 'openai/stub', '--api-base', {base!r}, "
             f"'--quiet', '--cache', {str(tmp_path / 'c.sqlite')!r}, '--out', {str(tmp_path / 'out')!r}]); "
             "assert rc == 0, rc; "
-            "print(sorted(m for m in sys.modules if m == 'ray' or m.startswith(('ray.', 'judges.executors'))))"
+            "print(sorted(m for m in sys.modules if m == 'ray' or m.startswith(('ray.', 'judges.executors.batch', "
+            "'judges.executors.ray', 'judges.executors.openers'))))"
         )
         env = {**os.environ, "PYTHONPATH": str(ROOT), "OPENAI_API_KEY": "sk-test"}
         done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120)
@@ -195,7 +196,7 @@ def test_executor_options_are_checked_before_any_call(tmp_path):
     from judges.errors import ConfigError
 
     samples = load_samples(TESTS, 1)
-    with pytest.raises(ConfigError, match="executor input should be 'local', 'batch' or 'ray'"):
+    with pytest.raises(ConfigError, match="executor must be one of local, batch, ray, got 'spark'"):
         grade_samples(samples, "openai/stub", executor="spark", cache=str(tmp_path / "c"))
     with pytest.raises(ConfigError, match="a local judge runs with local or ray"):
         grade_samples(samples, "local/smollm2-135m", executor="batch", cache=str(tmp_path / "c"))

@@ -245,7 +245,7 @@ def _insert(base, adds):
 @MANY
 @given(toml_files(GATE))
 def test_fuzzed_gate_configs_load_or_are_refused(content):
-    from judges.runs.gate import GateConfig
+    from judges.integrations.gate import GateConfig
 
     _load(GateConfig.load, content, "gate.toml", sent=False)
 

@@ -12,7 +12,7 @@ from conftest import ROOT
 from stub import stub_server
 
 from judges.errors import ConfigError
-from judges.runs.gate import Bar, GateConfig, check_bars
+from judges.integrations.gate import Bar, GateConfig, check_bars
 
 ENV = {**os.environ, "PYTHONPATH": str(ROOT), "OPENAI_API_KEY": "sk-fake"}
 TESTS = str(ROOT / "unit_tests" / "test.jsonl")

@@ -22,9 +22,9 @@ from judges.leaderboard.jury import board_jury_entries, combine
 from judges.leaderboard.select import pick_best
 from judges.leaderboard.unit_test_entries import run_folder, run_to_entries
 from judges.runs.service import run_task
-from judges.runs.tasks import UnitTestTask
 from judges.suite.baselines import run_baseline
 from judges.suite.loading import load_unit_tests
+from judges.suite.unit_test_task import UnitTestTask
 from judges.types import Verdict
 
 N = 30  # three thirds of ten tests

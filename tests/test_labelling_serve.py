@@ -17,7 +17,7 @@ from judges.labelling.scales import scale_for
 from judges.labelling.selection import draw
 from judges.labelling.server import make_server
 from judges.labelling.session import LabellingSession
-from judges.labelling.store import read_events, read_label_log
+from judges.labels.label_log import read_events, read_label_log
 from judges.labels.registry import open_labels
 
 # what only a judge or the selection knows: none of it may reach the page

@@ -11,10 +11,10 @@ import pytest
 from conftest import ROOT
 from stub import stats, stub_server
 
+from judges.api import load_tests, run_unit_tests
 from judges.calls.backend import CallError, CompletionRequest
 from judges.calls.litellm_backend import LiteLLMBackend
 from judges.calls.openai_http import OpenAIHTTPBackend, http_error
-from judges.runs.api import load_tests, run_unit_tests
 from judges.types import FailureKind
 
 PROMPT = ({"role": "user", "content": 'Grade it. "usefulness": 0 or 1. ' * 10},)
@@ -138,7 +138,7 @@ def test_two_deployments_share_the_calls_and_a_refused_one_is_routed_around(tmp_
 
 CACHED_RUN = """
 import sys
-from judges.runs.api import load_tests, run_unit_tests
+from judges.api import load_tests, run_unit_tests
 tests = load_tests(sys.argv[1], limit=8)
 run = run_unit_tests(tests, "openai/stub", api_base=sys.argv[2], cache=sys.argv[3], out=sys.argv[4])
 assert run.stop_reason is None and run.usage["cached_calls"] == run.usage["calls"] > 0, run.usage

@@ -196,7 +196,7 @@ def test_a_metric_that_failed_on_every_call_ends_degraded(tmp_path):
     judge, _ = scripted_judge(script)
     tests = [parse_unit_test(record(id=f"t{i}"), path="t.jsonl", line=i, default_id=f"t{i}") for i in range(1, 5)]
     from judges.runs.service import run_task
-    from judges.runs.tasks import UnitTestTask
+    from judges.suite.unit_test_task import UnitTestTask
 
     config = {"judge": "scripted", "fail_on_error": 0.1}
     run = run_task(UnitTestTask(tests, judge), judge.runtime, tmp_path / "run", config)
@@ -340,7 +340,7 @@ def test_fail_on_error_has_one_default_for_the_cli_the_gate_and_the_api(tmp_path
     from judges.cli.options import config_from_args
     from judges.config.judge import JudgeConfig, judge_config
     from judges.errors import ConfigError
-    from judges.runs.gate import GateConfig
+    from judges.integrations.gate import GateConfig
 
     args = build_parser().parse_args(["evaluate", "x.jsonl"])
     assert config_from_args(args).fail_on_error == judge_config().fail_on_error == JudgeConfig().fail_on_error == 0.1

@@ -92,7 +92,7 @@ def test_the_installed_wheel_finds_its_prompts_and_unit_tests(wheel, tmp_path):
     code = (
         "from judges.files.shipped import bundled_dir\n"
         "from judges.judging.prompts import load_prompt_set\n"
-        "from judges.runs.api import load_tests\n"
+        "from judges.api import load_tests\n"
         "print(bundled_dir('prompts'), len(load_prompt_set('compact').templates), len(load_tests(limit=3)))\n"
     )
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "JUDGELAB_DATA")}

@@ -9,10 +9,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from judges.errors import JudgelabError
+from judges.integrations.gate import GateConfig
 from judges.judging.prompts import load_prompt_set
 from judges.judging.samples import load_samples
 from judges.leaderboard.config import load_config
-from judges.runs.gate import GateConfig
 from judges.suite.conditions import Condition
 from judges.suite.loading import load_unit_tests
 from judges.types import GROUSE_METRICS

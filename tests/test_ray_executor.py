@@ -10,7 +10,7 @@ import pytest
 from conftest import ROOT
 from stub import comparable, read_records, stats, stub_server
 
-from judges.runs.api import grade_samples, load_samples
+from judges.api import grade_samples, load_samples
 
 # the ray extra: skipped where it is not installed, but CI installs it and must run these
 ray = importlib.import_module("ray") if os.environ.get("CI") else pytest.importorskip("ray")

@@ -11,8 +11,8 @@ from conftest import ROOT, reply, scripted_judge
 from judges.calls.scripted import by_metric
 from judges.runs.intervals import wilson
 from judges.runs.service import run_task
-from judges.runs.tasks import UnitTestTask
 from judges.suite.loading import load_unit_tests
+from judges.suite.unit_test_task import UnitTestTask
 
 ENV = {**os.environ, "PYTHONPATH": str(ROOT)}
 
@@ -129,9 +129,9 @@ def test_progress_without_a_terminal_prints_a_line_at_most_every_interval():
 def test_metric_steps_are_readable_per_item(tmp_path):
     from rag_helpers import claims, make_judge, verdicts
 
+    from judges.rag.metrics_task import MetricsTask
     from judges.rag.registry import build_registry
     from judges.runs.service import run_task
-    from judges.runs.tasks import MetricsTask
     from judges.types import Sample
 
     sample = Sample(

@@ -7,8 +7,8 @@ from conftest import record, reply, scripted_judge
 
 from judges.runs.heap import frozen_heap
 from judges.runs.service import Execution, execute
-from judges.runs.tasks import UnitTestTask
 from judges.suite.loading import parse_unit_test
+from judges.suite.unit_test_task import UnitTestTask
 
 
 def test_the_heap_is_frozen_for_the_block_and_released_after_it():

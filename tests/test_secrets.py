@@ -10,8 +10,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from stub import stats, stub_server
 
-from judges.secrets import credential_paths, register_secret, scrub, split_credentials
 from judges.config.judge import JudgeConfig
+from judges.secrets import credential_paths, register_secret, scrub, split_credentials
 
 TOP_KEY = "sk-judgelab-TOPLEVEL-planted-4c2e91"
 BODY_KEY = "sk-judgelab-EXTRABODY-planted-77ab03"

@@ -11,11 +11,11 @@ import pytest
 from conftest import ROOT, reply, scripted_judge
 from stub import comparable, read_records, stats, stub_server
 
+from judges.api import grade_samples
 from judges.calls.runtime import RuntimeSettings
 from judges.calls.scripted import by_metric
 from judges.errors import InputError, InputProblems
 from judges.judging.samples import load_samples
-from judges.runs.api import grade_samples
 from judges.runs.service import run_task
 from judges.runs.tasks import GradeTask
 

@@ -112,16 +112,16 @@ def passes_with(grade, tests, metric="completeness"):
 
 
 def test_tune_finds_the_better_variant_on_train_and_reports_once_on_test(tmp_path, folder, space, backend, monkeypatch):
-    import judges.runs.api
+    import judges.api
 
     loads = []
-    real = judges.runs.api.load_tests
+    real = judges.api.load_tests
 
     def spy(source=None, split=None, limit=None):
         loads.append((split, len(backend.requests)))
         return real(source, split, limit)
 
-    monkeypatch.setattr(judges.runs.api, "load_tests", spy)
+    monkeypatch.setattr(judges.api, "load_tests", spy)
     outcome = tune(job(tmp_path, folder, space))
     report = write_report(outcome, tmp_path / "out")
 

@@ -20,8 +20,8 @@ from judges.runs.compare import changes, comparison_markdown
 from judges.runs.paired_runs import paired_metrics
 from judges.runs.run import Run
 from judges.runs.service import run_task
-from judges.runs.tasks import UnitTestTask
 from judges.suite.loading import load_unit_tests
+from judges.suite.unit_test_task import UnitTestTask
 from judges.types import Outcome
 from judges.viewer.catalog import catalog
 from judges.viewer.items import read_page

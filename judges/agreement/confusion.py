@@ -10,7 +10,7 @@ import numpy as np
 
 from judges.agreement.bootstrap import Figure, percentile_interval, resample_items, resample_rows
 from judges.labels.schema import LabelledSet, LabelType
-from judges.render.markdown import grid
+from judges.pages.markdown import grid
 
 
 @dataclass(frozen=True)

@@ -10,7 +10,7 @@ from typing import Any
 
 from judges.agreement.bootstrap import Figure
 from judges.agreement.result import MetricAgreement
-from judges.render.markdown import grid
+from judges.pages.markdown import grid
 
 
 def report_dict(

@@ -12,8 +12,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from judges.calls.backend import Completion, CompletionRequest
-from judges.secrets import scrub
 from judges.errors import CacheBroken, ConfigError
+from judges.secrets import scrub
 
 if TYPE_CHECKING:
     import numpy as np

@@ -61,8 +61,6 @@ class CallRuntime:
     cache: ReplyCache | None = None
     settings: RuntimeSettings = field(default_factory=RuntimeSettings)
     usage: CallCounter = field(default_factory=CallCounter)
-    # an executor (judges.executors) that makes the run's pending calls before the run reads them from the cache
-    executor: Any = None
     fresh: set[str] = field(default_factory=set)  # cache keys an executor answered for this run: new, paid calls
     # cache keys whose call failed in an executor: the run records the failure instead of calling again
     failed_elsewhere: dict[str, tuple[FailureKind, str]] = field(default_factory=dict)

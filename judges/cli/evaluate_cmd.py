@@ -17,7 +17,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from judges.runs.api import grade_samples, load_samples
+    from judges.api import grade_samples, load_samples
     from judges.runs.folder import default_run_dir
 
     config = config_from_args(args)

@@ -37,8 +37,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from judges.api import load_tests
     from judges.errors import ConfigError
-    from judges.runs.api import load_tests
 
     split = args.split or ("train" if args.tests is None else None)
     tests = load_tests(args.tests, split, args.limit)
@@ -61,7 +61,7 @@ def execute(args: argparse.Namespace, config: JudgeConfig, tests: list[Any], spl
     """Run the unit tests, print the summary (and draw the plot if asked); the exit code says how the run ended.
 
     The plot is opt-in: matplotlib alone takes longer to import than a fully cached re-run of the main job."""
-    from judges.runs.api import run_unit_tests
+    from judges.api import run_unit_tests
 
     run = run_unit_tests(
         tests,

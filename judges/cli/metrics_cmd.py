@@ -159,7 +159,7 @@ def execute(
     settings: Any,
     samples: Sequence[Any],
 ) -> int:
-    from judges.runs.api import run_metrics
+    from judges.api import run_metrics
     from judges.runs.folder import default_run_dir
 
     out_dir = Path(args.out) if args.out else default_run_dir(Path("results/runs"), "metrics", config.model)

@@ -26,12 +26,12 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from judges.api import load_samples, load_tests
     from judges.cli.options import config_from_args
     from judges.cli.render import finish_run
     from judges.errors import ConfigError
     from judges.probes.registry import probes_named
     from judges.probes.run import run_probes
-    from judges.runs.api import load_samples, load_tests
     from judges.runs.folder import default_run_dir
 
     probes = probes_named(args.probe)  # an unknown name stops before anything loads

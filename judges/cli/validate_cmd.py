@@ -42,12 +42,12 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from judges.api import load_tests, run_unit_tests
     from judges.cli.meta_eval_cmd import default_out
     from judges.cli.render import finish_run
+    from judges.integrations.gate import Bar, GateConfig, check_bars
     from judges.render.junit import junit_xml
-    from judges.runs.api import load_tests, run_unit_tests
     from judges.runs.failures import listing
-    from judges.runs.gate import Bar, GateConfig, check_bars
     from judges.runs.run import Run
 
     bars = [Bar.parse(text, "min") for text in args.min or []] + [Bar.parse(text, "max") for text in args.max or []]

@@ -7,6 +7,7 @@ leaderboard candidate and the keyword argument of the Python API follow from the
 
 from __future__ import annotations
 
+import difflib
 import json
 import os
 from typing import Annotated, Any, Literal
@@ -15,8 +16,9 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validat
 from typing_extensions import TypedDict
 
 from judges.calls.model_spec import DEFAULT_JUDGE, IMAGE_MAX_SIDE, JudgeModel, default_prompt_set, judge_params
-from judges.secrets import credential_paths, split_credentials
 from judges.config.fields import RANGES, Cli
+from judges.plugins import names
+from judges.secrets import credential_paths, split_credentials
 
 CacheModeName = Literal["read-write", "read-only", "off", "replay"]
 ClientName = Literal["lean", "litellm"]
@@ -86,10 +88,12 @@ class JudgeConfig(BaseModel):
         Cli("stop cleanly once this much is spent (exit 4; every paid reply is cached)", "USD", group="runtime"),
     ] = None
     executor: Annotated[
-        Literal["local", "batch", "ray"],
+        str,
         Cli(
             "where the calls are made: local (this process), batch (the provider's batch API: about half the price, "
-            "results within 24 h), ray (a Ray cluster: local, or --ray-address)",
+            "results within 24 h), ray (a Ray cluster: local, or --ray-address), or one another package registers "
+            "(judgelab.executors)",
+            "NAME",
             group="runtime",
         ),
     ] = "local"
@@ -151,6 +155,17 @@ class JudgeConfig(BaseModel):
         """Each number within its range (`RANGES`); None, where a field allows it, is no limit."""
         if value is not None and not RANGES[str(info.field_name)][0](value):
             raise ValueError(RANGES[str(info.field_name)][1])
+        return value
+
+    @field_validator("executor")
+    @classmethod
+    def _registered_executor(cls, value: str) -> str:
+        """`local`, or an executor registered under `judgelab.executors` (nothing of it is imported here)."""
+        known = ["local", *names("executors")]
+        if value not in known:
+            near = difflib.get_close_matches(value, known, n=1, cutoff=0.5)
+            hint = f" (did you mean {near[0]!r}?)" if near else ""
+            raise ValueError(f"must be one of {', '.join(known)}{hint}")
         return value
 
     @model_validator(mode="after")
@@ -226,7 +241,7 @@ class JudgeSettings(TypedDict, total=False):
     rpm: float | None
     tpm: float | None
     max_cost: float | None
-    executor: Literal["local", "batch", "ray"]
+    executor: str
     ray_address: str | None
     ray_workers: int
     executor_window: int | None

@@ -1,68 +1,26 @@
-"""Builds the executor `--executor` names for a judge: batch (the provider's batch API) or ray."""
+"""Opens the executor `--executor` names for a run (`judgelab.executors`): batch (the provider's batch API), ray, or
+one another package registers; `local` is none (the run makes its calls itself). Nothing of an executor is imported
+until one is chosen."""
 
 from __future__ import annotations
 
-from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from judges.calls.backend_factory import default_client
 from judges.calls.model_spec import JudgeModel
 from judges.calls.runtime import RuntimeSettings
 from judges.errors import ConfigError
+from judges.executors.settle import Executor
+from judges.plugins import load
 
 if TYPE_CHECKING:
     from judges.config.judge import JudgeConfig
 
 
-def open_executor(config: JudgeConfig, model: JudgeModel, settings: RuntimeSettings) -> Any:
+def open_executor(config: JudgeConfig, model: JudgeModel, settings: RuntimeSettings) -> Executor | None:
+    """The run's executor, made by the registered opener `(config, model, settings) -> Executor`; None for local."""
+    if config.executor == "local":
+        return None
     if config.cache_mode != "read-write":
         raise ConfigError(f"--executor {config.executor} needs --cache-mode read-write: replies come back through it")
-    if config.executor == "batch":
-        return _batch(config, model, settings)
-    from judges.executors.ray_exec import RayExecutor
-    from judges.executors.ray_worker import WorkerSpec
-
-    spec = WorkerSpec.of(config, config.ray_workers)
-    return RayExecutor(
-        spec, address=config.ray_address, retry_failures=config.batch_retry, window=config.executor_window
-    )
-
-
-def _batch(config: JudgeConfig, model: JudgeModel, settings: RuntimeSettings) -> Any:
-    from judges.calls.openai_http import CONNECTION_ONLY, OpenAIHTTPBackend
-    from judges.executors.batch import BatchExecutor
-    from judges.executors.batch_api import LiteLLMBatchAPI, OpenAIBatchAPI
-    from judges.executors.rows import Row
-
-    if model.local:
-        raise ConfigError("--executor batch needs a provider's batch API; a local judge runs with local or ray")
-    bases = config.api_bases()
-    if len(bases) > 1:
-        raise ConfigError("--executor batch sends to one endpoint: give one --api-base")
-    # headers and the key only: credential fields that would go in a request body are never written to a file
-    connection = {k: v for k, v in config.connection_extra().items() if k in CONNECTION_ONLY}
-    client = OpenAIHTTPBackend(api_base=bases[0] if bases else None, timeout_s=config.timeout_s, connection=connection)
-
-    lean = (config.client or default_client(model)) == "lean"
-
-    def body_of(row: Row) -> dict[str, Any]:
-        body = client.body(row.request())
-        if not lean:  # the provider's own model id, without LiteLLM's prefix
-            body["model"] = row.model.split("/", 1)[-1]
-        return body
-
-    api: Any
-    if lean:
-        api, where = OpenAIBatchAPI(client), client.api_base
-    else:
-        provider = model.litellm_model.split("/", 1)[0]
-        api, where = LiteLLMBatchAPI(provider, config.connection_extra(), bases[0] if bases else None), provider
-    return BatchExecutor(
-        api,
-        body_of,
-        Path(config.cache),
-        max_cost=settings.max_cost,
-        retry_failures=config.batch_retry,
-        where=where,
-        window=config.executor_window,
-    )
+    executor: Executor = load("executors", config.executor, what="executor")(config, model, settings)
+    return executor

@@ -8,10 +8,10 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from judges.secrets import scrub
 from judges.errors import InputError
 from judges.files.checked import MAX_DEPTH, json_error_text, json_type, passes_unwalked
 from judges.files.checked import problem as value_problem
+from judges.secrets import scrub
 
 DEFAULT_MAX_RECORD_BYTES = 1_000_000  # one record; override with $JUDGELAB_MAX_RECORD_BYTES
 

@@ -37,7 +37,7 @@ class _Validation:
         if self._done is None:
             from pathlib import Path
 
-            from judges.runs.gate import run_gate
+            from judges.integrations.gate import run_gate
 
             results, run = run_gate(self.config, Path(self.out_dir), self.tests)
             if run.stop_reason:
@@ -121,7 +121,7 @@ class JudgelabConfig(pytest.File):
     """The gate's TOML file as a pytest collector: its bars, then its unit tests."""
 
     def collect(self) -> list[pytest.Item]:
-        from judges.runs.gate import GateConfig, gate_tests
+        from judges.integrations.gate import GateConfig, gate_tests
 
         gate = GateConfig.load(self.path)
         tests = gate_tests(gate)

@@ -54,12 +54,7 @@ def open_runtime(config: JudgeConfig) -> Iterator[tuple[JudgeModel, CallRuntime]
             api_bases=bases,
             per_deployment=per_deployment,
         ) as backend:
-            runtime = CallRuntime(backend, cache, settings)
-            if config.executor != "local":
-                from judges.executors.choose import open_executor
-
-                runtime.executor = open_executor(config, model, settings)
-            yield model, runtime
+            yield model, CallRuntime(backend, cache, settings)
     finally:
         cache.close()
 

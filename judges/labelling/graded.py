@@ -77,7 +77,7 @@ def run_samples(run: Run) -> dict[str, Sample]:
         spec = data if data.startswith(HF_PREFIX) else str(_data_path(run))
         return {sample.id: sample for sample in load_rag_samples(spec)}
     path = _data_path(run)
-    from judges.runs.api import load_samples
+    from judges.api import load_samples
 
     return dict(load_samples(path))
 

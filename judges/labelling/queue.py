@@ -10,7 +10,7 @@ from typing import Any
 from judges.errors import InputError
 from judges.labelling.graded import GradedPool
 from judges.labelling.selection import AGREEMENT_WEIGHT, Draw
-from judges.render.markdown import grid
+from judges.pages.markdown import grid
 from judges.types import Sample
 
 

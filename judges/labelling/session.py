@@ -9,7 +9,8 @@ from typing import Any
 from judges.errors import InputError
 from judges.labelling.queue import QueueItem
 from judges.labelling.scales import LabelScale
-from judges.labelling.store import append_event, event_record, latest, read_events
+from judges.labelling.store import append_event, event_record
+from judges.labels.label_log import latest, read_events
 
 
 @dataclass

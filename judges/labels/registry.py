@@ -106,8 +106,8 @@ def open_labels(
     if spec in SETS or spec.partition(":")[0] in SETS:
         return load_set(spec, split=split)
     if Path(spec).is_file():
-        from judges.labelling.store import is_label_log, read_label_log
         from judges.labels.io import read_labels
+        from judges.labels.label_log import is_label_log, read_label_log
 
         return read_label_log(spec) if is_label_log(spec) else read_labels(spec)
     close = difflib.get_close_matches(spec, list(SETS), n=3)

@@ -113,7 +113,7 @@ def jury_run(jury: Jury, members: Sequence[Run], tests: Sequence[Any], out: Path
     config = {"judge": f"jury {jury.name}: {jury.rule} of {', '.join(jury.members)}", "members": list(jury.members)}
     run = Run("unit_tests", config, records, summary)
     if out is not None:
-        from judges.render.run_folder import save_run
+        from judges.runs.folder import save_run
 
         out.mkdir(parents=True, exist_ok=True)
         with (out / "results.jsonl").open("w", encoding="utf-8") as handle:
@@ -157,7 +157,7 @@ def jury_entries(
 def beats_best_member(entry: Entry, group: Sequence[Entry]) -> tuple[bool, str]:
     """Whether a jury's figure beats its best member's on the same items (paired bootstrap), and the evidence."""
     from judges.leaderboard.columns import higher_is_better, oriented
-    from judges.leaderboard.paired import paired_difference
+    from judges.runs.paired_difference import paired_difference
 
     members = [e for e in group if e.candidate in (entry.members or ()) and e.value is not None]
     if not members:

@@ -76,7 +76,7 @@ def _llm_scores(
     candidate: Candidate, metric: str, samples: dict[str, Sample], cache: str, out: Path
 ) -> tuple[dict[str, Prediction], dict[str, Any]]:
     """The candidate's GroUSE prompt for the labelled metric, graded alone on each item (its run under `out`)."""
-    from judges.runs.api import grade_samples
+    from judges.api import grade_samples
 
     template = TEMPLATE_FOR.get(metric)
     if template is None:
@@ -91,8 +91,8 @@ def _metric_scores(
     candidate: Candidate, metric: str, samples: dict[str, Sample], cache: str, out: Path
 ) -> tuple[dict[str, Prediction], dict[str, Any]]:
     """The suite metric the candidate maps to the labelled metric, run on each item (references as contexts)."""
+    from judges.api import run_metrics
     from judges.rag.settings import MetricSettings
-    from judges.runs.api import run_metrics
 
     name = candidate.metrics[metric]
     rag_samples = [replace(s, id=i, expected_output=s.expected_output or None) for i, s in samples.items()]

@@ -11,7 +11,7 @@ from typing import Any
 from judges.leaderboard.columns import named, oriented
 from judges.leaderboard.entries import Entry
 from judges.leaderboard.select import NO_WINNER, Pick
-from judges.render.markdown import grid
+from judges.pages.markdown import grid
 
 
 def _fmt(value: float | None, digits: int = 3) -> str:

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from judges.leaderboard.columns import CHANCE, higher_is_better, never_wins, oriented
 from judges.leaderboard.config import Selection
 from judges.leaderboard.entries import Entry
-from judges.leaderboard.paired import paired_difference
+from judges.runs.paired_difference import paired_difference
 
 NO_WINNER = "no candidate beats the baselines"
 PAIRED, INTERVAL, UNCHECKED = "paired bootstrap", "95% interval vs baseline point", "no baseline to beat"

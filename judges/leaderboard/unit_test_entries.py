@@ -84,7 +84,7 @@ def unit_test_entries(
     candidate: Candidate, evaluation: Evaluation, cache: str, runs_dir: Path, *, progress: bool = False
 ) -> list[Entry]:
     """The candidate's run on the evaluation's unit tests (its folder under `runs_dir`), as leaderboard rows."""
-    from judges.runs.api import run_unit_tests
+    from judges.api import run_unit_tests
     from judges.suite.baselines import run_baseline
     from judges.suite.loading import load_unit_tests
 

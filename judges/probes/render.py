@@ -6,9 +6,9 @@ import dataclasses
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from judges.pages.markdown import pct, table
 from judges.pages.table import Cell, Table, cell, plain_table
 from judges.probes.summary import ProbeRow, ProbeSummary
-from judges.render.markdown import pct, table
 
 if TYPE_CHECKING:
     from judges.render.report_items import ItemRow

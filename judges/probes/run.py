@@ -26,11 +26,12 @@ def run_probes(
 ) -> Run:
     """Judge every sample as it is and under each probe that applies to it (all the prompts rendered first)."""
     from judges.errors import InputError
+    from judges.executors.choose import open_executor
     from judges.images.vision import check_can_see
     from judges.judging.factory import open_judge
     from judges.judging.prompts import load_prompt_set
     from judges.probes.task import ProbeTask
-    from judges.runs.api import run_config
+    from judges.runs.run_config import run_config
     from judges.runs.service import run_task
 
     if not samples:
@@ -43,4 +44,6 @@ def run_probes(
         task = ProbeTask(samples, probes, session.judge)
         task.check()  # every perturbed prompt renders, before any call
         config.update(litellm_model=session.model.litellm_model, json_schema=session.model.json_schema)
-        return run_task(task, session.runtime, Path(out) if out is not None else None, config, progress=progress)
+        executor = open_executor(options, session.model, session.runtime.settings)
+        folder = Path(out) if out is not None else None
+        return run_task(task, session.runtime, folder, config, progress=progress, executor=executor)

@@ -9,8 +9,8 @@ from typing import TYPE_CHECKING
 from judges.runs.failures import by_test, misses
 
 if TYPE_CHECKING:
+    from judges.integrations.gate import BarResult
     from judges.records import ItemRecord
-    from judges.runs.gate import BarResult
 
 
 def junit_xml(results: Sequence[BarResult], records: Sequence[ItemRecord], suite: str, path: Path) -> None:

@@ -7,8 +7,8 @@ import heapq
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from judges.pages.markdown import pct
 from judges.pages.table import Cell, Row, Table, cell, plain_table
-from judges.render.markdown import pct
 from judges.render.summary_md import rests_on_failures
 from judges.runs.failures import given
 from judges.runs.kinds import kind_parts

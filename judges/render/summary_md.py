@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from judges.render.markdown import pct, table
+from judges.pages.markdown import pct, table
 from judges.runs.failures import RAW_SHOWN, first_misses, one_line
 from judges.runs.kinds import kind_parts
 from judges.runs.summary import SHORT
@@ -22,6 +23,12 @@ def failures_line(summary: Summary) -> str:
         f"Calls: {usage.calls} ({usage.cached_calls} from cache, {usage.failed_calls} failed); tokens: "
         f"{usage.prompt_tokens} prompt + {usage.completion_tokens} completion; cost: ${usage.cost:.4f}."
     )
+
+
+def write_summary(run: Run, folder: Path) -> Path:
+    path = folder / "summary.md"
+    path.write_text(summary_markdown(run), encoding="utf-8")
+    return path
 
 
 def summary_markdown(run: Run) -> str:

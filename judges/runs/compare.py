@@ -6,8 +6,8 @@ import hashlib
 import json
 from pathlib import Path
 
+from judges.pages.markdown import pct, table
 from judges.records import MetricRecord
-from judges.render.markdown import pct, table
 from judges.runs.run import Run
 from judges.runs.summary import SHORT
 

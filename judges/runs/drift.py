@@ -80,7 +80,7 @@ def drift(before: Run, after: Run) -> Drift:
 def drift_lines(result: Drift, before: str, after: str, listed: int | None = None) -> list[str]:
     """The comparison as text lines (Markdown), naming both runs; the flipped tests listed (the first `listed` of
     each way, when given; 0 lists none)."""
-    from judges.render.markdown import pct, table
+    from judges.pages.markdown import pct, table
 
     verdict = "fell significantly" if result.fell else "no significant fall"
     lines = [

@@ -106,10 +106,10 @@ def metric_range(metric: str, info: dict[str, Any]) -> tuple[float, float]:
     declared = info.get("range")
     if isinstance(declared, list) and len(declared) == 2:
         return float(declared[0]), float(declared[1])
-    from judges.suite.conditions import metric_grades
+    from judges.judging.replies import GRADE_SPECS
 
     try:
-        grades = metric_grades(metric)
+        grades = GRADE_SPECS[metric][1]
     except (KeyError, ValueError):
         return 0.0, 1.0
     return float(grades[0]), float(grades[-1])

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 from judges.types import Outcome
 
 if TYPE_CHECKING:
-    from judges.leaderboard.paired import Difference
+    from judges.runs.paired_difference import Difference
     from judges.runs.run import Run
 
 
@@ -58,7 +58,7 @@ class Pairs:
 
     def difference(self) -> Difference | None:
         """The mean of (after - before) with its paired bootstrap interval; None under two pairs."""
-        from judges.leaderboard.paired import paired_difference
+        from judges.runs.paired_difference import paired_difference
 
         return paired_difference(self.after, self.before)
 

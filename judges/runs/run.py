@@ -100,7 +100,7 @@ class Run:
 
     def save(self, folder: str | Path) -> None:
         """Write run.json next to results.jsonl (which the run service streamed); the pages drawn from them are
-        written by `judges.render.run_folder.save_run`."""
+        written by `judges.runs.folder.save_run`."""
         folder = Path(folder)
         folder.mkdir(parents=True, exist_ok=True)
         self.folder = folder

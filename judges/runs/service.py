@@ -15,9 +15,11 @@ from typing import Any, Protocol
 
 from judges.calls.runtime import CallRuntime
 from judges.errors import BudgetExhausted, EndpointUnusable, JudgelabError
+from judges.executors.settle import Executor, forget, open_sink, settle
 from judges.files.jsonl import append_jsonl
 from judges.records import ItemRecord
 from judges.runs.execution import Execution, Stop, stop_for, windows
+from judges.runs.folder import save_run
 from judges.runs.heap import frozen_heap
 from judges.runs.items import Item
 from judges.runs.progress import INTERVAL_S, Progress
@@ -55,6 +57,7 @@ async def execute(
     *,
     progress: bool = False,
     execution: Execution | None = None,
+    executor: Executor | None = None,
 ) -> Execution:
     """Judge every item of `task`; each finished record is appended to `results_path` at once (and then only
     counted and summarized, not kept: `execution.records` holds the records only when there is no results file).
@@ -67,11 +70,8 @@ async def execute(
     done.kept = results_path is None
     if done.summary is None:
         done.summary = SummaryBuilder(task.kind)
-    sink = None  # where an executor hands its replies: the reply cache (checked read-write before anything starts)
-    if runtime.executor is not None:
-        from judges.executors.settle import open_sink
-
-        sink = open_sink(runtime, runtime.executor)
+    # where an executor hands its replies: the reply cache (checked read-write before anything starts)
+    sink = open_sink(runtime, executor) if executor is not None else None
     items = task.items  # read as the run goes (a file's samples are not held)
     in_flight = asyncio.Semaphore(runtime.items_in_flight(task.items_per_slot))
     bar = _progress(task, len(items), progress, runtime)
@@ -117,8 +117,8 @@ async def execute(
     async def feed() -> None:
         """Start the items in order, each when a slot is free, so the loop holds only the items in flight; with an
         executor, a window of items at a time, once the executor has answered the window's calls into the cache."""
-        for window in windows(items, runtime.executor):
-            if runtime.executor is not None and not await settled(list(window)):
+        for window in windows(items, executor):
+            if executor is not None and not await settled(list(window)):
                 break
             for item in window:
                 await in_flight.acquire()
@@ -133,15 +133,13 @@ async def execute(
         await drain()
 
     async def settled(window: list[Item]) -> bool:
-        from judges.executors.settle import forget, settle
-
         await drain()  # the previous window is judged (and the runtime free for the collecting pass)
         if done.stop is not None or not window:
             return False
-        if sink is not None:
+        if sink is not None and executor is not None:
             forget(sink)
             try:
-                await settle(window, task, runtime, runtime.executor, sink)
+                await settle(window, task, runtime, executor, sink)
             except (BudgetExhausted, EndpointUnusable) as err:
                 done.stop = stop_for(err, final=True)
                 return False
@@ -166,26 +164,30 @@ async def execute(
 
 
 def run_task(
-    task: Task, runtime: CallRuntime, out: Path | None, config: dict[str, Any], *, progress: bool = False
+    task: Task,
+    runtime: CallRuntime,
+    out: Path | None,
+    config: dict[str, Any],
+    *,
+    progress: bool = False,
+    executor: Executor | None = None,
 ) -> Run:
     """Run `task` to its end (or its stop) and return the Run; with `out`, the run folder is written as it goes:
-    results.jsonl item by item, then run.json, summary.md and report.html, even when interrupted."""
+    results.jsonl item by item, then run.json, summary.md and report.html, even when interrupted. An `executor`
+    (opened where the run is set up) makes each window's calls before the loop reads them from the cache."""
     import time
     from datetime import datetime
-
-    from judges.render.run_folder import save_run
 
     task.check()
     execution = Execution()
     started, started_at = time.perf_counter(), datetime.now(UTC).isoformat(timespec="seconds")
     try:
-        if runtime.executor is not None:  # it makes each window's calls, into the cache the run then reads
-            runtime.executor.begin(runtime, out)
-        asyncio.run(
-            execute(task, runtime, out / "results.jsonl" if out else None, progress=progress, execution=execution)
-        )
-        if runtime.executor is not None and execution.stop is None:
-            runtime.executor.finish()
+        if executor is not None:  # it makes each window's calls, into the cache the run then reads
+            executor.begin(runtime, out)
+        results = out / "results.jsonl" if out else None
+        asyncio.run(execute(task, runtime, results, progress=progress, execution=execution, executor=executor))
+        if executor is not None and execution.stop is None:
+            executor.finish()
     except KeyboardInterrupt:
         execution.stop = Stop("interrupted", "interrupted; rerun the same command to resume from the cache")
         raise
@@ -199,8 +201,8 @@ def run_task(
         execution.stop = Stop("crash", f"{message} (a bug in judgelab; finished items are kept)")
         raise
     finally:
-        if runtime.executor is not None:
-            runtime.executor.close()
+        if executor is not None:
+            executor.close()
         summary = execution.summary.result() if execution.summary is not None else SummaryBuilder(task.kind).result()
         if execution.stop is None and execution.finished == len(task.items):
             from judges.runs.degraded import degraded_line

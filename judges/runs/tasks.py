@@ -1,10 +1,11 @@
-"""The kinds of run, as tasks for the run service: unit tests, grading samples, and RAG-suite metrics."""
+"""The grading run kind, as a task for the run service (a user's samples graded by a GroUSE judge), and the sample
+as every kind's record keeps it."""
 
 from __future__ import annotations
 
 import asyncio
 import dataclasses
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -12,44 +13,7 @@ from judges.judging.grouse_judge import GroundedQAJudge
 from judges.judging.prompts import check_renders
 from judges.records import ItemRecord
 from judges.runs.items import Item, ItemsOf
-from judges.suite.scoring import score_unit_test
-from judges.types import Sample, UnitTest
-
-
-@dataclass
-class UnitTestTask:
-    """Unit tests judged by a GroUSE judge, `draws` times each; every verdict is checked against its condition."""
-
-    tests: Sequence[UnitTest]
-    judge: GroundedQAJudge
-    draws: int = 1
-    kind: str = "unit_tests"
-    items_per_slot: int = 4
-    items: list[Item] = field(init=False)
-
-    def __post_init__(self) -> None:
-        pairs = [(draw, test) for draw in range(self.draws) for test in self.tests]
-        self.items = [Item(test.id, order, test, draw) for order, (draw, test) in enumerate(pairs)]
-
-    def check(self) -> None:
-        check_renders(self.judge.prompts, (test.sample for test in self.tests))
-
-    def provenance(self) -> dict[str, Any]:
-        return {}
-
-    async def run_item(self, item: Item) -> ItemRecord:
-        test: UnitTest = item.payload
-        result = score_unit_test(test, await self.judge.judge(test.sample, item.draw, priority=item.order))
-        return ItemRecord(
-            item.id,
-            result.metric_records(),
-            item.order,
-            item.draw,
-            sample_fields(test.sample),
-            test.test_type,
-            test.set_id,
-            test.source,
-        )
+from judges.types import Sample
 
 
 @dataclass
@@ -97,43 +61,3 @@ def sample_fields(sample: Sample) -> dict[str, Any]:
         if value is not None:
             fields[name] = value
     return fields
-
-
-@dataclass
-class MetricsTask:
-    """RAG-suite metrics on samples; each sample's shared steps (claims, questions, ...) are made once."""
-
-    samples: Sequence[Sample]
-    metrics: Sequence[Any]  # judges.rag.spec.MetricSpec
-    judge: Any  # judges.rag.judging.RagJudge
-    registry: Mapping[str, Any]
-    kind: str = "metrics"
-    items_per_slot: int = 1
-    items: ItemsOf = field(init=False)
-
-    def __post_init__(self) -> None:
-        self.items = ItemsOf(self.samples, lambda order, sample: Item(sample.id, order, sample))
-
-    def check(self) -> None:
-        return None  # metric templates are rendered from code-built variables; inputs are checked on loading
-
-    def provenance(self) -> dict[str, Any]:
-        return {
-            "rag_prompts_sha256": self.judge.prompts.hashes(),  # the templates the metrics used
-            "metric_info": {
-                spec.name: {
-                    "family": spec.family,
-                    "higher_is_better": spec.higher_is_better,
-                    "range": list(spec.value_range),
-                }
-                for spec in self.metrics
-            },
-        }
-
-    async def run_item(self, item: Item) -> ItemRecord:
-        from judges.rag.judging import SAMPLE_PRIORITY
-        from judges.rag.scope import score_sample
-
-        SAMPLE_PRIORITY.set(item.order)  # this task's context: inherited by the steps it starts
-        records = await score_sample(item.payload, self.metrics, self.judge, self.registry)
-        return ItemRecord(item.id, records, item.order, item.draw, sample_fields(item.payload))

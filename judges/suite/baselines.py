@@ -74,7 +74,7 @@ def run_baseline(
     """Judge `tests` with the named reference judge through the run service, scored like any model run."""
     from judges.judging.prompts import load_prompt_set
     from judges.runs.service import run_task
-    from judges.runs.tasks import UnitTestTask
+    from judges.suite.unit_test_task import UnitTestTask
 
     prompts = load_prompt_set(prompts) if isinstance(prompts, str) else prompts
     grade_fn = baseline_grade_fns(seed)[name]
@@ -110,7 +110,7 @@ def discrimination(tests: list[UnitTest], prompts: PromptSet, seed: int = 0) -> 
 
 
 def discrimination_markdown(table: dict[str, dict[str, float | None]]) -> str:
-    from judges.render.markdown import grid, pct
+    from judges.pages.markdown import grid, pct
     from judges.runs.summary import SHORT
 
     columns = [*SHORT, "total"]

@@ -38,8 +38,8 @@ class TunePlan:
 def plan_tune(job: TuneJob) -> TunePlan:
     """The search's schedule per metric and its calls: every candidate-test pair one call of that metric (the base
     candidate's are the base run's), the base and tuned runs on train, and the two test-split runs."""
+    from judges.api import load_tests
     from judges.judging.factory import planning_judge
-    from judges.runs.api import load_tests
     from judges.runs.cost_estimate import estimate_meta_eval
 
     space, root = load_space(job.space)

@@ -77,8 +77,8 @@ def chosen_metrics(space: TuneSpace, asked: Sequence[str] | None) -> list[str]:
 
 def tune(job: TuneJob) -> TuneOutcome:
     """Search on train, write the tuned folder, then run the base and the tuned folder once on test."""
+    from judges.api import load_tests
     from judges.judging.prompts import load_prompt_set
-    from judges.runs.api import load_tests
 
     space, root = load_space(job.space)
     metrics = chosen_metrics(space, job.metrics)

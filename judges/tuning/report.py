@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from judges.render.markdown import pct, table
+from judges.pages.markdown import pct, table
 from judges.runs.run import Run
 from judges.tuning.pipeline import TuneOutcome
 

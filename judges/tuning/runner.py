@@ -94,7 +94,7 @@ class CandidateRunner:
         tag: str = "",
         out: Path | None = None,
     ) -> Run:
-        from judges.runs.api import run_unit_tests
+        from judges.api import run_unit_tests
 
         max_cost = None
         if self.max_cost is not None:

@@ -49,7 +49,7 @@ def index_page(root: Path) -> str:
 
 
 def _figures(kind: str, summary: Summary) -> list[dict[str, Any]]:
-    from judges.render.markdown import pct
+    from judges.pages.markdown import pct
 
     rows: list[dict[str, Any]] = []
     for metric, s in summary.metrics.items():

@@ -14,8 +14,10 @@ from typing import Any, Unpack
 from judges.calls.model_spec import DEFAULT_JUDGE
 from judges.config.judge import JudgeConfig, JudgeSettings, judge_config
 from judges.errors import ConfigError, InputError
+from judges.executors.choose import open_executor
 from judges.images.vision import check_can_see
 from judges.runs.run import Run
+from judges.runs.run_config import run_config
 from judges.types import Sample, UnitTest
 
 
@@ -45,25 +47,6 @@ def load_samples(path: str | Path, limit: int | None = None) -> Sequence[tuple[s
     return samples
 
 
-def run_config(options: JudgeConfig, prompts: Any, **extra: Any) -> dict[str, Any]:
-    """What run.json's config records of a judge run (the probe run's too): version, judge, prompts, params."""
-    from judges import __version__
-
-    return {
-        "judgelab_version": __version__,
-        "judge": options.model,
-        "api_base": options.api_base,
-        "prompts": None
-        if prompts is None
-        else {"name": prompts.name, "folder": str(prompts.folder), "sha256": prompts.hashes()},
-        "params": options.public_params(),
-        "cache": {"path": options.cache, "mode": options.cache_mode},
-        "max_cost": options.max_cost,
-        "fail_on_error": options.fail_on_error,
-        **extra,
-    }
-
-
 def _out(out: str | Path | None) -> Path | None:
     return Path(out) if out is not None else None
 
@@ -83,7 +66,7 @@ def run_unit_tests(
     from judges.judging.factory import open_judge
     from judges.judging.prompts import check_renders, load_prompt_set
     from judges.runs.service import run_task
-    from judges.runs.tasks import UnitTestTask
+    from judges.suite.unit_test_task import UnitTestTask
 
     opts = judge_config(judge, **options)
     if draws < 1:
@@ -96,9 +79,9 @@ def run_unit_tests(
     config = run_config(opts, prompts, data=data, split=split, n_tests=len(tests), draws=draws)
     with open_judge(opts, prompts) as session:
         config.update(litellm_model=session.model.litellm_model, json_schema=session.model.json_schema)
-        return run_task(
-            UnitTestTask(tests, session.judge, draws), session.runtime, _out(out), config, progress=progress
-        )
+        executor = open_executor(opts, session.model, session.runtime.settings)
+        task = UnitTestTask(tests, session.judge, draws)
+        return run_task(task, session.runtime, _out(out), config, progress=progress, executor=executor)
 
 
 def grade_samples(
@@ -124,13 +107,9 @@ def grade_samples(
     config = run_config(opts, prompts, data=data, n_samples=len(samples), metrics=list(metrics or prompts.templates))
     with open_judge(opts, prompts) as session:
         config.update(litellm_model=session.model.litellm_model, json_schema=session.model.json_schema)
-        return run_task(
-            GradeTask(samples, session.judge, metrics, checked=True),
-            session.runtime,
-            _out(out),
-            config,
-            progress=progress,
-        )
+        executor = open_executor(opts, session.model, session.runtime.settings)
+        task = GradeTask(samples, session.judge, metrics, checked=True)
+        return run_task(task, session.runtime, _out(out), config, progress=progress, executor=executor)
 
 
 def rendered(prompts: Any, samples: Iterable[tuple[str, Sample]], metrics: Sequence[str] | None) -> Iterator[Sample]:
@@ -162,11 +141,11 @@ def run_metrics(
     from judges.rag.dataset import load_rag_samples
     from judges.rag.embeddings import open_embedder
     from judges.rag.judging import RagJudge
+    from judges.rag.metrics_task import MetricsTask
     from judges.rag.prompting import RagPrompts
     from judges.rag.registry import build_registry, select
     from judges.rag.settings import MetricSettings
     from judges.runs.service import run_task
-    from judges.runs.tasks import MetricsTask
 
     opts = judge_config(judge, **options)
     registry = registry if registry is not None else build_registry()
@@ -197,10 +176,13 @@ def run_metrics(
         embeddings=embedder.name if embedder else None,
         settings=dataclasses.asdict(settings),
     )
-    with metrics_runtime(opts, any(s.uses_judge for s in involved)) as (model, runtime):
+    needs_judge = any(s.uses_judge for s in involved)
+    with metrics_runtime(opts, needs_judge) as (model, runtime):
         config.update(litellm_model=model.litellm_model, json_schema=model.json_schema)
         judge_ = RagJudge(runtime, model, prompts, opts.params(), settings, embedder, grouse)
-        return run_task(MetricsTask(samples, chosen, judge_, registry), runtime, _out(out), config, progress=progress)
+        executor = open_executor(opts, model, runtime.settings) if needs_judge else None
+        task = MetricsTask(samples, chosen, judge_, registry)
+        return run_task(task, runtime, _out(out), config, progress=progress, executor=executor)
 
 
 @contextlib.contextmanager

@@ -1,0 +1,26 @@
+"""What run.json's config records of a judge run, whatever its kind: version, judge, prompts, parameters, cache."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from judges.config.judge import JudgeConfig
+
+
+def run_config(options: JudgeConfig, prompts: Any, **extra: Any) -> dict[str, Any]:
+    """What run.json's config records of a judge run (the probe run's too): version, judge, prompts, params."""
+    from judges import __version__
+
+    return {
+        "judgelab_version": __version__,
+        "judge": options.model,
+        "api_base": options.api_base,
+        "prompts": None
+        if prompts is None
+        else {"name": prompts.name, "folder": str(prompts.folder), "sha256": prompts.hashes()},
+        "params": options.public_params(),
+        "cache": {"path": options.cache, "mode": options.cache_mode},
+        "max_cost": options.max_cost,
+        "fail_on_error": options.fail_on_error,
+        **extra,
+    }
