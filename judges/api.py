@@ -12,20 +12,32 @@ from pathlib import Path
 from typing import Any, Unpack
 
 from judges.calls.model_spec import DEFAULT_JUDGE
+from judges.calls.refusing import no_judge_backend
+from judges.calls.runtime import CallRuntime
 from judges.config.judge import JudgeConfig, JudgeSettings, judge_config
 from judges.errors import ConfigError, InputError
 from judges.executors.choose import open_executor
+from judges.files.shipped import bundled_dir
 from judges.images.vision import check_can_see
+from judges.judging.factory import open_judge, open_runtime
+from judges.judging.prompts import check_renders, load_prompt_set
+from judges.judging.samples import load_samples as read
+from judges.rag.dataset import load_rag_samples
+from judges.rag.prompting import RagPrompts
+from judges.rag.registry import build_registry, select
+from judges.rag.settings import MetricSettings
 from judges.runs.run import Run
 from judges.runs.run_config import run_config
+from judges.runs.service import run_task
+from judges.runs.tasks import GradeTask
+from judges.suite.loading import load_unit_tests
+from judges.suite.unit_test_task import UnitTestTask
 from judges.types import Sample, UnitTest
 
 
 def load_tests(source: str | Path | None = None, split: str | None = None, limit: int | None = None) -> list[UnitTest]:
     """Unit tests from a JSONL file, a folder with train/test splits, or "grouse"; default: the shipped suite's
     train split."""
-    from judges.files.shipped import bundled_dir
-    from judges.suite.loading import load_unit_tests
 
     if limit is not None and limit < 1:
         raise ConfigError("--limit must be at least 1")
@@ -37,7 +49,6 @@ def load_tests(source: str | Path | None = None, split: str | None = None, limit
 def load_samples(path: str | Path, limit: int | None = None) -> Sequence[tuple[str, Sample]]:
     """(id, sample) pairs from a grounded-QA JSONL file, every record checked first; the samples are read from the
     file again as a run reaches them, so a run of any size holds only those in flight."""
-    from judges.judging.samples import load_samples as read
 
     if limit is not None and limit < 1:
         raise ConfigError("--limit must be at least 1")
@@ -63,10 +74,6 @@ def run_unit_tests(
     **options: Unpack[JudgeSettings],
 ) -> Run:
     """Score a judge against unit tests: each test's verdicts checked against its conditions."""
-    from judges.judging.factory import open_judge
-    from judges.judging.prompts import check_renders, load_prompt_set
-    from judges.runs.service import run_task
-    from judges.suite.unit_test_task import UnitTestTask
 
     opts = judge_config(judge, **options)
     if draws < 1:
@@ -95,10 +102,6 @@ def grade_samples(
     **options: Unpack[JudgeSettings],
 ) -> Run:
     """Grade a user's samples with a GroUSE judge: the full pipeline, or only the named metrics."""
-    from judges.judging.factory import open_judge
-    from judges.judging.prompts import load_prompt_set
-    from judges.runs.service import run_task
-    from judges.runs.tasks import GradeTask
 
     opts = judge_config(judge, **options)
     prompts = load_prompt_set(opts.prompts)
@@ -114,7 +117,6 @@ def grade_samples(
 
 def rendered(prompts: Any, samples: Iterable[tuple[str, Sample]], metrics: Sequence[str] | None) -> Iterator[Sample]:
     """The samples, each once its templates have rendered (a template error stops here, before any call)."""
-    from judges.judging.prompts import check_renders
 
     for _, sample in samples:
         check_renders(prompts, (sample,), metrics)
@@ -137,15 +139,9 @@ def run_metrics(
     **options: Unpack[JudgeSettings],
 ) -> Run:
     """RAG-suite metrics (names or family names) on samples (Sample objects, or a JSONL path)."""
-    from judges.judging.prompts import load_prompt_set
-    from judges.rag.dataset import load_rag_samples
-    from judges.rag.embeddings import open_embedder
-    from judges.rag.judging import RagJudge
-    from judges.rag.metrics_task import MetricsTask
-    from judges.rag.prompting import RagPrompts
-    from judges.rag.registry import build_registry, select
-    from judges.rag.settings import MetricSettings
-    from judges.runs.service import run_task
+    from judges.rag.embeddings import open_embedder  # defers numpy
+    from judges.rag.judging import RagJudge  # defers numpy
+    from judges.rag.metrics_task import MetricsTask  # defers numpy
 
     opts = judge_config(judge, **options)
     registry = registry if registry is not None else build_registry()
@@ -188,9 +184,6 @@ def run_metrics(
 @contextlib.contextmanager
 def metrics_runtime(options: JudgeConfig, needs_judge: bool) -> Iterator[tuple[Any, Any]]:
     """The judge's runtime, or, when no chosen metric calls a judge, a runtime that refuses calls (nothing starts)."""
-    from judges.calls.refusing import no_judge_backend
-    from judges.calls.runtime import CallRuntime
-    from judges.judging.factory import open_runtime
 
     if needs_judge:
         with open_runtime(options) as pair:

@@ -1,21 +1,28 @@
-"""The package's layout as a test: no import cycle among judges' modules, no module over 300 lines, and no module
-or test importing another module's private (`_`-prefixed) name.
+"""The package's layout as a test: no import cycle between judges' subpackages nor between its modules, no import
+inside a function unless it defers a third-party import, no module over 300 lines, and no module or test importing
+another module's private (`_`-prefixed) name.
 
-Imports are read with `ast` from every module, at any depth: module level and inside functions (a lazy import
-still ties two modules together, and is how cycles hide). Imports under `if TYPE_CHECKING:` are left out: they
-never run, and annotations may name a type from a module that imports this one.
+Imports are read with `ast` from every module, at any depth: module level and inside functions (a lazy import still
+ties two modules together, and is how cycles hide). Imports under `if TYPE_CHECKING:` are left out: they never run,
+and annotations may name a type from a module that imports this one. A subpackage is `judges.<name>` with all its
+modules; a module at the root (`judges.errors`, `judges.api`, ...) is a node of its own.
 """
 
 from __future__ import annotations
 
 import ast
+import re
+import sys
 from collections.abc import Iterator
+from functools import cache
 from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parent.parent / "judges"
 MAX_LINES = 300
 # `from judges.x import _y` allowed, as "importer: judges.x._y" with the reason it is needed; none is today
 PRIVATE_IMPORTS_ALLOWED: dict[str, str] = {}
+NOT_HEAVY = {"typing_extensions"}  # third-party, but too small to be worth deferring
+DEFERS = re.compile(r"defers ([A-Za-z_][\w.]*)")
 
 
 def modules() -> dict[str, Path]:
@@ -38,16 +45,18 @@ def _type_checking(node: ast.AST) -> bool:
     )
 
 
-def _imports(node: ast.AST) -> Iterator[ast.Import | ast.ImportFrom]:
-    """Every import statement under `node` that can run (the body of `if TYPE_CHECKING:` cannot)."""
+def imports(node: ast.AST, in_function: bool = False) -> Iterator[tuple[ast.Import | ast.ImportFrom, bool]]:
+    """Every import statement under `node` that can run (the body of `if TYPE_CHECKING:` cannot), and whether it sits
+    inside a function (a class body runs at import time, like the module's)."""
     for child in ast.iter_child_nodes(node):
         if isinstance(child, (ast.Import, ast.ImportFrom)):
-            yield child
+            yield child, in_function
         elif _type_checking(child):
             for branch in child.orelse:  # type: ignore[attr-defined]
-                yield from _imports(branch)
+                yield from imports(ast.Module([branch], []), in_function)
         else:
-            yield from _imports(child)
+            inner = in_function or isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda))
+            yield from imports(child, inner)
 
 
 def _owner(name: str, known: dict[str, Path]) -> str | None:
@@ -57,32 +66,70 @@ def _owner(name: str, known: dict[str, Path]) -> str | None:
     return name or None
 
 
-def import_graph() -> dict[str, set[str]]:
-    """Module -> the package modules it imports (outside TYPE_CHECKING blocks)."""
+def targets(node: ast.Import | ast.ImportFrom, importer: str, known: dict[str, Path]) -> tuple[set[str], set[str]]:
+    """The package modules an import statement of `importer` loads, and the third-party top-level modules."""
+    is_package = importer in known and known[importer].name == "__init__.py"
+    package = importer if is_package else importer.rpartition(".")[0]
+    if isinstance(node, ast.Import):
+        names = [alias.name for alias in node.names]
+    else:
+        base = node.module or ""
+        if node.level:
+            anchor = package.split(".")[: len(package.split(".")) - (node.level - 1)]
+            base = ".".join([*anchor, *([base] if base else [])])
+        names = [f"{base}.{alias.name}" for alias in node.names]
+    internal, external = set(), set()
+    for target in names:
+        root = target.split(".")[0]
+        if root == "judges":
+            owner = _owner(target, known)
+            if owner is not None and owner != importer:
+                internal.add(owner)
+        elif root not in sys.stdlib_module_names and root != "__future__":
+            external.add(root)
+    return internal, external
+
+
+@cache
+def parsed() -> dict[str, tuple[ast.Module, list[str]]]:
+    """Module -> its syntax tree and its lines (read once per test session)."""
+    return {
+        name: (ast.parse(text := path.read_text(encoding="utf-8")), text.splitlines())
+        for name, path in modules().items()
+    }
+
+
+def import_graph(*, at_import_only: bool = False) -> dict[str, set[str]]:
+    """Module -> the package modules it imports (outside TYPE_CHECKING blocks; only those run at import time when
+    `at_import_only`, with the packages above it, which Python runs first)."""
     known = modules()
     graph: dict[str, set[str]] = {}
-    for name, path in known.items():
-        package = name if path.name == "__init__.py" else name.rpartition(".")[0]
-        targets: set[str] = set()
-        for node in _imports(ast.parse(path.read_text(encoding="utf-8"))):
-            if isinstance(node, ast.Import):
-                names = [alias.name for alias in node.names]
-            else:
-                base = node.module or ""
-                if node.level:
-                    anchor = package.split(".")[: len(package.split(".")) - (node.level - 1)]
-                    base = ".".join([*anchor, *([base] if base else [])])
-                names = [f"{base}.{alias.name}" for alias in node.names]
-            for target in names:
-                owner = _owner(target, known)
-                if owner is not None and owner != name:
-                    targets.add(owner)
-        graph[name] = targets
+    for name, (tree, _) in parsed().items():
+        found: set[str] = set()
+        for node, in_function in imports(tree):
+            if not (at_import_only and in_function):
+                found |= targets(node, name, known)[0]
+        if at_import_only:
+            found |= {parent for i in range(1, name.count(".") + 1) if (parent := name.rsplit(".", i)[0]) != name}
+        graph[name] = found - {name}
     return graph
 
 
+def package_graph(graph: dict[str, set[str]]) -> dict[str, set[str]]:
+    """The module graph folded onto subpackages (an import inside one subpackage is no edge)."""
+
+    def subpackage(module: str) -> str:  # judges.runs.service -> judges.runs; a root module is its own node
+        return ".".join(module.split(".")[:2])
+
+    folded: dict[str, set[str]] = {}
+    for module, imported in graph.items():
+        edges = folded.setdefault(subpackage(module), set())
+        edges |= {subpackage(target) for target in imported} - {subpackage(module)}
+    return folded
+
+
 def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
-    """The strongly connected components of more than one module (Tarjan), each sorted."""
+    """The strongly connected components of more than one node (Tarjan), each sorted."""
     index: dict[str, int] = {}
     low: dict[str, int] = {}
     stack: list[str] = []
@@ -116,12 +163,55 @@ def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
     return sorted(found)
 
 
+@cache
+def loads_at_import() -> dict[str, frozenset[str]]:
+    """Module -> the third-party modules importing it loads: its own module-level imports and those of every package
+    module it imports at module level, transitively."""
+    known, graph = modules(), import_graph(at_import_only=True)
+    direct = {
+        name: {x for node, inner in imports(tree) if not inner for x in targets(node, name, known)[1]} - NOT_HEAVY
+        for name, (tree, _) in parsed().items()
+    }
+    done: dict[str, frozenset[str]] = {}
+
+    def visit(name: str, seen: frozenset[str]) -> frozenset[str]:
+        if name not in done:
+            found = set(direct[name])
+            for target in graph[name] - seen:
+                found |= visit(target, seen | {name})
+            done[name] = frozenset(found)
+        return done[name]
+
+    for name in known:
+        visit(name, frozenset())
+    return done
+
+
+def unjustified(name: str, tree: ast.Module, lines: list[str]) -> list[str]:
+    """`module:line` for each package import inside a function of `name` whose comment does not name (`defers
+    numpy`) a third-party module that importing its target at module level would load and that the importer does not
+    already load: an import deferred for nothing is a cycle hidden or a dependency kept out of sight."""
+    known, loads = modules(), loads_at_import()
+    found = []
+    for node, in_function in imports(tree):
+        internal = targets(node, name, known)[0]
+        if not in_function or not internal:
+            continue
+        comment = " ".join(lines[node.lineno - 1 : node.end_lineno or node.lineno])
+        named = {n.split(".")[0] for n in DEFERS.findall(comment.partition("#")[2])}
+        deferred = set().union(*(loads[t] for t in internal)) - loads.get(name, frozenset())
+        if not named & deferred:
+            found.append(f"{name}:{node.lineno} defers {sorted(deferred) or 'nothing'}")
+    return found
+
+
 def test_the_graph_sees_lazy_imports_and_skips_type_checking_ones() -> None:
     graph = import_graph()
     assert "judges.runs.summary" in graph["judges.runs.service"]  # module level
     assert "judges.judging.factory" in graph["judges.api"]  # module level, `from x import y`
-    assert "judges.runs.tasks" in graph["judges.api"]  # inside a function
+    assert "judges.rag.embeddings" in graph["judges.api"]  # inside a function
     assert "judges.api" not in graph["judges"]  # under TYPE_CHECKING (and loaded by name at run time)
+    assert "judges.rag.embeddings" not in import_graph(at_import_only=True)["judges.api"]
 
 
 def test_cycle_finder_reports_each_cycle_once() -> None:
@@ -129,8 +219,43 @@ def test_cycle_finder_reports_each_cycle_once() -> None:
     assert cycles(graph) == [["a", "b", "c"], ["d", "e"]]
 
 
-def test_no_import_cycle_among_the_package_modules() -> None:
+def test_modules_fold_onto_their_subpackages() -> None:
+    graph = {"judges.a.x": {"judges.b.y", "judges.a.z"}, "judges.b.y": {"judges.errors"}, "judges.a.z": set()}
+    assert package_graph(graph) == {"judges.a": {"judges.b"}, "judges.b": {"judges.errors"}}
+    assert cycles(package_graph({**graph, "judges.b.w": {"judges.a.z"}})) == [["judges.a", "judges.b"]]
+
+
+def test_no_import_cycle_between_subpackages_nor_between_modules() -> None:
+    assert cycles(package_graph(import_graph())) == []
     assert cycles(import_graph()) == []
+
+
+def test_the_deferral_check_knows_what_a_target_loads() -> None:
+    loads = loads_at_import()
+    assert "pydantic" in loads["judges.config.judge"]  # its own module-level import
+    assert "pydantic" in loads["judges.api"]  # through judges.config.judge
+    assert "numpy" in loads["judges.rag.embeddings"] and "numpy" not in loads["judges.api"]
+    assert loads["judges.errors"] == frozenset()
+
+
+def test_an_import_inside_a_function_needs_the_name_of_what_it_defers() -> None:
+    source = (
+        "def f():\n"
+        "    from judges.rag.embeddings import open_embedder  # defers numpy\n"
+        "    from judges.rag.embeddings import open_embedder\n"
+        "    from judges.rag.embeddings import open_embedder  # defers pandas\n"
+        "    from judges.errors import ConfigError  # defers numpy\n"
+        "    import json\n"
+    )
+    assert unjustified("m", ast.parse(source), source.splitlines()) == [
+        "m:3 defers ['numpy']",
+        "m:4 defers ['numpy']",
+        "m:5 defers nothing",
+    ]
+
+
+def test_every_import_inside_a_function_defers_a_third_party_import() -> None:
+    assert [line for name, (tree, lines) in parsed().items() for line in unjustified(name, tree, lines)] == []
 
 
 def test_no_module_over_300_lines() -> None:
@@ -156,8 +281,8 @@ def private_imports(source: str, importer: str) -> list[str]:
 
 def test_the_private_import_finder_sees_a_private_name_at_any_depth() -> None:
     source = (
-        "from judges.runs import api\nfrom judges import __version__\nfrom os import _exit\n"
-        "def f():\n    from judges.api import run_config, _hidden\n"
+        "from judges.runs import service\nfrom judges import __version__\nfrom os import _exit\n"
+        "def f():\n    from judges.api import load_tests, _hidden\n"
     )
     assert private_imports(source, "m") == ["m: judges.api._hidden"]
 

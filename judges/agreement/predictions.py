@@ -9,8 +9,10 @@ from pathlib import Path
 from typing import Any
 
 from judges.errors import ConfigError, InputError
-from judges.files.checked import json_type
+from judges.files.checked import json_type, read_json_file
+from judges.files.jsonl import read_jsonl
 from judges.labels.mapping import get_field
+from judges.runs.run import Run
 from judges.types import VerdictState
 
 FAILED_STATUSES = {"failed", "failure", "error"}
@@ -97,13 +99,10 @@ def parse_prediction(
 
 def _rows(path: Path, id_field: str) -> Iterator[tuple[int | None, Mapping[str, Any]]]:
     if path.suffix.lower() == ".jsonl":
-        from judges.files.jsonl import read_jsonl
-
         yield from read_jsonl(path)
         return
     if not path.is_file():
         raise InputError("file not found", path=str(path))
-    from judges.files.checked import read_json_file
 
     data = read_json_file(path)
     if isinstance(data, dict):  # {id: score} or {id: {fields}}
@@ -154,7 +153,6 @@ def read_predictions(
 
 def run_predictions(folder: str | Path) -> Predictions:
     """A judgelab run folder's verdicts (first draw): a grade, a null, or a failure with its kind, per item and metric."""
-    from judges.runs.run import Run
 
     run = Run.load(folder)
     by_key: dict[tuple[str, str | None], Prediction] = {}

@@ -8,7 +8,9 @@ from datetime import UTC
 from pathlib import Path
 from typing import Any
 
+from judges import __version__
 from judges.agreement.bootstrap import Figure
+from judges.agreement.confusion import errors_table
 from judges.agreement.result import MetricAgreement
 from judges.pages.markdown import grid
 
@@ -17,8 +19,6 @@ def report_dict(
     results: Sequence[MetricAgreement], *, labels: dict[str, Any], predictions: dict[str, Any]
 ) -> dict[str, Any]:
     from datetime import datetime
-
-    from judges import __version__
 
     return {
         "judgelab": __version__,
@@ -79,8 +79,6 @@ def metric_table(result: MetricAgreement) -> list[str]:
     if not result.ceiling:
         notes.append("- no human-human ceiling: no item was labelled by two annotators")
     if result.errors is not None:
-        from judges.agreement.confusion import errors_table
-
         lines += ["", *errors_table(result.errors, result.label_type, result.ceiling_errors)]
     return lines + ([""] + notes if notes else [])
 

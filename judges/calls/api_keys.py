@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+from judges.calls.litellm_backend import import_litellm
 from judges.calls.model_spec import JudgeModel
+from judges.calls.prices import provider
 from judges.errors import BackendUnavailable
 
 # The key each common provider reads; any other provider is asked of LiteLLM (which then gets imported).
@@ -20,12 +22,9 @@ def missing_keys(model: JudgeModel) -> list[str] | None:
     """The provider's key variables absent from the environment ([] when all are set; None when it cannot be told)."""
     import os
 
-    from judges.calls.prices import provider
-
     key = PROVIDER_KEYS.get(provider(model.litellm_model) or "")
     if key is not None:
         return [] if os.environ.get(key) else [key]
-    from judges.calls.litellm_backend import import_litellm
 
     try:
         found = import_litellm().validate_environment(model=model.litellm_model)

@@ -7,6 +7,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from judges.calls.content import key_material
 from judges.types import FailureKind
 
 
@@ -22,7 +23,6 @@ class CompletionRequest:
 
     def cache_key(self) -> str:
         """A hash of what makes the reply; an image part counts by its data URL's hash, never its bytes."""
-        from judges.calls.content import key_material
 
         messages = key_material(self.messages)
         content: dict[str, Any] = {"model": self.model, "messages": messages, "params": self.params}

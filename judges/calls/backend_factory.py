@@ -7,8 +7,15 @@ import contextlib
 from collections.abc import Iterator, Sequence
 from typing import Any
 
+from judges.calls.api_keys import check_api_key, missing_keys
 from judges.calls.backend import Backend
+from judges.calls.deferred import DeferredBackend
+from judges.calls.deployments import DeploymentRouter
+from judges.calls.litellm_backend import LiteLLMBackend
+from judges.calls.local_server import LlamaServer, check_installed, smollm2_path
 from judges.calls.model_spec import JudgeModel
+from judges.calls.openai_http import OPENAI_COMPATIBLE, OpenAIHTTPBackend
+from judges.calls.prices import provider
 from judges.errors import ConfigError
 
 CLIENTS = ("lean", "litellm")
@@ -17,18 +24,13 @@ CLIENTS = ("lean", "litellm")
 def default_client(model: JudgeModel) -> str:
     """ "lean" for local judges and OpenAI-compatible endpoints (OpenAI, or openai/... at any --api-base), else
     "litellm"."""
-    from judges.calls.openai_http import OPENAI_COMPATIBLE
-    from judges.calls.prices import provider
 
     return "lean" if model.local or provider(model.litellm_model) in OPENAI_COMPATIBLE else "litellm"
 
 
 def _client_backend(client: str, api_base: str | None, timeout_s: float, connection: dict[str, Any]) -> Backend:
     if client == "lean":
-        from judges.calls.openai_http import OpenAIHTTPBackend
-
         return OpenAIHTTPBackend(api_base=api_base, timeout_s=timeout_s, connection=connection)
-    from judges.calls.litellm_backend import LiteLLMBackend
 
     return LiteLLMBackend(api_base=api_base, timeout_s=timeout_s, connection=connection)
 
@@ -50,15 +52,12 @@ def open_backend(
     `connection` holds credential-like arguments (api_key, extra headers): sent, never cached or logged.
     Nothing heavy is imported and nothing is started here: a fully cached run never needs it.
     """
-    from judges.calls.deferred import DeferredBackend
 
     client = client or default_client(model)
     if client not in CLIENTS:
         raise ConfigError(f"unknown client {client!r}; expected one of {', '.join(CLIENTS)}")
     backend: Any
     if model.local:
-        from judges.calls.local_server import LlamaServer, check_installed, smollm2_path
-
         check_installed()
         server = LlamaServer(smollm2_path())
 
@@ -76,8 +75,6 @@ def open_backend(
         return
     connection = dict(connection or {})
     if not connection.get("api_key"):
-        from judges.calls.api_keys import check_api_key, missing_keys
-
         check_api_key(model)
         if model.api_base and client == "litellm" and missing_keys(model):
             connection["api_key"] = "none"  # a self-hosted server (vLLM, llama.cpp, Ollama) needs no key
@@ -85,8 +82,6 @@ def open_backend(
     if len(bases) == 1:
         backend = _client_backend(client, bases[0], timeout_s, connection)
     else:
-        from judges.calls.deployments import DeploymentRouter
-
         backend = DeploymentRouter(
             [(str(base), _client_backend(client, base, timeout_s, connection)) for base in bases],
             per_deployment,

@@ -9,6 +9,8 @@ import sys
 from pathlib import Path
 from typing import IO
 
+from judges.errors import BackendUnavailable
+
 # Without AVX2 (this project's 2-core CI machines have AVX and F16C only) llama.cpp reads prompts about twice as
 # fast from Q8_0 as from Q4_1 and decodes at about the same speed (benchmarks/bench_offline_judge.py). Q8_0 holds each
 # Q4_1 weight to within 1/16 of a Q4_1 step, so this is the same model, not a different quantisation of it.
@@ -37,8 +39,6 @@ def served_copy(source: Path, log: IO[bytes] | None = None) -> Path:
             check=False,
         )
         if done.returncode != 0 or not target.is_file():
-            from judges.errors import BackendUnavailable
-
             raise BackendUnavailable(f"could not re-encode {source.name} as {SERVED_ENCODING} into {target.parent}")
     return target
 

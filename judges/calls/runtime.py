@@ -12,6 +12,7 @@ from typing import Any
 
 from judges.calls.backend import Backend, CallError, Completion, CompletionRequest
 from judges.calls.cache import CacheMode, ReplyCache
+from judges.calls.content import estimated_chars
 from judges.calls.priority_slots import PrioritySlots
 from judges.errors import BudgetExhausted, EndpointUnusable, ReplayMiss
 from judges.records.usage import CallCounts
@@ -262,7 +263,6 @@ def retrying(
 def estimate_tokens(request: CompletionRequest) -> int:
     """Prompt tokens (about 4 characters each, a fixed count per image) plus the completion budget: what a token
     rate limit counts."""
-    from judges.calls.content import estimated_chars
 
     prompt_chars = sum(estimated_chars(message["content"]) for message in request.messages)
     return prompt_chars // 4 + int(request.params.get("max_tokens") or 0)

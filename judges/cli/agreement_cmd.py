@@ -5,7 +5,12 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from judges.agreement.policy import Policy
+from judges.agreement.predictions import read_predictions
 from judges.errors import ConfigError
+from judges.labels.mapping import parse_label_map
+from judges.labels.registry import open_labels
+from judges.runs.folder import default_run_dir
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -117,14 +122,9 @@ def _scale(text: str | None) -> tuple[float, float] | None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from judges.agreement.measure import measure
-    from judges.agreement.policy import Policy
-    from judges.agreement.predictions import read_predictions
-    from judges.agreement.report import metric_table, write_report
-    from judges.agreement.threshold import Calibration
-    from judges.labels.mapping import parse_label_map
-    from judges.labels.registry import open_labels
-    from judges.runs.folder import default_run_dir
+    from judges.agreement.measure import measure  # defers numpy
+    from judges.agreement.report import metric_table, write_report  # defers numpy
+    from judges.agreement.threshold import Calibration  # defers numpy
 
     if args.resamples < 100:
         raise ConfigError("--resamples must be at least 100")

@@ -5,6 +5,12 @@ from __future__ import annotations
 import argparse
 import sys
 
+from judges.errors import InputError
+from judges.judging.prompts import load_prompt_set
+from judges.suite.baselines import discrimination, discrimination_markdown
+from judges.suite.checks import check_path
+from judges.suite.loading import load_unit_tests
+
 
 def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("paths", nargs="+", metavar="FILE|DIR", help="unit-test files, or folders of them")
@@ -28,8 +34,6 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from judges.errors import InputError
-    from judges.suite.checks import check_path
 
     failed = unreadable = False
     for path in args.paths:
@@ -50,9 +54,6 @@ def run(args: argparse.Namespace) -> int:
 
 def print_discrimination(path: str, split: str) -> None:
     """Pass rates of the oracle and the constant / random baselines: a sound suite separates them."""
-    from judges.judging.prompts import load_prompt_set
-    from judges.suite.baselines import discrimination, discrimination_markdown
-    from judges.suite.loading import load_unit_tests
 
     tests = load_unit_tests(path, split)
     print(f"\nDiscrimination on {path} ({len(tests)} tests, split {split}):\n")

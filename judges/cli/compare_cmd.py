@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 
 from judges.errors import ConfigError
+from judges.runs.compare import comparison_markdown
+from judges.runs.run import Run
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -12,8 +14,6 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from judges.runs.compare import comparison_markdown
-    from judges.runs.run import Run
 
     if len(args.runs) < 2:
         raise ConfigError("compare needs at least two run folders")

@@ -5,8 +5,10 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from judges.api import grade_samples, load_samples
 from judges.cli.options import add_judge_options, config_from_args
 from judges.cli.render import finish_run
+from judges.runs.folder import default_run_dir
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -17,8 +19,6 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from judges.api import grade_samples, load_samples
-    from judges.runs.folder import default_run_dir
 
     config = config_from_args(args)
     samples = load_samples(args.file, args.limit)

@@ -7,6 +7,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from judges.errors import ConfigError
+from judges.labelling.graded import read_pool
+from judges.labelling.rubric import rubric_for
+from judges.labelling.scales import scale_for
 
 if TYPE_CHECKING:
     from judges.labelling.queue import QueueItem
@@ -73,9 +76,8 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _select(args: argparse.Namespace) -> int:
-    from judges.labelling.graded import read_pool
-    from judges.labelling.queue import queue_items, queue_report, write_queue
-    from judges.labelling.selection import draw
+    from judges.labelling.queue import queue_items, queue_report, write_queue  # defers numpy
+    from judges.labelling.selection import draw  # defers numpy
 
     if args.n < 1:
         raise ConfigError("--n must be at least 1")
@@ -92,9 +94,7 @@ def _select(args: argparse.Namespace) -> int:
 
 
 def _labelling_setup(args: argparse.Namespace) -> tuple[list[QueueItem], str, LabelScale, str]:
-    from judges.labelling.queue import read_queue
-    from judges.labelling.rubric import rubric_for
-    from judges.labelling.scales import scale_for
+    from judges.labelling.queue import read_queue  # defers numpy
 
     items = read_queue(args.queue)
     metric = args.metric or items[0].metric
@@ -102,8 +102,8 @@ def _labelling_setup(args: argparse.Namespace) -> tuple[list[QueueItem], str, La
 
 
 def _serve(args: argparse.Namespace) -> int:
-    from judges.labelling.server import HOST, make_server
-    from judges.labelling.session import LabellingSession
+    from judges.labelling.server import HOST, make_server  # defers numpy
+    from judges.labelling.session import LabellingSession  # defers numpy
 
     items, metric, scale, rubric = _labelling_setup(args)
     session = LabellingSession(items, metric, scale, rubric, args.annotator, Path(args.out))
@@ -126,7 +126,7 @@ def _serve(args: argparse.Namespace) -> int:
 def _export(args: argparse.Namespace) -> int:
     from dataclasses import replace
 
-    from judges.labelling.export import export_queue
+    from judges.labelling.export import export_queue  # defers numpy
 
     items, metric, scale, rubric = _labelling_setup(args)
     items = [replace(item, metric=metric) for item in items]
@@ -136,8 +136,8 @@ def _export(args: argparse.Namespace) -> int:
 
 
 def _import(args: argparse.Namespace) -> int:
-    from judges.labelling.importing import import_labels
-    from judges.labelling.queue import read_queue
+    from judges.labelling.importing import import_labels  # defers numpy
+    from judges.labelling.queue import read_queue  # defers numpy
 
     queue = read_queue(args.queue) if args.queue else None
     out, counts = import_labels(args.file, args.format, args.out, metric=args.metric, scale=args.scale, queue=queue)

@@ -11,6 +11,10 @@ import importlib
 import sys
 from collections.abc import Sequence
 
+from judges import __version__
+from judges.errors import JudgelabError
+from judges.secrets import scrub_text
+
 COMMANDS = {
     "meta-eval": ("judges.cli.meta_eval_cmd", "score a judge against unit tests"),
     "evaluate": ("judges.cli.evaluate_cmd", "grade your own grounded-QA JSONL with a judge (no conditions)"),
@@ -38,7 +42,6 @@ def build_parser() -> argparse.ArgumentParser:
         prog="judgelab",
         description="Check the LLM judges of your RAG answers against unit tests before you trust them.",
     )
-    from judges import __version__
 
     parser.add_argument("--version", action="version", version=f"judgelab {__version__}")
     parser.add_argument(
@@ -77,8 +80,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
     import warnings
 
-    from judges.errors import JudgelabError
-
     # A run stopped at once (an unusable endpoint) cancels calls LiteLLM had created but not started; Python
     # then warns about each never-awaited coroutine at exit. They are expected, and not the user's concern.
     warnings.filterwarnings("ignore", message=r"coroutine '.*' was never awaited", category=RuntimeWarning)
@@ -98,7 +99,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     except Exception as err:  # unforeseen: still one line, the traceback only with --debug
         if args.debug:
             raise
-        from judges.secrets import scrub_text
 
         print(
             f"judgelab: unexpected error: {type(err).__name__}: {scrub_text(str(err))} (a bug in judgelab; rerun "

@@ -6,9 +6,16 @@ import argparse
 from pathlib import Path
 from typing import Any
 
+from judges.api import load_tests, run_unit_tests
 from judges.cli.options import DeprecatedAlias, add_judge_options, add_test_options, config_from_args
 from judges.cli.render import finish_run
 from judges.config.judge import JudgeConfig
+from judges.errors import ConfigError
+from judges.executors.batch_prices import side_by_side
+from judges.judging.factory import planning_judge
+from judges.render.plot import plot_result_matrix
+from judges.runs.cost_estimate import estimate_meta_eval
+from judges.runs.folder import default_run_dir
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -37,8 +44,6 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from judges.api import load_tests
-    from judges.errors import ConfigError
 
     split = args.split or ("train" if args.tests is None else None)
     tests = load_tests(args.tests, split, args.limit)
@@ -51,7 +56,6 @@ def run(args: argparse.Namespace) -> int:
 
 
 def default_out(args: argparse.Namespace, config: JudgeConfig, split: str) -> Path:
-    from judges.runs.folder import default_run_dir
 
     prompts = Path(config.prompts).name
     return Path(args.out) if args.out else default_run_dir(Path("results/runs"), config.model, prompts, split)
@@ -61,7 +65,6 @@ def execute(args: argparse.Namespace, config: JudgeConfig, tests: list[Any], spl
     """Run the unit tests, print the summary (and draw the plot if asked); the exit code says how the run ended.
 
     The plot is opt-in: matplotlib alone takes longer to import than a fully cached re-run of the main job."""
-    from judges.api import run_unit_tests
 
     run = run_unit_tests(
         tests,
@@ -74,15 +77,11 @@ def execute(args: argparse.Namespace, config: JudgeConfig, tests: list[Any], spl
     )
     written = ["results.jsonl", "run.json", "summary.md", "report.html"]
     if args.plot:
-        from judges.render.plot import plot_result_matrix
-
         written.append(plot_result_matrix(run, out_dir / "result_matrix.png").name)
     return finish_run(run, written)
 
 
 def dry_run(tests: list[Any], config: JudgeConfig, draws: int) -> int:
-    from judges.judging.factory import planning_judge
-    from judges.runs.cost_estimate import estimate_meta_eval
 
     judge, cache = planning_judge(config)
     try:
@@ -90,8 +89,6 @@ def dry_run(tests: list[Any], config: JudgeConfig, draws: int) -> int:
         estimate = estimate_meta_eval(tests, judge, draws, cache)
         print(estimate.describe())
         if not judge.model.local:
-            from judges.executors.batch_prices import side_by_side
-
             model = judge.model.litellm_model
             print(
                 side_by_side(

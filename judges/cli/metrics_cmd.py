@@ -8,10 +8,15 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from judges.api import run_metrics
 from judges.cli.options import add_judge_options, config_from_args
 from judges.cli.render import finish_run
 from judges.config.judge import JudgeConfig
 from judges.errors import ConfigError
+from judges.rag.dataset import load_rag_samples
+from judges.rag.registry import build_registry, select
+from judges.rag.settings import DEFAULT_RAGAS_SCORE_OF, MetricSettings
+from judges.runs.folder import default_run_dir
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -21,7 +26,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--metrics",
         metavar="A,B",
-        help="metric names, family names (ragas, trace, llamaindex, ragchecker, grouse, trulens, rubric) or 'all'",
+        help="metric names, family names (`--list` shows them, with the metrics other packages register) or 'all'",
     )
     parser.add_argument(
         "--data",
@@ -94,7 +99,6 @@ def _pairs(items: list[str], option: str) -> dict[str, str]:
 
 
 def _settings(args: argparse.Namespace) -> Any:
-    from judges.rag.settings import DEFAULT_RAGAS_SCORE_OF, MetricSettings
 
     try:
         weights = tuple(float(w) for w in args.correctness_weights.split(","))
@@ -126,7 +130,6 @@ def print_registry(registry: dict[str, Any]) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from judges.rag.registry import build_registry, select
 
     registry = build_registry(_pairs(args.aspect, "--aspect"), _pairs(args.criterion, "--criterion"))
     if args.list:
@@ -141,7 +144,6 @@ def run(args: argparse.Namespace) -> int:
         select(registry, settings.ragas_score_of)  # unknown components fail here, before any call
     if args.limit is not None and args.limit < 1:
         raise ConfigError("--limit must be at least 1")
-    from judges.rag.dataset import load_rag_samples
 
     samples = load_rag_samples(
         args.data, split=args.split, config=args.hf_config, mapping=_pairs(args.map, "--map"), limit=args.limit
@@ -159,8 +161,6 @@ def execute(
     settings: Any,
     samples: Sequence[Any],
 ) -> int:
-    from judges.api import run_metrics
-    from judges.runs.folder import default_run_dir
 
     out_dir = Path(args.out) if args.out else default_run_dir(Path("results/runs"), "metrics", config.model)
     run = run_metrics(

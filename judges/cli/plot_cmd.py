@@ -5,14 +5,15 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from judges.render.plot import plot_result_matrix
+from judges.runs.run import Run
+
 
 def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("run_dir", metavar="RUN_DIR")
 
 
 def run(args: argparse.Namespace) -> int:
-    from judges.render.plot import plot_result_matrix
-    from judges.runs.run import Run
 
     run = Run.load(args.run_dir)
     path = plot_result_matrix(run, Path(args.run_dir) / "result_matrix.png")

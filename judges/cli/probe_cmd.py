@@ -5,9 +5,14 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from judges.cli.render import finish_run
+from judges.errors import ConfigError
+from judges.probes.registry import probes_named
+from judges.runs.folder import default_run_dir
+
 
 def configure(parser: argparse.ArgumentParser) -> None:
-    from judges.cli.options import add_judge_options, add_test_options
+    from judges.cli.options import add_judge_options, add_test_options  # defers pydantic
 
     add_judge_options(parser)
     add_test_options(parser, "test")
@@ -26,13 +31,9 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from judges.api import load_samples, load_tests
-    from judges.cli.options import config_from_args
-    from judges.cli.render import finish_run
-    from judges.errors import ConfigError
-    from judges.probes.registry import probes_named
-    from judges.probes.run import run_probes
-    from judges.runs.folder import default_run_dir
+    from judges.api import load_samples, load_tests  # defers pydantic
+    from judges.cli.options import config_from_args  # defers pydantic
+    from judges.probes.run import run_probes  # defers pydantic
 
     probes = probes_named(args.probe)  # an unknown name stops before anything loads
     if args.data and args.tests:

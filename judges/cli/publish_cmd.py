@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import argparse
 
+from judges.integrations.hub_publish import plan_publish, publish
+
 
 def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("folder", metavar="FOLDER", help="a leaderboard folder (e.g. results/)")
@@ -13,7 +15,6 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from judges.integrations.hub_publish import plan_publish, publish
 
     plan = plan_publish(args.folder, args.repo, args.message)
     print(plan.describe())

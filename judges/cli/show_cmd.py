@@ -7,6 +7,11 @@ import os
 import sys
 from pathlib import Path
 
+from judges.cli.serve import serve_folder
+from judges.render.report import write_report
+from judges.render.summary_md import summary_markdown
+from judges.runs.run import Run
+
 
 def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("run_dir", metavar="RUN_DIR")
@@ -25,8 +30,6 @@ def has_display() -> bool:
 
 def report_path(run_dir: str) -> Path:
     """The folder's report.html, written from its run.json and results.jsonl when the folder predates it."""
-    from judges.render.report import write_report
-    from judges.runs.run import Run
 
     run = Run.load(run_dir)
     path = Path(run_dir) / "report.html"
@@ -34,16 +37,12 @@ def report_path(run_dir: str) -> Path:
 
 
 def run(args: argparse.Namespace) -> int:
-    from judges.render.summary_md import summary_markdown
-    from judges.runs.run import Run
 
     if args.print:
         print(summary_markdown(Run.load(args.run_dir)), end="")
         return 0
     report = report_path(args.run_dir).resolve()
     if args.serve:
-        from judges.cli.serve import serve_folder
-
         serve_folder(report.parent, args.port, report.name)
         return 0
     print(summary_markdown(Run.load(args.run_dir)), end="")

@@ -6,9 +6,11 @@ import argparse
 import sys
 from pathlib import Path
 
+from judges.errors import ConfigError
+
 
 def configure(parser: argparse.ArgumentParser) -> None:
-    from judges.cli.options import add_judge_options
+    from judges.cli.options import add_judge_options  # defers pydantic
 
     add_judge_options(parser)
     parser.add_argument("--space", metavar="TOML", help="search space (default: the one judgelab ships)")
@@ -25,9 +27,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from judges.cli.options import config_from_args
-    from judges.errors import ConfigError
-    from judges.tuning.pipeline import TuneJob
+    from judges.cli.options import config_from_args  # defers pydantic
+    from judges.tuning.pipeline import TuneJob  # defers pydantic
 
     config = config_from_args(args)
     if args.budget_calls is not None and config.max_cost is not None:
@@ -48,12 +49,12 @@ def run(args: argparse.Namespace) -> int:
         progress=lambda message: print(f"judgelab tune: {message}", file=sys.stderr),
     )
     if args.dry_run:
-        from judges.tuning.estimate import plan_tune
+        from judges.tuning.estimate import plan_tune  # defers pydantic
 
         print(plan_tune(job).describe())
         return 0
-    from judges.tuning.pipeline import tune
-    from judges.tuning.report import write_report
+    from judges.tuning.pipeline import tune  # defers pydantic
+    from judges.tuning.report import write_report  # defers pydantic
 
     outcome = tune(job)
     write_report(outcome, job.out)

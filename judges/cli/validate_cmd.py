@@ -6,8 +6,16 @@ import argparse
 from pathlib import Path
 from typing import Any
 
+from judges.api import load_tests, run_unit_tests
+from judges.cli.meta_eval_cmd import default_out
 from judges.cli.options import add_judge_options, add_test_options, config_from_args
+from judges.cli.render import finish_run
 from judges.errors import ConfigError
+from judges.integrations.gate import Bar, GateConfig, check_bars
+from judges.render.junit import junit_xml
+from judges.runs.drift import drift, drift_lines
+from judges.runs.failures import listing
+from judges.runs.run import Run
 
 TEST_ARGS = {"source": "tests", "split": "split", "limit": "limit"}  # [tests] key -> option
 
@@ -42,13 +50,6 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from judges.api import load_tests, run_unit_tests
-    from judges.cli.meta_eval_cmd import default_out
-    from judges.cli.render import finish_run
-    from judges.integrations.gate import Bar, GateConfig, check_bars
-    from judges.render.junit import junit_xml
-    from judges.runs.failures import listing
-    from judges.runs.run import Run
 
     bars = [Bar.parse(text, "min") for text in args.min or []] + [Bar.parse(text, "max") for text in args.max or []]
     from_file: dict[str, object] = {}
@@ -101,7 +102,6 @@ def run(args: argparse.Namespace) -> int:
 def check_drift(before: Any, run: Any) -> bool:
     """Print the drift from the baseline run to this one; True when the pass rate fell significantly (the gate's
     failure, exit 1)."""
-    from judges.runs.drift import drift, drift_lines
 
     result = drift(before, run)
     names = (before.folder.name if before.folder else "baseline", run.folder.name if run.folder else "this run")

@@ -5,7 +5,9 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from judges.cli.show_cmd import has_display
 from judges.errors import InputError
+from judges.viewer.server import make_server
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -16,9 +18,6 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     import contextlib
-
-    from judges.cli.show_cmd import has_display
-    from judges.viewer.server import make_server
 
     root = Path(args.dir)
     if not root.is_dir():

@@ -17,6 +17,7 @@ from typing_extensions import TypedDict
 
 from judges.calls.model_spec import DEFAULT_JUDGE, IMAGE_MAX_SIDE, JudgeModel, default_prompt_set, judge_params
 from judges.config.fields import RANGES, Cli
+from judges.errors import ConfigError
 from judges.plugins import names
 from judges.secrets import credential_paths, split_credentials
 
@@ -265,8 +266,6 @@ def flag_of(name: str) -> str:
 def build_config(values: dict[str, Any], flags: bool = False) -> JudgeConfig:
     """A checked JudgeConfig; a bad value is one ConfigError line naming the field (its flag when `flags`)."""
     from pydantic import ValidationError
-
-    from judges.errors import ConfigError
 
     try:
         return JudgeConfig.model_validate(values)

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from judges.calls.backend import CallError
+from judges.calls.litellm_backend import import_litellm
 from judges.calls.openai_http import OpenAIHTTPBackend, http_error, transport_error
 
 COMPLETION_WINDOW = "24h"
@@ -86,7 +87,6 @@ class LiteLLMBatchAPI:
         self.kwargs = {**connection, **({"api_base": api_base} if api_base else {})}
 
     async def upload(self, path: Path) -> str:
-        from judges.calls.litellm_backend import import_litellm
 
         with path.open("rb") as handle:
             made = await import_litellm().acreate_file(
@@ -95,7 +95,6 @@ class LiteLLMBatchAPI:
         return str(made.id)
 
     async def create(self, file_id: str, endpoint: str) -> dict[str, Any]:
-        from judges.calls.litellm_backend import import_litellm
 
         made = await import_litellm().acreate_batch(
             completion_window=COMPLETION_WINDOW,
@@ -107,7 +106,6 @@ class LiteLLMBatchAPI:
         return dict(made.model_dump())
 
     async def retrieve(self, batch_id: str) -> dict[str, Any]:
-        from judges.calls.litellm_backend import import_litellm
 
         got = await import_litellm().aretrieve_batch(
             batch_id=batch_id, custom_llm_provider=self.provider, **self.kwargs
@@ -118,7 +116,6 @@ class LiteLLMBatchAPI:
         return None  # not every provider lists batches: the input file is made into a batch again
 
     async def content(self, file_id: str) -> bytes:
-        from judges.calls.litellm_backend import import_litellm
 
         got = await import_litellm().afile_content(file_id=file_id, custom_llm_provider=self.provider, **self.kwargs)
         return bytes(got.content)

@@ -11,6 +11,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from judges.calls.backend import CallError
+from judges.calls.backend_factory import open_backend
+from judges.calls.runtime import CallRuntime, RuntimeSettings
 from judges.errors import EndpointUnusable, JudgelabError
 from judges.executors.rows import Row
 
@@ -37,8 +39,6 @@ class JudgeWorker:
     """Made once per Ray actor: opens the backend (for a local judge, its own llama.cpp server on first call)."""
 
     def __init__(self, spec: WorkerSpec) -> None:
-        from judges.calls.backend_factory import open_backend
-        from judges.calls.runtime import CallRuntime, RuntimeSettings
 
         config = spec.config
         model = config.judge_model()

@@ -15,6 +15,7 @@ from typing import Any, Protocol
 from judges.calls.backend import Completion
 from judges.calls.cache import CacheMode, ReplyCache
 from judges.calls.runtime import CallRuntime
+from judges.errors import ConfigError
 from judges.executors.rows import CollectingBackend, Deferred, Row
 from judges.types import FailureKind
 
@@ -99,8 +100,6 @@ async def collect(items: Iterable[Any], task: Task, runtime: CallRuntime, cache:
 def open_sink(runtime: CallRuntime, executor: Executor) -> Sink:
     """Where `executor` hands its replies: the run's reply cache, which must be read-write."""
     if runtime.cache is None or runtime.cache.mode is not CacheMode.READ_WRITE:
-        from judges.errors import ConfigError
-
         raise ConfigError(f"--executor {executor.name} needs the reply cache in read-write mode (--cache-mode)")
     return Sink(runtime.cache, runtime, keep_failures=not executor.retry_failures)
 

@@ -11,13 +11,14 @@ from typing import Any, TypeVar
 import typing_extensions
 
 from judges.errors import ConfigError
+from judges.files.checked import MAX_DEPTH, problem
+from judges.files.toml_lines import key_line
 
 Model = TypeVar("Model")
 
 
 def read_toml(path: str | Path) -> dict[str, Any]:
     """The parsed file, its values checked by `checked.problem` (sane nesting); each failure one ConfigError line."""
-    from judges.files.checked import MAX_DEPTH, problem
 
     path = Path(path)
     if path.is_dir():
@@ -54,7 +55,6 @@ def validate_config(model: type[Model], data: dict[str, Any], path: str | Path) 
 
 def _line_of(path: str | Path, loc: tuple[Any, ...]) -> int | None:
     """The line of the file where the key at `loc` is written (None when not found)."""
-    from judges.files.toml_lines import key_line
 
     try:
         return key_line(Path(path).read_text(encoding="utf-8"), loc)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from judges.calls.litellm_backend import import_litellm
 from judges.calls.model_spec import JudgeModel
 from judges.errors import ConfigError
 from judges.types import Sample
@@ -16,7 +17,6 @@ def can_see(model: JudgeModel) -> bool:
         return False
     if model.vision is not None:
         return model.vision
-    from judges.calls.litellm_backend import import_litellm
 
     try:
         return bool(import_litellm().supports_vision(model=model.litellm_model))

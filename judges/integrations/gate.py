@@ -80,7 +80,7 @@ TEST_KEYS = ("source", "split", "limit")
 
 def gate_tests(config: GateConfig) -> list[Any]:
     """The unit tests the gate's [tests] table names (default: the shipped suite's test split)."""
-    from judges.api import load_tests
+    from judges.api import load_tests  # defers pydantic
 
     unknown = set(config.tests) - set(TEST_KEYS)
     if unknown:
@@ -92,8 +92,8 @@ def gate_tests(config: GateConfig) -> list[Any]:
 
 def run_gate(config: GateConfig, out: Path | None, tests: list[Any] | None = None) -> tuple[list[BarResult], Any]:
     """Run the unit tests the gate names with its judge, and check its bars: (bar results, the Run)."""
-    from judges.api import run_unit_tests
-    from judges.config.judge import build_config
+    from judges.api import run_unit_tests  # defers pydantic
+    from judges.config.judge import build_config  # defers pydantic
 
     tests = gate_tests(config) if tests is None else tests
     source = config.tests.get("source")
@@ -114,7 +114,7 @@ class GateConfig:
 
     @classmethod
     def load(cls, path: str | Path) -> GateConfig:
-        from judges.integrations.gate_schema import GateFile
+        from judges.integrations.gate_schema import GateFile  # defers pydantic
 
         raw = read_toml(path)
         data = validate_config(GateFile, raw, path)

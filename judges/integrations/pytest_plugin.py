@@ -9,6 +9,11 @@ from typing import Any
 
 import pytest
 
+from judges.integrations.gate import GateConfig, gate_tests, run_gate
+from judges.runs.drift import drift, drift_lines
+from judges.runs.failures import listing, misses
+from judges.runs.run import Run
+
 LISTED = 10  # tests named in a missed bar's message
 
 
@@ -36,8 +41,6 @@ class _Validation:
     def results(self) -> tuple[list[Any], Any]:
         if self._done is None:
             from pathlib import Path
-
-            from judges.integrations.gate import run_gate
 
             results, run = run_gate(self.config, Path(self.out_dir), self.tests)
             if run.stop_reason:
@@ -68,7 +71,6 @@ class JudgeBarItem(_JudgelabItem):
         self.index = index
 
     def runtest(self) -> None:
-        from judges.runs.failures import listing
 
         results, run = self.validation.results()
         result = results[self.index]
@@ -89,9 +91,6 @@ class DriftItem(_JudgelabItem):
     def runtest(self) -> None:
         from pathlib import Path
 
-        from judges.runs.drift import drift, drift_lines
-        from judges.runs.run import Run
-
         _, run = self.validation.results()
         result = drift(Run.load(self.baseline), run)
         if result.fell:
@@ -106,7 +105,6 @@ class UnitTestItem(_JudgelabItem):
         self.test_id = test_id
 
     def runtest(self) -> None:
-        from judges.runs.failures import misses
 
         _, run = self.validation.results()
         records = [r for r in run.records if r.id == self.test_id]
@@ -121,7 +119,6 @@ class JudgelabConfig(pytest.File):
     """The gate's TOML file as a pytest collector: its bars, then its unit tests."""
 
     def collect(self) -> list[pytest.Item]:
-        from judges.integrations.gate import GateConfig, gate_tests
 
         gate = GateConfig.load(self.path)
         tests = gate_tests(gate)

@@ -10,6 +10,7 @@ from pathlib import Path
 from judges.calls.backend_factory import open_backend
 from judges.calls.cache import CacheMode, ReplyCache
 from judges.calls.model_spec import JudgeModel
+from judges.calls.prices import entry
 from judges.calls.refusing import dry_run_backend
 from judges.calls.runtime import CallRuntime, RuntimeSettings
 from judges.config.judge import JudgeConfig
@@ -62,8 +63,6 @@ def open_runtime(config: JudgeConfig) -> Iterator[tuple[JudgeModel, CallRuntime]
 def warn_unpriced(model: JudgeModel) -> None:
     """One stderr line when --max-cost cannot act: every call of a model with no known price counts as $0."""
     import sys
-
-    from judges.calls.prices import entry
 
     priced = entry(model.litellm_model) or entry(model.name)
     if model.local or not priced or not ("input_cost_per_token" in priced or "output_cost_per_token" in priced):

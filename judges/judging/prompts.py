@@ -13,6 +13,7 @@ from typing import Any
 
 from judges.errors import PromptError
 from judges.files.shipped import bundled_dir
+from judges.judging.replies import REPLY_FORMATS
 from judges.types import GROUSE_METRICS, Sample
 
 TEMPLATE_SUFFIX = ".txt.jinja"
@@ -69,7 +70,6 @@ class PromptTemplate:
             raise PromptError(f"{self.path}:{err.lineno}: invalid template: {err.message}") from None
         if any(True for _ in meta.find_referenced_templates(tree)):
             raise PromptError(f"{self.path}: include, import and extends are not supported: a template stands alone")
-        from judges.judging.replies import REPLY_FORMATS
 
         if self.reply_format not in REPLY_FORMATS:
             raise PromptError(

@@ -7,6 +7,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from judges.errors import ConfigError, InputError
+from judges.labelling.scales import SCALES
+from judges.rag.dataset import HF_PREFIX, load_rag_samples
 from judges.runs.run import Run
 from judges.types import Sample
 
@@ -72,18 +74,15 @@ def run_samples(run: Run) -> dict[str, Sample]:
     """The samples a run graded, re-read from its data file (records keep verdicts, not the sample text)."""
     data = str(run.config.get("data") or "")
     if run.kind == "metrics":
-        from judges.rag.dataset import HF_PREFIX, load_rag_samples
-
         spec = data if data.startswith(HF_PREFIX) else str(_data_path(run))
         return {sample.id: sample for sample in load_rag_samples(spec)}
     path = _data_path(run)
-    from judges.api import load_samples
+    from judges.api import load_samples  # defers pydantic
 
     return dict(load_samples(path))
 
 
 def _grade_range(metric: str, grades: list[float]) -> tuple[float, float]:
-    from judges.labelling.scales import SCALES
 
     if metric in SCALES:
         return SCALES[metric].bounds

@@ -9,9 +9,12 @@ from pathlib import Path
 from typing import Any
 
 from judges.errors import ConfigError, InputError
+from judges.files.checked import read_json_file
+from judges.files.jsonl import read_jsonl
 from judges.labelling.export import LABEL_QUESTION, NOTE_QUESTION, NULL_CHOICE
 from judges.labelling.queue import QueueItem
 from judges.labelling.scales import LabelScale, scale_for
+from judges.labelling.store import append_event, event_record
 from judges.types import Sample
 
 REFERENCE = re.compile(r"(?:^|\n\n)\[(\d+)\] ")
@@ -41,10 +44,7 @@ def _load(path: Path) -> list[dict[str, Any]]:
     if not path.is_file():
         raise InputError("file not found", path=str(path))
     if path.suffix.lower() == ".jsonl":
-        from judges.files.jsonl import read_jsonl
-
         return [row for _, row in read_jsonl(path)]
-    from judges.files.checked import read_json_file
 
     data = read_json_file(path)
     if not isinstance(data, list) or not all(isinstance(row, dict) for row in data):
@@ -130,7 +130,6 @@ def import_labels(
     queue: list[QueueItem] | None = None,
 ) -> tuple[Path, dict[str, int]]:
     """Write the labels file (replacing `out`) from a tool's export; counts of labels, nulls and skips."""
-    from judges.labelling.store import append_event, event_record
 
     path, out = Path(path), Path(out)
     rows = _load(path)

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from judges.errors import InputError
+from judges.files.jsonl import append_jsonl, read_jsonl
 from judges.labelling.graded import GradedPool
 from judges.labelling.selection import AGREEMENT_WEIGHT, Draw
 from judges.pages.markdown import grid
@@ -68,7 +69,6 @@ def queue_items(pool: GradedPool, drawn: Draw, runs: list[str]) -> list[QueueIte
 
 
 def write_queue(path: str | Path, items: list[QueueItem]) -> Path:
-    from judges.files.jsonl import append_jsonl
 
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -100,7 +100,6 @@ def parse_queue_item(record: dict[str, Any], *, path: str, line: int) -> QueueIt
 
 def read_queue(path: str | Path) -> list[QueueItem]:
     """A queue file in its order; ids are unique."""
-    from judges.files.jsonl import read_jsonl
 
     items: list[QueueItem] = []
     seen: dict[str, int] = {}

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from judges.judging.prompts import load_prompt_set
+from judges.types import GROUSE_METRICS
+
 RUBRICS = {
     "faithfulness": (
         "Is every statement of the answer backed by the reference it cites? 1 = every sentence cites a "
@@ -39,12 +42,8 @@ def rubric_for(metric: str, prompts: str | None = "default", text: str | None = 
     """`text` when given; else the rubric of `prompts`' template for the metric; else the short text above."""
     if text:
         return text
-    if prompts is not None:
-        from judges.judging.prompts import load_prompt_set
-        from judges.types import GROUSE_METRICS
-
-        if metric in GROUSE_METRICS:
-            found = rubric_from_template(load_prompt_set(prompts).templates[metric].source)
-            if found:
-                return found
+    if prompts is not None and metric in GROUSE_METRICS:
+        found = rubric_from_template(load_prompt_set(prompts).templates[metric].source)
+        if found:
+            return found
     return RUBRICS.get(metric, f"Label the answer for {metric} on the scale below.")

@@ -8,6 +8,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from judges.files.jsonl import append_jsonl
 from judges.labelling.queue import QueueItem
 from judges.labelling.scales import LabelScale
 from judges.labels.label_log import MARKER
@@ -49,7 +50,6 @@ def event_record(
 
 def append_event(path: str | Path, record: dict[str, Any]) -> None:
     """Append one line and force it to disk before returning: a crash or a closed tab loses nothing."""
-    from judges.files.jsonl import append_jsonl
 
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)

@@ -8,7 +8,10 @@ from pathlib import Path
 from typing import Any
 
 from judges.errors import ConfigError, InputError
-from judges.labels.schema import LabelledSet
+from judges.labels.io import read_labels
+from judges.labels.label_log import is_label_log, read_label_log
+from judges.labels.mapping import ColumnMapping, load_mapped
+from judges.labels.schema import LabelledSet, LabelType
 
 # name -> (target, keyword arguments, what it is). Shared sets read ../shared/datasets; hub sets need the network.
 SETS: dict[str, tuple[str, dict[str, Any], str]] = {
@@ -92,9 +95,6 @@ def open_labels(
     """`--labels`: a set name (`begin-wow:test` for another split), a labelled-item JSONL, or (with `columns`)
     a CSV/TSV/JSONL/JSON/Parquet file, a saved HF dataset folder or a hub dataset."""
     if columns is not None:
-        from judges.labels.mapping import ColumnMapping, load_mapped
-        from judges.labels.schema import LabelType
-
         mapping = ColumnMapping.parse(columns, label_map)
         if not label_type or not (metric or mapping.metric):
             raise ConfigError("--columns needs --metric and --label-type (binary, ordinal, continuous, preference)")
@@ -106,9 +106,6 @@ def open_labels(
     if spec in SETS or spec.partition(":")[0] in SETS:
         return load_set(spec, split=split)
     if Path(spec).is_file():
-        from judges.labels.io import read_labels
-        from judges.labels.label_log import is_label_log, read_label_log
-
         return read_label_log(spec) if is_label_log(spec) else read_labels(spec)
     close = difflib.get_close_matches(spec, list(SETS), n=3)
     hint = (

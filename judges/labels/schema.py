@@ -9,7 +9,7 @@ from enum import Enum
 from typing import Any
 
 from judges.errors import InputError
-from judges.files.checked import json_type
+from judges.files.checked import id_problem, json_type
 from judges.types import Sample
 
 
@@ -132,7 +132,6 @@ def parse_item(record: dict[str, Any], *, path: str, line: int) -> LabelledItem:
     for name in ("id", "metric", "label", "label_type", "actual_output"):
         if record.get(name) is None:
             raise fail("missing field", name)
-    from judges.files.checked import id_problem
 
     if id_problem(record["id"]):
         raise fail(str(id_problem(record["id"])), "id")

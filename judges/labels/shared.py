@@ -6,6 +6,7 @@ import os
 from pathlib import Path
 
 from judges.errors import InputError
+from judges.files.checked import read_json_file
 
 ENV_VAR = "JUDGELAB_SHARED"
 
@@ -43,6 +44,5 @@ def read_shared_json(*parts: str) -> object:
     """A shared JSON file, parsed; a malformed file is an InputError naming it."""
 
     path = shared_file(*parts)
-    from judges.files.checked import read_json_file
 
     return read_json_file(path)

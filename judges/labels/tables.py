@@ -8,6 +8,9 @@ from pathlib import Path
 from typing import Any
 
 from judges.errors import InputError
+from judges.files.checked import check, read_json_file
+from judges.files.jsonl import read_jsonl
+from judges.labels.hub_sets import load_hub_rows
 
 SAVED_DATASET_FILES = ("dataset_info.json", "state.json", "dataset_dict.json")
 
@@ -51,7 +54,6 @@ def _saved_dataset_rows(path: Path, split: str) -> list[dict[str, Any]]:
 def iter_rows(source: str, *, split: str = "train") -> Iterator[tuple[int, Mapping[str, Any]]]:
     """(line or row number, row) from a CSV/TSV/JSONL/JSON/Parquet file, a saved dataset folder, else the hub;
     each row passes `checked.check` (encodable text, sane nesting) or is one InputError naming it."""
-    from judges.files.checked import check
 
     for number, row in _rows(source, split):
         check(row, path=source, line=number)
@@ -66,12 +68,8 @@ def _rows(source: str, split: str) -> Iterator[tuple[int, Mapping[str, Any]]]:
     if suffix in (".csv", ".tsv"):
         yield from _csv_rows(path, suffix == ".tsv")
     elif suffix == ".jsonl":
-        from judges.files.jsonl import read_jsonl
-
         yield from read_jsonl(path)
     elif suffix == ".json":
-        from judges.files.checked import read_json_file
-
         data = read_json_file(path)
         if not isinstance(data, list) or not all(isinstance(row, dict) for row in data):
             raise InputError("expected a JSON list of objects", path=source)
@@ -83,6 +81,4 @@ def _rows(source: str, split: str) -> Iterator[tuple[int, Mapping[str, Any]]]:
     elif path.is_dir() and any((path / name).is_file() for name in SAVED_DATASET_FILES):
         yield from enumerate(_saved_dataset_rows(path, split), start=1)
     else:
-        from judges.labels.hub_sets import load_hub_rows
-
         yield from enumerate(load_hub_rows(source, split), start=1)

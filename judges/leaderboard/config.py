@@ -11,6 +11,7 @@ from judges.config.judge import JudgeConfig, build_config
 from judges.errors import ConfigError
 from judges.files.toml_config import read_toml, validate_config
 from judges.leaderboard.jury import Jury, check_juries
+from judges.rag.registry import build_registry
 
 CANDIDATE_KINDS = ("llm", "metric", "baseline", "embedding")
 EVALUATION_KINDS = ("unit_tests", "labels")
@@ -161,7 +162,6 @@ def _relative_to(data: dict[str, Any], folder: Path) -> dict[str, Any]:
 
 def _check_metric_map(candidate: Candidate, where: str) -> None:
     """A metric candidate maps each labelled metric it scores to a metric of the suite's registry."""
-    from judges.rag.registry import build_registry
 
     if not candidate.metrics or not isinstance(candidate.metrics, dict):
         raise ConfigError(

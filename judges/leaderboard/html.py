@@ -10,6 +10,7 @@ from judges.leaderboard.columns import named
 from judges.leaderboard.entries import Entry
 from judges.leaderboard.render import interval, latency, pick_row, shown_value
 from judges.leaderboard.select import Pick
+from judges.pages.render import render_page
 from judges.pages.table import Row, Table, cell, plain_table
 
 HEADERS = [
@@ -59,7 +60,6 @@ def render_html(
     reports: dict[tuple[str, str], str] | None = None,
 ) -> str:
     """The page; `reports` maps (candidate, evaluation) to its run report's path relative to the page."""
-    from judges.pages.render import render_page
 
     reports = reports or {}
     excluded = [

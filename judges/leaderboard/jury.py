@@ -13,7 +13,15 @@ from typing import TYPE_CHECKING, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from judges.errors import ConfigError
-from judges.records import Usage
+from judges.leaderboard.columns import higher_is_better, oriented
+from judges.leaderboard.unit_test_entries import run_folder, run_to_entries
+from judges.records import ItemRecord, MetricRecord, Usage
+from judges.runs.folder import save_run
+from judges.runs.run import Run
+from judges.runs.summary import median_latency, summarize
+from judges.runs.tasks import sample_fields
+from judges.suite.loading import load_unit_tests
+from judges.suite.scoring import score_unit_test
 from judges.types import GROUSE_METRICS, FailureKind, Verdict, VerdictState
 
 if TYPE_CHECKING:
@@ -80,12 +88,6 @@ def jury_run(jury: Jury, members: Sequence[Run], tests: Sequence[Any], out: Path
     against the test's conditions like a model's; usage is the members' summed."""
     import dataclasses
 
-    from judges.records import ItemRecord, MetricRecord
-    from judges.runs.run import Run
-    from judges.runs.summary import summarize
-    from judges.runs.tasks import sample_fields
-    from judges.suite.scoring import score_unit_test
-
     by_member = [{r.id: r for r in run.iter_records() if r.draw == 0} for run in members]
     records = []
     for order, test in enumerate(tests):
@@ -113,8 +115,6 @@ def jury_run(jury: Jury, members: Sequence[Run], tests: Sequence[Any], out: Path
     config = {"judge": f"jury {jury.name}: {jury.rule} of {', '.join(jury.members)}", "members": list(jury.members)}
     run = Run("unit_tests", config, records, summary)
     if out is not None:
-        from judges.runs.folder import save_run
-
         out.mkdir(parents=True, exist_ok=True)
         with (out / "results.jsonl").open("w", encoding="utf-8") as handle:
             for record in records:
@@ -140,8 +140,6 @@ def jury_entries(
     jury: Jury, evaluation: Evaluation, members: Sequence[Run], tests: Sequence[Any], out: Path | None
 ) -> list[Entry]:
     """The jury's leaderboard rows on one unit-test evaluation: its figures, and costs summed over its members."""
-    from judges.leaderboard.unit_test_entries import run_to_entries
-    from judges.runs.summary import median_latency
 
     run = jury_run(jury, members, tests, out)
     base = dict(candidate=jury.name, kind="jury", model=None, evaluation=evaluation.name, prompts=None, prompt_sha=None)
@@ -156,8 +154,7 @@ def jury_entries(
 
 def beats_best_member(entry: Entry, group: Sequence[Entry]) -> tuple[bool, str]:
     """Whether a jury's figure beats its best member's on the same items (paired bootstrap), and the evidence."""
-    from judges.leaderboard.columns import higher_is_better, oriented
-    from judges.runs.paired_difference import paired_difference
+    from judges.runs.paired_difference import paired_difference  # defers numpy
 
     members = [e for e in group if e.candidate in (entry.members or ()) and e.value is not None]
     if not members:
@@ -172,9 +169,6 @@ def beats_best_member(entry: Entry, group: Sequence[Entry]) -> tuple[bool, str]:
 
 def board_jury_entries(config: LeaderboardConfig, runs_dir: Path) -> list[Entry]:
     """Every jury on every unit-test evaluation, from the members' run folders under `runs_dir` (no call)."""
-    from judges.leaderboard.unit_test_entries import run_folder
-    from judges.runs.run import Run
-    from judges.suite.loading import load_unit_tests
 
     candidates = {c.name: c for c in config.candidates}
     entries: list[Entry] = []

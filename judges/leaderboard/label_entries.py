@@ -10,13 +10,18 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from judges.agreement.measure import measure
 from judges.agreement.predictions import Prediction, Predictions
 from judges.agreement.threshold import Calibration
+from judges.api import grade_samples, run_metrics
 from judges.errors import ConfigError
+from judges.labels.registry import open_labels
 from judges.labels.schema import LabelledSet, LabelType
 from judges.leaderboard.config import Candidate, Evaluation
 from judges.leaderboard.entries import Entry, check_stop, noted
-from judges.leaderboard.unit_test_entries import run_costs
+from judges.leaderboard.unit_test_entries import run_costs, run_folder
+from judges.rag.embeddings import open_embedder
+from judges.rag.settings import MetricSettings
 from judges.types import Sample, VerdictState
 
 # which GroUSE prompt grades which labelled metric (ALCE utility has no documents: relevancy 1-5 stands in)
@@ -32,7 +37,6 @@ BASELINE_SCORES = {"always-top": 1.0, "always-lowest": 0.0}
 
 def labelled_subset(evaluation: Evaluation) -> LabelledSet:
     """The evaluation's metric, restricted to `limit` items drawn with a fixed seed (all annotators kept)."""
-    from judges.labels.registry import open_labels
 
     labels = open_labels(
         evaluation.source,
@@ -76,7 +80,6 @@ def _llm_scores(
     candidate: Candidate, metric: str, samples: dict[str, Sample], cache: str, out: Path
 ) -> tuple[dict[str, Prediction], dict[str, Any]]:
     """The candidate's GroUSE prompt for the labelled metric, graded alone on each item (its run under `out`)."""
-    from judges.api import grade_samples
 
     template = TEMPLATE_FOR.get(metric)
     if template is None:
@@ -91,8 +94,6 @@ def _metric_scores(
     candidate: Candidate, metric: str, samples: dict[str, Sample], cache: str, out: Path
 ) -> tuple[dict[str, Prediction], dict[str, Any]]:
     """The suite metric the candidate maps to the labelled metric, run on each item (references as contexts)."""
-    from judges.api import run_metrics
-    from judges.rag.settings import MetricSettings
 
     name = candidate.metrics[metric]
     rag_samples = [replace(s, id=i, expected_output=s.expected_output or None) for i, s in samples.items()]
@@ -112,8 +113,6 @@ async def _embedding_scores(
 ) -> dict[str, Prediction]:
     """Cosine similarity of the answer with its references (faithfulness) or with the question (usefulness)."""
     import numpy as np
-
-    from judges.rag.embeddings import open_embedder
 
     embedder = open_embedder(str(candidate.model), api_base=next(iter(candidate.api_bases()), None), cache_path=cache)
     ids = list(samples)
@@ -138,7 +137,6 @@ def _baseline_scores(name: str, samples: dict[str, Sample]) -> dict[str, Predict
 def _calibration(evaluation: Evaluation) -> Calibration:
     """Where a continuous judge's cut for binary labels is fitted: the evaluation's calibration file, a fraction of
     its items, or k-fold cross-fitting."""
-    from judges.labels.registry import open_labels
 
     items = open_labels(evaluation.calibration) if evaluation.calibration else None
     return Calibration(items=items, fraction=evaluation.calibration_fraction, folds=evaluation.folds)
@@ -147,8 +145,6 @@ def _calibration(evaluation: Evaluation) -> Calibration:
 def label_entries(
     candidate: Candidate, evaluation: Evaluation, cache: str, labels: LabelledSet, runs_dir: Path
 ) -> list[Entry]:
-    from judges.agreement.measure import measure
-    from judges.leaderboard.unit_test_entries import run_folder
 
     metric = labels.metrics()[0]
     samples = _distinct_samples(labels)

@@ -9,8 +9,12 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from judges import __version__
+from judges.files.shipped import bundled_dir
 from judges.leaderboard.config import Candidate, Evaluation, LeaderboardConfig
 from judges.leaderboard.entries import Entry
+from judges.leaderboard.jury import board_jury_entries
+from judges.leaderboard.unit_test_entries import run_folder, unit_test_entries
 
 
 def _applies(candidate: Candidate, evaluation: Evaluation, labelled: dict[str, Any]) -> bool:
@@ -26,7 +30,6 @@ def _file_digest(path: Path) -> str:
 
 
 def data_versions(evaluations: list[Evaluation], labelled: dict[str, Any]) -> dict[str, str]:
-    from judges.files.shipped import bundled_dir
 
     versions = {}
     for evaluation in evaluations:
@@ -52,12 +55,10 @@ def data_versions(evaluations: list[Evaluation], labelled: dict[str, Any]) -> di
 def run_leaderboard(
     config: LeaderboardConfig, out: Path, log: Any = sys.stderr
 ) -> tuple[list[Entry], list[Any], dict[str, Any]]:
-    from judges import __version__
-    from judges.leaderboard.html import render_html
-    from judges.leaderboard.label_entries import label_entries, labelled_subset
-    from judges.leaderboard.render import plot_filename, plot_pareto, write_tables
-    from judges.leaderboard.select import pick_best
-    from judges.leaderboard.unit_test_entries import run_folder, unit_test_entries
+    from judges.leaderboard.html import render_html  # defers numpy
+    from judges.leaderboard.label_entries import label_entries, labelled_subset  # defers numpy
+    from judges.leaderboard.render import plot_filename, plot_pareto, write_tables  # defers numpy
+    from judges.leaderboard.select import pick_best  # defers numpy
 
     labelled = {e.name: labelled_subset(e) for e in config.evaluations if e.kind == "labels"}  # fail early
     entries: list[Entry] = []
@@ -79,7 +80,6 @@ def run_leaderboard(
         report = run_folder(out / "runs", candidate, evaluation) / "report.html"
         if report.is_file():
             reports[candidate.name, evaluation.name] = report.relative_to(out).as_posix()
-    from judges.leaderboard.jury import board_jury_entries
 
     entries += board_jury_entries(config, out / "runs")  # from the members' runs: no new call
     for jury in config.jury:

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from judges.leaderboard.columns import CHANCE, higher_is_better, never_wins, oriented
 from judges.leaderboard.config import Selection
 from judges.leaderboard.entries import Entry
+from judges.leaderboard.jury import beats_best_member
 from judges.runs.paired_difference import paired_difference
 
 NO_WINNER = "no candidate beats the baselines"
@@ -157,8 +158,6 @@ def _group_pick(
     for entry in contenders:
         ok, test, figures = _beats(entry, baseline, chance)
         if ok and entry.kind == "jury":
-            from judges.leaderboard.jury import beats_best_member
-
             ok, against = beats_best_member(entry, group)
             if not ok:
                 excluded[entry.candidate] = f"does not beat its best member: {against}"

@@ -10,6 +10,9 @@ from typing import TYPE_CHECKING, Any
 from judges.leaderboard.entries import Entry, check_stop, noted
 from judges.records import ItemRecord
 from judges.runs.intervals import total_interval, wilson
+from judges.runs.summary import median_latency
+from judges.suite.baselines import run_baseline
+from judges.suite.loading import load_unit_tests
 from judges.types import ALL_METRICS, Outcome
 
 if TYPE_CHECKING:  # annotations only: the config reads juries, and a jury's rows are built here
@@ -20,7 +23,6 @@ if TYPE_CHECKING:  # annotations only: the config reads juries, and a jury's row
 def run_costs(run: Any) -> dict[str, Any]:
     """Calls, their price (cached replies at what they cost when made) and the median latency per answered call:
     figures a warm cache does not change."""
-    from judges.runs.summary import median_latency
 
     usage = run.summary.usage
     return {
@@ -84,9 +86,7 @@ def unit_test_entries(
     candidate: Candidate, evaluation: Evaluation, cache: str, runs_dir: Path, *, progress: bool = False
 ) -> list[Entry]:
     """The candidate's run on the evaluation's unit tests (its folder under `runs_dir`), as leaderboard rows."""
-    from judges.api import run_unit_tests
-    from judges.suite.baselines import run_baseline
-    from judges.suite.loading import load_unit_tests
+    from judges.api import run_unit_tests  # defers pydantic
 
     tests = load_unit_tests(evaluation.source, evaluation.split)[: evaluation.limit]
     base = dict(candidate=candidate.name, kind=candidate.kind, model=candidate.model, evaluation=evaluation.name)

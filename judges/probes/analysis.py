@@ -9,6 +9,7 @@ from dataclasses import dataclass
 
 from judges.judging.replies import GRADE_SPECS
 from judges.probes.base import INVARIANCE, LOWER, ORIGINAL, SAME, SWAPPED
+from judges.probes.registry import shipped_probes
 from judges.probes.summary import ProbeMiss, ProbeRow, ProbeSummary
 from judges.records import ItemRecord, MetricRecord
 from judges.runs.intervals import wilson
@@ -91,7 +92,6 @@ class ProbeTally:
     and the pairs missed. A sample id names one sample (the loaders refuse duplicate ids)."""
 
     def __init__(self) -> None:
-        from judges.probes.registry import shipped_probes
 
         self.declared = {probe.name: dict(probe.expects) for probe in shipped_probes()}
         self.metrics = list(dict.fromkeys(m for expects in self.declared.values() for m in expects))

@@ -9,6 +9,8 @@ from typing import TYPE_CHECKING, Any
 from judges.pages.markdown import pct, table
 from judges.pages.table import Cell, Table, cell, plain_table
 from judges.probes.summary import ProbeRow, ProbeSummary
+from judges.render.report_items import ItemRow, call_view
+from judges.render.report_prompts import PromptRenderer
 
 if TYPE_CHECKING:
     from judges.render.report_items import ItemRow
@@ -85,8 +87,6 @@ HEADERS = ["original", "probe", "metric", "grade must", "before", "after", "outc
 
 def probe_item_rows(run: Run, folder: Path | None = None) -> list[ItemRow]:
     """A row per pair that missed: both items' prompts and replies for that metric, the original's first."""
-    from judges.render.report_items import ItemRow, call_view
-    from judges.render.report_prompts import PromptRenderer
 
     prompts = PromptRenderer(run.config)
     wanted = {i for row in probe_rows(run) for m in row.missed for i in (m.original, m.perturbed)}

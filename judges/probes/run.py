@@ -8,8 +8,16 @@ from pathlib import Path
 from typing import Any, Unpack
 
 from judges.config.judge import JudgeConfig, JudgeSettings, judge_config
+from judges.errors import InputError
+from judges.executors.choose import open_executor
+from judges.images.vision import check_can_see
+from judges.judging.factory import open_judge
+from judges.judging.prompts import load_prompt_set
 from judges.probes.base import Probe
+from judges.probes.task import ProbeTask
 from judges.runs.run import Run
+from judges.runs.run_config import run_config
+from judges.runs.service import run_task
 from judges.types import Sample
 
 
@@ -25,14 +33,6 @@ def run_probes(
     **settings: Unpack[JudgeSettings],
 ) -> Run:
     """Judge every sample as it is and under each probe that applies to it (all the prompts rendered first)."""
-    from judges.errors import InputError
-    from judges.executors.choose import open_executor
-    from judges.images.vision import check_can_see
-    from judges.judging.factory import open_judge
-    from judges.judging.prompts import load_prompt_set
-    from judges.probes.task import ProbeTask
-    from judges.runs.run_config import run_config
-    from judges.runs.service import run_task
 
     if not samples:
         raise InputError("no samples to probe")

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 from judges.rag.builtins_ragas import ragas_specs
+from judges.rag.critiques import CRITERIA
 from judges.rag.spec import IDS, A, C, G, MetricSpec, Q, criterion_spec, metric_spec
 
 
 def builtin_specs() -> list[MetricSpec]:
     """Ragas, TRACe, LlamaIndex, RAGChecker, GroUSE, TruLens, multimodal and rubric metrics, in that order."""
-    from judges.rag.critiques import CRITERIA
 
     rc = "ragchecker:"
     return [

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
+from judges.rag.critiques import ASPECTS
 from judges.rag.spec import A, C, G, MetricSpec, Q, aspect_spec, metric_spec
 
 
 def ragas_specs() -> list[MetricSpec]:
     """Ragas' metrics in its own order: faithfulness, relevancy, context metrics, noise, correctness, aspects, the
     Ragas score."""
-    from judges.rag.critiques import ASPECTS
 
     rc = "ragchecker:"
     return [

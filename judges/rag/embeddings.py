@@ -13,6 +13,8 @@ from typing import TYPE_CHECKING, Any, Protocol
 import numpy as np
 
 from judges.calls.backend import CallError
+from judges.calls.cache import EmbeddingCache
+from judges.calls.litellm_backend import classify, import_litellm
 from judges.calls.runtime import RuntimeSettings, retrying
 from judges.errors import BackendUnavailable
 from judges.types import FailureKind
@@ -117,7 +119,6 @@ class LiteLLMEmbedder(_Cached):
         raise AssertionError("unreachable")  # pragma: no cover
 
     async def _call(self, texts: list[str]) -> np.ndarray:
-        from judges.calls.litellm_backend import classify, import_litellm
 
         litellm = import_litellm()
         connection = {"api_base": self._api_base} if self._api_base else {}
@@ -162,8 +163,6 @@ def open_embedder(name: str, *, api_base: str | None = None, cache_path: str | P
     `cache_path` (the SQLite file of the reply cache) vectors are kept across runs."""
     store = None
     if cache_path is not None:
-        from judges.calls.cache import EmbeddingCache
-
         store = EmbeddingCache(cache_path)
     if name in _E5_NAMES:
         embedder = E5Embedder(store)

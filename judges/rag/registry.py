@@ -1,5 +1,5 @@
-"""The metric registry: the built-in metrics plus user-defined aspects and rubric criteria; lookups by name or
-family, with "did you mean"."""
+"""The metric registry: the metrics registered under `judgelab.metrics` (the built-ins first, then other packages'),
+plus user-defined aspects and rubric criteria; lookups by name or family, with "did you mean"."""
 
 from __future__ import annotations
 
@@ -7,21 +7,34 @@ import difflib
 from collections.abc import Iterable
 
 from judges.errors import ConfigError
-from judges.rag.builtins import builtin_specs
+from judges.plugins import load, names
 from judges.rag.spec import MetricSpec, aspect_spec, criterion_spec
 
 
 def build_registry(
     aspects: dict[str, str] | None = None, criteria: dict[str, str] | None = None
 ) -> dict[str, MetricSpec]:
-    """Built-in metrics plus user-defined aspect critiques and rubric criteria (name -> definition)."""
-    specs = builtin_specs()
+    """Registered metrics plus user-defined aspect critiques and rubric criteria (name -> definition)."""
+    specs = [spec for name in names("metrics") for spec in registered(name)]
     specs += [aspect_spec(n, d) for n, d in (aspects or {}).items()]
     specs += [criterion_spec(n, d) for n, d in (criteria or {}).items()]
     registry: dict[str, MetricSpec] = {}
     for spec in specs:
         registry[spec.name] = spec  # a user-defined one replaces a built-in of the same name
     return registry
+
+
+def registered(name: str) -> list[MetricSpec]:
+    """The specs an entry of `judgelab.metrics` stands for: a MetricSpec, a list of them, or a function returning
+    either (the built-ins' entry is `builtin_specs`)."""
+    target = load("metrics", name, what="metric entry")
+    if callable(target) and not isinstance(target, MetricSpec):
+        target = target()
+    specs = [target] if isinstance(target, MetricSpec) else list(target)
+    wrong = [spec for spec in specs if not isinstance(spec, MetricSpec)]
+    if wrong:
+        raise ConfigError(f"judgelab.metrics entry {name!r} gives {type(wrong[0]).__name__}, not a MetricSpec")
+    return specs
 
 
 def select(registry: dict[str, MetricSpec], names: Iterable[str]) -> list[MetricSpec]:

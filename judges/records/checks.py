@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from judges.errors import InputError
+from judges.files.checked import id_problem
 
 
 def check_meta(meta: dict[str, Any], path: str) -> None:
@@ -22,7 +23,6 @@ def check_meta(meta: dict[str, Any], path: str) -> None:
 
 def check_record(row: dict[str, Any], path: str, line: int) -> None:
     """One results.jsonl record has an id, integer draw and order, and metrics whose verdicts have a state."""
-    from judges.files.checked import id_problem
 
     if id_problem(row.get("id")):
         raise InputError(str(id_problem(row.get("id"))), path=path, line=line, field="id")

@@ -8,11 +8,16 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from judges.pages.markdown import pct
+from judges.pages.render import render_page
 from judges.pages.table import Cell, Row, Table, cell, plain_table
+from judges.render.report_items import chosen_entries, headers, item_rows
 from judges.render.summary_md import rests_on_failures
 from judges.runs.failures import given
+from judges.runs.intervals import first_draw_grades, mean_interval, metric_range, noting_grades, total_interval, wilson
 from judges.runs.kinds import kind_parts
+from judges.runs.stops import stop_note
 from judges.runs.summary import SHORT, metric_names
+from judges.types import ALL_METRICS
 
 MAX_MATRIX = 200  # tests in the page's result matrix (all of them are in results.jsonl and the plot)
 
@@ -29,10 +34,6 @@ def write_report(run: Run, folder: Path) -> Path:
 
 def report_html(run: Run, folder: Path | None = None) -> str:
     """The page; local images are linked relative to `folder` (where the page is written), if given."""
-    from judges.pages.render import render_page
-    from judges.render.report_items import chosen_entries, headers, item_rows
-    from judges.runs.intervals import noting_grades
-    from judges.runs.stops import stop_note
 
     grades: dict[str, Any] = {}  # the first draw's grades, noted in the one pass that chooses the items shown
     parts = kind_parts(run.kind)
@@ -119,8 +120,6 @@ def _rate(value: float | None) -> Cell:
 
 
 def _unit_test_summary(run: Run) -> list[tuple[str, Table]]:
-    from judges.runs.intervals import total_interval, wilson
-    from judges.types import ALL_METRICS
 
     summary = run.summary
     rows: list[dict[str, Any]] = [
@@ -181,7 +180,6 @@ def _unit_test_summary(run: Run) -> list[tuple[str, Table]]:
 
 
 def _verdict_summary(run: Run, grades: dict[str, Any] | None) -> Table:
-    from judges.runs.intervals import first_draw_grades, mean_interval, metric_range
 
     info = run.config.get("metric_info") or {}
     grades = first_draw_grades(run.iter_records()) if grades is None else grades

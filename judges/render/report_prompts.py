@@ -6,6 +6,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from judges.errors import JudgelabError
+from judges.judging.prompts import load_prompt_set, sample_variables
+from judges.types import Sample
+
 
 class PromptRenderer:
     """Templates of the run's prompt folder by sha256; a template edited since the run is not used."""
@@ -14,9 +18,6 @@ class PromptRenderer:
         self.templates: dict[str, Any] = {}
         prompts = config.get("prompts")
         if isinstance(prompts, dict) and prompts.get("folder"):
-            from judges.errors import JudgelabError
-            from judges.judging.prompts import load_prompt_set
-
             try:
                 loaded = load_prompt_set(str(prompts["folder"]))
             except JudgelabError:
@@ -28,9 +29,6 @@ class PromptRenderer:
         template = self.templates.get(str(call.get("prompt_sha256")))
         if template is None or not sample:
             return None
-        from judges.errors import JudgelabError
-        from judges.judging.prompts import sample_variables
-        from judges.types import Sample
 
         try:
             fields = Sample(

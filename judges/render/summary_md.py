@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 from judges.pages.markdown import pct, table
 from judges.runs.failures import RAW_SHOWN, first_misses, one_line
 from judges.runs.kinds import kind_parts
+from judges.runs.stops import stop_note
 from judges.runs.summary import SHORT
 
 if TYPE_CHECKING:
@@ -32,7 +33,6 @@ def write_summary(run: Run, folder: Path) -> Path:
 
 
 def summary_markdown(run: Run) -> str:
-    from judges.runs.stops import stop_note
 
     summary, config = run.summary, run.config
     lines = [f"# judgelab {run.kind.replace('_', ' ')}: {run.title}", ""]

@@ -6,8 +6,11 @@ import hashlib
 import json
 from pathlib import Path
 
+from judges.errors import InputError
 from judges.pages.markdown import pct, table
 from judges.records import MetricRecord
+from judges.runs.drift import drift, drift_lines
+from judges.runs.paired_runs import paired_metrics
 from judges.runs.run import Run
 from judges.runs.summary import SHORT
 
@@ -66,7 +69,6 @@ LISTED = 20  # flipped items the terminal lists per pair of runs; `judgelab view
 
 def paired_table(before: Run, after: Run) -> str:
     """The paired statistics of two runs over their shared items, per metric, as Markdown."""
-    from judges.runs.paired_runs import paired_metrics
 
     def num(value: float | None, rate: bool) -> str:
         return "n/a" if value is None else (pct(value) if rate else f"{value:.3f}")
@@ -160,8 +162,6 @@ def comparison_markdown(runs: list[Run], listed: int | None = LISTED) -> str:
 
 def _drift(before: Run, after: Run) -> list[str]:
     """McNemar's test, the paired difference and both fingerprints (judges.runs.drift), when the runs share tests."""
-    from judges.errors import InputError
-    from judges.runs.drift import drift, drift_lines
 
     try:
         result = drift(before, after)

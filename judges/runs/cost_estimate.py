@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from judges.calls.cache import ReplyCache
+from judges.calls.litellm_backend import import_litellm
 from judges.judging.grouse_judge import GroundedQAJudge
 from judges.types import UnitTest
 
@@ -39,7 +40,6 @@ def estimate_meta_eval(
     tests: list[UnitTest], judge: GroundedQAJudge, draws: int = 1, cache: ReplyCache | None = None
 ) -> Estimate:
     """Per test and draw: relevancy and completeness always, then faithfulness or usefulness (+ faithfulness)."""
-    from judges.calls.litellm_backend import import_litellm
 
     litellm = import_litellm()
     model = judge.model.litellm_model

@@ -8,6 +8,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from judges.errors import InputError
+from judges.pages.markdown import pct, table
+from judges.runs.paired_runs import Pairs, outcome_values
 
 if TYPE_CHECKING:
     from judges.runs.run import Run
@@ -48,7 +50,6 @@ def fingerprints(run: Run) -> list[str]:
 def drift(before: Run, after: Run) -> Drift:
     """The paired comparison of each test's pass on every metric (`judges.runs.paired_runs`); an InputError when
     the runs are not unit-test runs over shared tests."""
-    from judges.runs.paired_runs import Pairs, outcome_values
 
     for run in (before, after):
         if run.kind != "unit_tests":
@@ -80,7 +81,6 @@ def drift(before: Run, after: Run) -> Drift:
 def drift_lines(result: Drift, before: str, after: str, listed: int | None = None) -> list[str]:
     """The comparison as text lines (Markdown), naming both runs; the flipped tests listed (the first `listed` of
     each way, when given; 0 lists none)."""
-    from judges.pages.markdown import pct, table
 
     verdict = "fell significantly" if result.fell else "no significant fall"
     lines = [

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from judges.records import ItemRecord, MetricRecord
-from judges.types import Outcome, Verdict, VerdictState
+from judges.types import ALL_METRICS, Outcome, Verdict, VerdictState
 
 NOT_PASSED = (Outcome.WRONG_GRADE, Outcome.FAILURE)
 RAW_SHOWN = 200  # characters of the raw reply shown when the reply gave no reason
@@ -113,7 +113,6 @@ def by_test(found: Iterable[Miss]) -> dict[str, list[Miss]]:
 def listing(records: Iterable[ItemRecord], target: str | None = None, limit: int = 10) -> list[str]:
     """Lines naming the tests not passed (for a bar's target: its metric, or every metric for `total` and
     `failure_rate`), at most `limit`, then "and N more: see report.html"."""
-    from judges.types import ALL_METRICS
 
     metric = target if target in ALL_METRICS else None
     found, total = first_misses(records, limit, metric, "failure" if target == "failure_rate" else None)

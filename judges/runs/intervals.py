@@ -8,6 +8,7 @@ from array import array
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
+from judges.judging.replies import GRADE_SPECS
 from judges.records import ItemRecord
 from judges.types import ALL_METRICS, Outcome
 
@@ -106,7 +107,6 @@ def metric_range(metric: str, info: dict[str, Any]) -> tuple[float, float]:
     declared = info.get("range")
     if isinstance(declared, list) and len(declared) == 2:
         return float(declared[0]), float(declared[1])
-    from judges.judging.replies import GRADE_SPECS
 
     try:
         grades = GRADE_SPECS[metric][1]

@@ -58,7 +58,7 @@ class Pairs:
 
     def difference(self) -> Difference | None:
         """The mean of (after - before) with its paired bootstrap interval; None under two pairs."""
-        from judges.runs.paired_difference import paired_difference
+        from judges.runs.paired_difference import paired_difference  # defers numpy
 
         return paired_difference(self.after, self.before)
 

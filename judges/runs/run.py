@@ -9,8 +9,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from judges.errors import BudgetExhausted, CacheBroken, EndpointUnusable, InputError, JudgelabError, TooManyFailures
+from judges.files.checked import read_json_file
+from judges.files.jsonl import read_jsonl
 from judges.records import ItemRecord, Summary
 from judges.records.checks import check_meta, check_record
+from judges.runs.summary import call_usage
+from judges.secrets import scrub
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -121,7 +125,6 @@ class Run:
                     path=str(folder),
                 )
             raise InputError("not a run folder: run.json is missing", path=str(folder))
-        from judges.files.checked import read_json_file
 
         meta = read_json_file(meta_path)
         if not isinstance(meta, dict):
@@ -147,8 +150,6 @@ class Run:
         """One row per item x metric: id, draw, metric, state, grade, failure kind, message, and for unit tests the
         test type, condition and outcome; plus the item's calls, tokens and cost for that metric."""
         import pandas as pd
-
-        from judges.runs.summary import call_usage
 
         rows = []
         for record in self.records:
@@ -194,16 +195,11 @@ class Run:
 
 def _scrub(value: Any) -> Any:
     """Secrets never reach run.json: credential-like keys and known secret values are masked."""
-    try:
-        from judges.secrets import scrub
-    except ImportError:  # pragma: no cover - the scrubber arrives with the secrets module
-        return value
     return scrub(value)
 
 
 def read_records(path: Path) -> Iterator[ItemRecord]:
     """The records of a results.jsonl, one by one; a line that is not a record is an error naming file and line."""
-    from judges.files.jsonl import read_jsonl
 
     for number, row in read_jsonl(path):
         check_record(row, str(path), number)

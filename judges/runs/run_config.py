@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from judges import __version__
 from judges.config.judge import JudgeConfig
 
 
 def run_config(options: JudgeConfig, prompts: Any, **extra: Any) -> dict[str, Any]:
     """What run.json's config records of a judge run (the probe run's too): version, judge, prompts, params."""
-    from judges import __version__
 
     return {
         "judgelab_version": __version__,

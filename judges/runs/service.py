@@ -18,6 +18,7 @@ from judges.errors import BudgetExhausted, EndpointUnusable, JudgelabError
 from judges.executors.settle import Executor, forget, open_sink, settle
 from judges.files.jsonl import append_jsonl
 from judges.records import ItemRecord
+from judges.runs.degraded import degraded_line
 from judges.runs.execution import Execution, Stop, stop_for, windows
 from judges.runs.folder import save_run
 from judges.runs.heap import frozen_heap
@@ -25,6 +26,7 @@ from judges.runs.items import Item
 from judges.runs.progress import INTERVAL_S, Progress
 from judges.runs.run import Run
 from judges.runs.summary import SummaryBuilder, call_usage
+from judges.secrets import scrub_text
 
 
 class Task(Protocol):
@@ -195,8 +197,6 @@ def run_task(
         execution.stop = execution.stop or stop_for(err)
         raise
     except Exception as err:  # a bug: the folder still says the run is cut short, and why
-        from judges.secrets import scrub_text
-
         message = scrub_text(f"unexpected error {type(err).__name__}: {err}".splitlines()[0][:300])
         execution.stop = Stop("crash", f"{message} (a bug in judgelab; finished items are kept)")
         raise
@@ -205,8 +205,6 @@ def run_task(
             executor.close()
         summary = execution.summary.result() if execution.summary is not None else SummaryBuilder(task.kind).result()
         if execution.stop is None and execution.finished == len(task.items):
-            from judges.runs.degraded import degraded_line
-
             degraded = degraded_line(summary, config.get("fail_on_error"))
             execution.stop = Stop("degraded", degraded) if degraded else None
         if execution.stop is not None and not execution.stop.final and execution.stop.reason == "budget":

@@ -19,9 +19,13 @@ from judges.calls.runtime import CallRuntime
 from judges.calls.scripted import ScriptedBackend
 from judges.images.content import to_content
 from judges.judging.grouse_judge import GroundedQAJudge
-from judges.judging.prompts import PromptSet
+from judges.judging.prompts import PromptSet, load_prompt_set
 from judges.judging.replies import GRADE_SPECS
+from judges.pages.markdown import grid, pct
+from judges.runs.service import run_task
+from judges.runs.summary import SHORT
 from judges.suite.test_types import BY_NAME
+from judges.suite.unit_test_task import UnitTestTask
 from judges.types import GROUSE_METRICS, UnitTest
 
 if TYPE_CHECKING:
@@ -72,9 +76,6 @@ def run_baseline(
     split: str | None = None,
 ) -> Run:
     """Judge `tests` with the named reference judge through the run service, scored like any model run."""
-    from judges.judging.prompts import load_prompt_set
-    from judges.runs.service import run_task
-    from judges.suite.unit_test_task import UnitTestTask
 
     prompts = load_prompt_set(prompts) if isinstance(prompts, str) else prompts
     grade_fn = baseline_grade_fns(seed)[name]
@@ -110,8 +111,6 @@ def discrimination(tests: list[UnitTest], prompts: PromptSet, seed: int = 0) -> 
 
 
 def discrimination_markdown(table: dict[str, dict[str, float | None]]) -> str:
-    from judges.pages.markdown import grid, pct
-    from judges.runs.summary import SHORT
 
     columns = [*SHORT, "total"]
     rows = [[name, *(pct(row[c]) for c in columns)] for name, row in table.items()]

@@ -7,6 +7,7 @@ from collections import defaultdict
 from pathlib import Path
 
 from judges.errors import InputError
+from judges.files.shipped import bundled_dir
 from judges.suite.loading import load_unit_tests
 from judges.suite.test_types import BY_NAME, ENDS_WITH_CITATION, MULTI_CITATION
 from judges.types import ABSTENTION_SENTENCE, GROUSE_METRICS, UnitTest
@@ -86,7 +87,6 @@ def check_splits(train: list[UnitTest], test: list[UnitTest]) -> list[str]:
 
 def is_shipped_suite(path: str | Path) -> bool:
     """Whether `path` is the shipped unit_tests/ folder or one of its files (its house rules always apply)."""
-    from judges.files.shipped import bundled_dir
 
     shipped = bundled_dir("unit_tests").resolve()
     resolved = Path(path).resolve()

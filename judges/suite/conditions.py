@@ -8,6 +8,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from judges.errors import ConditionError
+from judges.judging.replies import GRADE_SPECS
 from judges.types import Outcome, Verdict, VerdictState
 
 _OPERATORS: dict[str, Callable[[float, float], bool]] = {
@@ -81,7 +82,6 @@ class Condition:
 
 def metric_grades(metric: str) -> tuple[int, ...]:
     """The grades a judge may give for one of the four judged metrics (its reply schema's enum)."""
-    from judges.judging.replies import GRADE_SPECS
 
     return GRADE_SPECS[metric][1]
 

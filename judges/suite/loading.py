@@ -10,6 +10,7 @@ from judges.files.checked import check, id_problem
 from judges.files.input_problems import Problems, RecordFields, note_duplicate_ids, parse_records, read_records
 from judges.judging.samples import read_sample
 from judges.suite.conditions import Condition, metric_grades
+from judges.suite.hub_dataset import load_split_records
 from judges.types import GROUSE_METRICS, UnitTest
 
 HUB_ALIASES = {"grouse": "illuin/grouse"}
@@ -101,7 +102,6 @@ def load_unit_tests(source: str | Path, split: str | None = None) -> list[UnitTe
 
 def load_hub_unit_tests(repo_or_folder: str, split: str) -> list[UnitTest]:
     """Load a GroUSE-layout dataset (train.jsonl, test.jsonl) from the hub or a local folder via `datasets`."""
-    from judges.suite.hub_dataset import load_split_records
 
     records = load_split_records(repo_or_folder, split)
     problems = Problems(f"{repo_or_folder}[{split}]")

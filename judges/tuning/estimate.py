@@ -5,6 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from judges.api import load_tests
+from judges.judging.factory import planning_judge
+from judges.runs.cost_estimate import estimate_meta_eval
 from judges.tuning.candidates import build_candidates, example_pool
 from judges.tuning.pipeline import TuneJob, chosen_metrics, split_folder
 from judges.tuning.search import schedule
@@ -38,9 +41,6 @@ class TunePlan:
 def plan_tune(job: TuneJob) -> TunePlan:
     """The search's schedule per metric and its calls: every candidate-test pair one call of that metric (the base
     candidate's are the base run's), the base and tuned runs on train, and the two test-split runs."""
-    from judges.api import load_tests
-    from judges.judging.factory import planning_judge
-    from judges.runs.cost_estimate import estimate_meta_eval
 
     space, root = load_space(job.space)
     metrics = chosen_metrics(space, job.metrics)

@@ -8,8 +8,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from judges.api import load_tests
 from judges.config.judge import JudgeConfig
 from judges.errors import BudgetExhausted, ConfigError, InputError
+from judges.files.shipped import bundled_dir
+from judges.judging.prompts import load_prompt_set
 from judges.runs.run import Run
 from judges.tuning.runner import BudgetStop, CandidateRunner, Ledger, write_prompt_folder
 from judges.tuning.search import Halving
@@ -56,7 +59,6 @@ class TuneOutcome:
 
 def split_folder(tests: Path | None) -> Path:
     """The unit-test folder holding both splits (default: the shipped suite)."""
-    from judges.files.shipped import bundled_dir
 
     folder = Path(tests) if tests is not None else bundled_dir("unit_tests")
     if not folder.is_dir() or not (folder / "train.jsonl").is_file() or not (folder / "test.jsonl").is_file():
@@ -77,8 +79,6 @@ def chosen_metrics(space: TuneSpace, asked: Sequence[str] | None) -> list[str]:
 
 def tune(job: TuneJob) -> TuneOutcome:
     """Search on train, write the tuned folder, then run the base and the tuned folder once on test."""
-    from judges.api import load_tests
-    from judges.judging.prompts import load_prompt_set
 
     space, root = load_space(job.space)
     metrics = chosen_metrics(space, job.metrics)

@@ -7,6 +7,8 @@ from pathlib import Path
 from typing import Any
 
 from judges.pages.markdown import pct, table
+from judges.runs.compare import changes
+from judges.runs.intervals import total_interval, wilson
 from judges.runs.run import Run
 from judges.tuning.pipeline import TuneOutcome
 
@@ -18,7 +20,6 @@ NEVER_USED = (
 
 def figures(run: Run, metric: str) -> dict[str, Any]:
     """A metric's pass rate over the run's completed tests, with its Wilson interval."""
-    from judges.runs.intervals import wilson
 
     stats = run.summary.metrics[metric]
     low, high = wilson(stats.passed or 0, stats.completed or 0)
@@ -32,7 +33,6 @@ def figures(run: Run, metric: str) -> dict[str, Any]:
 
 
 def total(run: Run) -> dict[str, Any]:
-    from judges.runs.intervals import total_interval
 
     low, high = total_interval([r for r in run.records if r.draw == 0])
     return {"pass_rate": run.summary.total_pass_rate, "n": run.summary.completed_tests, "ci95": [low, high]}
@@ -45,7 +45,6 @@ def _gap(train: dict[str, Any], test: dict[str, Any]) -> float | None:
 
 
 def build_report(outcome: TuneOutcome) -> dict[str, Any]:
-    from judges.runs.compare import changes
 
     runs = outcome.runs
     rows: dict[str, Any] = {}

@@ -8,8 +8,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from judges.api import run_unit_tests
 from judges.config.judge import JudgeConfig
 from judges.judging.prompts import TEMPLATE_SUFFIX
+from judges.runs.intervals import wilson
 from judges.runs.run import Run
 from judges.tuning.search import Score
 from judges.types import Outcome, UnitTest
@@ -94,7 +96,6 @@ class CandidateRunner:
         tag: str = "",
         out: Path | None = None,
     ) -> Run:
-        from judges.api import run_unit_tests
 
         max_cost = None
         if self.max_cost is not None:
@@ -113,7 +114,6 @@ class CandidateRunner:
 
 def score(name: str, run: Run, metrics: Sequence[str], sources: Mapping[str, str], order: int) -> Score:
     """A candidate's score on `metrics`: passes over every (test, metric) of the run, with a Wilson interval."""
-    from judges.runs.intervals import wilson
 
     rows = [r for r in run.records if r.draw == 0]
     passed = sum(r.metrics[m].outcome is Outcome.PASS for r in rows for m in metrics)

@@ -9,6 +9,7 @@ from pydantic import BaseModel, ConfigDict, Field, create_model, field_validator
 
 from judges.config.judge import JudgeConfig
 from judges.errors import ConfigError
+from judges.files.toml_config import read_toml, validate_config
 
 DEFAULT_SPACE = Path(__file__).resolve().parent / "default_space.toml"
 MAX_EXAMPLES = 6
@@ -89,7 +90,6 @@ class TuneSpace(_Strict):
 
 def load_space(path: str | Path | None = None) -> tuple[TuneSpace, Path]:
     """The space from a TOML file (default: the shipped one) and the folder its relative paths start from."""
-    from judges.files.toml_config import read_toml, validate_config
 
     chosen = Path(path) if path is not None else DEFAULT_SPACE
     space = validate_config(TuneSpace, read_toml(chosen), chosen)

@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from judges.errors import InputError
+from judges.files.checked import read_json_file
 from judges.records import Summary
 
 SKIPPED = {".git", ".venv", "node_modules", "__pycache__", ".judgelab"}
@@ -54,8 +56,6 @@ def _figure(kind: str, summary: Summary) -> tuple[str, float | None]:
 
 def run_entry(root: Path, meta_path: Path) -> RunEntry | None:
     """The index row of one run folder; None for a run.json this version cannot read."""
-    from judges.errors import InputError
-    from judges.files.checked import read_json_file
 
     try:
         meta = read_json_file(meta_path)  # the one input checker: bad text, JSON or nesting is skipped

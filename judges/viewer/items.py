@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from judges.records import ItemRecord, MetricRecord
+from judges.runs.failures import given, reason
 
 PAGE_SIZE = 50
 
@@ -40,7 +41,6 @@ def _keep(entry: MetricRecord, outcome: str, metric: str) -> bool:
 
 def _rows(record: ItemRecord, outcome: str = "", metric: str = "") -> list[dict[str, Any]]:
     """The record's item x metric rows that match the filter."""
-    from judges.runs.failures import given, reason
 
     return [
         {

@@ -9,9 +9,13 @@ from typing import Any
 
 from judges.errors import InputError
 from judges.files.checked import read_json_file
+from judges.pages.markdown import pct
 from judges.records import Summary
+from judges.runs.compare import changes, run_figures, split_of, variant
+from judges.runs.paired_runs import as_dict, paired_metrics
+from judges.runs.run import Run
 from judges.viewer.catalog import catalog, inside, run_entry
-from judges.viewer.items import read_page
+from judges.viewer.items import ItemPage, read_page
 
 OUTCOMES = [("", "all"), ("not-passed", "not passed / failed"), ("pass", "pass"), ("wrong_grade", "wrong grade")]
 OUTCOMES += [("failure", "run failure"), ("grade", "graded"), ("null", "null")]
@@ -49,7 +53,6 @@ def index_page(root: Path) -> str:
 
 
 def _figures(kind: str, summary: Summary) -> list[dict[str, Any]]:
-    from judges.pages.markdown import pct
 
     rows: list[dict[str, Any]] = []
     for metric, s in summary.metrics.items():
@@ -80,7 +83,6 @@ def run_page(root: Path, relative: str, page: int, outcome: str, metric: str) ->
     summary = Summary.from_json(meta.get("summary"))
     results = folder / "results.jsonl"
     items = read_page(results, page, outcome=outcome, metric=metric) if results.is_file() else None
-    from judges.viewer.items import ItemPage
 
     return _render(
         "view_run.html.jinja",
@@ -99,9 +101,6 @@ def run_page(root: Path, relative: str, page: int, outcome: str, metric: str) ->
 
 
 def compare_page(root: Path, relatives: list[str]) -> str:
-    from judges.runs.compare import changes, run_figures, split_of, variant
-    from judges.runs.paired_runs import as_dict, paired_metrics
-    from judges.runs.run import Run
 
     if len(relatives) < 2:
         raise InputError("tick two or more runs to compare")

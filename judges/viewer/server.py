@@ -9,6 +9,8 @@ from typing import Any
 from urllib.parse import parse_qs, unquote, urlsplit
 
 from judges.errors import JudgelabError
+from judges.viewer import pages
+from judges.viewer.catalog import inside
 
 HOST = "127.0.0.1"  # never another interface: run folders hold prompts, samples and replies
 
@@ -29,7 +31,6 @@ class ViewerHandler(BaseHTTPRequestHandler):
         self._answer(body=True)
 
     def _answer(self, body: bool) -> None:
-        from judges.viewer import pages
 
         parts = urlsplit(self.path)
         path, query = unquote(parts.path), parse_qs(parts.query)
@@ -58,7 +59,6 @@ class ViewerHandler(BaseHTTPRequestHandler):
             self._send(404, str(err).encode(), "text/plain; charset=utf-8", body)
 
     def _file(self, relative: str, body: bool) -> None:
-        from judges.viewer.catalog import inside
 
         target = inside(self.root, relative)
         if target is None or not target.is_file():
