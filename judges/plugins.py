@@ -10,7 +10,7 @@ The groups and what a target is:
 - `judgelab.metrics`: a `judges.rag.spec.MetricSpec`, or a list of them (a family);
 - `judgelab.probes`: a `judges.probes.base.Probe` subclass (or instance);
 - `judgelab.executors`: a function `(config, model, settings) -> Executor` (see `judges.executors.settle`);
-- `judgelab.backends`: a function `(model, client, api_base, timeout_s, connection) -> Backend`, by client name;
+- `judgelab.backends`: a callable `(api_base=, timeout_s=, connection=) -> Backend` (`--client NAME`);
 - `judgelab.kinds`: a run kind's parts for the core (its summary part, its page sections; `judges.runs.kinds`);
 - `judgelab.pages`: a function `(run, folder)` writing one page of a run folder beside run.json (summary.md, ...).
 A name that is not in a group is a ConfigError with "did you mean"; a target whose import fails names the pip
@@ -47,8 +47,8 @@ BUILTINS: dict[str, dict[str, str]] = {
         "ray": "judges.executors.openers:open_ray",
     },
     "backends": {
-        "lean": "judges.calls.openai_http:open_lean",
-        "litellm": "judges.calls.litellm_backend:open_litellm",
+        "lean": "judges.calls.openai_http:OpenAIHTTPBackend",
+        "litellm": "judges.calls.litellm_backend:LiteLLMBackend",
     },
     "kinds": {"probes": "judges.probes.kind:PROBE_KIND"},
     "pages": {

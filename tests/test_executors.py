@@ -183,8 +183,9 @@ def test_a_local_run_imports_neither_ray_nor_an_executor(tmp_path):
             f"rc = main(['evaluate', {TESTS!r}, '--limit', '2', '--judge', 'openai/stub', '--api-base', {base!r}, "
             f"'--quiet', '--cache', {str(tmp_path / 'c.sqlite')!r}, '--out', {str(tmp_path / 'out')!r}]); "
             "assert rc == 0, rc; "
-            "print(sorted(m for m in sys.modules if m == 'ray' or m.startswith(('ray.', 'judges.executors.batch', "
-            "'judges.executors.ray', 'judges.executors.openers'))))"
+            "print(sorted(m for m in sys.modules if m == 'ray' or m.startswith('ray.') or m in ("
+            "'judges.executors.batch', 'judges.executors.batch_api', 'judges.executors.ray_exec', "
+            "'judges.executors.ray_worker', 'judges.executors.openers')))"
         )
         env = {**os.environ, "PYTHONPATH": str(ROOT), "OPENAI_API_KEY": "sk-test"}
         done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120)

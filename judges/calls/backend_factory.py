@@ -11,14 +11,11 @@ from judges.calls.api_keys import check_api_key, missing_keys
 from judges.calls.backend import Backend
 from judges.calls.deferred import DeferredBackend
 from judges.calls.deployments import DeploymentRouter
-from judges.calls.litellm_backend import LiteLLMBackend
 from judges.calls.local_server import LlamaServer, check_installed, smollm2_path
 from judges.calls.model_spec import JudgeModel
-from judges.calls.openai_http import OPENAI_COMPATIBLE, OpenAIHTTPBackend
+from judges.calls.openai_http import OPENAI_COMPATIBLE
 from judges.calls.prices import provider
-from judges.errors import ConfigError
-
-CLIENTS = ("lean", "litellm")
+from judges.plugins import load, names
 
 
 def default_client(model: JudgeModel) -> str:
@@ -29,10 +26,11 @@ def default_client(model: JudgeModel) -> str:
 
 
 def _client_backend(client: str, api_base: str | None, timeout_s: float, connection: dict[str, Any]) -> Backend:
-    if client == "lean":
-        return OpenAIHTTPBackend(api_base=api_base, timeout_s=timeout_s, connection=connection)
-
-    return LiteLLMBackend(api_base=api_base, timeout_s=timeout_s, connection=connection)
+    """The backend `client` names in `judgelab.backends`: a callable `(api_base=, timeout_s=, connection=)`."""
+    backend: Backend = load("backends", client, what="client")(
+        api_base=api_base, timeout_s=timeout_s, connection=connection
+    )
+    return backend
 
 
 @contextlib.contextmanager
@@ -54,8 +52,8 @@ def open_backend(
     """
 
     client = client or default_client(model)
-    if client not in CLIENTS:
-        raise ConfigError(f"unknown client {client!r}; expected one of {', '.join(CLIENTS)}")
+    if client not in names("backends"):
+        load("backends", client, what="client")  # the one-line error, with "did you mean"
     backend: Any
     if model.local:
         check_installed()

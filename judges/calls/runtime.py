@@ -4,19 +4,22 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import dataclasses
 import itertools
 from collections.abc import Callable, Iterator
+from contextvars import ContextVar
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 from judges.calls.backend import Backend, CallError, Completion, CompletionRequest
-from judges.calls.cache import CacheMode, ReplyCache
+from judges.calls.cache import CacheMode
 from judges.calls.content import estimated_chars
 from judges.calls.priority_slots import PrioritySlots
 from judges.errors import BudgetExhausted, EndpointUnusable, ReplayMiss
 from judges.records.usage import CallCounts
 from judges.types import FailureKind
+
+# the runtime that calls made in this context go to instead (`CallRuntime.routed_to`); none outside a collecting pass
+ROUTE: ContextVar[CallRuntime | None] = ContextVar("judgelab_call_route", default=None)
 
 
 @dataclass
@@ -54,17 +57,28 @@ class RuntimeSettings:
     early_timeout_stops: bool = True
 
 
+class Replies(Protocol):
+    """Where the runtime looks a call up first and keeps its reply: the reply cache, or a run's view of it through an
+    executor's sink (whose `get` may raise the CallError an executor met for that call)."""
+
+    @property
+    def mode(self) -> CacheMode: ...
+
+    def get(self, request: CompletionRequest) -> Completion | None: ...
+
+    def put(self, request: CompletionRequest, completion: Completion) -> None: ...
+
+    def forget(self, request: CompletionRequest) -> None: ...
+
+
 @dataclass
 class CallRuntime:
     """Every judge call goes through `call`: cache lookup, a concurrency slot, retries, then the cache write."""
 
     backend: Backend
-    cache: ReplyCache | None = None
+    cache: Replies | None = None
     settings: RuntimeSettings = field(default_factory=RuntimeSettings)
     usage: CallCounter = field(default_factory=CallCounter)
-    fresh: set[str] = field(default_factory=set)  # cache keys an executor answered for this run: new, paid calls
-    # cache keys whose call failed in an executor: the run records the failure instead of calling again
-    failed_elsewhere: dict[str, tuple[FailureKind, str]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         self._slots = PrioritySlots(self.settings.concurrency)
@@ -97,16 +111,19 @@ class CallRuntime:
         Waiting calls get a slot lowest `priority` first (callers pass the unit's order), so work already
         started finishes before new work begins.
         """
+        routed = ROUTE.get()
+        if routed is not None and routed is not self:
+            return await routed.call(request, priority)
         if self.cache is not None:
-            hit = self.cache.get(request)
+            try:
+                hit = self.cache.get(request)
+            except CallError as err:  # the cache holds the call's failure (an executor made it; the run's sink)
+                self.usage.failed_calls += 1
+                self.usage.note_failure(err.kind)
+                raise
             if hit is not None:
-                if self.fresh and request.cache_key() in self.fresh:
-                    self.fresh.discard(request.cache_key())  # paid once, as a reply made in the run would be
-                    hit.cached = False
                 self.usage.add(hit)
                 return hit
-            if self.failed_elsewhere:
-                self._raise_if_failed_elsewhere(request)
             if self.cache.mode is CacheMode.REPLAY:
                 raise ReplayMiss(
                     f"replay mode: no recorded reply for a {request.model} call ({request.metric or 'call'})"
@@ -130,26 +147,15 @@ class CallRuntime:
         return completion
 
     @contextlib.contextmanager
-    def collecting(self, backend: Backend, cache: ReplyCache | None) -> Iterator[None]:
-        """Judge against `backend` (one that only notes the calls asked for) and `cache`, with no rate limit or
-        budget and apart accounting; then this runtime is as it was (an executor's collecting pass)."""
-        saved = (self.backend, self.cache, self.settings, self.usage, self._limiters, self._call_numbers, self.fresh)
-        self.backend, self.cache, self.usage, self._limiters, self.fresh = backend, cache, CallCounter(), {}, set()
-        self.settings = dataclasses.replace(self.settings, requests_per_minute=None, tokens_per_minute=None)
-        self.settings.max_cost, self._call_numbers = None, itertools.count(1)
+    def routed_to(self, other: CallRuntime) -> Iterator[None]:
+        """Calls made through this runtime from this context, and the tasks it starts, go to `other` instead (an
+        executor's collecting pass: the items are walked against a backend that only notes their calls, with its own
+        accounting); calls of the run's other tasks are untouched."""
+        token = ROUTE.set(other)
         try:
             yield
         finally:
-            (self.backend, self.cache, self.settings, self.usage, self._limiters, self._call_numbers, self.fresh) = (
-                saved
-            )
-
-    def _raise_if_failed_elsewhere(self, request: CompletionRequest) -> None:
-        failed = self.failed_elsewhere.get(request.cache_key())
-        if failed is not None:
-            self.usage.failed_calls += 1
-            self.usage.note_failure(failed[0])
-            raise CallError(failed[0], failed[1])
+            ROUTE.reset(token)
 
     async def aclose(self) -> None:
         """Release the backend's connections at the end of a run, inside its event loop (a later call reopens)."""
@@ -159,11 +165,15 @@ class CallRuntime:
 
     def next_call_number(self) -> int:
         """A number for a call record, unique in this run (items that share a step list the same call)."""
-        return next(self._call_numbers)
+        routed = ROUTE.get()
+        return next((routed if routed is not None else self)._call_numbers)
 
     def discard(self, request: CompletionRequest) -> None:
         """Forget a reply that proved unusable (it could not be parsed), so a re-run asks again."""
-        if self.cache is not None:
+        routed = ROUTE.get()
+        if routed is not None and routed is not self:
+            routed.discard(request)
+        elif self.cache is not None:
             self.cache.forget(request)
 
     def _check_endpoint(self, request: CompletionRequest, err: CallError) -> None:

@@ -22,7 +22,6 @@ from judges.plugins import names
 from judges.secrets import credential_paths, split_credentials
 
 CacheModeName = Literal["read-write", "read-only", "off", "replay"]
-ClientName = Literal["lean", "litellm"]
 
 
 class JudgeConfig(BaseModel):
@@ -49,10 +48,12 @@ class JudgeConfig(BaseModel):
         ),
     ] = None
     client: Annotated[
-        ClientName | None,
+        str | None,
         Cli(
             "lean: direct HTTP for OpenAI-compatible endpoints (default for them and for local judges); litellm: "
-            "through LiteLLM (default for other providers)"
+            "through LiteLLM (default for other providers); or a backend another package registers "
+            "(judgelab.backends)",
+            "NAME",
         ),
     ] = None
     temperature: Annotated[float | None, Cli("sampling temperature", "T")] = 0.0
@@ -158,12 +159,13 @@ class JudgeConfig(BaseModel):
             raise ValueError(RANGES[str(info.field_name)][1])
         return value
 
-    @field_validator("executor")
+    @field_validator("executor", "client")
     @classmethod
-    def _registered_executor(cls, value: str) -> str:
-        """`local`, or an executor registered under `judgelab.executors` (nothing of it is imported here)."""
-        known = ["local", *names("executors")]
-        if value not in known:
+    def _registered(cls, value: str | None, info: ValidationInfo) -> str | None:
+        """An executor (or `local`) registered under `judgelab.executors`, a client under `judgelab.backends`
+        (nothing of it is imported here)."""
+        known = ["local", *names("executors")] if info.field_name == "executor" else names("backends")
+        if value is not None and value not in known:
             near = difflib.get_close_matches(value, known, n=1, cutoff=0.5)
             hint = f" (did you mean {near[0]!r}?)" if near else ""
             raise ValueError(f"must be one of {', '.join(known)}{hint}")
@@ -226,7 +228,7 @@ class JudgeSettings(TypedDict, total=False):
 
     prompts: str
     api_base: str | list[str] | None
-    client: ClientName | None
+    client: str | None
     temperature: float | None
     max_tokens: int | None
     seed: int | None

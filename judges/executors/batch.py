@@ -14,7 +14,7 @@ from typing import Any
 
 from judges.calls.backend import CallError
 from judges.calls.openai_http import http_error, to_completion
-from judges.calls.runtime import CallRuntime, estimate_tokens
+from judges.calls.runtime import estimate_tokens
 from judges.errors import BudgetExhausted, EndpointUnusable
 from judges.executors.batch_api import BatchAPI
 from judges.executors.batch_files import ENDPOINT, MAX_BYTES, MAX_LINES, chunks, write_chunk
@@ -59,10 +59,10 @@ class BatchExecutor:
         self.out: Path | None = None
         self.created = 0
 
-    def begin(self, runtime: CallRuntime, out: Path | None) -> None:
+    def begin(self, sink: Sink, out: Path | None) -> None:
         self.out = out
         for entry in self.ledger.entries:  # replies a stopped run already imported count as this run's calls
-            runtime.fresh.update(self.ledger.ids(entry))
+            sink.fresh.update(self.ledger.ids(entry))
 
     def close(self) -> None:
         return None

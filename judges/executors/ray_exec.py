@@ -12,7 +12,6 @@ from pathlib import Path
 from typing import Any
 
 from judges.calls.backend import Completion
-from judges.calls.runtime import CallRuntime
 from judges.errors import BackendUnavailable, EndpointUnusable
 from judges.executors.ray_worker import UNUSABLE, JudgeWorker, WorkerSpec
 from judges.executors.rows import Row
@@ -46,7 +45,7 @@ class RayExecutor:
         self.started_here = False
         self.max_cost = spec.config.max_cost
 
-    def begin(self, runtime: CallRuntime, out: Path | None) -> None:
+    def begin(self, sink: Sink, out: Path | None) -> None:
         return None
 
     def finish(self) -> None:

@@ -6,15 +6,16 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import sys
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
-from judges.calls.backend import Completion
+from judges.calls.backend import CallError, Completion, CompletionRequest
 from judges.calls.cache import CacheMode, ReplyCache
-from judges.calls.runtime import CallRuntime
+from judges.calls.runtime import CallRuntime, Replies
 from judges.errors import ConfigError
 from judges.executors.rows import CollectingBackend, Deferred, Row
 from judges.types import FailureKind
@@ -26,27 +27,47 @@ COLLECT_IN_FLIGHT = 512  # items walked at once in a collecting pass (no call wa
 @dataclass
 class Sink:
     """Where an executor hands what it got: replies go into the reply cache (the one join point), failures to the
-    run, which records each as a failure verdict with its kind instead of calling again."""
+    run, which records each as a failure verdict with its kind instead of calling again. The run reads the cache
+    through its sink (`get`): a reply an executor made for this run counts once as a paid call, as a reply made in
+    the run would, and a call the executor failed is that failure."""
 
     cache: ReplyCache
-    runtime: CallRuntime
     keep_failures: bool = True  # False with --batch-retry: the run calls a failed row again, online
     replies: int = 0
     failures: int = 0
     cost: float = 0.0
-    failed: dict[str, tuple[FailureKind, str]] = field(default_factory=dict)
+    failed: dict[str, tuple[FailureKind, str]] = field(default_factory=dict)  # this window's
+    fresh: set[str] = field(default_factory=set)  # cache keys an executor answered for this run: new, paid calls
+
+    @property
+    def mode(self) -> CacheMode:
+        return self.cache.mode
 
     def reply(self, row: Row, completion: Completion) -> None:
         self.cache.put(row.request(), completion)
-        self.runtime.fresh.add(row.custom_id)
+        self.fresh.add(row.custom_id)
         self.replies += 1
         self.cost += completion.cost
 
     def failure(self, row_id: str, kind: FailureKind, message: str) -> None:
         self.failures += 1
         self.failed[row_id] = (kind, message)
-        if self.keep_failures:
-            self.runtime.failed_elsewhere[row_id] = (kind, message)
+
+    def get(self, request: CompletionRequest) -> Completion | None:
+        key = request.cache_key()
+        hit = self.cache.get(request)
+        if hit is not None and key in self.fresh:
+            self.fresh.discard(key)  # paid once
+            hit.cached = False
+        if hit is None and self.keep_failures and key in self.failed:
+            raise CallError(*self.failed[key])
+        return hit
+
+    def put(self, request: CompletionRequest, completion: Completion) -> None:
+        self.cache.put(request, completion)
+
+    def forget(self, request: CompletionRequest) -> None:
+        self.cache.forget(request)
 
 
 class Executor(Protocol):
@@ -58,8 +79,8 @@ class Executor(Protocol):
     window: int
     retry_failures: bool
 
-    def begin(self, runtime: CallRuntime, out: Path | None) -> None:
-        """Before the run's first window (e.g. note the replies a stopped run already imported)."""
+    def begin(self, sink: Sink, out: Path | None) -> None:
+        """Before the run's first window (e.g. note in `sink.fresh` the replies a stopped run already imported)."""
         ...
 
     async def run(self, rows: Sequence[Row], sink: Sink) -> None: ...
@@ -77,7 +98,7 @@ class Task(Protocol):
     async def run_item(self, item: Any) -> object: ...
 
 
-async def collect(items: Iterable[Any], task: Task, runtime: CallRuntime, cache: ReplyCache) -> dict[str, Row]:
+async def collect(items: Iterable[Any], task: Task, runtime: CallRuntime, cache: Replies) -> dict[str, Row]:
     """Walk `items` with a backend that notes each call the cache cannot answer; nothing is recorded or kept:
     a bounded set of walkers takes the items in order, each starting the next when its item is done."""
     backend = CollectingBackend()
@@ -89,7 +110,8 @@ async def collect(items: Iterable[Any], task: Task, runtime: CallRuntime, cache:
             with contextlib.suppress(Deferred):
                 await task.run_item(item)  # its record (if the cache answered everything) is dropped
 
-    with runtime.collecting(backend, cache):
+    settings = dataclasses.replace(runtime.settings, requests_per_minute=None, tokens_per_minute=None, max_cost=None)
+    with runtime.routed_to(CallRuntime(backend, cache, settings)):  # no rate limit or budget; apart accounting
         await asyncio.gather(*(walker() for _ in range(COLLECT_IN_FLIGHT)))
         # steps started alongside a deferred one (gathered siblings) are still noting their calls
         while others := [t for t in asyncio.all_tasks() - before if t is not asyncio.current_task() and not t.done()]:
@@ -99,21 +121,23 @@ async def collect(items: Iterable[Any], task: Task, runtime: CallRuntime, cache:
 
 def open_sink(runtime: CallRuntime, executor: Executor) -> Sink:
     """Where `executor` hands its replies: the run's reply cache, which must be read-write."""
-    if runtime.cache is None or runtime.cache.mode is not CacheMode.READ_WRITE:
+    if not isinstance(runtime.cache, ReplyCache) or runtime.cache.mode is not CacheMode.READ_WRITE:
         raise ConfigError(f"--executor {executor.name} needs the reply cache in read-write mode (--cache-mode)")
-    return Sink(runtime.cache, runtime, keep_failures=not executor.retry_failures)
+    return Sink(runtime.cache, keep_failures=not executor.retry_failures)
 
 
 async def settle(items: Sequence[Any], task: Task, runtime: CallRuntime, executor: Executor, sink: Sink) -> None:
     """Rounds of collect-then-execute over one window of items until the cache answers every call they will ask
     (or MAX_ROUNDS); then what the sink kept for them is dropped once the run has judged them (`forget`)."""
-    assert runtime.cache is not None
-    view = ReplyCache(runtime.cache.path, CacheMode.READ_ONLY)
+    view = ReplyCache(sink.cache.path, CacheMode.READ_ONLY)
     asked: set[str] = set()
     where = f"items {items[0].order + 1:,}-{items[-1].order + 1:,}: " if items else ""
     try:
         for number in range(1, MAX_ROUNDS + 1):
-            rows = await collect(items, task, runtime, view)
+            # the cache as the run will read it, without counting the executor's replies as paid: a failed call
+            # fails here too, so the steps that follow a failure are collected as the run will ask them
+            seen = Sink(view, keep_failures=sink.keep_failures, failed=sink.failed)
+            rows = await collect(items, task, runtime, seen)
             pending = [row for key, row in rows.items() if key not in asked and key not in sink.failed]
             if not pending:
                 break
@@ -134,4 +158,3 @@ async def settle(items: Sequence[Any], task: Task, runtime: CallRuntime, executo
 def forget(sink: Sink) -> None:
     """A window has been judged: its failures (and the replies it did not read back) need not be kept."""
     sink.failed.clear()
-    sink.runtime.failed_elsewhere.clear()

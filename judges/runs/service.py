@@ -72,8 +72,12 @@ async def execute(
     done.kept = results_path is None
     if done.summary is None:
         done.summary = SummaryBuilder(task.kind)
-    # where an executor hands its replies: the reply cache (checked read-write before anything starts)
+    # where an executor hands its replies: the reply cache (checked read-write before anything starts), which the
+    # run then reads through the sink; the executor's state for the run lives there
     sink = open_sink(runtime, executor) if executor is not None else None
+    if executor is not None and sink is not None:
+        executor.begin(sink, results_path.parent if results_path is not None else None)
+        runtime.cache = sink
     items = task.items  # read as the run goes (a file's samples are not held)
     in_flight = asyncio.Semaphore(runtime.items_in_flight(task.items_per_slot))
     bar = _progress(task, len(items), progress, runtime)
@@ -157,6 +161,8 @@ async def execute(
         if ticker is not None:
             ticker.cancel()
         await runtime.aclose()
+        if sink is not None:
+            runtime.cache = sink.cache
         if handle is not None:
             handle.close()
         if bar is not None:
@@ -184,8 +190,6 @@ def run_task(
     execution = Execution()
     started, started_at = time.perf_counter(), datetime.now(UTC).isoformat(timespec="seconds")
     try:
-        if executor is not None:  # it makes each window's calls, into the cache the run then reads
-            executor.begin(runtime, out)
         results = out / "results.jsonl" if out else None
         asyncio.run(execute(task, runtime, results, progress=progress, execution=execution, executor=executor))
         if executor is not None and execution.stop is None:
