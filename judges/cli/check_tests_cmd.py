@@ -34,7 +34,6 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-
     failed = unreadable = False
     for path in args.paths:
         try:

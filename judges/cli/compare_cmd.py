@@ -14,7 +14,6 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-
     if len(args.runs) < 2:
         raise ConfigError("compare needs at least two run folders")
     print(comparison_markdown([Run.load(path) for path in args.runs]), end="")

@@ -19,7 +19,6 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-
     config = config_from_args(args)
     samples = load_samples(args.file, args.limit)
     out_dir = Path(args.out) if args.out else default_run_dir(Path("results/runs"), "evaluate", config.model)

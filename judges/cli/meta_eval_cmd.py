@@ -44,7 +44,6 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-
     split = args.split or ("train" if args.tests is None else None)
     tests = load_tests(args.tests, split, args.limit)
     config = config_from_args(args)
@@ -56,7 +55,6 @@ def run(args: argparse.Namespace) -> int:
 
 
 def default_out(args: argparse.Namespace, config: JudgeConfig, split: str) -> Path:
-
     prompts = Path(config.prompts).name
     return Path(args.out) if args.out else default_run_dir(Path("results/runs"), config.model, prompts, split)
 
@@ -82,7 +80,6 @@ def execute(args: argparse.Namespace, config: JudgeConfig, tests: list[Any], spl
 
 
 def dry_run(tests: list[Any], config: JudgeConfig, draws: int) -> int:
-
     judge, cache = planning_judge(config)
     try:
         print(f"{len(tests)} unit tests x {draws} draw(s) with {config.model}")

@@ -99,7 +99,6 @@ def _pairs(items: list[str], option: str) -> dict[str, str]:
 
 
 def _settings(args: argparse.Namespace) -> Any:
-
     try:
         weights = tuple(float(w) for w in args.correctness_weights.split(","))
         if len(weights) != 2:
@@ -130,7 +129,6 @@ def print_registry(registry: dict[str, Any]) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-
     registry = build_registry(_pairs(args.aspect, "--aspect"), _pairs(args.criterion, "--criterion"))
     if args.list:
         print_registry(registry)
@@ -161,7 +159,6 @@ def execute(
     settings: Any,
     samples: Sequence[Any],
 ) -> int:
-
     out_dir = Path(args.out) if args.out else default_run_dir(Path("results/runs"), "metrics", config.model)
     run = run_metrics(
         samples,

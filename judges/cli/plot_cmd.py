@@ -14,7 +14,6 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-
     run = Run.load(args.run_dir)
     path = plot_result_matrix(run, Path(args.run_dir) / "result_matrix.png")
     print(f"wrote {path}")

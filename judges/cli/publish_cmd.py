@@ -15,7 +15,6 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-
     plan = plan_publish(args.folder, args.repo, args.message)
     print(plan.describe())
     if args.dry_run:

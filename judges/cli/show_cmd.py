@@ -37,7 +37,6 @@ def report_path(run_dir: str) -> Path:
 
 
 def run(args: argparse.Namespace) -> int:
-
     if args.print:
         print(summary_markdown(Run.load(args.run_dir)), end="")
         return 0

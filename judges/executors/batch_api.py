@@ -87,7 +87,6 @@ class LiteLLMBatchAPI:
         self.kwargs = {**connection, **({"api_base": api_base} if api_base else {})}
 
     async def upload(self, path: Path) -> str:
-
         with path.open("rb") as handle:
             made = await import_litellm().acreate_file(
                 file=handle, purpose="batch", custom_llm_provider=self.provider, **self.kwargs
@@ -95,7 +94,6 @@ class LiteLLMBatchAPI:
         return str(made.id)
 
     async def create(self, file_id: str, endpoint: str) -> dict[str, Any]:
-
         made = await import_litellm().acreate_batch(
             completion_window=COMPLETION_WINDOW,
             endpoint=endpoint,
@@ -106,7 +104,6 @@ class LiteLLMBatchAPI:
         return dict(made.model_dump())
 
     async def retrieve(self, batch_id: str) -> dict[str, Any]:
-
         got = await import_litellm().aretrieve_batch(
             batch_id=batch_id, custom_llm_provider=self.provider, **self.kwargs
         )
@@ -116,7 +113,6 @@ class LiteLLMBatchAPI:
         return None  # not every provider lists batches: the input file is made into a batch again
 
     async def content(self, file_id: str) -> bytes:
-
         got = await import_litellm().afile_content(file_id=file_id, custom_llm_provider=self.provider, **self.kwargs)
         return bytes(got.content)
 

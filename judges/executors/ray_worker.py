@@ -39,7 +39,6 @@ class JudgeWorker:
     """Made once per Ray actor: opens the backend (for a local judge, its own llama.cpp server on first call)."""
 
     def __init__(self, spec: WorkerSpec) -> None:
-
         config = spec.config
         model = config.judge_model()
         share = 1 / spec.workers

@@ -71,7 +71,6 @@ class JudgeBarItem(_JudgelabItem):
         self.index = index
 
     def runtest(self) -> None:
-
         results, run = self.validation.results()
         result = results[self.index]
         if not result.passed:
@@ -105,7 +104,6 @@ class UnitTestItem(_JudgelabItem):
         self.test_id = test_id
 
     def runtest(self) -> None:
-
         _, run = self.validation.results()
         records = [r for r in run.records if r.id == self.test_id]
         if not records:
@@ -119,7 +117,6 @@ class JudgelabConfig(pytest.File):
     """The gate's TOML file as a pytest collector: its bars, then its unit tests."""
 
     def collect(self) -> list[pytest.Item]:
-
         gate = GateConfig.load(self.path)
         tests = gate_tests(gate)
         out_dir = str(self.config._tmp_path_factory.mktemp("judgelab"))  # type: ignore[attr-defined]

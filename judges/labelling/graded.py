@@ -83,7 +83,6 @@ def run_samples(run: Run) -> dict[str, Sample]:
 
 
 def _grade_range(metric: str, grades: list[float]) -> tuple[float, float]:
-
     if metric in SCALES:
         return SCALES[metric].bounds
     if not grades:

@@ -69,7 +69,6 @@ def queue_items(pool: GradedPool, drawn: Draw, runs: list[str]) -> list[QueueIte
 
 
 def write_queue(path: str | Path, items: list[QueueItem]) -> Path:
-
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     with path.open("w", encoding="utf-8") as handle:

@@ -145,7 +145,6 @@ def _calibration(evaluation: Evaluation) -> Calibration:
 def label_entries(
     candidate: Candidate, evaluation: Evaluation, cache: str, labels: LabelledSet, runs_dir: Path
 ) -> list[Entry]:
-
     metric = labels.metrics()[0]
     samples = _distinct_samples(labels)
     started = time.perf_counter()

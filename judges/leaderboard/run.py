@@ -30,7 +30,6 @@ def _file_digest(path: Path) -> str:
 
 
 def data_versions(evaluations: list[Evaluation], labelled: dict[str, Any]) -> dict[str, str]:
-
     versions = {}
     for evaluation in evaluations:
         if evaluation.kind == "unit_tests":

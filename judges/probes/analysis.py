@@ -92,7 +92,6 @@ class ProbeTally:
     and the pairs missed. A sample id names one sample (the loaders refuse duplicate ids)."""
 
     def __init__(self) -> None:
-
         self.declared = {probe.name: dict(probe.expects) for probe in shipped_probes()}
         self.metrics = list(dict.fromkeys(m for expects in self.declared.values() for m in expects))
         self.originals: dict[str, Seen] = {}  # by sample id

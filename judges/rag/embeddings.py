@@ -119,7 +119,6 @@ class LiteLLMEmbedder(_Cached):
         raise AssertionError("unreachable")  # pragma: no cover
 
     async def _call(self, texts: list[str]) -> np.ndarray:
-
         litellm = import_litellm()
         connection = {"api_base": self._api_base} if self._api_base else {}
         try:

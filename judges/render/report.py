@@ -120,7 +120,6 @@ def _rate(value: float | None) -> Cell:
 
 
 def _unit_test_summary(run: Run) -> list[tuple[str, Table]]:
-
     summary = run.summary
     rows: list[dict[str, Any]] = [
         {
@@ -180,7 +179,6 @@ def _unit_test_summary(run: Run) -> list[tuple[str, Table]]:
 
 
 def _verdict_summary(run: Run, grades: dict[str, Any] | None) -> Table:
-
     info = run.config.get("metric_info") or {}
     grades = first_draw_grades(run.iter_records()) if grades is None else grades
     rows = []

@@ -33,7 +33,6 @@ def write_summary(run: Run, folder: Path) -> Path:
 
 
 def summary_markdown(run: Run) -> str:
-
     summary, config = run.summary, run.config
     lines = [f"# judgelab {run.kind.replace('_', ' ')}: {run.title}", ""]
     note = stop_note(run)

@@ -111,7 +111,6 @@ def discrimination(tests: list[UnitTest], prompts: PromptSet, seed: int = 0) -> 
 
 
 def discrimination_markdown(table: dict[str, dict[str, float | None]]) -> str:
-
     columns = [*SHORT, "total"]
     rows = [[name, *(pct(row[c]) for c in columns)] for name, row in table.items()]
     return grid(["judge", *(SHORT.get(c, c) for c in columns)], rows)

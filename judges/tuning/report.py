@@ -33,7 +33,6 @@ def figures(run: Run, metric: str) -> dict[str, Any]:
 
 
 def total(run: Run) -> dict[str, Any]:
-
     low, high = total_interval([r for r in run.records if r.draw == 0])
     return {"pass_rate": run.summary.total_pass_rate, "n": run.summary.completed_tests, "ci95": [low, high]}
 
@@ -45,7 +44,6 @@ def _gap(train: dict[str, Any], test: dict[str, Any]) -> float | None:
 
 
 def build_report(outcome: TuneOutcome) -> dict[str, Any]:
-
     runs = outcome.runs
     rows: dict[str, Any] = {}
     for metric in [*outcome.metrics, "total"]:

@@ -96,7 +96,6 @@ class CandidateRunner:
         tag: str = "",
         out: Path | None = None,
     ) -> Run:
-
         max_cost = None
         if self.max_cost is not None:
             max_cost = self.max_cost - self.ledger.cost

@@ -53,7 +53,6 @@ def index_page(root: Path) -> str:
 
 
 def _figures(kind: str, summary: Summary) -> list[dict[str, Any]]:
-
     rows: list[dict[str, Any]] = []
     for metric, s in summary.metrics.items():
         if kind == "unit_tests":
@@ -101,7 +100,6 @@ def run_page(root: Path, relative: str, page: int, outcome: str, metric: str) ->
 
 
 def compare_page(root: Path, relatives: list[str]) -> str:
-
     if len(relatives) < 2:
         raise InputError("tick two or more runs to compare")
     runs = [Run.load(_folder(root, r, "run.json")) for r in relatives]

@@ -31,7 +31,6 @@ class ViewerHandler(BaseHTTPRequestHandler):
         self._answer(body=True)
 
     def _answer(self, body: bool) -> None:
-
         parts = urlsplit(self.path)
         path, query = unquote(parts.path), parse_qs(parts.query)
 
@@ -59,7 +58,6 @@ class ViewerHandler(BaseHTTPRequestHandler):
             self._send(404, str(err).encode(), "text/plain; charset=utf-8", body)
 
     def _file(self, relative: str, body: bool) -> None:
-
         target = inside(self.root, relative)
         if target is None or not target.is_file():
             self._send(404, b"not found", "text/plain; charset=utf-8", body)
