@@ -6,7 +6,6 @@ The CLI is a client of these: a command parses its arguments, calls one of them,
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any, Unpack
@@ -170,7 +169,7 @@ def run_metrics(
         n_samples=len(samples),
         metrics=[s.name for s in chosen],
         embeddings=embedder.name if embedder else None,
-        settings=dataclasses.asdict(settings),
+        settings=settings.model_dump(),
     )
     needs_judge = any(s.uses_judge for s in involved)
     with metrics_runtime(opts, needs_judge) as (model, runtime):

@@ -9,13 +9,13 @@ from pathlib import Path
 from typing import Any
 
 from judges.api import run_metrics
-from judges.cli.options import add_judge_options, config_from_args
+from judges.cli.options import add_judge_options, add_model_options, config_from_args, given_fields
 from judges.cli.render import finish_run
 from judges.config.judge import JudgeConfig
 from judges.errors import ConfigError
 from judges.rag.dataset import load_rag_samples
 from judges.rag.registry import build_registry, select
-from judges.rag.settings import DEFAULT_RAGAS_SCORE_OF, MetricSettings
+from judges.rag.settings import MetricSettings, metric_settings
 from judges.runs.folder import default_run_dir
 
 
@@ -53,25 +53,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--embeddings-api-base", metavar="URL", help="server for a LiteLLM embedding model")
     parser.add_argument("--rag-prompts", metavar="DIR", help="folder of templates overriding prompts/rag/ ones")
-    group = parser.add_argument_group("metric settings")
-    group.add_argument("--k", type=int, help="cut-off K for ranked context and retrieval metrics (default: all)")
-    group.add_argument("--questions", type=int, default=3, help="answer relevancy: questions generated (default 3)")
-    group.add_argument("--strictness", type=int, default=1, help="aspect critiques: odd number of votes (default 1)")
-    group.add_argument(
-        "--correctness-weights",
-        default="0.75,0.25",
-        metavar="W1,W2",
-        help="answer correctness: weights of statement F1 and similarity (default 0.75,0.25)",
-    )
-    group.add_argument("--correctness-threshold", type=float, help="answer correctness: binarize at this score")
-    group.add_argument("--similarity-threshold", type=float, default=0.8, help="LlamaIndex similarity pass mark")
-    group.add_argument("--ragas-score-of", metavar="A,B", help="metrics whose harmonic mean is ragas_score")
-    group.add_argument(
-        "--logprobs",
-        action="store_true",
-        help="also grade rubrics from the judge's top-5 next-token probabilities (weighted grade)",
-    )
-    group.add_argument("--trace-by-length", action="store_true", help="TRACe ratios over sentence lengths")
+    group = add_model_options(parser, MetricSettings)["metric settings"]
     group.add_argument(
         "--aspect",
         action="append",
@@ -98,27 +80,8 @@ def _pairs(items: list[str], option: str) -> dict[str, str]:
     return out
 
 
-def _settings(args: argparse.Namespace) -> Any:
-    try:
-        weights = tuple(float(w) for w in args.correctness_weights.split(","))
-        if len(weights) != 2:
-            raise ValueError
-    except ValueError:
-        raise ConfigError("--correctness-weights must be two numbers, e.g. 0.75,0.25") from None
-    score_of = (
-        tuple(n.strip() for n in args.ragas_score_of.split(",")) if args.ragas_score_of else DEFAULT_RAGAS_SCORE_OF
-    )
-    return MetricSettings(
-        k=args.k,
-        questions=args.questions,
-        strictness=args.strictness,
-        correctness_weights=(weights[0], weights[1]),
-        correctness_threshold=args.correctness_threshold,  # type: ignore[arg-type]
-        similarity_threshold=args.similarity_threshold,
-        ragas_score_of=score_of,
-        logprobs=args.logprobs,
-        trace_by_length=args.trace_by_length,
-    )
+def _settings(args: argparse.Namespace) -> MetricSettings:
+    return metric_settings(given_fields(args, MetricSettings))
 
 
 def print_registry(registry: dict[str, Any]) -> None:

@@ -8,6 +8,9 @@ import types
 import typing
 from typing import Any, Literal
 
+from pydantic import BaseModel
+
+from judges.config.fields import Cli
 from judges.config.judge import JUDGE_FIELDS, JudgeConfig, build_config, cli_of, flag_of
 
 
@@ -30,6 +33,35 @@ def add_judge_options(parser: argparse.ArgumentParser) -> None:
     groups["runtime"].add_argument(
         "--quiet", action="store_true", help="no progress on stderr (it is a bar on a terminal, else a line every 10 s)"
     )
+
+
+def add_model_options(parser: argparse.ArgumentParser, model: type[BaseModel]) -> dict[str, Any]:
+    """One flag per field of `model` that has `Cli` metadata (`--field-name`), in its `Cli.group`; the defaults stay in
+    the model, so a flag not given leaves the field unset (read back with `given_fields`). The groups, by name."""
+    groups: dict[str, Any] = {}
+    for name, info in model.model_fields.items():
+        cli = next((m for m in info.metadata if isinstance(m, Cli)), None)
+        if cli is None:
+            continue
+        if cli.group not in groups:
+            groups[cli.group] = parser.add_argument_group(cli.group)
+        default = info.get_default(call_default_factory=True)
+        if isinstance(default, tuple):
+            default = ",".join(str(part) for part in default)
+        shown = f" (default {default})" if default not in (None, "", {}, False) and "default" not in cli.help else ""
+        options: dict[str, Any] = {"dest": name, "default": argparse.SUPPRESS, "help": cli.help + shown}
+        annotation = info.annotation
+        tupled = any(typing.get_origin(k) is tuple for k in [annotation, *typing.get_args(annotation)])
+        options.update({"type": str} if tupled else _reading(annotation))  # a tuple is given as A,B
+        if cli.metavar and options.get("action") is not argparse.BooleanOptionalAction:
+            options["metavar"] = cli.metavar
+        groups[cli.group].add_argument(cli.flag or "--" + name.replace("_", "-"), **options)
+    return groups
+
+
+def given_fields(args: argparse.Namespace, model: type[BaseModel]) -> dict[str, Any]:
+    """The fields of `model` the command line set."""
+    return {name: getattr(args, name) for name in model.model_fields if hasattr(args, name)}
 
 
 def _reading(annotation: Any) -> dict[str, Any]:
