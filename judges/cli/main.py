@@ -37,7 +37,9 @@ COMMANDS = {
 }
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(chosen: str | None = None) -> argparse.ArgumentParser:
+    """The parser, with the options of the `chosen` command only (every command's when None): a command's module,
+    and what it imports, loads only when that command runs or shows its help."""
     parser = argparse.ArgumentParser(
         prog="judgelab",
         description="Check the LLM judges of your RAG answers against unit tests before you trust them.",
@@ -51,7 +53,8 @@ def build_parser() -> argparse.ArgumentParser:
     for name, (module, help_text) in COMMANDS.items():
         command = sub.add_parser(name, help=help_text, description=help_text)
         command.set_defaults(module=module)
-        importlib.import_module(module).configure(command)
+        if chosen is None or chosen == name:
+            importlib.import_module(module).configure(command)
     return parser
 
 
@@ -70,8 +73,9 @@ def unknown_options(parser: argparse.ArgumentParser, command: str | None, unknow
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
-    args, unknown = parser.parse_known_args(argv)
+    given = list(sys.argv[1:] if argv is None else argv)
+    parser = build_parser(next((arg for arg in given if arg in COMMANDS), ""))
+    args, unknown = parser.parse_known_args(given)
     if unknown:  # argparse's usage block would bury the one line that matters
         print(unknown_options(parser, args.command, unknown), file=sys.stderr)
         return 2
