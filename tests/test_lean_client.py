@@ -70,7 +70,7 @@ def test_the_lean_and_the_litellm_paths_give_identical_records_for_the_same_stub
         }
     lean, litellm = (without_timing([r.to_json() for r in runs[c].records]) for c in ("lean", "litellm"))
     assert lean == litellm
-    assert runs["lean"].usage == runs["litellm"].usage and runs["lean"].usage["prompt_tokens"] > 0
+    assert runs["lean"].usage == runs["litellm"].usage and runs["lean"].usage.prompt_tokens > 0
 
 
 def test_logprobs_usage_fingerprint_and_price_match_litellm():
@@ -131,9 +131,9 @@ def test_two_deployments_share_the_calls_and_a_refused_one_is_routed_around(tmp_
         counts = [stats(first, reset=True)["requests"], stats(second, reset=True)["requests"]]
         routed = run_unit_tests(tests, "openai/stub", api_base=[refused, first], cache_mode="off", concurrency=4)
         served = stats(first)["requests"]
-    assert shared.stop_reason is None and sum(counts) == shared.usage["calls"] and min(counts) > 0
-    assert routed.stop_reason is None and routed.usage["failed_calls"] == 0
-    assert served == routed.usage["calls"] == shared.usage["calls"]
+    assert shared.stop_reason is None and sum(counts) == shared.usage.calls and min(counts) > 0
+    assert routed.stop_reason is None and routed.usage.failed_calls == 0
+    assert served == routed.usage.calls == shared.usage.calls
 
 
 CACHED_RUN = """
@@ -141,7 +141,7 @@ import sys
 from judges.api import load_tests, run_unit_tests
 tests = load_tests(sys.argv[1], limit=8)
 run = run_unit_tests(tests, "openai/stub", api_base=sys.argv[2], cache=sys.argv[3], out=sys.argv[4])
-assert run.stop_reason is None and run.usage["cached_calls"] == run.usage["calls"] > 0, run.usage
+assert run.stop_reason is None and run.usage.cached_calls == run.usage.calls > 0, run.usage
 print(",".join(m for m in ("litellm", "aiohttp", "openai", "tqdm", "pandas", "matplotlib") if m in sys.modules))
 """
 
@@ -152,7 +152,7 @@ def test_a_fully_cached_run_never_imports_litellm(tmp_path):
     tests = load_tests(ROOT / "unit_tests" / "test.jsonl", limit=8)
     with stub_server(latency_ms=1) as base:
         first = run_unit_tests(tests, "openai/stub", api_base=base, cache=str(cache))
-    assert first.usage["calls"] > 0 and first.usage["cached_calls"] == 0
+    assert first.usage.calls > 0 and first.usage.cached_calls == 0
     refused = f"http://127.0.0.1:{free_port()}/v1"
     args = [str(ROOT / "unit_tests" / "test.jsonl"), refused, str(cache), str(tmp_path / "run")]
     result = subprocess.run(

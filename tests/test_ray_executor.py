@@ -46,7 +46,7 @@ def test_ray_records_equal_local_records(local_ray, tmp_path):
         local_calls = stats(base, reset=True)["requests"]
         run = grade(base, tmp_path, "ray", executor="ray", ray_workers=2)
         assert stats(base)["requests"] == local_calls  # each call made once, by the workers
-    assert run.stop_reason is None and run.usage["cached_calls"] == 0 and run.usage["calls"] == local_calls
+    assert run.stop_reason is None and run.usage.cached_calls == 0 and run.usage.calls == local_calls
     assert comparable(read_records(tmp_path / "ray")) == comparable(read_records(tmp_path / "local"))
     assert ray.is_initialized()  # a Ray the caller started is left running
 
@@ -57,7 +57,7 @@ def test_ray_in_windows_of_five_samples_gives_the_local_records(local_ray, tmp_p
         local_calls = stats(base, reset=True)["requests"]
         run = grade(base, tmp_path, "windows", executor="ray", ray_workers=2, executor_window=5)
         assert stats(base)["requests"] == local_calls
-    assert run.stop_reason is None and run.usage["calls"] == local_calls and run.usage["cached_calls"] == 0
+    assert run.stop_reason is None and run.usage.calls == local_calls and run.usage.cached_calls == 0
     assert comparable(read_records(tmp_path / "windows")) == comparable(read_records(tmp_path / "local"))
     err = capfd.readouterr().err
     assert all(f"ray: items {span}: round 1:" in err for span in ("1-5", "6-10", "11-12"))

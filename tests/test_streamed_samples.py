@@ -127,5 +127,5 @@ def test_an_executor_settles_the_run_a_window_at_a_time_with_the_records_of_a_lo
     assert comparable(read_records(tmp_path / "batch")) == comparable(read_records(tmp_path / "local"))
     assert counts["batch_lines"] == online and "requests" not in counts
     assert counts["batches_created"] == 3 * 2  # three windows (5, 5, 2 samples), two rounds of steps each
-    assert batched.usage["calls"] == local.usage["calls"] and batched.usage["cached_calls"] == 0
+    assert batched.usage.calls == local.usage.calls and batched.usage.cached_calls == 0
     assert os.listdir(tmp_path / "batch.sqlite.batches") == ["batches.json"]

@@ -113,6 +113,7 @@ def passes_with(grade, tests, metric="completeness"):
 
 def test_tune_finds_the_better_variant_on_train_and_reports_once_on_test(tmp_path, folder, space, backend, monkeypatch):
     import judges.api
+    import judges.tuning.pipeline
 
     loads = []
     real = judges.api.load_tests
@@ -121,7 +122,7 @@ def test_tune_finds_the_better_variant_on_train_and_reports_once_on_test(tmp_pat
         loads.append((split, len(backend.requests)))
         return real(source, split, limit)
 
-    monkeypatch.setattr(judges.api, "load_tests", spy)
+    monkeypatch.setattr(judges.tuning.pipeline, "load_tests", spy)  # where the search reads the splits
     outcome = tune(job(tmp_path, folder, space))
     report = write_report(outcome, tmp_path / "out")
 

@@ -15,7 +15,7 @@ from judges.calls.cache import CacheMode
 from judges.calls.content import estimated_chars
 from judges.calls.priority_slots import PrioritySlots
 from judges.errors import BudgetExhausted, EndpointUnusable, ReplayMiss
-from judges.records.usage import CallCounts
+from judges.records.usage import RunUsage
 from judges.types import FailureKind
 
 # the runtime that calls made in this context go to instead (`CallRuntime.routed_to`); none outside a collecting pass
@@ -23,11 +23,9 @@ ROUTE: ContextVar[CallRuntime | None] = ContextVar("judgelab_call_route", defaul
 
 
 @dataclass
-class CallCounter(CallCounts):
+class CallCounter(RunUsage):
     """The live count of a run's calls as they happen (run.json's `usage`, the progress line's figures): the shared
     counts, `failures` by kind (call errors after their retries, and replies that could not be used), and retries."""
-
-    retries: int = 0
 
     def note_failure(self, kind: FailureKind) -> None:
         self.failures[kind.value] = self.failures.get(kind.value, 0) + 1

@@ -6,7 +6,6 @@ from __future__ import annotations
 import sys
 from typing import TYPE_CHECKING
 
-from judges.records.usage import CallCounts
 from judges.runs.progress import call_counts
 
 if TYPE_CHECKING:
@@ -17,7 +16,7 @@ def failure_summary(run: Run) -> str | None:
     """ "12 of 456 calls failed: 9 timeout, 3 unparseable", from the finished items' call records."""
 
     # the runtime's counter (run.json's usage), the one the progress line reads; the records' totals otherwise
-    usage = CallCounts.from_json(run.usage) if "failures" in run.usage else run.summary.usage
+    usage = run.usage if run.usage is not None else run.summary.usage
     asked, failed = call_counts(usage.calls, usage.failures)
     if not failed:
         return None

@@ -9,6 +9,7 @@ from pathlib import Path
 from judges.errors import ConfigError, InputError
 from judges.labelling.scales import SCALES
 from judges.rag.dataset import HF_PREFIX, load_rag_samples
+from judges.records.header import RunKind
 from judges.runs.run import Run
 from judges.types import Sample
 
@@ -73,7 +74,7 @@ def _data_path(run: Run) -> Path:
 def run_samples(run: Run) -> dict[str, Sample]:
     """The samples a run graded, re-read from its data file (records keep verdicts, not the sample text)."""
     data = str(run.config.get("data") or "")
-    if run.kind == "metrics":
+    if run.kind == RunKind.METRICS:
         spec = data if data.startswith(HF_PREFIX) else str(_data_path(run))
         return {sample.id: sample for sample in load_rag_samples(spec)}
     path = _data_path(run)

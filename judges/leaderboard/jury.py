@@ -16,6 +16,7 @@ from judges.errors import ConfigError
 from judges.leaderboard.columns import higher_is_better, oriented
 from judges.leaderboard.unit_test_entries import run_folder, run_to_entries
 from judges.records import ItemRecord, MetricRecord, Usage
+from judges.records.header import RunKind
 from judges.runs.folder import save_run
 from judges.runs.run import Run
 from judges.runs.summary import median_latency, summarize
@@ -113,7 +114,7 @@ def jury_run(jury: Jury, members: Sequence[Run], tests: Sequence[Any], out: Path
         )
     summary = dataclasses.replace(summarize(records, "unit_tests"), usage=_summed([r.summary.usage for r in members]))
     config = {"judge": f"jury {jury.name}: {jury.rule} of {', '.join(jury.members)}", "members": list(jury.members)}
-    run = Run("unit_tests", config, records, summary)
+    run = Run(RunKind.UNIT_TESTS, config, records, summary, usage=None)
     if out is not None:
         out.mkdir(parents=True, exist_ok=True)
         with (out / "results.jsonl").open("w", encoding="utf-8") as handle:

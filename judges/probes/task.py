@@ -10,6 +10,7 @@ from judges.judging.grouse_judge import GroundedQAJudge
 from judges.judging.prompts import check_renders
 from judges.probes.base import ORIGINAL, Probe
 from judges.records import ItemRecord
+from judges.records.header import RunKind
 from judges.runs.items import Item
 from judges.runs.tasks import sample_fields
 from judges.types import Sample
@@ -28,7 +29,7 @@ class ProbeTask:
     samples: Sequence[tuple[str, Sample]]
     probes: Sequence[Probe]
     judge: GroundedQAJudge
-    kind: str = "probes"
+    kind: RunKind = RunKind.PROBES
     items_per_slot: int = 4
     items: list[Item] = field(init=False)
 

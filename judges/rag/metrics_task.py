@@ -10,6 +10,7 @@ from judges.rag.judging import SAMPLE_PRIORITY, RagJudge
 from judges.rag.scope import score_sample
 from judges.rag.spec import MetricSpec
 from judges.records import ItemRecord
+from judges.records.header import RunKind
 from judges.runs.items import Item, ItemsOf
 from judges.runs.tasks import sample_fields
 from judges.types import Sample
@@ -23,7 +24,7 @@ class MetricsTask:
     metrics: Sequence[MetricSpec]
     judge: RagJudge
     registry: Mapping[str, Any]
-    kind: str = "metrics"
+    kind: RunKind = RunKind.METRICS
     items_per_slot: int = 1
     items: ItemsOf = field(init=False)
 

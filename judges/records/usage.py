@@ -50,6 +50,14 @@ class CallCounts:
 
 
 @dataclass
+class RunUsage(CallCounts):
+    """A run's calls as they were made (run.json's `usage`): the shared counts and the retries (the live counter,
+    `judges.calls.runtime.CallCounter`, is one of these)."""
+
+    retries: int = 0
+
+
+@dataclass
 class Usage(CallCounts):
     """Totals over call records (an item's, a metric's, a run's): the shared counts, where `cost` is what this run
     spent, and `priced_cost`, what the replies cost when they were made (a cached reply included). Built once by the

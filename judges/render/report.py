@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 from judges.pages.markdown import pct
 from judges.pages.render import render_page
 from judges.pages.table import Cell, Row, Table, cell, plain_table
+from judges.records.header import RunKind
 from judges.render.report_items import chosen_entries, headers, item_rows
 from judges.render.summary_md import rests_on_failures
 from judges.runs.failures import given
@@ -52,14 +53,14 @@ def report_html(run: Run, folder: Path | None = None) -> str:
         timing=run.timing,
         usage=run.summary.usage,
         summary=summary_tables(run, grades if chosen is not None else None),
-        matrix=result_matrix(run) if run.kind == "unit_tests" else None,
+        matrix=result_matrix(run) if run.kind == RunKind.UNIT_TESTS else None,
         headers=item_headers,
         items=items,
         chosen=chosen,
         metrics=sorted({i.data["metric"] for i in items}, key=[i.data["metric"] for i in items].index),
         types=sorted({i.data["type"] for i in items} - {"-"}),
         outcomes=sorted({i.data["outcome"] for i in items}),
-        not_passed=["wrong_grade", "failure"] if run.kind == "unit_tests" else ["missed", "failure"],
+        not_passed=["wrong_grade", "failure"] if run.kind == RunKind.UNIT_TESTS else ["missed", "failure"],
     )
 
 
@@ -100,7 +101,7 @@ def config_rows(config: dict[str, Any]) -> list[tuple[str, Any]]:
 def summary_tables(run: Run, grades: dict[str, Any] | None = None) -> list[tuple[str, Table]]:
     """The summary's tables; a verdict summary's intervals from `grades` (each metric's first-draw grades) when the
     caller has them, else from a pass over the records."""
-    if run.kind == "unit_tests":
+    if run.kind == RunKind.UNIT_TESTS:
         return _unit_test_summary(run)
     parts = kind_parts(run.kind)
     if parts is not None:

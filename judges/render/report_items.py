@@ -12,6 +12,7 @@ from typing import Any
 
 from judges.pages.table import Cell, cell
 from judges.records import ItemRecord, MetricRecord
+from judges.records.header import RunKind
 from judges.render.report_prompts import PromptRenderer
 from judges.runs.failures import given, reason
 from judges.runs.run import Run
@@ -65,7 +66,7 @@ def thumbnails(sample: Mapping[str, Any] | None, folder: Path | None) -> list[Th
 
 def headers(run: Run) -> list[str]:
     draws = run.config.get("draws", 1) or 1
-    if run.kind == "unit_tests":
+    if run.kind == RunKind.UNIT_TESTS:
         return [
             "test",
             *(["draw"] if draws > 1 else []),
@@ -147,7 +148,7 @@ def item_rows(run: Run, entries: list[tuple[ItemRecord, str]], folder: Path | No
             call_view(c, prompts, sample, reask=i > 0 and bool(listed[i - 1].get("unusable")))
             for i, c in enumerate(listed)
         ]
-        if run.kind == "unit_tests":
+        if run.kind == RunKind.UNIT_TESTS:
             outcome = entry.outcome.value if entry.outcome else "-"
             shown = OUTCOME_LABELS.get(outcome, outcome)
             if entry.outcome is Outcome.FAILURE:
@@ -174,7 +175,7 @@ def item_rows(run: Run, entries: list[tuple[ItemRecord, str]], folder: Path | No
                 Cell(why, None, "justification"),
             ]
             data = {"outcome": state, "metric": metric, "type": "-"}
-        shown_sample = sample if run.kind != "unit_tests" else None
+        shown_sample = sample if run.kind != RunKind.UNIT_TESTS else None
         rows.append(ItemRow(cells, data, calls, entry.details or None, shown_sample, images))
     return rows
 

@@ -6,6 +6,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from judges.pages.markdown import pct, table
+from judges.records.header import RunKind
 from judges.runs.failures import RAW_SHOWN, first_misses, one_line
 from judges.runs.kinds import kind_parts
 from judges.runs.stops import stop_note
@@ -44,7 +45,7 @@ def summary_markdown(run: Run) -> str:
         + ".",
         "",
     ]
-    if run.kind == "unit_tests":
+    if run.kind == RunKind.UNIT_TESTS:
         lines += _unit_test_tables(run)
     elif (parts := kind_parts(run.kind)) is not None:
         lines += parts.markdown(run)

@@ -13,6 +13,8 @@ from judges.files.checked import read_json_file
 from judges.files.jsonl import read_jsonl
 from judges.records import ItemRecord, Summary
 from judges.records.checks import check_meta, check_record
+from judges.records.header import RunKind, Timing, run_kind
+from judges.records.usage import RunUsage
 from judges.runs.summary import call_usage
 from judges.secrets import scrub
 
@@ -34,20 +36,20 @@ STOP_EXIT_CODES = {
 
 @dataclass
 class Run:
-    """A run of any kind ("unit_tests", "grade", "metrics"): its config (judge, prompts with hashes, data,
+    """A run of any kind (`RunKind`, or a plug-in's): its config (judge, prompts with hashes, data,
     judgelab and model versions), one record per item, usage, the stop reason and the summary.
 
     The records are `held` in memory when the run has no folder; a run with a folder reads them from its
     results.jsonl when asked: all at once (`records`, in item order) or one by one (`iter_records`, as written)."""
 
-    kind: str
+    kind: RunKind | str
     config: dict[str, Any]
     held: list[ItemRecord] | None
     summary: Summary
-    usage: dict[str, Any] = field(default_factory=dict)
+    usage: RunUsage | None = field(default_factory=RunUsage)  # as the runtime counted; None: made of others' records
     stop_reason: str | None = None
     stop_message: str | None = None
-    timing: dict[str, Any] = field(default_factory=dict)
+    timing: Timing = field(default_factory=Timing)
     folder: Path | None = None
 
     @property
@@ -93,10 +95,10 @@ class Run:
     def to_json(self) -> dict[str, Any]:
         return {
             "format": FORMAT,
-            "kind": self.kind,
+            "kind": str(self.kind),
             "config": self.config,
-            "timing": self.timing,
-            "usage": self.usage,
+            "timing": self.timing.to_json(),
+            "usage": self.usage.to_json() if self.usage is not None else {},
             "stop_reason": self.stop_reason,
             "stop_message": self.stop_message,
             "summary": self.summary.to_json(),
@@ -135,14 +137,14 @@ class Run:
             )
         check_meta(meta, str(meta_path))
         return cls(
-            meta["kind"],
+            run_kind(meta["kind"]),
             meta.get("config", {}),
             None,
             Summary.from_json(meta.get("summary")),
-            meta.get("usage", {}),
+            RunUsage.from_json(meta["usage"]) if meta.get("usage") else None,
             meta.get("stop_reason"),
             meta.get("stop_message"),
-            meta.get("timing", {}),
+            Timing.from_json(meta.get("timing")),
             folder,
         )
 

@@ -18,6 +18,8 @@ from judges.errors import BudgetExhausted, EndpointUnusable, JudgelabError
 from judges.executors.settle import Executor, forget, open_sink, settle
 from judges.files.jsonl import append_jsonl
 from judges.records import ItemRecord
+from judges.records.header import RunKind, Timing
+from judges.records.usage import RunUsage
 from judges.runs.degraded import degraded_line
 from judges.runs.execution import Execution, Stop, stop_for, windows
 from judges.runs.folder import save_run
@@ -33,7 +35,7 @@ class Task(Protocol):
     """A kind of run: its items, a check made before any call, and how to judge one item into its record."""
 
     @property
-    def kind(self) -> str: ...
+    def kind(self) -> RunKind | str: ...
 
     @property
     def items(self) -> Sequence[Item]: ...
@@ -213,7 +215,7 @@ def run_task(
             execution.stop = Stop("degraded", degraded) if degraded else None
         if execution.stop is not None and not execution.stop.final and execution.stop.reason == "budget":
             execution.stop.message = budget_message(runtime, execution.stop.message)
-        usage = runtime.usage.to_json()
+        usage = RunUsage.from_json(runtime.usage.to_json())  # what the counter says now (it may count on)
         config = {**config, **task.provenance(), "model_version": execution.model_version}
         run = Run(
             task.kind,
@@ -223,11 +225,9 @@ def run_task(
             usage,
             execution.stop.reason if execution.stop else None,
             execution.stop.message if execution.stop else None,
-            {
-                "started_at": started_at,
-                "finished_at": datetime.now(UTC).isoformat(timespec="seconds"),
-                "duration_s": round(time.perf_counter() - started, 2),
-            },
+            Timing(
+                started_at, datetime.now(UTC).isoformat(timespec="seconds"), round(time.perf_counter() - started, 2)
+            ),
             out,
         )
         if out is not None:
@@ -251,7 +251,7 @@ def _progress(task: Task, total: int, enabled: bool, runtime: CallRuntime) -> Pr
         return None
     import os
 
-    unit = "test" if task.kind == "unit_tests" else "sample"
+    unit = "test" if task.kind == RunKind.UNIT_TESTS else "sample"
     interval = float(os.environ.get("JUDGELAB_PROGRESS_INTERVAL", INTERVAL_S))
     return Progress(task.kind.replace("_", " "), unit, total, lambda: runtime.usage, interval=interval)
 

@@ -20,6 +20,7 @@ from judges.records import (
     TypeSummary,
     Usage,
 )
+from judges.records.header import RunKind
 from judges.runs.kinds import Tally, kind_parts
 from judges.types import ALL_METRICS, Outcome, VerdictState
 
@@ -140,7 +141,7 @@ class SummaryBuilder:
     stability over draws), never the records themselves."""
 
     def __init__(self, kind: str) -> None:
-        self.unit_tests = kind == "unit_tests"
+        self.unit_tests = kind == RunKind.UNIT_TESTS
         parts = kind_parts(kind)
         self.part: Tally | None = parts.tally() if parts is not None else None  # a kind's own part, as records come
         self.n_items = self.completed_tests = self.tests_passing_all = 0
@@ -255,4 +256,4 @@ def median_latency(records: Sequence[ItemRecord]) -> float | None:
 
 def stability(records: Iterable[ItemRecord]) -> Stability | None:
     """Over repeated draws of the same tests: mean grade variance and the rate at which pass/fail flips."""
-    return summarize(records, "unit_tests").stability
+    return summarize(records, RunKind.UNIT_TESTS).stability

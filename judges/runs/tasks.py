@@ -12,6 +12,7 @@ from typing import Any
 from judges.judging.grouse_judge import GroundedQAJudge
 from judges.judging.prompts import check_renders
 from judges.records import ItemRecord
+from judges.records.header import RunKind
 from judges.runs.items import Item, ItemsOf
 from judges.types import Sample
 
@@ -24,7 +25,7 @@ class GradeTask:
     judge: GroundedQAJudge
     metrics: Sequence[str] | None = None
     checked: bool = False  # the caller has rendered the templates for every sample already (a pass over a file)
-    kind: str = "grade"
+    kind: RunKind = RunKind.GRADE
     items_per_slot: int = 4
     items: ItemsOf = field(init=False)
 

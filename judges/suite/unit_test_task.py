@@ -10,6 +10,7 @@ from typing import Any
 from judges.judging.grouse_judge import GroundedQAJudge
 from judges.judging.prompts import check_renders
 from judges.records import ItemRecord
+from judges.records.header import RunKind
 from judges.runs.items import Item
 from judges.runs.tasks import sample_fields
 from judges.suite.scoring import score_unit_test
@@ -23,7 +24,7 @@ class UnitTestTask:
     tests: Sequence[UnitTest]
     judge: GroundedQAJudge
     draws: int = 1
-    kind: str = "unit_tests"
+    kind: RunKind = RunKind.UNIT_TESTS
     items_per_slot: int = 4
     items: list[Item] = field(init=False)
 

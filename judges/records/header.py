@@ -1,0 +1,41 @@
+"""The typed parts of a run's header in run.json beside its config: the kind of run and its timing."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Any
+
+from judges.records.usage import known_fields
+
+
+class RunKind(StrEnum):
+    """The built-in kinds of run (a plug-in kind, `judgelab.kinds`, is its own name); each is its string in run.json."""
+
+    UNIT_TESTS = "unit_tests"
+    GRADE = "grade"
+    METRICS = "metrics"
+    PROBES = "probes"
+
+
+def run_kind(name: str) -> RunKind | str:
+    """A kind read back: a built-in one typed, another (a plug-in's) kept as its name."""
+    return RunKind(name) if name in RunKind.__members__.values() else name
+
+
+@dataclass(frozen=True)
+class Timing:
+    """When a run started and finished (UTC, ISO seconds), and how long it took."""
+
+    started_at: str | None = None
+    finished_at: str | None = None
+    duration_s: float | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any] | None) -> Timing:
+        return cls(**known_fields(cls, data))
