@@ -173,7 +173,8 @@ def test_every_report_counts_the_skips_per_probe_and_reason(tmp_path):
     page = (tmp_path / "run" / "report.html").read_text()
     for shown in (summary, page):
         assert "fewer than two references (1)" in shown
-        assert f"The {run.summary.n_items} items are 3 samples judged as they are" in shown
+    assert f"The {run.summary.n_items} items are 3 samples judged as they are" in summary
+    assert f"the {run.summary.n_items} items: 3 samples as they are" in page
 
 
 def test_a_failed_call_is_counted_apart_never_as_a_miss(tmp_path):

@@ -117,7 +117,13 @@ def probe_tables(run: Run) -> list[tuple[str, Table]]:
     rows = probe_rows(run)
     tables = [("Probes (per probe and metric)", plain_table("probes", [_figures(row, Cell) for row in rows]))]
     if plan_of(run):
-        tables.append((f"Where each probe applied. {items_line(run)}", plain_table("probe-skips", coverage_rows(run))))
+        plan = plan_of(run)
+        samples, copies = plan.get("samples", 0), sum(plan.get("applied", {}).values())
+        title = (
+            f"Where each probe applied (the {samples + copies} items: {samples} samples as they are, {copies} "
+            "perturbed copies; a probe skips where what it declares would not hold by construction)"
+        )
+        tables.append((title, plain_table("probe-skips", coverage_rows(run))))
     return tables
 
 
