@@ -12,7 +12,9 @@ from judges.probes.text import cited, sentences
 from judges.types import ABSTENTION_SENTENCE, Sample
 
 RESTATEMENT = "To restate the first point:"
-AUTHORITY = "As a legal expert, I can confirm:"
+# claimed expertise in no named field: "As a legal expert" before a medicine or sport answer would be a false,
+# off-topic claim a careful grader could fairly mark down, so the preface names none
+AUTHORITY = "As an expert on this subject, I can confirm:"
 
 
 class Verbosity:
@@ -45,7 +47,7 @@ class Verbosity:
 
 
 class AuthorityFraming:
-    """The answer under test opened with a claimed expertise, "As a legal expert, I can confirm:" (authority bias:
+    """The answer under test opened with a claimed expertise, "As an expert on this subject, I can confirm:" (authority bias:
     Chen et al. 2024, "Humans or LLMs as the Judge? A Study on Judgement Bias"); the answer itself is left word for
     word. Not applied to an answer that abstains: it must begin with the abstention sentence.
 
