@@ -161,3 +161,21 @@ def test_on_the_shipped_test_split_no_wrong_citation_names_a_reference_twice_in_
     assert not any(duplicated_citation(sample.actual_output or "") for sample in moved)
     for name in plan.applied:  # every probe's samples: applied + skipped = every sample
         assert plan.applied[name] + sum(plan.skipped.get(name, {}).values()) == plan.samples == len(tests)
+
+
+def test_without_conditions_drop_never_takes_a_miscited_or_distorted_sentence_of_the_shipped_split(shipped_plan):
+    """As on `--data` samples: the text alone. A low-faithfulness-1 or -2 answer is its set's low-faithfulness-3
+    answer (less the added statement) with one sentence miscited or distorted: that sentence is never the one dropped."""
+    tests, _, _ = shipped_plan
+    drop = next(p for p in shipped_probes() if p.name == "drop_cited_fact")
+    checked = 0
+    for test_id, test in tests.items():
+        if test.test_type not in ("Low faithfulness 1", "Low faithfulness 2"):
+            continue
+        base = set(sentences(tests[test_id.rsplit("/", 1)[0] + "/low-faithfulness-3"].sample.actual_output or ""))
+        planted = [s for s in sentences(test.sample.actual_output or "") if s not in base]
+        after = drop.apply(test.sample, test_id)
+        assert len(planted) == 1 and isinstance(after, Sample), test_id
+        assert planted[0] in sentences(after.actual_output or ""), test_id
+        checked += 1
+    assert checked == 30

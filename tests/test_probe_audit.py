@@ -133,3 +133,28 @@ def test_the_pair_page_takes_a_choice_per_metric_and_refuses_an_incomplete_one(t
     (answer,) = [json.loads(line) for line in (tmp_path / "answers.jsonl").read_text().splitlines()]
     assert answer["pair"] == pairs[0].id and answer["answers"]["completeness"] == "a" and answer["note"] == "fine"
     assert session.resume_position() == 1
+
+
+def test_an_audit_of_data_samples_draws_only_pairs_the_probes_vouch_for(tmp_path):
+    from conftest import write_jsonl
+
+    tests = load_tests(None, "test", 16)
+    data = write_jsonl(
+        tmp_path / "data.jsonl",
+        [
+            {
+                "id": t.id,
+                "input": t.sample.input,
+                "references": list(t.sample.references or ()),
+                "expected_output": t.sample.expected_output,
+                "actual_output": t.sample.actual_output,
+            }
+            for t in tests
+        ],
+    )
+    assert main(["probe", "--data", str(data), "--audit", "40", "--out", str(tmp_path / "audit"), "--quiet"]) == 0
+    key = json.loads((tmp_path / "audit" / KEY_FILE).read_text())
+    skipped = key["plan"]["skipped"]["drop_cited_fact"]
+    assert "its conditions do not say the answer is relevant, complete and faithful" not in skipped  # no conditions
+    assert skipped["the answer abstains: its completeness does not move"] == 5  # the five abstaining types
+    assert len(key["pairs"]) == 40 and len(read_pairs(tmp_path / "audit" / PAIRS_FILE)) == 40

@@ -147,7 +147,7 @@ def test_drop_keeps_a_list_a_list_and_skips_a_sentence_whose_figures_the_referen
         SAMPLE, actual_output="Statutory maternity leave lasts 26 weeks [1]. Fathers get two weeks [3]."
     )
     assert DropCitedFact().apply(distorted, "t") == Skip(
-        "no cited sentence whose content only the reference answer also carries"
+        "no cited, supported sentence whose content only the reference answer also carries"
     )
 
 

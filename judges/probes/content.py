@@ -13,6 +13,7 @@ from judges.probes.text import (
     cited,
     duplicated_citation,
     key_terms,
+    names,
     numbers,
     sentence_spans,
     sentences,
@@ -25,6 +26,7 @@ from judges.types import ABSTENTION_SENTENCE, Sample
 UNSUPPORTED_CLAIM = "This was confirmed in 2011 by a survey of 40,000 people in Greenland"
 CARRIED = 0.6  # a sentence's content is in the reference answer when this share of its key terms is
 OWN_TERMS = 3  # ... and at least this many of those terms are said nowhere else in the answer
+SUPPORTED = 0.5  # a sentence is supported by what it cites when those references hold this share of its key terms
 FOREIGN = 0.3  # a reference holds a claim's key terms when it has more than this share of them
 UNFAITHFUL = "its conditions say the answer is already unfaithful or has no faithfulness grade"
 
@@ -35,8 +37,8 @@ class DropCitedFact:
     On a unit test it applies only when the conditions say the answer is relevant, complete and faithful (so the
     dropped sentence is never a test's planted defect: an off-topic fact, an invented or miscited claim, related
     information after a refusal); on any sample, never to an answer that abstains (a refusal's completeness does
-    not move), and only to a sentence whose figures the reference answer states and whose key terms it holds
-    (most of them, three of them said nowhere else in the answer).
+    not move), and only to a sentence whose figures and names the reference answer states, whose key terms it holds
+    (most of them, three of them said nowhere else in the answer), and whose cited references hold half of them.
 
     Sensitivity: completeness must go lower. Invariance: answer_relevancy and faithfulness must stay the same
     (what remains is as relevant and as well cited).
@@ -60,9 +62,13 @@ class DropCitedFact:
         with_citation = [i for i, part in enumerate(parts) if cited(part)]
         if len(with_citation) < 2:
             return Skip("fewer than two cited sentences")
-        chosen = next((i for i in reversed(with_citation) if _carried(i, parts, reference)), None)
+        references = sample.references or ()
+        chosen = next(
+            (i for i in reversed(with_citation) if _carried(i, parts, reference) and _supported(parts[i], references)),
+            None,
+        )
         if chosen is None:
-            return Skip("no cited sentence whose content only the reference answer also carries")
+            return Skip("no cited, supported sentence whose content only the reference answer also carries")
         changed = without_span(text, *spans[chosen])
         # its own check: exactly that sentence gone, the rest as it was and in the same layout
         if sentences(changed) != parts[:chosen] + parts[chosen + 1 :] or bulleted(changed) != bulleted(text):
@@ -70,12 +76,21 @@ class DropCitedFact:
         return dataclasses.replace(sample, actual_output=changed)
 
 
+def _supported(sentence: str, references: tuple[str, ...]) -> bool:
+    """The references the sentence cites hold at least half of its key terms (so it is not a miscited sentence, whose
+    removal would make the answer more faithful)."""
+    cited_text = " ".join(references[n - 1] for n in cited(sentence) if 1 <= n <= len(references))
+    return share_found(key_terms(sentence), cited_text) >= SUPPORTED
+
+
 def _carried(index: int, parts: list[str], reference: str) -> bool:
     """The sentence's figures are all in the reference answer, most of its key terms too, and at least OWN_TERMS of
     those are said nowhere else in the answer (so dropping it loses them)."""
     sentence = parts[index]
     terms = key_terms(sentence)
-    if not numbers(sentence) <= numbers(reference) or share_found(terms, reference) < CARRIED:
+    if not (numbers(sentence) <= numbers(reference) and names(sentence) <= names(reference) | key_terms(reference)):
+        return False
+    if share_found(terms, reference) < CARRIED:
         return False
     elsewhere = set().union(*(key_terms(part) for n, part in enumerate(parts) if n != index))
     return len((terms & key_terms(reference)) - elsewhere) >= OWN_TERMS

@@ -16,8 +16,60 @@ _ABBREVIATION = re.compile(
     r"(?:^|[\s(])(?:e\.g|i\.e|etc|cf|vs|no|nos|art|arts|s|ss|sec|para|paras|reg|regs|sch|mr|mrs|ms|dr|st)\.$",
     re.IGNORECASE,
 )
+BULLET_OR_LABEL = re.compile(r"^\s*(?:[-*\u2022]\s+)?(?:[^:.!?]{1,40}:\s+)?")  # "- Leave: " before a list item
 _WORD = re.compile(r"[a-z0-9£$€%]+(?:[.,][0-9]+)*")
 _NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
+_NUMBER_WORDS = frozenset(
+    [
+        "zero",
+        "one",
+        "two",
+        "three",
+        "four",
+        "five",
+        "six",
+        "seven",
+        "eight",
+        "nine",
+        "ten",
+        "eleven",
+        "twelve",
+        "thirteen",
+        "fourteen",
+        "fifteen",
+        "sixteen",
+        "seventeen",
+        "eighteen",
+        "nineteen",
+        "twenty",
+        "thirty",
+        "forty",
+        "fifty",
+        "sixty",
+        "seventy",
+        "eighty",
+        "ninety",
+        "hundred",
+        "thousand",
+        "million",
+        "billion",
+        "half",
+        "halves",
+        "third",
+        "thirds",
+        "quarter",
+        "quarters",
+        "fifth",
+        "tenth",
+        "twice",
+        "thrice",
+        "double",
+        "triple",
+        "once",
+        "first",
+        "second",
+    ]
+)
 # words that say nothing of a claim's content; the rest are its key terms
 _STOPWORDS = frozenset(
     [
@@ -190,5 +242,15 @@ def share_found(terms: set[str], text: str) -> float:
 
 
 def numbers(text: str) -> set[str]:
-    """The figures a text states (citation numbers left out)."""
-    return set(_NUMBER.findall(CITATION.sub(" ", text)))
+    """The figures a text states, in digits or in words ("one third", "twice"), citation numbers left out."""
+    plain = CITATION.sub(" ", text)
+    return set(_NUMBER.findall(plain)) | (set(re.findall(r"[a-z]+", plain.lower())) & _NUMBER_WORDS)
+
+
+def names(text: str) -> set[str]:
+    """The capitalised words of a text that do not open a sentence (names, titles, months), lower-cased."""
+    found = set()
+    for sentence in sentences(text):
+        words = re.findall(r"[A-Za-z][A-Za-z'-]*", BULLET_OR_LABEL.sub("", sentence))
+        found |= {word.lower() for word in words[1:] if word[0].isupper()}
+    return found
