@@ -123,7 +123,7 @@ class UnsupportedClaim:
 class WrongCitation:
     """The first citation of the answer under test that names one reference alone (not `[1][4]`) moved to a
     reference the sentence does not cite and that does not hold the key terms of the claim before the citation (the
-    one holding fewest of them, and at most 30%); only that number changes, so no group of adjacent citations ends
+    one holding fewest of them, and at most 30%; on a tie, the one holding fewest of the whole answer's); only that number changes, so no group of adjacent citations ends
     up naming a reference twice (checked on the result). Not applied where faithfulness cannot go lower (a
     unit test whose conditions already make the answer unfaithful).
 
@@ -150,16 +150,15 @@ class WrongCitation:
             return Skip("no sentence whose first citation names one reference")
         marker = CITATION.search(sentence)
         assert marker is not None  # the sentence cites
-        old = groups[0][0]
         if not all(1 <= n <= len(references) for n in cited(sentence)):
             return Skip("a citation names no reference")
         terms = key_terms(sentence[: marker.start()])  # the claim the moved citation stands for
         others = [n for n in range(1, len(references) + 1) if n not in cited(sentence)]
         if not others:
             return Skip("every reference is cited in the sentence")
-        share, new = min(
-            ((share_found(terms, references[n - 1]), n) for n in others),
-            key=lambda pair: (pair[0], (pair[1] - old) % len(references)),
+        answer_terms = key_terms(text)
+        share, _, new = min(  # fewest of the claim's terms; on a tie, the reference least about the answer at all
+            (share_found(terms, references[n - 1]), share_found(answer_terms, references[n - 1]), n) for n in others
         )
         if share > FOREIGN:
             return Skip("every other reference holds the claim's key terms")
