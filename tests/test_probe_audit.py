@@ -109,6 +109,7 @@ def test_probe_audit_scores_an_oracle_grader_at_100_and_an_always_same_grader_at
     report = (tmp_path / "audit" / "audit-score.md").read_text()
     assert "| drop_cited_fact" in report and 'always "same"' in report
     assert main(["probe", "audit", str(tmp_path / "nowhere"), str(lazy)]) == 2
+    assert main(["probe", "audit", str(tmp_path / "audit"), str(tmp_path / "missing.jsonl")]) == 2
 
 
 def test_the_pair_page_takes_a_choice_per_metric_and_refuses_an_incomplete_one(tmp_path):

@@ -115,6 +115,11 @@ def _score_audit(words: list[str]) -> int:
             f"{folder / KEY_FILE}: no audit key (write an audit with `judgelab probe --audit N --out DIR`)"
         )
     key = json.loads((folder / KEY_FILE).read_text(encoding="utf-8"))
+    missing = [path for path in words[2:] if not Path(path).is_file()]
+    if missing:
+        raise InputError(
+            f"{missing[0]}: no such answers file (`judgelab label serve AUDIT.jsonl --out FILE` writes it)"
+        )
     answers = [answer for path in words[2:] for answer in read_answers(Path(path))]
     result = score(key, answers)
     report = audit_markdown(result)
