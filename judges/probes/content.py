@@ -13,6 +13,7 @@ from judges.probes.text import (
     cited,
     duplicated_citation,
     key_terms,
+    lower_words,
     names,
     numbers,
     sentence_spans,
@@ -84,11 +85,11 @@ def _supported(sentence: str, references: tuple[str, ...]) -> bool:
 
 
 def _carried(index: int, parts: list[str], reference: str) -> bool:
-    """The sentence's figures are all in the reference answer, most of its key terms too, and at least OWN_TERMS of
-    those are said nowhere else in the answer (so dropping it loses them)."""
+    """The sentence's figures and names are all in the reference answer, most of its key terms too, and at least
+    OWN_TERMS of those are said nowhere else in the answer (so dropping it loses them)."""
     sentence = parts[index]
     terms = key_terms(sentence)
-    if not (numbers(sentence) <= numbers(reference) and names(sentence) <= names(reference) | key_terms(reference)):
+    if not (numbers(sentence) <= numbers(reference) and names(sentence) <= lower_words(reference)):
         return False
     if share_found(terms, reference) < CARRIED:
         return False

@@ -247,6 +247,11 @@ def numbers(text: str) -> set[str]:
     return set(_NUMBER.findall(plain)) | (set(re.findall(r"[a-z]+", plain.lower())) & _NUMBER_WORDS)
 
 
+def lower_words(text: str) -> set[str]:
+    """Every word of a text, lower-cased, as written (no stop word or plural dropped)."""
+    return set(re.findall(r"[a-z][a-z'-]*", text.lower()))
+
+
 def names(text: str) -> set[str]:
     """The capitalised words of a text that do not open a sentence (names, titles, months), lower-cased."""
     found = set()
