@@ -38,6 +38,8 @@ BUILTINS: dict[str, dict[str, str]] = {
         "swap_answers": "judges.probes.order:SwapAnswers",
         "bullets_vs_prose": "judges.probes.form:BulletsVersusProse",
         "closing_sentence": "judges.probes.form:ClosingSentence",
+        "verbosity": "judges.probes.framing:Verbosity",
+        "authority_framing": "judges.probes.framing:AuthorityFraming",
         "drop_cited_fact": "judges.probes.content:DropCitedFact",
         "unsupported_claim": "judges.probes.content:UnsupportedClaim",
         "wrong_citation": "judges.probes.content:WrongCitation",

@@ -40,7 +40,7 @@ class ShoutAnswer:
     changes = "the answer in capital letters"
     expects = {"faithfulness": "same", "completeness": "same"}
 
-    def apply(self, sample, key):
+    def apply(self, sample, key, known=None):
         return dataclasses.replace(sample, actual_output=sample.actual_output.upper())
 
 class InlineExecutor:
