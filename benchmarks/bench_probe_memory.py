@@ -56,7 +56,7 @@ def measure(n: int) -> dict[str, Any]:
     from judges.calls.runtime import CallRuntime
     from judges.judging.grouse_judge import GroundedQAJudge
     from judges.judging.prompts import load_prompt_set
-    from judges.probes.registry import shipped_probes
+    from judges.probes.probe_registry import shipped_probes
     from judges.probes.task import ProbeTask
     from judges.runs import service as run_folder  # the run service's own name for the folder writer
     from judges.runs.service import run_task

@@ -22,8 +22,8 @@ from judges.judging.factory import open_judge, open_runtime
 from judges.judging.prompts import check_renders, load_prompt_set
 from judges.judging.samples import load_samples as read
 from judges.rag.dataset import load_rag_samples
+from judges.rag.metric_registry import build_registry, select
 from judges.rag.prompting import RagPrompts
-from judges.rag.registry import build_registry, select
 from judges.rag.settings import MetricSettings
 from judges.runs.run import Run
 from judges.runs.run_config import run_config

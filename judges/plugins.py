@@ -40,9 +40,9 @@ BUILTINS: dict[str, dict[str, str]] = {
         "closing_sentence": "judges.probes.form:ClosingSentence",
         "verbosity": "judges.probes.framing:Verbosity",
         "authority_framing": "judges.probes.framing:AuthorityFraming",
-        "drop_cited_fact": "judges.probes.content:DropCitedFact",
-        "unsupported_claim": "judges.probes.content:UnsupportedClaim",
-        "wrong_citation": "judges.probes.content:WrongCitation",
+        "drop_cited_fact": "judges.probes.claim_probes:DropCitedFact",
+        "unsupported_claim": "judges.probes.claim_probes:UnsupportedClaim",
+        "wrong_citation": "judges.probes.claim_probes:WrongCitation",
     },
     "executors": {
         "batch": "judges.executors.openers:open_batch",
@@ -55,7 +55,7 @@ BUILTINS: dict[str, dict[str, str]] = {
     "kinds": {"probes": "judges.probes.kind:PROBE_KIND"},
     "pages": {
         "summary.md": "judges.render.summary_md:write_summary",
-        "report.html": "judges.render.report:write_report",
+        "report.html": "judges.render.report_html:write_report",
     },
 }
 

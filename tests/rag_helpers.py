@@ -14,8 +14,8 @@ from judges.calls.scripted import ScriptedBackend
 from judges.judging.prompts import load_prompt_set
 from judges.rag.embeddings import ScriptedEmbedder
 from judges.rag.judging import RagJudge
+from judges.rag.metric_registry import build_registry
 from judges.rag.prompting import RagPrompts
-from judges.rag.registry import build_registry
 from judges.rag.scope import score_sample as run_sample
 from judges.rag.settings import MetricSettings
 from judges.types import Sample

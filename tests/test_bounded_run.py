@@ -10,7 +10,7 @@ from judges.calls.scripted import by_metric
 from judges.render.report_items import MAX_ROWS
 from judges.runs.run import Run
 from judges.runs.service import run_task
-from judges.runs.summary import summarize
+from judges.runs.summarizer import summarize
 from judges.suite.loading import load_unit_tests
 from judges.suite.unit_test_task import UnitTestTask
 

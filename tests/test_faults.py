@@ -84,7 +84,7 @@ def test_under_faults_every_verdict_is_a_grade_a_null_or_a_failure_with_its_kind
     """20% 5xx/429, 25% garbage and 5% hung requests: nothing is lost, no failure is a wrong grade, and the counts
     in run.json are those of results.jsonl."""
     from judges.records import ItemRecord, Summary
-    from judges.runs.summary import summarize
+    from judges.runs.summarizer import summarize
 
     env = {**os.environ, "PYTHONPATH": str(ROOT), "OPENAI_API_KEY": FAKE_KEY}
     with stub_server(**FAULTS) as base:

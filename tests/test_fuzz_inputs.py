@@ -191,7 +191,7 @@ RESULT = {
 @given(jsonl_files(RUN_JSON), jsonl_files(RESULT))
 def test_fuzzed_run_folders_load_or_are_refused(meta, results):
     from judges.runs.run import Run
-    from judges.runs.summary import summarize
+    from judges.runs.summarizer import summarize
 
     with tempfile.TemporaryDirectory() as folder:
         (Path(folder) / "run.json").write_bytes(meta.splitlines()[0])

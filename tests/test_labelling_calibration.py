@@ -17,7 +17,7 @@ from judges.cli.main import main
 from judges.labelling.queue import QueueItem
 from judges.labelling.scales import scale_for
 from judges.labelling.store import append_event, event_record
-from judges.labels.registry import open_labels
+from judges.labels.label_sets import open_labels
 from judges.types import Sample, VerdictState
 
 FIRST = [1, 2, 3, 4, 1, 2, 3, 4, 2, 3]  # annotator ann-1, items i0..i9 (answer relevancy, 1-5)

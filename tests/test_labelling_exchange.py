@@ -9,7 +9,7 @@ from dataclasses import replace
 from judges.cli.main import main
 from judges.labelling.importing import split_references
 from judges.labelling.queue import QueueItem, read_queue, write_queue
-from judges.labels.registry import open_labels
+from judges.labels.label_sets import open_labels
 from judges.types import Sample
 
 LABELS = {"q0": ("1", "ok"), "q1": ("0", None), "q2": ("null", "abstains"), "q3": ("1", None)}

@@ -11,14 +11,14 @@ from cdp_async import CHROMIUM, browser
 from labelling_helpers import graded_run, samples_file
 
 from judges.labelling.graded import read_pool
+from judges.labelling.label_server import make_server
 from judges.labelling.queue import queue_items, read_queue, write_queue
-from judges.labelling.rubric import rubric_for
 from judges.labelling.scales import scale_for
 from judges.labelling.selection import draw
-from judges.labelling.server import make_server
 from judges.labelling.session import LabellingSession
+from judges.labelling.shown_rubric import rubric_for
 from judges.labels.label_log import read_events, read_label_log
-from judges.labels.registry import open_labels
+from judges.labels.label_sets import open_labels
 
 # what only a judge or the selection knows: none of it may reach the page
 JUDGE_OUTPUT = ("because", "disagreement", "stratum", "inclusion", "weight", "judge-a", "judge-b", "score [")

@@ -10,8 +10,8 @@ from conftest import MINI_SHARED, ROOT, write_jsonl
 
 from judges.errors import ConfigError, InputError
 from judges.labels.io import read_labels, write_labels
+from judges.labels.label_sets import SETS, load_set, open_labels
 from judges.labels.mapping import ColumnMapping, load_mapped, parse_label_map
-from judges.labels.registry import SETS, load_set, open_labels
 from judges.labels.schema import LabelType
 from judges.labels.shared import shared_datasets_dir
 

@@ -183,7 +183,7 @@ def test_max_cost_stops_cleanly_and_keeps_finished_tests(tmp_path):
 
 
 def test_samples_report_grade_variance_and_flips(tmp_path):
-    from judges.runs.summary import stability
+    from judges.runs.summarizer import stability
 
     tests = load_unit_tests(write_jsonl(tmp_path / "u.jsonl", [record(id="a"), record(id="b")]))
 

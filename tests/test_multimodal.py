@@ -18,9 +18,9 @@ from rag_helpers import claims, score, verdicts
 from stub import stub_server
 
 from judges.calls.backend import CompletionRequest
-from judges.calls.content import content_text
+from judges.calls.content_views import content_text
 from judges.errors import InputProblems
-from judges.images.content import with_image_parts
+from judges.images.image_parts import with_image_parts
 from judges.judging.samples import load_samples
 from judges.rag.dataset import load_rag_samples
 from judges.types import Sample

@@ -285,7 +285,7 @@ def test_a_mean_grade_interval_stays_inside_its_metric_range():
 
 
 def test_every_registered_metric_declares_a_range_its_description_agrees_with():
-    from judges.rag.registry import build_registry
+    from judges.rag.metric_registry import build_registry
 
     registry = build_registry()
     assert registry["llamaindex_correctness"].value_range == (1.0, 5.0)
@@ -299,7 +299,7 @@ def test_every_registered_metric_declares_a_range_its_description_agrees_with():
 
 def test_the_report_interval_of_a_metrics_run_stays_in_range(tmp_path):
     from judges.records import ItemRecord
-    from judges.render.report import report_html
+    from judges.render.report_html import report_html
     from judges.runs.run import Run
 
     records = [
@@ -308,7 +308,7 @@ def test_the_report_interval_of_a_metrics_run_stays_in_range(tmp_path):
         )
         for i, g in enumerate([1, 1, 1, 0, 1])
     ]
-    from judges.runs.summary import summarize
+    from judges.runs.summarizer import summarize
 
     info = {"trace_adherence": {"family": "trace", "higher_is_better": True, "range": [0.0, 1.0]}}
     run = Run("metrics", {"metric_info": info}, records, summarize(records, "metrics"))

@@ -9,9 +9,9 @@ from collections import Counter
 import pytest
 
 from judges.probes.base import Known, Skip
-from judges.probes.registry import shipped_probes
+from judges.probes.probe_registry import shipped_probes
 from judges.probes.task import perturb
-from judges.probes.text import duplicated_citation, sentences
+from judges.probes.text_surgery import duplicated_citation, sentences
 from judges.suite.test_types import BY_NAME
 from judges.types import ABSTENTION_SENTENCE, GROUSE_METRICS, Sample
 

@@ -14,10 +14,10 @@ import pytest
 
 from judges.api import load_tests
 from judges.cli.main import main
+from judges.labelling.label_server import make_server
 from judges.labelling.pairs import PairSession, is_audit
-from judges.labelling.server import make_server
 from judges.probes.audit import KEY_FILE, PAIRS_FILE, draw_pairs, expected_choice, read_pairs, score
-from judges.probes.registry import shipped_probes
+from judges.probes.probe_registry import shipped_probes
 from judges.probes.task import perturb
 
 

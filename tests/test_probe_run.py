@@ -12,9 +12,9 @@ from typing import Any
 from conftest import ROOT, scripted_judge, write_jsonl
 
 from judges.probes.framing import AUTHORITY, RESTATEMENT
-from judges.probes.registry import shipped_probes
+from judges.probes.probe_registry import shipped_probes
 from judges.probes.task import ProbeTask
-from judges.probes.text import cited, sentences
+from judges.probes.text_surgery import cited, sentences
 from judges.runs.service import run_task
 from judges.types import Sample
 

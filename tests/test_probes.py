@@ -8,12 +8,12 @@ import dataclasses
 import pytest
 
 from judges.probes.base import EXPECTATIONS, Skip
-from judges.probes.content import UNSUPPORTED_CLAIM, DropCitedFact, UnsupportedClaim, WrongCitation
+from judges.probes.claim_probes import UNSUPPORTED_CLAIM, DropCitedFact, UnsupportedClaim, WrongCitation
 from judges.probes.form import CLOSING_SENTENCE, BulletsVersusProse, ClosingSentence
 from judges.probes.framing import AUTHORITY, RESTATEMENT, AuthorityFraming, Verbosity
 from judges.probes.order import ShuffleReferences, SwapAnswers
-from judges.probes.registry import probes_named, shipped_probes
-from judges.probes.text import citation_groups, duplicated_citation, renumber, sentences
+from judges.probes.probe_registry import probes_named, shipped_probes
+from judges.probes.text_surgery import citation_groups, duplicated_citation, renumber, sentences
 from judges.types import ABSTENTION_SENTENCE, GROUSE_METRICS, Sample
 
 REFS = (

@@ -18,7 +18,7 @@ from judges.cli.main import main
 from judges.errors import InputError
 from judges.rag.dataset import load_rag_samples
 from judges.rag.embeddings import open_embedder
-from judges.rag.registry import build_registry, select
+from judges.rag.metric_registry import build_registry, select
 
 DATA = ROOT / "tests" / "data" / "rag_samples.jsonl"
 ENV = {**os.environ, "PYTHONPATH": str(ROOT), "HF_HUB_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1"}

@@ -11,7 +11,7 @@ from judges.calls.backend import CallError
 from judges.calls.runtime import RuntimeSettings
 from judges.calls.scripted import by_metric
 from judges.rag.dataset import load_rag_samples
-from judges.rag.registry import build_registry
+from judges.rag.metric_registry import build_registry
 from judges.rag.scope import score_sample as run_sample
 from judges.types import FailureKind, Sample, VerdictState
 

@@ -6,8 +6,8 @@ import pytest
 
 from judges.rag.formulas import cosine, harmonic_mean, ranked_context_precision, statement_f1
 from judges.rag.logprobs import weighted_grade
+from judges.rag.rag_text import keyed_sentences, letter_key, normalize_entity, split_sentences
 from judges.rag.retrieval import hit_rate, mrr, ndcg, precision_at_k, recall_at_k
-from judges.rag.text import keyed_sentences, letter_key, normalize_entity, split_sentences
 
 
 @pytest.mark.parametrize(

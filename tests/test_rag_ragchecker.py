@@ -2,7 +2,7 @@
 
 from rag_helpers import by_template_and_text, claims, scores, verdicts
 
-from judges.rag.registry import build_registry
+from judges.rag.metric_registry import build_registry
 from judges.types import Sample, VerdictState
 
 SAMPLE = Sample(

@@ -17,7 +17,7 @@ from conftest import compact
 from judges.agreement.measure import measure
 from judges.agreement.predictions import read_predictions
 from judges.cli.main import main
-from judges.labels.registry import load_set
+from judges.labels.label_sets import load_set
 
 BASELINE = ("ragchecker", "baseline_ragchecker.json")
 SCORES = "model1.ragchecker.{metric}_label,model2.ragchecker.{metric}_label"

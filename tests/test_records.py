@@ -11,7 +11,7 @@ import pytest
 
 from judges.records import ItemRecord, MetricRecord, Summary, Usage
 from judges.runs.run import Run
-from judges.runs.summary import summarize
+from judges.runs.summarizer import summarize
 from judges.types import FailureKind, Outcome, Verdict, VerdictState
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -129,8 +129,8 @@ def test_progress_without_a_terminal_prints_a_line_at_most_every_interval():
 def test_metric_steps_are_readable_per_item(tmp_path):
     from rag_helpers import claims, make_judge, verdicts
 
+    from judges.rag.metric_registry import build_registry
     from judges.rag.metrics_task import MetricsTask
-    from judges.rag.registry import build_registry
     from judges.runs.service import run_task
     from judges.types import Sample
 
@@ -157,7 +157,7 @@ def test_not_passed_rows_show_grades_and_the_reason_or_the_raw_reply_and_totals_
     """A reply with a reason shows it; a reply whose reason is empty shows its first 200 characters instead."""
     from conftest import compact
 
-    from judges.render.report import summary_tables
+    from judges.render.report_html import summary_tables
 
     tests = load_unit_tests(ROOT / "unit_tests" / "test.jsonl")[:4]
     silent = json.dumps(

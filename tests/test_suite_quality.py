@@ -7,8 +7,8 @@ from conftest import ROOT, write_jsonl
 
 from judges.judging.prompts import load_prompt_set
 from judges.suite.baselines import baseline_grade_fns, discrimination
-from judges.suite.checks import check_path, check_tests
 from judges.suite.loading import load_unit_tests
+from judges.suite.test_file_checks import check_path, check_tests
 from judges.suite.test_types import TEST_TYPES
 from judges.types import ABSTENTION_SENTENCE
 

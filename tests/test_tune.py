@@ -17,8 +17,8 @@ from judges.config.judge import JudgeConfig
 from judges.errors import ConfigError
 from judges.suite.loading import load_unit_tests
 from judges.tuning.pipeline import TuneJob, tune
-from judges.tuning.report import write_report
 from judges.tuning.search import Score, halve, schedule
+from judges.tuning.tuning_report import write_report
 
 MARK = "Count every fact."  # only the good variant says this, and the scripted judge grades well only then
 TRAIN = load_unit_tests(ROOT / "unit_tests" / "train.jsonl")

@@ -24,8 +24,8 @@ from judges.suite.loading import load_unit_tests
 from judges.suite.unit_test_task import UnitTestTask
 from judges.types import Outcome
 from judges.viewer.catalog import catalog
-from judges.viewer.items import read_page
-from judges.viewer.server import make_server
+from judges.viewer.item_pages import read_page
+from judges.viewer.view_server import make_server
 
 
 def graded(out: Path, grades: dict[str, int]) -> Run:

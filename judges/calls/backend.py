@@ -7,7 +7,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from judges.calls.content import key_material
+from judges.calls.content_views import key_material
 from judges.types import FailureKind
 
 

@@ -12,7 +12,7 @@ from typing import Any, Protocol
 
 from judges.calls.backend import Backend, CallError, Completion, CompletionRequest
 from judges.calls.cache import CacheMode
-from judges.calls.content import estimated_chars
+from judges.calls.content_views import estimated_chars
 from judges.calls.priority_slots import PrioritySlots
 from judges.errors import BudgetExhausted, EndpointUnusable, ReplayMiss
 from judges.records.usage import RunUsage

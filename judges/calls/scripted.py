@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 
 from judges.calls.backend import Completion, CompletionRequest
-from judges.calls.content import content_text
+from judges.calls.content_views import content_text
 
 Reply = str | Exception
 Script = Callable[[CompletionRequest], Reply]

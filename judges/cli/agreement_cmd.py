@@ -8,8 +8,8 @@ from pathlib import Path
 from judges.agreement.policy import Policy
 from judges.agreement.predictions import read_predictions
 from judges.errors import ConfigError
+from judges.labels.label_sets import open_labels
 from judges.labels.mapping import parse_label_map
-from judges.labels.registry import open_labels
 from judges.runs.folder import default_run_dir
 
 
@@ -122,8 +122,8 @@ def _scale(text: str | None) -> tuple[float, float] | None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from judges.agreement.agreement_files import metric_table, write_report  # defers numpy
     from judges.agreement.measure import measure  # defers numpy
-    from judges.agreement.report import metric_table, write_report  # defers numpy
     from judges.agreement.threshold import Calibration  # defers numpy
 
     if args.resamples < 100:

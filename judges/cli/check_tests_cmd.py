@@ -8,8 +8,8 @@ import sys
 from judges.errors import InputError
 from judges.judging.prompts import load_prompt_set
 from judges.suite.baselines import discrimination, discrimination_markdown
-from judges.suite.checks import check_path
 from judges.suite.loading import load_unit_tests
+from judges.suite.test_file_checks import check_path
 
 
 def configure(parser: argparse.ArgumentParser) -> None:

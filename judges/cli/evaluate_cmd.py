@@ -6,8 +6,8 @@ import argparse
 from pathlib import Path
 
 from judges.api import grade_samples, load_samples
+from judges.cli.finish import finish_run
 from judges.cli.options import add_judge_options, config_from_args
-from judges.cli.render import finish_run
 from judges.runs.folder import default_run_dir
 
 

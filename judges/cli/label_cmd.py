@@ -9,8 +9,8 @@ from typing import TYPE_CHECKING
 from judges.errors import ConfigError
 from judges.labelling.graded import read_pool
 from judges.labelling.pairs import PairSession, is_audit
-from judges.labelling.rubric import rubric_for
 from judges.labelling.scales import scale_for
+from judges.labelling.shown_rubric import rubric_for
 from judges.probes.audit import read_pairs
 
 if TYPE_CHECKING:
@@ -107,7 +107,7 @@ def _labelling_setup(args: argparse.Namespace) -> tuple[list[QueueItem], str, La
 
 
 def _serve(args: argparse.Namespace) -> int:
-    from judges.labelling.server import HOST, Pages, make_server  # defers numpy
+    from judges.labelling.label_server import HOST, Pages, make_server  # defers numpy
     from judges.labelling.session import LabellingSession  # defers numpy
 
     session: LabellingSession | Pages

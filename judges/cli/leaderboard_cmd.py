@@ -14,8 +14,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from judges.leaderboard.build import run_leaderboard  # defers pydantic
     from judges.leaderboard.config import load_config  # defers pydantic
-    from judges.leaderboard.run import run_leaderboard  # defers pydantic
 
     config = load_config(args.config)
     out = Path(args.out)

@@ -7,8 +7,8 @@ from pathlib import Path
 from typing import Any
 
 from judges.api import load_tests, run_unit_tests
+from judges.cli.finish import finish_run
 from judges.cli.options import DeprecatedAlias, add_judge_options, add_test_options, config_from_args
-from judges.cli.render import finish_run
 from judges.config.judge import JudgeConfig
 from judges.errors import ConfigError
 from judges.executors.batch_prices import side_by_side

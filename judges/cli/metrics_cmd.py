@@ -9,12 +9,12 @@ from pathlib import Path
 from typing import Any
 
 from judges.api import run_metrics
+from judges.cli.finish import finish_run
 from judges.cli.options import add_judge_options, add_model_options, config_from_args, given_fields
-from judges.cli.render import finish_run
 from judges.config.judge import JudgeConfig
 from judges.errors import ConfigError
 from judges.rag.dataset import load_rag_samples
-from judges.rag.registry import build_registry, select
+from judges.rag.metric_registry import build_registry, select
 from judges.rag.settings import MetricSettings, metric_settings
 from judges.runs.folder import default_run_dir
 

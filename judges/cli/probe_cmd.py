@@ -12,13 +12,13 @@ if TYPE_CHECKING:
     from judges.probes.base import Known, Probe
     from judges.types import Sample
 
-from judges.cli.render import finish_run
+from judges.cli.finish import finish_run
 from judges.errors import ConfigError, InputError
 from judges.labelling.pairs import read_answers
 from judges.probes.audit import KEY_FILE, draw_pairs, score, write_audit
 from judges.probes.audit_report import audit_json, audit_markdown
 from judges.probes.base import Known
-from judges.probes.registry import probes_named
+from judges.probes.probe_registry import probes_named
 from judges.probes.task import perturb
 from judges.runs.folder import default_run_dir
 
@@ -60,7 +60,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     from judges.api import load_samples, load_tests  # defers pydantic
     from judges.cli.options import config_from_args  # defers pydantic
-    from judges.probes.run import run_probes  # defers pydantic
+    from judges.probes.probe_run import run_probes  # defers pydantic
 
     if args.audit_args:
         return _score_audit(args.audit_args)

@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 from judges.cli.serve import serve_folder
-from judges.render.report import write_report
+from judges.render.report_html import write_report
 from judges.render.summary_md import summary_markdown
 from judges.runs.run import Run
 

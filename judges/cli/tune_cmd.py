@@ -54,7 +54,7 @@ def run(args: argparse.Namespace) -> int:
         print(plan_tune(job).describe())
         return 0
     from judges.tuning.pipeline import tune  # defers pydantic
-    from judges.tuning.report import write_report  # defers pydantic
+    from judges.tuning.tuning_report import write_report  # defers pydantic
 
     outcome = tune(job)
     write_report(outcome, job.out)

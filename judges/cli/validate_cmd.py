@@ -7,9 +7,9 @@ from pathlib import Path
 from typing import Any
 
 from judges.api import load_tests, run_unit_tests
+from judges.cli.finish import finish_run
 from judges.cli.meta_eval_cmd import default_out
 from judges.cli.options import add_judge_options, add_test_options, config_from_args
-from judges.cli.render import finish_run
 from judges.errors import ConfigError
 from judges.integrations.gate import Bar, GateConfig, check_bars
 from judges.render.junit import junit_xml

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from judges.cli.show_cmd import has_display
 from judges.errors import InputError
-from judges.viewer.server import make_server
+from judges.viewer.view_server import make_server
 
 
 def configure(parser: argparse.ArgumentParser) -> None:

@@ -7,7 +7,7 @@ from typing import Any
 
 from judges.calls.backend import CompletionRequest
 from judges.calls.model_spec import JudgeModel
-from judges.images.content import with_image_parts
+from judges.images.image_parts import with_image_parts
 
 
 def build_request(

@@ -84,7 +84,7 @@ class PairSession:
             os.fsync(handle.fileno())
 
     def page(self, position: int) -> str:
-        from judges.labelling.server import environment  # defers numpy
+        from judges.labelling.label_server import environment  # defers numpy
 
         pair = self.pairs[position]
         previous = self.answers().get(pair.id)
@@ -107,7 +107,7 @@ class PairSession:
         )
 
     def done_page(self) -> str:
-        from judges.labelling.server import environment  # defers numpy
+        from judges.labelling.label_server import environment  # defers numpy
 
         return (
             environment()

@@ -11,7 +11,7 @@ from judges.config.judge import JudgeConfig, build_config
 from judges.errors import ConfigError
 from judges.files.toml_config import read_toml, validate_config
 from judges.leaderboard.jury import Jury, check_juries
-from judges.rag.registry import build_registry
+from judges.rag.metric_registry import build_registry
 
 CANDIDATE_KINDS = ("llm", "metric", "baseline", "embedding")
 EVALUATION_KINDS = ("unit_tests", "labels")

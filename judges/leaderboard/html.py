@@ -10,7 +10,7 @@ from judges.leaderboard.columns import named
 from judges.leaderboard.entries import Entry
 from judges.leaderboard.render import interval, latency, pick_row, shown_value
 from judges.leaderboard.select import Pick
-from judges.pages.render import render_page
+from judges.pages.page_template import render_page
 from judges.pages.table import Row, Table, cell, plain_table
 
 HEADERS = [

@@ -19,7 +19,7 @@ from judges.records import ItemRecord, MetricRecord, Usage
 from judges.records.header import RunKind
 from judges.runs.folder import save_run
 from judges.runs.run import Run
-from judges.runs.summary import median_latency, summarize
+from judges.runs.summarizer import median_latency, summarize
 from judges.runs.tasks import sample_fields
 from judges.suite.loading import load_unit_tests
 from judges.suite.scoring import score_unit_test

@@ -15,7 +15,7 @@ from judges.agreement.predictions import Prediction, Predictions
 from judges.agreement.threshold import Calibration
 from judges.api import grade_samples, run_metrics
 from judges.errors import ConfigError
-from judges.labels.registry import open_labels
+from judges.labels.label_sets import open_labels
 from judges.labels.schema import LabelledSet, LabelType
 from judges.leaderboard.config import Candidate, Evaluation
 from judges.leaderboard.entries import Entry, check_stop, noted

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 from judges.leaderboard.entries import Entry, check_stop, noted
 from judges.records import ItemRecord
 from judges.runs.intervals import total_interval, wilson
-from judges.runs.summary import median_latency
+from judges.runs.summarizer import median_latency
 from judges.suite.baselines import run_baseline
 from judges.suite.loading import load_unit_tests
 from judges.types import ALL_METRICS, Outcome

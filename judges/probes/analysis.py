@@ -9,8 +9,8 @@ from dataclasses import dataclass
 
 from judges.judging.replies import GRADE_SPECS
 from judges.probes.base import INVARIANCE, LOWER, ORIGINAL, SAME, SWAPPED
-from judges.probes.registry import shipped_probes
-from judges.probes.summary import ProbeMiss, ProbeRow, ProbeSummary
+from judges.probes.probe_registry import shipped_probes
+from judges.probes.probe_summary import ProbeMiss, ProbeRow, ProbeSummary
 from judges.records import ItemRecord, MetricRecord
 from judges.runs.intervals import wilson
 from judges.types import VerdictState

@@ -7,7 +7,7 @@ import re
 from typing import ClassVar
 
 from judges.probes.base import SAME, Known, Skip, abstains, abstains_only, every_metric
-from judges.probes.text import sentences
+from judges.probes.text_surgery import sentences
 from judges.types import ABSTENTION_SENTENCE, Sample
 
 BULLET = re.compile(r"^\s*[-*\u2022]\s+")

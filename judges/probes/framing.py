@@ -8,7 +8,7 @@ from typing import ClassVar
 
 from judges.probes.base import SAME, Known, Skip, abstains, abstains_only, every_metric
 from judges.probes.form import BULLET, is_list, joiner
-from judges.probes.text import cited, sentences
+from judges.probes.text_surgery import cited, sentences
 from judges.types import ABSTENTION_SENTENCE, Sample
 
 RESTATEMENT = "To restate the first point:"

@@ -7,8 +7,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from judges.probes.analysis import ProbeTally
-from judges.probes.render import HEADERS, probe_item_rows, probe_markdown, probe_tables
-from judges.probes.summary import ProbeSummary
+from judges.probes.probe_report import HEADERS, probe_item_rows, probe_markdown, probe_tables
+from judges.probes.probe_summary import ProbeSummary
 
 if TYPE_CHECKING:
     from judges.pages.table import Table

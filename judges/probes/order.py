@@ -7,7 +7,7 @@ import random
 from typing import ClassVar
 
 from judges.probes.base import SAME, SWAPPED, Known, Skip, every_metric, seed_of
-from judges.probes.text import cited, renumber
+from judges.probes.text_surgery import cited, renumber
 from judges.types import Sample
 
 

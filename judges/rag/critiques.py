@@ -8,7 +8,7 @@ from collections import Counter
 from typing import TYPE_CHECKING, Any
 
 from judges.rag.parsing import string_list
-from judges.rag.rubric import Scale, rubric_grade
+from judges.rag.rubric_grades import Scale, rubric_grade
 from judges.rag.spec import Scored
 
 if TYPE_CHECKING:

@@ -7,7 +7,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from judges.rag import retrieval, steps
-from judges.rag.rubric import Scale, rubric_grade
+from judges.rag.rubric_grades import Scale, rubric_grade
 from judges.rag.spec import Scored
 
 if TYPE_CHECKING:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 from typing import TYPE_CHECKING, Any
 
-from judges.images.content import MARKER
+from judges.images.image_parts import MARKER
 from judges.rag import steps
 from judges.rag.parsing import as_bool, as_text, field
 from judges.rag.spec import Scored

@@ -13,8 +13,8 @@ from judges.judging.replies import ReplyError
 from judges.rag import steps
 from judges.rag.formulas import fraction, harmonic_mean, precision_at_each_rank, ranked_context_precision, statement_f1
 from judges.rag.parsing import as_bool, as_text, field, keyed_entries, keyed_object_schema, reason_schema, string_list
+from judges.rag.rag_text import keyed_sentences, normalize_entity
 from judges.rag.spec import Scored
-from judges.rag.text import keyed_sentences, normalize_entity
 from judges.types import FailureKind, VerdictState
 
 if TYPE_CHECKING:

@@ -8,8 +8,8 @@ from typing import TYPE_CHECKING, Any
 
 from judges.rag.formulas import fraction
 from judges.rag.parsing import as_bool, as_text, field, keyed_entries, keyed_object_schema, reason_schema
+from judges.rag.rag_text import keyed_sentences
 from judges.rag.spec import Scored
-from judges.rag.text import keyed_sentences
 
 if TYPE_CHECKING:
     from judges.rag.scope import MetricRun

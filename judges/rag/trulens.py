@@ -8,9 +8,9 @@ import statistics
 from typing import TYPE_CHECKING, Any
 
 from judges.rag.parsing import as_text, field, keyed_entries, keyed_object_schema, reason_schema
-from judges.rag.rubric import Scale, rubric_grade
+from judges.rag.rag_text import keyed_sentences
+from judges.rag.rubric_grades import Scale, rubric_grade
 from judges.rag.spec import Scored
-from judges.rag.text import keyed_sentences
 
 if TYPE_CHECKING:
     from judges.rag.scope import MetricRun

@@ -6,7 +6,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from judges.records.header import RunKind
-from judges.runs.summary import SHORT, metric_names
+from judges.runs.summarizer import SHORT, metric_names
 
 if TYPE_CHECKING:
     from judges.records import MetricRecord

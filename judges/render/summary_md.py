@@ -10,7 +10,7 @@ from judges.records.header import RunKind
 from judges.runs.failures import RAW_SHOWN, first_misses, one_line
 from judges.runs.kinds import kind_parts
 from judges.runs.stops import stop_note
-from judges.runs.summary import SHORT
+from judges.runs.summarizer import SHORT
 
 if TYPE_CHECKING:
     from judges.records import Summary

@@ -13,7 +13,7 @@ from judges.records.header import RunKind
 from judges.runs.drift import drift, drift_lines
 from judges.runs.paired_runs import paired_metrics
 from judges.runs.run import Run
-from judges.runs.summary import SHORT
+from judges.runs.summarizer import SHORT
 
 
 def variant(run: Run) -> str:

@@ -10,7 +10,7 @@ from typing import Any
 from judges.errors import BudgetExhausted, CacheBroken, EndpointUnusable, JudgelabError
 from judges.records import ItemRecord
 from judges.runs.items import Item
-from judges.runs.summary import SummaryBuilder
+from judges.runs.summarizer import SummaryBuilder
 
 
 @dataclass

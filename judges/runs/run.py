@@ -12,10 +12,10 @@ from judges.errors import BudgetExhausted, CacheBroken, EndpointUnusable, InputE
 from judges.files.checked import read_json_file
 from judges.files.jsonl import read_jsonl
 from judges.records import ItemRecord, Summary
-from judges.records.checks import check_meta, check_record
 from judges.records.header import RunKind, Timing, run_kind
+from judges.records.raw_checks import check_meta, check_record
 from judges.records.usage import RunUsage
-from judges.runs.summary import call_usage
+from judges.runs.summarizer import call_usage
 from judges.secrets import scrub
 
 if TYPE_CHECKING:

@@ -27,7 +27,7 @@ from judges.runs.heap import frozen_heap
 from judges.runs.items import Item
 from judges.runs.progress import INTERVAL_S, Progress
 from judges.runs.run import Run
-from judges.runs.summary import SummaryBuilder, call_usage
+from judges.runs.summarizer import SummaryBuilder, call_usage
 from judges.secrets import scrub_text
 
 

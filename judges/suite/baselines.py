@@ -13,17 +13,17 @@ from typing import TYPE_CHECKING, Any
 
 from judges.calls.backend import CompletionRequest
 from judges.calls.cache import CacheMode, ReplyCache
-from judges.calls.content import content_text
+from judges.calls.content_views import content_text
 from judges.calls.model_spec import JudgeModel
 from judges.calls.runtime import CallRuntime
 from judges.calls.scripted import ScriptedBackend
-from judges.images.content import to_content
+from judges.images.image_parts import to_content
 from judges.judging.grouse_judge import GroundedQAJudge
 from judges.judging.prompts import PromptSet, load_prompt_set
 from judges.judging.replies import GRADE_SPECS
 from judges.pages.markdown import grid, pct
 from judges.runs.service import run_task
-from judges.runs.summary import SHORT
+from judges.runs.summarizer import SHORT
 from judges.suite.test_types import BY_NAME
 from judges.suite.unit_test_task import UnitTestTask
 from judges.types import GROUSE_METRICS, UnitTest

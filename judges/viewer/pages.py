@@ -15,7 +15,7 @@ from judges.runs.compare import changes, run_figures, split_of, variant
 from judges.runs.paired_runs import as_dict, paired_metrics
 from judges.runs.run import Run
 from judges.viewer.catalog import catalog, inside, run_entry
-from judges.viewer.items import ItemPage, read_page
+from judges.viewer.item_pages import ItemPage, read_page
 
 OUTCOMES = [("", "all"), ("not-passed", "not passed / failed"), ("pass", "pass"), ("wrong_grade", "wrong grade")]
 OUTCOMES += [("failure", "run failure"), ("grade", "graded"), ("null", "null")]

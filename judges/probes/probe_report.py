@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from judges.pages.markdown import pct, table
 from judges.pages.table import Cell, Table, cell, plain_table
-from judges.probes.summary import ProbeRow, ProbeSummary
+from judges.probes.probe_summary import ProbeRow, ProbeSummary
 from judges.render.report_items import ItemRow, call_view
 from judges.render.report_prompts import PromptRenderer
 

@@ -7,7 +7,7 @@ from typing import ClassVar
 
 from judges.probes.base import LOWER, SAME, Known, Skip, abstains, abstains_only
 from judges.probes.form import bulleted, is_list
-from judges.probes.text import (
+from judges.probes.text_surgery import (
     CITATION,
     citation_groups,
     cited,

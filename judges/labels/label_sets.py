@@ -25,7 +25,7 @@ SETS: dict[str, tuple[str, dict[str, Any], str]] = {
         "USR Topical-Chat groundedness, continuous faithfulness in [0, 1] (360)",
     ),
     "ragchecker": (
-        "judges.labels.ragchecker:load_ragchecker",
+        "judges.labels.ragchecker_set:load_ragchecker",
         {},
         "RAGChecker pairwise preferences, correctness / completeness / overall, 2 annotators (560)",
     ),

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from judges.pages.markdown import pct
-from judges.pages.render import render_page
+from judges.pages.page_template import render_page
 from judges.pages.table import Cell, Row, Table, cell, plain_table
 from judges.records.header import RunKind
 from judges.render.report_items import chosen_entries, headers, item_rows
@@ -17,7 +17,7 @@ from judges.runs.failures import given
 from judges.runs.intervals import first_draw_grades, mean_interval, metric_range, noting_grades, total_interval, wilson
 from judges.runs.kinds import kind_parts
 from judges.runs.stops import stop_note
-from judges.runs.summary import SHORT, metric_names
+from judges.runs.summarizer import SHORT, metric_names
 from judges.types import ALL_METRICS
 
 MAX_MATRIX = 200  # tests in the page's result matrix (all of them are in results.jsonl and the plot)
