@@ -35,7 +35,7 @@ def environment() -> Any:
     from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
 
     return Environment(
-        loader=PackageLoader("judges.labelling", "templates"),
+        loader=PackageLoader("judges.pages", "templates"),  # every page template of the package lives there
         autoescape=select_autoescape(["html", "jinja"], default=True),
         undefined=StrictUndefined,
     )
@@ -54,7 +54,7 @@ def render_item(session: LabellingSession, position: int) -> str:
         previous = {"event": event, "label": answer.get("label"), "note": (answer.get("extra") or {}).get("note", "")}
     return (
         environment()
-        .get_template("item.html.jinja")
+        .get_template("label_item.html.jinja")
         .render(
             item=item,
             position=position,
@@ -72,7 +72,7 @@ def render_item(session: LabellingSession, position: int) -> str:
 def render_done(session: LabellingSession) -> str:
     return (
         environment()
-        .get_template("done.html.jinja")
+        .get_template("label_done.html.jinja")
         .render(
             metric=session.metric,
             total=len(session.items),

@@ -92,7 +92,7 @@ class PairSession:
         same_reference_answer = pair.a.expected_output == pair.b.expected_output
         return (
             environment()
-            .get_template("pair.html.jinja")
+            .get_template("label_pair.html.jinja")
             .render(
                 pair=pair,
                 position=position,
@@ -111,6 +111,6 @@ class PairSession:
 
         return (
             environment()
-            .get_template("pairs_done.html.jinja")
+            .get_template("label_pairs_done.html.jinja")
             .render(total=len(self.pairs), annotator=self.annotator, done=len(self.answers()), out=str(self.out))
         )

@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import re
-from functools import cache
 from pathlib import Path
 from typing import Any
 
 from judges.errors import InputError
 from judges.files.checked import read_json_file
 from judges.pages.markdown import pct
+from judges.pages.page_template import render_page
 from judges.records import Summary
 from judges.runs.compare import changes, run_figures, split_of, variant
 from judges.runs.paired_runs import as_dict, paired_metrics
@@ -21,23 +21,6 @@ OUTCOMES = [("", "all"), ("not-passed", "not passed / failed"), ("pass", "pass")
 OUTCOMES += [("failure", "run failure"), ("grade", "graded"), ("null", "null")]
 
 
-@cache
-def _environment() -> Any:
-    from jinja2 import ChoiceLoader, Environment, PackageLoader, StrictUndefined, select_autoescape
-
-    return Environment(
-        loader=ChoiceLoader([PackageLoader("judges.viewer", "templates"), PackageLoader("judges.pages", "templates")]),
-        autoescape=select_autoescape(default=True, default_for_string=True),
-        undefined=StrictUndefined,
-        trim_blocks=True,
-        lstrip_blocks=True,
-    )
-
-
-def _render(template: str, **context: Any) -> str:
-    return str(_environment().get_template(template).render(**context))
-
-
 def _folder(root: Path, relative: str, needs: str) -> Path:
     folder = inside(root, relative)
     if folder is None or not (folder / needs).is_file():
@@ -47,7 +30,7 @@ def _folder(root: Path, relative: str, needs: str) -> Path:
 
 def index_page(root: Path) -> str:
     runs, boards = catalog(root)
-    return _render(
+    return render_page(
         "view_index.html.jinja", root=str(root), runs=runs, boards=boards, kinds=sorted({r.kind for r in runs})
     )
 
@@ -83,7 +66,7 @@ def run_page(root: Path, relative: str, page: int, outcome: str, metric: str) ->
     results = folder / "results.jsonl"
     items = read_page(results, page, outcome=outcome, metric=metric) if results.is_file() else None
 
-    return _render(
+    return render_page(
         "view_run.html.jinja",
         path=relative,
         title=f"{entry.judge} / {entry.prompts}" if entry else relative,
@@ -119,7 +102,7 @@ def compare_page(root: Path, relatives: list[str]) -> str:
                 pair["stats"] = [_shown(as_dict(m)) for m in paired_metrics(before, after)]
                 pair["title"] = f"{len(pair['flips'])} flipped"
             pairs.append(pair)
-    return _render("view_compare.html.jinja", runs=relatives, figures=rows, pairs=pairs)
+    return render_page("view_compare.html.jinja", runs=relatives, figures=rows, pairs=pairs)
 
 
 def _shown(row: dict[str, Any]) -> dict[str, Any]:
@@ -142,7 +125,7 @@ def leaderboard_page(root: Path, relative: str) -> str:
         slug = f"{e['candidate']}--{re.sub(r'[^A-Za-z0-9._-]+', '_', str(e['evaluation']))}"
         entries.append({**e, "run": links.get(slug)})
     reference = [e for e in entries if e.get("kind") == "baseline" or e.get("baseline")]
-    return _render(
+    return render_page(
         "view_leaderboard.html.jinja",
         path=relative,
         picks=data.get("picks", []),
