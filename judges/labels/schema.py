@@ -3,14 +3,19 @@
 from __future__ import annotations
 
 import math
+import sys
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from enum import Enum
+from types import MappingProxyType
 from typing import Any
 
 from judges.errors import InputError
 from judges.files.checked import json_type
 from judges.types import Sample
+
+NO_TEXT = Sample(input="", references=(), expected_output="")  # one shared sample for every label without text
+NO_EXTRA: Mapping[str, Any] = MappingProxyType({})  # one shared, read-only empty `extra`
 
 
 class LabelType(str, Enum):
@@ -120,8 +125,9 @@ def parse_item(record: dict[str, Any], *, path: str, line: int) -> LabelledItem:
     """A LabelledItem from one JSONL record; an InputError names the file, line and field.
 
     Required: `id` (string or number), `metric`, `label` (number), `label_type` (binary | ordinal |
-    continuous | preference), `actual_output`; `input` (the question) may be absent for tasks without one
-    (summarisation, dialogue grounded on a snippet). `scale` ([low, high]) is required except for
+    continuous | preference). The texts may be absent: agreement with predictions that share the ids needs
+    none; `input` (the question) is absent for tasks without one (summarisation, dialogue grounded on a snippet),
+    `actual_output` (the answer) when only the judge's grades are compared. `scale` ([low, high]) is required except for
     binary labels. `annotator` defaults to "human"; `references` to []; `expected_output` to "".
     Pairwise preferences also need `actual_output_b`. Anything under `extra` is kept as is.
     """
@@ -129,7 +135,7 @@ def parse_item(record: dict[str, Any], *, path: str, line: int) -> LabelledItem:
     def fail(message: str, name: str) -> InputError:
         return InputError(message, path=path, line=line, field=name)
 
-    for name in ("id", "metric", "label", "label_type", "actual_output"):
+    for name in ("id", "metric", "label", "label_type"):
         if record.get(name) is None:
             raise fail("missing field", name)
     from judges.files.checked import id_problem
@@ -141,7 +147,7 @@ def parse_item(record: dict[str, Any], *, path: str, line: int) -> LabelledItem:
     except ValueError:
         raise fail(f"must be one of {', '.join(t.value for t in LabelType)}", "label_type") from None
     label = record["label"]
-    if isinstance(label, bool) or not isinstance(label, (int, float)) or math.isnan(label):
+    if isinstance(label, bool) or not isinstance(label, (int, float)) or not math.isfinite(label):
         raise fail(f"expected a number, got {label!r}", "label")
     scale = record.get("scale", default_scale(label_type))
     if (
@@ -166,22 +172,24 @@ def parse_item(record: dict[str, Any], *, path: str, line: int) -> LabelledItem:
     answer_b = record.get("actual_output_b")
     if label_type is LabelType.PREFERENCE and answer_b is None:
         raise fail("a preference label needs the second answer", "actual_output_b")
-    extra = record.get("extra", {})
-    if not isinstance(extra, dict):
+    extra = record.get("extra") or NO_EXTRA
+    if not isinstance(extra, (dict, MappingProxyType)):
         raise fail("expected an object", "extra")
     sample = Sample(
         input=record.get("input") or "",
         references=tuple(references),
         expected_output=record.get("expected_output") or "",
-        actual_output=record["actual_output"],
+        actual_output=record.get("actual_output"),
     )
+    if sample == NO_TEXT:
+        sample = NO_TEXT  # a million labels without text share one sample
     return LabelledItem(
         id=str(record["id"]),
-        metric=record["metric"],
+        metric=sys.intern(record["metric"]),
         label=float(label),
         label_type=label_type,
         scale=scale,
-        annotator=str(record.get("annotator") or "human"),
+        annotator=sys.intern(str(record.get("annotator") or "human")),
         sample=sample,
         answer_b=answer_b,
         extra=extra,
