@@ -9,7 +9,7 @@ import pytest
 from conftest import ROOT, compact, write_jsonl
 
 from judges.agreement import statistics as st
-from judges.agreement.bootstrap import figures, percentile_interval, resample_items, resample_rows
+from judges.agreement.bootstrap import ItemRows, figures, percentile_interval, resample_blocks
 from judges.agreement.label_rows import ceiling_rows, minmax_scale
 from judges.agreement.measure import measure
 from judges.agreement.policy import Policy

@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from judges.agreement.bootstrap import Figure, percentile_interval, resample_items, resample_rows
+from judges.agreement.bootstrap import Figure, ItemRows, percentile_interval, resample_blocks
 from judges.labels.schema import LabelledSet, LabelType
 from judges.render.markdown import grid
 
@@ -73,19 +73,26 @@ def _figure(
     values: np.ndarray,
     mask: np.ndarray,
     weights: np.ndarray,
-    rows: np.ndarray | list[np.ndarray],
-    n_items: int,
-    confidence: float,
+    rows: ItemRows,
+    settings: tuple[int, int, float],
 ) -> Figure:
-    """A (weighted) mean of `values` over the rows in `mask`, with its percentile interval over item resamples."""
+    """A (weighted) mean of `values` over the rows in `mask`, with its percentile interval over item resamples
+    (each resample the draw count of every row, a block of resamples at a time)."""
+    resamples, seed, confidence = settings
     n = int(mask.sum())
     value = _stat(values, mask, weights)
     if not np.isfinite(value):
-        return Figure(name, None, None, n, n_items, note="no label rows of this kind")
-    resampled = np.array([_stat(values[r], mask[r], weights[r]) for r in rows], dtype=float)
+        return Figure(name, None, None, n, rows.n_items, note="no label rows of this kind")
+    numerator, denominator = np.where(mask, values * weights, 0.0), np.where(mask, weights, 0.0)
+    blocks = []
+    for index in resample_blocks(rows.n_items, resamples, seed):
+        counts = rows.weights(index)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            blocks.append((counts @ numerator) / (counts @ denominator))
+    resampled = np.concatenate(blocks)
     ci, undefined = percentile_interval(resampled, confidence)
     note = f"{undefined} of {len(resampled)} resamples undefined" if undefined else None
-    return Figure(name, value, ci, n, n_items, note=note)
+    return Figure(name, value, ci, n, rows.n_items, note=note)
 
 
 def judge_errors(
@@ -93,7 +100,7 @@ def judge_errors(
     scale: tuple[float, float],
     human: np.ndarray,
     judge: np.ndarray,
-    groups: Sequence[np.ndarray],
+    groups: Sequence[np.ndarray] | ItemRows,
     *,
     row_weights: np.ndarray | None = None,
     resamples: int,
@@ -112,14 +119,15 @@ def judge_errors(
     levels = [float(v) for v in range(int(scale[0]), int(scale[1]) + 1)]
     # scikit-learn puts the true (human) labels in rows; the report reads judge rows, so it is transposed
     matrix = confusion_matrix(human, judge, labels=levels).T.astype(int).tolist()
-    rows = resample_rows(groups, resample_items(len(groups), resamples, seed))
+    rows = ItemRows.of(groups)
+    settings = (resamples, seed, confidence)
     hit = (judge == human).astype(float)
     difference = judge - human
     everything = np.ones_like(human, dtype=bool)
 
     def figures(weights: np.ndarray, prefix: str = "") -> tuple[list[Figure], Figure]:
         recall = [
-            _figure(prefix + name, hit, human == level, weights, rows, len(groups), confidence)
+            _figure(prefix + name, hit, human == level, weights, rows, settings)
             for name, level in zip(recall_names(label_type, levels), levels)
         ]
         signed = _figure(
@@ -128,8 +136,7 @@ def judge_errors(
             everything,
             weights,
             rows,
-            len(groups),
-            confidence,
+            settings,
         )
         return recall, signed
 
