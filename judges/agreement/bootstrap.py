@@ -65,9 +65,9 @@ class ItemRows:
 
     def weights(self, index: np.ndarray) -> np.ndarray:
         """(k, rows): how many times each resample of the block drew each row's item."""
-        k = index.shape[0]
-        flat = (index + self.n_items * np.arange(k, dtype=np.int64)[:, None]).ravel()
-        counts = np.bincount(flat, minlength=k * self.n_items).reshape(k, self.n_items).astype(float)
+        counts = np.empty(index.shape, dtype=float)
+        for k, drawn in enumerate(index):
+            counts[k] = np.bincount(drawn, minlength=self.n_items)
         return counts if self.one_row_each else counts[:, self.row_item]
 
     @cached_property
