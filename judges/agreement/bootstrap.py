@@ -47,6 +47,9 @@ class ItemRows:
     row_item: np.ndarray  # (rows,) the item index of each row
     n_items: int
 
+    def __len__(self) -> int:
+        return self.n_items
+
     @classmethod
     def of(cls, groups: Sequence[np.ndarray] | ItemRows) -> ItemRows:
         """From each item's row indices (the older form) or as given."""

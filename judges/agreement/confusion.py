@@ -88,7 +88,8 @@ def _figure(
     for index in resample_blocks(rows.n_items, resamples, seed):
         counts = rows.weights(index)
         with np.errstate(invalid="ignore", divide="ignore"):
-            blocks.append((counts @ numerator) / (counts @ denominator))
+            share = np.einsum("kr,rm->km", counts, np.column_stack([numerator, denominator]))
+            blocks.append(share[:, 0] / share[:, 1])
     resampled = np.concatenate(blocks)
     ci, undefined = percentile_interval(resampled, confidence)
     note = f"{undefined} of {len(resampled)} resamples undefined" if undefined else None

@@ -17,7 +17,7 @@ from judges.types import VerdictState
 FAILED_STATUSES = {"failed", "failure", "error"}
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Prediction:
     """One judge outcome for one item: a score, a legitimate null, or a failure (with its message).
 

@@ -21,6 +21,12 @@ Weighted = Callable[[np.ndarray, np.ndarray], Prepared]  # (human, judge) on all
 DEGENERATE = 1e-12  # a weighted variance below this share of the mean square is a constant resample
 
 
+def _times(weights: np.ndarray, values: np.ndarray) -> np.ndarray:
+    """weights @ values without BLAS: its threads spin against each other on a busy machine (measured: a
+    hundredfold slower there), and these products are bound by memory, not arithmetic."""
+    return np.einsum("kr,rm->km", weights, values)
+
+
 def _correlation(total: np.ndarray, sums: np.ndarray) -> np.ndarray:
     """Pearson's r from each resample's total weight and weighted sums of x, y, x^2, y^2 and xy (k x 5)."""
     mean_x, mean_y = sums[:, 0] / total, sums[:, 1] / total
@@ -37,7 +43,7 @@ def pearson(human: np.ndarray, judge: np.ndarray) -> Prepared:
     """Pearson's r from weighted moments: one (k x rows) @ (rows x 5) product per block of resamples."""
     x, y = human - human.mean(), judge - judge.mean()  # centred once: no cancellation in the moments
     moments = np.column_stack([x, y, x * x, y * y, x * y])
-    return lambda weights: _correlation(weights.sum(axis=1), weights @ moments)
+    return lambda weights: _correlation(weights.sum(axis=1), _times(weights, moments))
 
 
 def group_sums(group: np.ndarray, n_groups: int, weights: np.ndarray) -> np.ndarray:
@@ -66,8 +72,9 @@ def spearman(human: np.ndarray, judge: np.ndarray) -> Prepared:
         for k, w in enumerate(weights):
             by_h, by_j = np.bincount(gh, weights=w, minlength=nh), np.bincount(gj, weights=w, minlength=nj)
             rank_h, rank_j = np.cumsum(by_h) - by_h / 2 + 0.5, np.cumsum(by_j) - by_j / 2 + 0.5
-            cross = np.bincount(gj, weights=w * rank_h[gh], minlength=nj) @ rank_j
-            sums[k] = (by_h @ rank_h, by_j @ rank_j, by_h @ rank_h**2, by_j @ rank_j**2, cross)
+            cross = np.bincount(gj, weights=w * rank_h[gh], minlength=nj)
+            pairs = ((by_h, rank_h), (by_j, rank_j), (by_h * rank_h, rank_h), (by_j * rank_j, rank_j), (cross, rank_j))
+            sums[k] = [np.einsum("i,i->", a, b) for a, b in pairs]
         return _correlation(weights.sum(axis=1), sums)
 
     return prepared
@@ -93,9 +100,14 @@ def sign_agreement(*, decisive: bool) -> Weighted:
 
     def weighted(human: np.ndarray, judge: np.ndarray) -> Prepared:
         counted = (human != 0) if decisive else np.ones_like(human, dtype=bool)
-        agree = ((np.sign(human) == np.sign(judge)) & counted).astype(float)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            return lambda weights: (weights @ agree) / (weights @ counted.astype(float))
+        both = np.column_stack([(np.sign(human) == np.sign(judge)) & counted, counted]).astype(float)
+
+        def prepared(weights: np.ndarray) -> np.ndarray:
+            agree, total = _times(weights, both).T
+            with np.errstate(invalid="ignore", divide="ignore"):
+                return agree / total
+
+        return prepared
 
     return weighted
 
@@ -192,7 +204,7 @@ def interval_alpha(human: np.ndarray, judge: np.ndarray) -> Prepared:
 
     def prepared(weights: np.ndarray) -> np.ndarray:
         n = 2 * weights.sum(axis=1)
-        gap, both, squares = (weights @ moments).T
+        gap, both, squares = _times(weights, moments).T
         observed = 2 * gap
         spread = 2 * n * squares - 2 * both**2
         with np.errstate(invalid="ignore", divide="ignore"):

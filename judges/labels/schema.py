@@ -11,7 +11,7 @@ from types import MappingProxyType
 from typing import Any
 
 from judges.errors import InputError
-from judges.files.checked import json_type
+from judges.files.checked import id_problem, json_type
 from judges.types import Sample
 
 NO_TEXT = Sample(input="", references=(), expected_output="")  # one shared sample for every label without text
@@ -27,7 +27,7 @@ class LabelType(str, Enum):
     PREFERENCE = "preference"  # pairwise: < 0 prefers answer a (`actual_output`), > 0 answer b, 0 a tie
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class LabelledItem:
     """One human label: `label` for `metric` given by `annotator` to `sample` (and `answer_b` for a pair).
 
@@ -138,8 +138,6 @@ def parse_item(record: dict[str, Any], *, path: str, line: int) -> LabelledItem:
     for name in ("id", "metric", "label", "label_type"):
         if record.get(name) is None:
             raise fail("missing field", name)
-    from judges.files.checked import id_problem
-
     if id_problem(record["id"]):
         raise fail(str(id_problem(record["id"])), "id")
     try:
@@ -199,7 +197,7 @@ def parse_item(record: dict[str, Any], *, path: str, line: int) -> LabelledItem:
 def check_consistent(items: Iterable[tuple[int | None, LabelledItem]], *, path: str | None = None) -> None:
     """One label type and scale per metric, and one label per (id, metric, annotator); items come with line numbers."""
     kinds: dict[str, tuple[LabelType, tuple[float, float]]] = {}
-    seen: set[tuple[str, str, str]] = set()
+    seen: dict[tuple[str, str], set[str]] = {}  # ids per (metric, annotator): no tuple per label
     for line, item in items:
         kind = kinds.setdefault(item.metric, (item.label_type, item.scale))
         if kind != (item.label_type, item.scale):
@@ -209,12 +207,12 @@ def check_consistent(items: Iterable[tuple[int | None, LabelledItem]], *, path: 
                 path=path,
                 line=line,
             )
-        key = (item.id, item.metric, item.annotator)
-        if key in seen:
+        ids = seen.setdefault((item.metric, item.annotator), set())
+        if item.id in ids:
             raise InputError(
                 f"item {item.id!r} has a second {item.metric} label from annotator {item.annotator!r}",
                 path=path,
                 line=line,
                 field="id",
             )
-        seen.add(key)
+        ids.add(item.id)
