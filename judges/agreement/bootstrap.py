@@ -15,7 +15,7 @@ from judges.agreement.statistics import Statistic
 DEFAULT_RESAMPLES = 1000
 DEFAULT_SEED = 0
 MIN_DEFINED_SHARE = 0.5  # fewer defined resamples than this and no interval is given
-BLOCK_VALUES = 2_000_000  # item draws per block of resamples (16 MB of indices; a few row-length arrays per block)
+BLOCK_VALUES = 1_000_000  # item draws per block of resamples (8 MB of indices; a few row-length arrays per block)
 
 
 @dataclass(frozen=True)

@@ -53,8 +53,8 @@ def measure(
     metric, first = metrics[0], labels.items[0]
     label_type, scale = first.label_type, first.scale
     ids, annotations = grouped(labels)
-    labelled_ids = set(ids)
     all_outcomes, turn = orient([predictions.get(i, metric) for i in ids], scale, higher_is_better)
+    matched = sum(o is not None for o in all_outcomes)
     if not any(o is not None and o.score is not None for o in all_outcomes):
         raise InputError(
             f"no graded judge outcome for any {metric} item of {labels.name} "
@@ -132,11 +132,15 @@ def measure(
     else:
         judge_range = (min(graded), max(graded))
     width = scale[1] - scale[0]
-    positions = [(sum(lab for _, lab in ann) / len(ann) - scale[0]) / width for ann in annotations]
+    positions = np.fromiter(
+        ((sum(lab for _, lab in ann) / len(ann) - scale[0]) / width for ann in annotations),
+        dtype=float,
+        count=len(annotations),
+    )
     values, counts = apply_policy(outcomes, positions, policy, judge_range)
-    kept = [n for n, v in enumerate(values) if v is not None]
+    kept = np.flatnonzero(np.fromiter((v is not None for v in values), dtype=bool, count=len(values)))
     cuts: np.ndarray | None = None
-    if cross_fit and kept:
+    if cross_fit and kept.size:
         item_labels = majority_labels([annotations[n] for n in kept])
         item_scores = np.array([values[n] for n in kept], dtype=float)
         made = cross_fitted_cuts(item_labels, item_scores, calibration.folds, calibration.seed)
@@ -213,7 +217,7 @@ def measure(
         ceiling_errors = judge_errors(
             label_type, scale, a, b, pair_groups, resamples=resamples, seed=seed, confidence=confidence
         )
-    unmatched = len(predictions.ids(metric) - labelled_ids)
+    unmatched = len(predictions.ids(metric)) - matched
     return MetricAgreement(
         metric=metric,
         label_type=label_type,

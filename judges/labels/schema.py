@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import math
 import sys
 from collections.abc import Iterable, Mapping
@@ -121,6 +122,12 @@ def default_scale(label_type: LabelType) -> tuple[float, float] | None:
     return (0.0, 1.0) if label_type is LabelType.BINARY else None
 
 
+@functools.lru_cache(maxsize=64)
+def _shared_scale(low: float, high: float) -> tuple[float, float]:
+    """One tuple per scale, shared by every label on it (a million labels would hold a million copies)."""
+    return low, high
+
+
 def parse_item(record: dict[str, Any], *, path: str, line: int) -> LabelledItem:
     """A LabelledItem from one JSONL record; an InputError names the file, line and field.
 
@@ -154,7 +161,7 @@ def parse_item(record: dict[str, Any], *, path: str, line: int) -> LabelledItem:
         or not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in scale)
     ):
         raise fail("expected [low, high]", "scale")
-    scale = (float(scale[0]), float(scale[1]))
+    scale = _shared_scale(float(scale[0]), float(scale[1]))
     if problem := check_scale(label_type, scale):
         raise fail(problem, "scale")
     if problem := check_label(label_type, float(label), scale):
