@@ -4,7 +4,7 @@ Run: python benchmarks/bench_agreement_scale.py --sizes 10000,100000,1000000 --o
 Builds synthetic continuous labels on [0, 1] (one annotator, no text; each item names one of nine systems, whose
 answers differ in quality) and a judge's score per item that tracks the label, the system and noise, then runs
 the command a user types (`python -m judges.cli.main agreement --labels L --predictions P`, 1,000 resamples) in a
-new process per size, timed as a whole and its peak resident memory read from the kernel (`os.wait4`). It measures
+new process per size, timed as a whole, its CPU time and peak resident memory read from the kernel (`os.wait4`). It measures
 whatever the command reports, so figures added to `agreement` are measured too. Writes agreement_scale.json and
 agreement_scale.md, with each size's ratios to the smallest.
 """
@@ -64,6 +64,7 @@ def run_agreement(labels: Path, predictions: Path, out: Path, resamples: int) ->
         str(out),
     ]
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    load_before = os.getloadavg()[0]
     start = time.perf_counter()
     process = subprocess.Popen(command, env=env, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     _, status, usage = os.wait4(process.pid, 0)
@@ -75,6 +76,8 @@ def run_agreement(labels: Path, predictions: Path, out: Path, resamples: int) ->
     figures = {f["statistic"]: f for f in metric["judge"]}
     return {
         "seconds": round(seconds, 2),
+        "cpu_seconds": round(usage.ru_utime + usage.ru_stime, 2),
+        "load_average": round((load_before + os.getloadavg()[0]) / 2, 1),  # other processes sharing the cores
         "peak_rss_mb": round(usage.ru_maxrss / 1024, 1),  # kilobytes on Linux
         "figures": sorted(figures),
         "notes": {name: f["note"] for name, f in figures.items() if f.get("note")},
@@ -95,12 +98,17 @@ def main() -> None:
             labels, predictions = write_inputs(folder, n)
             row = {"items": n, **run_agreement(labels, predictions, folder / f"out-{n}", args.resamples)}
             rows.append(row)
-            print(f"{n:>9,} items: {row['seconds']:.1f} s, {row['peak_rss_mb']:.0f} MB peak RSS", flush=True)
+            print(
+                f"{n:>9,} items: {row['seconds']:.1f} s ({row['cpu_seconds']:.1f} s CPU, load {row['load_average']}), "
+                f"{row['peak_rss_mb']:.0f} MB peak RSS",
+                flush=True,
+            )
             labels.unlink()
             predictions.unlink()
     first = rows[0]
     for row in rows:
         row["time_ratio"] = round(row["seconds"] / first["seconds"], 2)
+        row["cpu_ratio"] = round(row["cpu_seconds"] / first["cpu_seconds"], 2)
         row["memory_ratio"] = round(row["peak_rss_mb"] / first["peak_rss_mb"], 2)
     result = {
         "command": f"python benchmarks/bench_agreement_scale.py --sizes {args.sizes} --resamples {args.resamples}",
@@ -117,14 +125,17 @@ def main() -> None:
         "",
         f"`{result['command']}` on {result['machine']}: continuous labels (no text, {SYSTEMS} systems), one judge "
         f"score per item, {args.resamples} bootstrap resamples; one process per size, timed whole (reading both "
-        "files, every figure and interval, writing the report); peak RSS from the kernel.",
+        "files, every figure and interval, writing the report); CPU time (user + system) and peak RSS from the "
+        "kernel. The load average is the machine's (other processes sharing its cores): where it is above the core "
+        "count, wall time stretches and CPU time is the fairer figure.",
         "",
-        "| items | wall time (s) | peak RSS (MB) | time ratio | memory ratio | figures |",
-        "|---|---|---|---|---|---|",
+        "| items | wall time (s) | CPU time (s) | load average | peak RSS (MB) | wall ratio | CPU ratio | "
+        "memory ratio | figures |",
+        "|---|---|---|---|---|---|---|---|---|",
     ]
     lines += [
-        f"| {r['items']:,} | {r['seconds']} | {r['peak_rss_mb']} | {r['time_ratio']} | {r['memory_ratio']} | "
-        f"{', '.join(r['figures'])} |"
+        f"| {r['items']:,} | {r['seconds']} | {r['cpu_seconds']} | {r['load_average']} | {r['peak_rss_mb']} | "
+        f"{r['time_ratio']} | {r['cpu_ratio']} | {r['memory_ratio']} | {', '.join(r['figures'])} |"
         for r in rows
     ]
     notes = {note for r in rows for note in r["notes"].values()}

@@ -86,7 +86,10 @@ def test_undefined_resamples_match_the_libraries():
 def _index_matrix_interval(stat, human, judge, groups, resamples, seed):
     """The scheme before blocks: the whole (resamples, items) matrix, each resample expanded to its rows."""
     index = np.random.default_rng(seed).integers(0, len(groups), size=(resamples, len(groups)))
-    values = [stat(human[np.concatenate([groups[i] for i in row])], judge[np.concatenate([groups[i] for i in row])]) for row in index]
+    values = [
+        stat(human[np.concatenate([groups[i] for i in row])], judge[np.concatenate([groups[i] for i in row])])
+        for row in index
+    ]
     return percentile_interval(np.array(values, dtype=float), 0.95)[0]
 
 

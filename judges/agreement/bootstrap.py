@@ -169,7 +169,7 @@ def figures(
                 for place, (_, _, resample) in pending.items():
                     collected[place].append(resample(index, weights))
     for place, (stat, value, _) in pending.items():
-        ci, undefined = percentile_interval(np.concatenate(collected[place]), confidence)
-        note = f"{undefined} of {resamples} resamples undefined" if undefined else None
-        out[place] = Figure(stat.name, value, ci, n, n_items, note=note)
+        interval, undefined = percentile_interval(np.concatenate(collected[place]), confidence)
+        undefined_note = f"{undefined} of {resamples} resamples undefined" if undefined else None
+        out[place] = Figure(stat.name, value, interval, n, n_items, note=undefined_note)
     return [figure for figure in out if figure is not None]

@@ -174,6 +174,10 @@ def measure(
         binary_view = np.repeat(np.asarray(cuts, dtype=float), sizes)
     else:
         binary_view = j if judge_scale.threshold is None else (j >= judge_scale.threshold).astype(float)
+    a, b, pair_groups = ceiling_rows(annotations)
+    n_items, n_labels = len(ids), sum(len(ann) for ann in annotations)
+    # only arrays go on to the bootstrap: the per-item Python objects (hundreds of MB at a million items) go now
+    del annotations, all_outcomes, outcomes, values, graded
     views = {
         "value": j,
         "scaled": minmax_scale(j, scale) if label_type is LabelType.PREFERENCE and j.size else j,
@@ -199,7 +203,6 @@ def measure(
             confidence=confidence,
         )
 
-    a, b, pair_groups = ceiling_rows(annotations)
     ceiling: list[Figure] = []
     if pair_groups:
         human_scale = JudgeScale(on_label_scale=True, binary=label_type is LabelType.BINARY, threshold=None)
@@ -223,8 +226,8 @@ def measure(
         label_type=label_type,
         scale=scale,
         annotators=labels.annotators(),
-        n_items=len(ids),
-        n_labels=sum(len(a) for a in annotations),
+        n_items=n_items,
+        n_labels=n_labels,
         policy=policy,
         counts=counts,
         judge_scale=judge_scale,

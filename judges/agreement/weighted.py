@@ -22,9 +22,9 @@ DEGENERATE = 1e-12  # a weighted variance below this share of the mean square is
 
 
 def _times(weights: np.ndarray, values: np.ndarray) -> np.ndarray:
-    """weights @ values without BLAS: its threads spin against each other on a busy machine (measured: a
-    hundredfold slower there), and these products are bound by memory, not arithmetic."""
-    return np.einsum("kr,rm->km", weights, values)
+    """(k, rows) weights times (m, rows) values: (k, m) sums, without BLAS (its threads spin against each other on
+    a busy machine, measured a hundredfold slower there; these products are bound by memory, not arithmetic)."""
+    return np.einsum("kr,mr->km", weights, values)
 
 
 def _correlation(total: np.ndarray, sums: np.ndarray) -> np.ndarray:
@@ -42,7 +42,12 @@ def _correlation(total: np.ndarray, sums: np.ndarray) -> np.ndarray:
 def pearson(human: np.ndarray, judge: np.ndarray) -> Prepared:
     """Pearson's r from weighted moments: one (k x rows) @ (rows x 5) product per block of resamples."""
     x, y = human - human.mean(), judge - judge.mean()  # centred once: no cancellation in the moments
-    moments = np.column_stack([x, y, x * x, y * y, x * y])
+    moments = np.empty((5, x.size))
+    moments[0], moments[1] = x, y
+    del x, y
+    np.multiply(moments[0], moments[0], out=moments[2])
+    np.multiply(moments[1], moments[1], out=moments[3])
+    np.multiply(moments[0], moments[1], out=moments[4])
     return lambda weights: _correlation(weights.sum(axis=1), _times(weights, moments))
 
 
@@ -100,7 +105,7 @@ def sign_agreement(*, decisive: bool) -> Weighted:
 
     def weighted(human: np.ndarray, judge: np.ndarray) -> Prepared:
         counted = (human != 0) if decisive else np.ones_like(human, dtype=bool)
-        both = np.column_stack([(np.sign(human) == np.sign(judge)) & counted, counted]).astype(float)
+        both = np.stack([(np.sign(human) == np.sign(judge)) & counted, counted]).astype(float)
 
         def prepared(weights: np.ndarray) -> np.ndarray:
             agree, total = _times(weights, both).T
@@ -130,7 +135,9 @@ def quadratic_kappa(levels: Sequence[float]) -> Weighted:
 
         def prepared(weights: np.ndarray) -> np.ndarray:
             matrix = counts(weights)
-            expected = matrix.sum(axis=2)[:, :, None] * matrix.sum(axis=1)[:, None, :] / matrix.sum(axis=(1, 2))[:, None, None]
+            expected = (
+                matrix.sum(axis=2)[:, :, None] * matrix.sum(axis=1)[:, None, :] / matrix.sum(axis=(1, 2))[:, None, None]
+            )
             with np.errstate(invalid="ignore", divide="ignore"):
                 return 1 - (matrix * penalty).sum(axis=(1, 2)) / (expected * penalty).sum(axis=(1, 2))
 
@@ -156,7 +163,9 @@ def binary_from_counts(name: str) -> Weighted:
                     return 2 * tp / (2 * tp + fp + fn)
                 total, true, predicted = tn + fp + fn + tp, tp + fn, tp + fp
                 covariance = (tp + tn) * total - (true * predicted + (total - true) * (total - predicted))
-                spread = (total**2 - true**2 - (total - true) ** 2) * (total**2 - predicted**2 - (total - predicted) ** 2)
+                spread = (total**2 - true**2 - (total - true) ** 2) * (
+                    total**2 - predicted**2 - (total - predicted) ** 2
+                )
                 return np.where(spread > 0, covariance / np.sqrt(spread), 0.0)
 
         return prepared
@@ -199,8 +208,17 @@ def interval_alpha(human: np.ndarray, judge: np.ndarray) -> Prepared:
     """Krippendorff's interval alpha of two coders in closed form: 1 - (n - 1) D_o / D_e with n = 2W values,
     D_o = 2 sum w (h - j)^2 and D_e = 2 n sum w (h^2 + j^2) - 2 (sum w (h + j))^2 (no values x values matrix)."""
     centre = (human.mean() + judge.mean()) / 2
-    h, j = human - centre, judge - centre
-    moments = np.column_stack([(h - j) ** 2, h + j, h * h + j * j])
+    moments = np.empty((3, human.size))
+    np.subtract(human, judge, out=moments[0])
+    moments[0] **= 2  # (h - j)^2
+    np.add(human, judge, out=moments[1])
+    moments[1] -= 2 * centre  # h + j, centred
+    np.subtract(human, centre, out=moments[2])
+    moments[2] **= 2
+    squares_j = judge - centre
+    squares_j **= 2
+    moments[2] += squares_j  # h^2 + j^2, centred
+    del squares_j
 
     def prepared(weights: np.ndarray) -> np.ndarray:
         n = 2 * weights.sum(axis=1)
