@@ -8,7 +8,6 @@ import sys
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from enum import Enum
-from types import MappingProxyType
 from typing import Any
 
 from judges.errors import InputError
@@ -16,7 +15,19 @@ from judges.files.checked import id_problem, json_type
 from judges.types import Sample
 
 NO_TEXT = Sample(input="", references=(), expected_output="")  # one shared sample for every label without text
-NO_EXTRA: Mapping[str, Any] = MappingProxyType({})  # one shared, read-only empty `extra`
+
+
+class _NoExtra(dict[str, Any]):
+    """The one shared, empty `extra` of labels that carry none (a million labels would hold a million empty
+    dicts); a dict (it copies, pickles and encodes like one) that refuses to be filled."""
+
+    def _refuse(self, *args: Any, **kwargs: Any) -> None:
+        raise TypeError("the shared empty `extra` of labelled items is read-only")
+
+    __setitem__ = __delitem__ = update = setdefault = pop = popitem = clear = _refuse  # type: ignore[assignment]
+
+
+NO_EXTRA: Mapping[str, Any] = _NoExtra()
 
 
 class LabelType(str, Enum):
@@ -178,7 +189,7 @@ def parse_item(record: dict[str, Any], *, path: str, line: int) -> LabelledItem:
     if label_type is LabelType.PREFERENCE and answer_b is None:
         raise fail("a preference label needs the second answer", "actual_output_b")
     extra = record.get("extra") or NO_EXTRA
-    if not isinstance(extra, (dict, MappingProxyType)):
+    if not isinstance(extra, dict):
         raise fail("expected an object", "extra")
     sample = Sample(
         input=record.get("input") or "",
