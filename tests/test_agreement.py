@@ -107,15 +107,6 @@ def test_undefined_statistics_are_nan_not_errors():
     assert np.isnan(st.AUROC(A([1, 1, 1.0]), A([0.1, 0.2, 0.3])))
 
 
-def test_batched_statistics_equal_the_library_call_per_resample():
-    rng = np.random.default_rng(7)
-    h, j = rng.integers(1, 6, size=(50, 40)).astype(float), rng.normal(size=(50, 40))
-    for stat in (st.PEARSON, st.SPEARMAN, st.AGREEMENT, st.DECISIVE_AGREEMENT):
-        expected = [stat(h[b], j[b] - 0.5 if "agreement" in stat.name else j[b]) for b in range(50)]
-        shifted = j - 0.5 if "agreement" in stat.name else j
-        np.testing.assert_allclose(stat.batch(h, shifted), expected, rtol=1e-12)
-
-
 # --- statistics chosen by the label type and the judge's scale ----------------------------------------------
 
 

@@ -157,3 +157,17 @@ def test_interval_alpha_on_a_million_distinct_values_holds_no_values_by_values_m
     observed = np.mean((human - judge) ** 2)
     expected = 2 * pooled.size * np.sum((pooled - pooled.mean()) ** 2) / (pooled.size * (pooled.size - 1))
     assert value == pytest.approx(1 - observed / expected, rel=1e-9)
+
+
+def test_a_statistic_without_a_weighted_form_is_resampled_batched_or_one_by_one():
+    rng = np.random.default_rng(8)
+    human, judge = rng.random(50), rng.random(50)
+    rows = ItemRows.repeated(np.ones(50, dtype=np.int64))
+    batched = st.Statistic(
+        "pearson", st.PEARSON.one, lambda h, j: stats.pearsonr(h, j, axis=1).statistic
+    )  # on (resamples, rows) matrices
+    one_by_one = st.Statistic("pearson", st.PEARSON.one)
+    expected = figures([st.PEARSON], human, {"value": judge}, rows, resamples=200, seed=1)
+    for stat in (batched, one_by_one):
+        [got] = figures([stat], human, {"value": judge}, rows, resamples=200, seed=1)
+        assert got.value == expected[0].value and got.ci == pytest.approx(expected[0].ci, abs=1e-12)

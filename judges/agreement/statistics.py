@@ -61,25 +61,10 @@ def _pearson(h: np.ndarray, j: np.ndarray) -> float:
     return stats.pearsonr(h, j).statistic
 
 
-def _pearson_batch(h: np.ndarray, j: np.ndarray) -> np.ndarray:
-    from scipy import stats
-
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        return stats.pearsonr(h, j, axis=1).statistic
-
-
 def _spearman(h: np.ndarray, j: np.ndarray) -> float:
     from scipy import stats
 
     return stats.spearmanr(h, j).statistic
-
-
-def _spearman_batch(h: np.ndarray, j: np.ndarray) -> np.ndarray:
-    """Spearman's rho is Pearson's r of the average ranks: rank each resample, then the batched pearsonr."""
-    from scipy import stats
-
-    return _pearson_batch(stats.rankdata(h, axis=1), stats.rankdata(j, axis=1))
 
 
 def _kendall(h: np.ndarray, j: np.ndarray) -> float:
@@ -165,19 +150,9 @@ def _agreement(h: np.ndarray, j: np.ndarray) -> float:
     return float(np.mean(np.sign(h) == np.sign(j)))
 
 
-def _agreement_batch(h: np.ndarray, j: np.ndarray) -> np.ndarray:
-    return np.mean(np.sign(h) == np.sign(j), axis=1)
-
-
 def _decisive_agreement(h: np.ndarray, j: np.ndarray) -> float:
     decisive = h != 0
     return float(np.mean(np.sign(h[decisive]) == np.sign(j[decisive]))) if decisive.any() else float("nan")
-
-
-def _decisive_agreement_batch(h: np.ndarray, j: np.ndarray) -> np.ndarray:
-    decisive = h != 0
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return ((np.sign(h) == np.sign(j)) & decisive).sum(axis=1) / decisive.sum(axis=1)
 
 
 def _kendall_statistic(view: str = "value") -> Statistic:
@@ -191,8 +166,8 @@ def _kendall_statistic(view: str = "value") -> Statistic:
     )
 
 
-PEARSON = Statistic("pearson", _pearson, _pearson_batch, weighted=w.pearson)
-SPEARMAN = Statistic("spearman", _spearman, _spearman_batch, weighted=w.spearman)
+PEARSON = Statistic("pearson", _pearson, weighted=w.pearson)
+SPEARMAN = Statistic("spearman", _spearman, weighted=w.spearman)
 KENDALL = _kendall_statistic()
 BALANCED_ACCURACY = Statistic(
     "balanced_accuracy", _balanced_accuracy, view="binary", weighted=w.binary_from_counts("balanced_accuracy")
@@ -200,11 +175,10 @@ BALANCED_ACCURACY = Statistic(
 F1 = Statistic("f1", _f1, view="binary", weighted=w.binary_from_counts("f1"))
 MCC = Statistic("mcc", _mcc, view="binary", weighted=w.binary_from_counts("mcc"))
 AUROC = Statistic("auroc", _auroc, weighted=w.auroc)
-AGREEMENT = Statistic("agreement", _agreement, _agreement_batch, weighted=w.sign_agreement(decisive=False))
+AGREEMENT = Statistic("agreement", _agreement, weighted=w.sign_agreement(decisive=False))
 DECISIVE_AGREEMENT = Statistic(
     "agreement_decisive",
     _decisive_agreement,
-    _decisive_agreement_batch,
     weighted=w.sign_agreement(decisive=True),
 )
 
@@ -253,8 +227,8 @@ def choose_statistics(label_type: LabelType, scale: tuple[float, float], judge: 
         return [
             AGREEMENT,
             DECISIVE_AGREEMENT,
-            Statistic("pearson", _pearson, _pearson_batch, view="scaled", weighted=w.pearson),
-            Statistic("spearman", _spearman, _spearman_batch, view="scaled", weighted=w.spearman),
+            Statistic("pearson", _pearson, view="scaled", weighted=w.pearson),
+            Statistic("spearman", _spearman, view="scaled", weighted=w.spearman),
             _kendall_statistic("scaled"),
         ]
     stats = [PEARSON, SPEARMAN, KENDALL]
