@@ -30,6 +30,7 @@ def report_html(run: Run, folder: Path | None = None) -> str:
     """The page; local images are linked relative to `folder` (where the page is written), if given."""
     from judges.pages.render import render_page
     from judges.render.report_items import chosen_entries, headers, item_rows
+    from judges.runs.call_totals import run_call_totals
     from judges.runs.intervals import noting_grades
     from judges.runs.stops import stop_note
 
@@ -48,7 +49,7 @@ def report_html(run: Run, folder: Path | None = None) -> str:
         kind=run.kind.replace("_", " "),
         config=config_rows(run.config),
         timing=run.timing,
-        usage=run.summary.usage,
+        calls=run_call_totals(run),
         summary=summary_tables(run, grades if chosen is not None else None),
         matrix=result_matrix(run) if run.kind == "unit_tests" else None,
         headers=item_headers,

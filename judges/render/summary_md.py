@@ -15,12 +15,10 @@ if TYPE_CHECKING:
 MAX_LISTED = 40  # failing tests listed in summary.md (all of them are in results.jsonl)
 
 
-def failures_line(summary: Summary) -> str:
-    usage = summary.usage
-    return (
-        f"Calls: {usage.calls} ({usage.cached_calls} from cache, {usage.failed_calls} failed); tokens: "
-        f"{usage.prompt_tokens} prompt + {usage.completion_tokens} completion; cost: ${usage.cost:.4f}."
-    )
+def failures_line(run: Run) -> str:
+    from judges.runs.call_totals import run_call_totals
+
+    return run_call_totals(run).line()
 
 
 def summary_markdown(run: Run) -> str:
@@ -45,16 +43,25 @@ def summary_markdown(run: Run) -> str:
         lines += probe_markdown(run)
     else:
         lines += _verdict_table(summary, config.get("metric_info") or {})
-    lines += ["", failures_line(summary)]
+    lines += ["", failures_line(run)]
     return "\n".join(lines) + "\n"
 
 
 def _unit_test_tables(run: Run) -> list[str]:
+    from judges.suite.reference import conclusion, short_constant, summary_beside
+
     summary = run.summary
+    references = {row.metric: row for row in summary_beside(summary, run.config.get("baselines"))}
+
+    def reference_cells(metric: str) -> dict[str, str]:
+        row = references.get(metric)
+        return {} if row is None else {"best constant": short_constant(row), "oracle": pct(row.oracle)}
+
     rows = [
         {
             "metric": metric,
             "pass": pct(s.pass_rate),
+            **reference_cells(metric),
             "wrong grade": pct(s.wrong_grade_rate),
             "run failures": s.failures,
             "completed": s.completed,
@@ -67,6 +74,7 @@ def _unit_test_tables(run: Run) -> list[str]:
         {
             "metric": "**total (mean of the pass rates)**",
             "pass": f"**{pct(summary.total_pass_rate)}**" + (" †" if rests else ""),
+            **reference_cells("total"),
             "wrong grade": "",
             "run failures": summary.failures,
             "completed": "",
@@ -75,12 +83,16 @@ def _unit_test_tables(run: Run) -> list[str]:
     )
     lines = [
         "Pass and wrong-grade rates are over the tests that completed; a run failure (a call or parse "
-        "failure, or a step upstream of it failing) is counted apart, never as a wrong grade.",
+        "failure, or a step upstream of it failing) is counted apart, never as a wrong grade. Beside the judge: "
+        "the best constant judge (one grade whatever the test) and the oracle (the right grades) on the same tests.",
         "",
         table(rows),
     ]
     if rests:
         lines += ["", f"† {rests}"]
+    verdict = conclusion(list(references.values()))
+    if verdict is not None:
+        lines += ["", f"**What this says:** {verdict}"]
     repeats = summary.stability
     if repeats is not None:
         lines += [

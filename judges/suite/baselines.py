@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import json
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -99,10 +99,12 @@ def run_baseline(
     return run_task(UnitTestTask(tests, judge), runtime, out, config)
 
 
-def discrimination(tests: list[UnitTest], prompts: PromptSet, seed: int = 0) -> dict[str, dict[str, float | None]]:
-    """Pass rate per metric (and total) of every reference judge on `tests`."""
+def discrimination(
+    tests: list[UnitTest], prompts: PromptSet, seed: int = 0, names: Sequence[str] | None = None
+) -> dict[str, dict[str, float | None]]:
+    """Pass rate per metric (and total) of every reference judge (or those named) on `tests`."""
     table = {}
-    for name in baseline_grade_fns(seed):
+    for name in names if names is not None else list(baseline_grade_fns(seed)):
         summary = run_baseline(name, tests, prompts, seed).summary
         table[name] = {metric: stats.pass_rate for metric, stats in summary.metrics.items()}
         table[name]["total"] = summary.total_pass_rate
