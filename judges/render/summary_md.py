@@ -5,7 +5,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from judges.render.markdown import pct, table
-from judges.runs.failures import RAW_SHOWN, first_misses, one_line
+from judges.render.sample_rows import mean_text, sample_rows
+from judges.runs.failures import REASON_SHOWN, first_misses, one_line
 from judges.runs.summary import SHORT
 
 if TYPE_CHECKING:
@@ -43,6 +44,7 @@ def summary_markdown(run: Run) -> str:
         lines += probe_markdown(run)
     else:
         lines += _verdict_table(summary, config.get("metric_info") or {})
+        lines += _sample_table(run)
     lines += ["", failures_line(run)]
     return "\n".join(lines) + "\n"
 
@@ -144,7 +146,7 @@ def _unit_test_tables(run: Run) -> list[str]:
                         "grade expected": m.expected,
                         "grade given": m.given,
                         "outcome": m.outcome,
-                        "reason (or the raw reply)": one_line(m.justification, RAW_SHOWN + 20).replace("|", "\\|"),
+                        "reason": one_line(m.justification, REASON_SHOWN).replace("|", "\\|"),
                     }
                     for m in wrong
                 ]
@@ -166,6 +168,18 @@ def rests_on_failures(summary: Summary) -> str | None:
     )
 
 
+def _sample_table(run: Run) -> list[str]:
+    rows, total = sample_rows(run)
+    if not rows:
+        return []
+    heading = (
+        f"## Per sample (the first {len(rows)} of {total}; every one is in report.html)"
+        if total > len(rows)
+        else ("## Per sample")
+    )
+    return ["", heading, "", table(rows)]
+
+
 def _verdict_table(summary: Summary, info: dict[str, Any]) -> list[str]:
     rows = []
     for metric, s in summary.metrics.items():
@@ -178,7 +192,7 @@ def _verdict_table(summary: Summary, info: dict[str, Any]) -> list[str]:
             {
                 "metric": metric,
                 **described,
-                "mean": "n/a" if s.mean is None else f"{s.mean:.3f}",
+                "mean": mean_text(s.mean, metric, info),
                 "graded": s.graded,
                 "null": s.null,
                 "not applicable": s.not_applicable,
