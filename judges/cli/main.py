@@ -83,11 +83,22 @@ def unknown_options(parser: argparse.ArgumentParser, command: str | None, unknow
     options: list[str] = []
     for action in parser._actions:
         if isinstance(action, argparse._SubParsersAction) and command in action.choices:
-            options = [o for a in action.choices[command]._actions for o in a.option_strings if o.startswith("--")]
+            options = sorted(set(_long_options(action.choices[command])))
     flag = next((u.split("=", 1)[0][2:] for u in unknown if u.startswith("--")), None)
     near = difflib.get_close_matches(flag, [o[2:] for o in options], n=1, cutoff=0.6) if flag else []
     hint = f"; did you mean --{near[0]}?" if near else ""
     return f"judgelab {command or ''}: error: unrecognized arguments: {' '.join(unknown)}{hint}".replace(" :", ":")
+
+
+def _long_options(parser: argparse.ArgumentParser) -> list[str]:
+    """Every `--option` of a command and of its subcommands (`label select --seed`)."""
+    found = []
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for child in action.choices.values():
+                found += _long_options(child)
+        found += [o for o in action.option_strings if o.startswith("--")]
+    return found
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -49,17 +49,27 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--embeddings-api-base", metavar="URL", help="server for a LiteLLM embedding model")
     parser.add_argument("--rag-prompts", metavar="DIR", help="folder of templates overriding prompts/rag/ ones")
     group = parser.add_argument_group("metric settings")
-    group.add_argument("--k", type=int, help="cut-off K for ranked context and retrieval metrics (default: all)")
-    group.add_argument("--questions", type=int, default=3, help="answer relevancy: questions generated (default 3)")
-    group.add_argument("--strictness", type=int, default=1, help="aspect critiques: odd number of votes (default 1)")
+    group.add_argument(
+        "--k", type=int, metavar="K", help="cut-off K for ranked context and retrieval metrics (default: all)"
+    )
+    group.add_argument(
+        "--questions", type=int, default=3, metavar="N", help="answer relevancy: questions generated (default 3)"
+    )
+    group.add_argument(
+        "--strictness", type=int, default=1, metavar="N", help="aspect critiques: odd number of votes (default 1)"
+    )
     group.add_argument(
         "--correctness-weights",
         default="0.75,0.25",
         metavar="W1,W2",
         help="answer correctness: weights of statement F1 and similarity (default 0.75,0.25)",
     )
-    group.add_argument("--correctness-threshold", type=float, help="answer correctness: binarize at this score")
-    group.add_argument("--similarity-threshold", type=float, default=0.8, help="LlamaIndex similarity pass mark")
+    group.add_argument(
+        "--correctness-threshold", type=float, metavar="SCORE", help="answer correctness: binarize at this score"
+    )
+    group.add_argument(
+        "--similarity-threshold", type=float, default=0.8, metavar="SCORE", help="LlamaIndex similarity pass mark"
+    )
     group.add_argument("--ragas-score-of", metavar="A,B", help="metrics whose harmonic mean is ragas_score")
     group.add_argument(
         "--logprobs",
