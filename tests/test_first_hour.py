@@ -133,6 +133,14 @@ def test_a_dead_endpoint_gives_one_count_of_failed_calls(tmp_path, capsys, monke
             ["validate", "--min", "faithfulnes=0.9"],
             "judgelab: error: bad --min 'faithfulnes=0.9': did you mean faithfulness=0.9?",
         ),
+        (
+            ["probe", "--probe", "swap_answer"],
+            "judgelab: error: unknown probe 'swap_answer'; did you mean swap_answers?",
+        ),
+        (
+            ["validate", "--tests", str(SAMPLES), "--min", "total=0.5"],
+            f"judgelab: error: {SAMPLES}:1: plain samples, not unit tests (no `conditions`",
+        ),
         (["meta-eval", "--judg", "gpt-4o-mini"], "unrecognized arguments: --judg gpt-4o-mini; did you mean --judge?"),
         (["label", "select", "run", "--out", "q", "--se", "1"], "unrecognized arguments: --se 1; did you mean --seed?"),
     ],
