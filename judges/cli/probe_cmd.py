@@ -23,6 +23,11 @@ def configure(parser: argparse.ArgumentParser) -> None:
         metavar="NAME",
         help="run only this probe (repeat for several); default: every shipped probe (docs/probes.md lists them)",
     )
+    parser.add_argument(
+        "--dry-run",
+        action="store_true",
+        help="print the calls, tokens and cost the probes would need, and call nothing",
+    )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -44,6 +49,12 @@ def run(args: argparse.Namespace) -> int:
         tests = load_tests(args.tests, split, args.limit)
         samples, data = [(test.id, test.sample) for test in tests], args.tests or "unit_tests (shipped)"
     config = config_from_args(args)
+    if args.dry_run:  # every sample as it is and under each probe that applies to it, as the run would judge them
+        from judges.cli.meta_eval_cmd import dry_run
+
+        judged = [s for key, sample in samples for s in (sample, *(p.apply(sample, key) for p in probes)) if s]
+        unit = f"items ({len(samples)} samples as they are and under each probe that applies)"
+        return dry_run(judged, config, 1, unit=unit)
     out = Path(args.out) if args.out else default_run_dir(Path("results/runs"), "probe", config.model)
     run = run_probes(samples, config, probes, out=out, progress=not args.quiet, data=data, split=split)
     return finish_run(run, ["results.jsonl", "run.json", "summary.md", "report.html"])
