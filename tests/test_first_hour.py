@@ -109,6 +109,23 @@ def test_evaluate_dry_run_calls_nothing(tmp_path, capsys, monkeypatch):
     assert "Nothing was called." in printed and not (tmp_path / "results").exists()
 
 
+@pytest.mark.parametrize(
+    ("args", "first"),
+    [
+        (["validate", "--min", "total=0.5", "--limit", "4"], "4 unit tests x 1 draw(s) with openai/x"),
+        (
+            ["probe", "--data", str(SAMPLES), "--probe", "swap_answers"],
+            "10 items (5 samples as they are and under each",
+        ),
+    ],
+)
+def test_every_command_that_calls_a_judge_has_a_dry_run(args, first, tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    assert main([*args, "--dry-run", "--judge", "openai/x", "--api-base", "http://127.0.0.1:9/v1"]) == 0
+    printed = capsys.readouterr().out
+    assert printed.startswith(first) and "Nothing was called." in printed and not (tmp_path / "results").exists()
+
+
 def test_a_dead_endpoint_gives_one_count_of_failed_calls(tmp_path, capsys, monkeypatch):
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("OPENAI_API_KEY", "sk-fake")

@@ -58,10 +58,10 @@ def sample_rows(run: Run, limit: int = SHOWN, width: int = 60) -> tuple[list[dic
         reasons = []
         for metric, entry in record.metrics.items():
             name = SHORT.get(metric, metric)
-            row[name] = given(entry.verdict).replace("failure: ", "failed: ")
+            row[name] = given(entry.verdict).replace("failure: ", "failed: ") if entry.applicable else "n/a"
             why = reason(entry)
             # a metric the pipeline left unjudged, or one whose reply gave no reason, adds nothing to its grade
-            if (entry.calls or entry.verdict.is_failure) and not why.endswith("no reason given"):
+            if (entry.calls or entry.verdict.is_failure or not entry.applicable) and not why.endswith("reason given"):
                 reasons.append(f"{name}: {why}")
         row["reason"] = one_line("; ".join(reasons) or "no reason given", width).replace("|", "\\|")
         rows.append(row)
