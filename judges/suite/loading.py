@@ -91,8 +91,8 @@ def refuse_plain_samples(path: Path) -> None:
         first = next((line for line in handle if line.strip()), "")
     try:
         record = json.loads(first)
-    except json.JSONDecodeError:
-        return  # the record checks name the line
+    except (ValueError, RecursionError):  # not JSON, or nested too deep: the record checks name the line
+        return
     if isinstance(record, dict) and "conditions" not in record and ("input" in record or "actual_output" in record):
         raise InputError(
             "plain samples, not unit tests (no `conditions`: the grades each answer must get); meta-eval and "
