@@ -117,6 +117,10 @@ def test_evaluate_dry_run_calls_nothing(tmp_path, capsys, monkeypatch):
             ["probe", "--data", str(SAMPLES), "--probe", "swap_answers"],
             "10 items (5 samples as they are and under each",
         ),
+        (
+            ["metrics", "--metrics", "ragas_faithfulness,hit_rate", "--data", str(SAMPLES)],
+            "5 samples x 2 metrics with openai/x\ndry run: 1 of the 2 metrics ask the judge (ragas_faithfulness): at most 5",
+        ),
     ],
 )
 def test_every_command_that_calls_a_judge_has_a_dry_run(args, first, tmp_path, capsys, monkeypatch):
