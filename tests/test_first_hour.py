@@ -196,3 +196,25 @@ def test_every_option_of_every_command_has_help_and_no_prefix_is_taken():
                 name,
                 action.option_strings or action.dest,
             )
+
+
+@pytest.mark.parametrize(
+    ("grade", "why", "shown"),
+    [
+        (1, "all pass", "all pass"),
+        (1, "", "graded 1, no reason given"),
+        (0, "The moons were found by Galileo [2].", "The moons were found by Galileo [2]."),
+        # what the offline judge wrote beside passing grades: set aside, never shown as the reason for a pass
+        (1, "none of the above sentences passes", "graded 1; the reason written contradicts the grade"),
+        (1, "none of the above is true", "graded 1; the reason written contradicts the grade"),
+        (0, "All pass.", "graded 0; the reason written contradicts the grade"),
+    ],
+)
+def test_a_reason_is_the_judges_or_a_plain_line_and_never_contradicts_the_grade(grade, why, shown):
+    from judges.records import MetricRecord
+    from judges.runs.failures import reason
+    from judges.types import Verdict
+
+    reply = json.dumps({"answer_2": {"faithfulness_justification": why, "faithfulness": grade}})
+    entry = MetricRecord("faithfulness", Verdict.graded(float(grade), why or None), calls=[{"reply": reply}])
+    assert reason(entry).startswith(shown)
