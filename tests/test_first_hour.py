@@ -17,8 +17,7 @@ from stub import stub_server
 from judges.cli.main import build_parser, main
 from judges.render.summary_md import summary_markdown
 from judges.runs.api import load_tests
-from judges.suite.baselines import run_baseline
-from judges.suite.reference import reference_rates
+from judges.suite.baselines import reference_rates, run_baseline
 
 ENV = {**os.environ, "PYTHONPATH": str(ROOT), "OPENAI_API_KEY": "sk-fake"}
 SAMPLES = ROOT / "examples" / "samples.jsonl"

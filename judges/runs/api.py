@@ -84,7 +84,7 @@ def run_unit_tests(
     from judges.judging.prompts import check_renders, load_prompt_set
     from judges.runs.service import run_task
     from judges.runs.tasks import UnitTestTask
-    from judges.suite.reference import reference_rates
+    from judges.suite.baselines import reference_rates
 
     opts = judge_config(judge, **options)
     if draws < 1:

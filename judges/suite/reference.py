@@ -1,9 +1,9 @@
 """The judge beside what a constant and the oracle score on the same unit tests, and the one line saying what to
 conclude: a pass rate means little until the reader sees that always grading 5 would have scored the same.
 
-The reference pass rates are the suite's discrimination table (`judges.suite.baselines.discrimination`, the same
+The reference pass rates are the suite's discrimination table (`judges.suite.baselines.reference_rates`, the same
 figures `check-tests --baselines` prints), computed once per run on the run's own tests and kept in run.json's
-config under "baselines"."""
+config under "baselines"; this module only reads them, so any report can import it."""
 
 from __future__ import annotations
 
@@ -11,34 +11,21 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from judges.suite.constant_grades import CONSTANT_GRADES
 from judges.types import GROUSE_METRICS
 
 if TYPE_CHECKING:
     from judges.records import Summary
-    from judges.types import UnitTest
 
-CONSTANTS = ("always-top", "always-lowest", "always-null")  # judges that give one grade whatever the test
+CONSTANTS = tuple(CONSTANT_GRADES)  # judges that give one grade whatever the test
 Rates = dict[str, dict[str, float | None]]
-
-
-def reference_rates(tests: Sequence[UnitTest], seed: int = 0) -> Rates:
-    """Pass rates per metric (and "total") of the oracle and the constant baselines on `tests`; the oracle only when
-    every test is of one of judgelab's test types (it knows their right grades, not a user's own)."""
-    from judges.judging.prompts import load_prompt_set
-    from judges.suite.baselines import discrimination
-    from judges.suite.test_types import BY_NAME
-
-    names = [*CONSTANTS, *(["oracle"] if all(t.test_type in BY_NAME for t in tests) else [])]
-    return discrimination(list(tests), load_prompt_set("default"), seed, names)
 
 
 def constant_label(name: str, metric: str) -> str:
     """What the constant does on `metric`, in words: "always grading 5", "always answering null"."""
-    from judges.suite.baselines import baseline_grade_fns
-
     if metric in GROUSE_METRICS:
-        grade = baseline_grade_fns()[name](metric, None)
-        return "always answering null" if grade is None else f"always grading {int(grade)}"
+        grade = CONSTANT_GRADES[name][metric]
+        return "always answering null" if grade is None else f"always grading {grade}"
     return {
         "always-top": "always grading the top grade",
         "always-lowest": "always grading the lowest grade",
