@@ -55,7 +55,7 @@ def root(tmp_path_factory) -> Path:
 
 def test_a_run_that_made_no_item_is_marked_and_counts_its_failed_calls_once(root):
     runs, _ = catalog(root)
-    dead = next(r for r in runs if "evaluate" in r.path)
+    dead = next(r for r in runs if "gpt-4o-mini" in r.path)
     assert dead.empty and (dead.calls, dead.failed_calls) == (8, 8)
     page = index_page(root)
     assert "no item finished" in page and "8 (8)" in page
