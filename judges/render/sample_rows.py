@@ -48,10 +48,23 @@ def mean_text(mean: float | None, metric: str, info: Mapping[str, Any]) -> str:
     return f"n/a (scale {scale_of(metric, info)})" if mean is None else f"{mean:.3f} on {scale_of(metric, info)}"
 
 
-def sample_rows(run: Run, limit: int = SHOWN, width: int = 60) -> tuple[list[dict[str, Any]], int]:
-    """The first `limit` samples (first draw, item order) as table rows, and how many samples the run has."""
+def sample_rows(run: Run, limit: int = SHOWN, width: int = 60) -> tuple[list[dict[str, Any]], int, list[str]]:
+    """The first `limit` samples (first draw, item order) as table rows, how many samples the run has, and a note
+    per metric the pipeline left unjudged on every sample shown, with its reason ("usefulness: not judged: ...")."""
     first = [r for r in run.iter_records() if r.draw == 0]
     records = heapq.nsmallest(limit, first, key=lambda r: r.order)
+    unjudged: dict[str, set[str]] = {}
+    for record in records:
+        for metric, entry in record.metrics.items():
+            if entry.calls or entry.verdict.is_failure:
+                unjudged[metric] = {"judged"}
+            else:
+                unjudged.setdefault(metric, set()).add(reason(entry))
+    notes = [
+        f"{metric}: {next(iter(why))} (on every sample shown)"
+        for metric, why in unjudged.items()
+        if len(why) == 1 and "judged" not in why and next(iter(why)).startswith("not judged")
+    ]
     rows = []
     for record in records:
         row: dict[str, Any] = {"sample": record.id, "question": one_line(question_of(record.sample), 40)}
@@ -65,4 +78,4 @@ def sample_rows(run: Run, limit: int = SHOWN, width: int = 60) -> tuple[list[dic
                 reasons.append(f"{name}: {why}")
         row["reason"] = one_line("; ".join(reasons) or "no reason given", width).replace("|", "\\|")
         rows.append(row)
-    return rows, len(first)
+    return rows, len(first), notes

@@ -169,7 +169,7 @@ def rests_on_failures(summary: Summary) -> str | None:
 
 
 def _sample_table(run: Run) -> list[str]:
-    rows, total = sample_rows(run)
+    rows, total, notes = sample_rows(run)
     if not rows:
         return []
     heading = (
@@ -177,7 +177,7 @@ def _sample_table(run: Run) -> list[str]:
         if total > len(rows)
         else ("## Per sample")
     )
-    return ["", heading, "", table(rows)]
+    return ["", heading, "", table(rows), *(["", *notes] if notes else [])]
 
 
 def _verdict_table(summary: Summary, info: dict[str, Any]) -> list[str]:
