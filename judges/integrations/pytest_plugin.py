@@ -74,8 +74,11 @@ class _Validation:
     def __init__(self, config: Any, tests: list[Any], out_dir: Path, pytest_config: pytest.Config) -> None:
         self.config, self.tests, self.out_dir, self.pytest_config = config, tests, out_dir, pytest_config
         self._done: tuple[list[Any], Any] | None = None
+        self._error: str | None = None  # a user error of the run: every item reports it, the run is not retried
 
     def results(self) -> tuple[list[Any], Any]:
+        if self._error is not None:
+            raise JudgelabFailed(self._error)
         if self._done is None:
             from judges.errors import JudgelabError
             from judges.runs.gate import run_gate
@@ -83,7 +86,8 @@ class _Validation:
             try:
                 results, run = run_gate(self.config, self.out_dir, self.tests)
             except JudgelabError as err:  # one line, as the CLI says it
-                raise JudgelabFailed(f"judgelab: error: {err}") from None
+                self._error = f"judgelab: error: {err}"
+                raise JudgelabFailed(self._error) from None
             self.pytest_config.stash[_RUN] = run
             if run.stop_reason:
                 raise JudgelabFailed(f"judgelab: the gate's run stopped ({run.stop_reason}): {run.stop_message}")
