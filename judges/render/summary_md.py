@@ -50,14 +50,14 @@ def summary_markdown(run: Run) -> str:
 
 
 def _unit_test_tables(run: Run) -> list[str]:
-    from judges.suite.reference import conclusion, short_constant, summary_beside
+    from judges.suite.reference import conclusion, summary_beside
 
     summary = run.summary
     references = {row.metric: row for row in summary_beside(summary, run.config.get("baselines"))}
 
     def reference_cells(metric: str) -> dict[str, str]:
         row = references.get(metric)
-        return {} if row is None else {"best constant": short_constant(row), "oracle": pct(row.oracle)}
+        return {} if row is None else row.cells()
 
     rows = [
         {

@@ -47,6 +47,12 @@ class Beside:
     def label(self) -> str:
         return constant_label(self.constant, self.metric)
 
+    def cells(self) -> dict[str, str]:
+        """The two columns every table of a unit-test run sets beside the judge's pass rate."""
+        from judges.render.markdown import pct
+
+        return {"best constant": short_constant(self), "oracle": pct(self.oracle)}
+
     @property
     def beaten(self) -> bool | None:
         """Whether the judge passes more tests than the best constant; None when either has no figure."""

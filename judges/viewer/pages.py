@@ -52,13 +52,13 @@ def index_page(root: Path) -> str:
 def _figures(kind: str, summary: Summary, config: dict[str, Any]) -> list[dict[str, Any]]:
     from judges.render.markdown import pct
     from judges.render.sample_rows import mean_text
-    from judges.suite.reference import short_constant, summary_beside
+    from judges.suite.reference import summary_beside
 
     references = {r.metric: r for r in summary_beside(summary, config.get("baselines"))} if kind == "unit_tests" else {}
 
     def reference_cells(metric: str) -> dict[str, str]:
         row = references.get(metric)
-        return {} if row is None else {"best constant": short_constant(row), "oracle": pct(row.oracle)}
+        return {} if row is None else row.cells()
 
     rows: list[dict[str, Any]] = []
     for metric, s in summary.metrics.items():
