@@ -217,3 +217,36 @@ def test_a_reason_is_the_judges_or_a_plain_line_and_never_contradicts_the_grade(
     reply = json.dumps({"answer_2": {"faithfulness_justification": why, "faithfulness": grade}})
     entry = MetricRecord("faithfulness", Verdict.graded(float(grade), why or None), calls=[{"reply": reply}])
     assert reason(entry).startswith(shown)
+
+
+def test_the_leaderboard_dry_run_lists_each_pair_and_calls_nothing(tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    config = tmp_path / "board.toml"
+    config.write_text(
+        f"""
+[[candidates]]
+name = "remote"
+model = "openai/x"
+api_base = "http://127.0.0.1:9/v1"
+
+[[candidates]]
+name = "always-top"
+kind = "baseline"
+baseline = "always-top"
+
+[[evaluations]]
+name = "first-4"
+kind = "unit_tests"
+source = "{ROOT / "unit_tests" / "test.jsonl"}"
+limit = 4
+"""
+    )
+    assert main(["leaderboard", str(config), "--dry-run", "--out", str(tmp_path / "board")]) == 0
+    printed = capsys.readouterr().out.splitlines()
+    assert printed[:3] == [
+        "[1/2] remote (llm) on first-4:",
+        "4 unit tests x 1 draw(s) with openai/x",
+        printed[2],
+    ] and printed[2].startswith("dry run: 12-16 calls (0 already cached)")
+    assert printed[-3:] == ["[2/2] always-top (baseline) on first-4:", "  no judge call", "Nothing was called."]
+    assert not (tmp_path / "board").exists()
