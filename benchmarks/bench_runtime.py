@@ -186,8 +186,8 @@ started = time.perf_counter()
 from judges.api import load_tests, run_unit_tests
 tests = load_tests(sys.argv[1], limit=int(sys.argv[2]))
 run = run_unit_tests(tests, "openai/stub", api_base=sys.argv[3], cache=sys.argv[4], out=sys.argv[5], concurrency=32)
-assert run.stop_reason is None and run.usage["cached_calls"] == run.usage["calls"] > 0, run.usage
-print(run.usage["calls"], "litellm" in sys.modules, time.perf_counter() - started)
+assert run.stop_reason is None and run.usage.cached_calls == run.usage.calls > 0, run.usage
+print(run.usage.calls, "litellm" in sys.modules, time.perf_counter() - started)
 """
 
 

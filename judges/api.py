@@ -29,6 +29,7 @@ from judges.runs.run import Run
 from judges.runs.run_config import run_config
 from judges.runs.service import run_task
 from judges.runs.tasks import GradeTask
+from judges.suite.baselines import reference_rates
 from judges.suite.loading import load_unit_tests
 from judges.suite.unit_test_task import UnitTestTask
 from judges.types import Sample, UnitTest
@@ -83,6 +84,7 @@ def run_unit_tests(
     check_renders(prompts, (test.sample for test in tests))  # before the judge (or a local server) starts
     check_can_see(opts.judge_model(), (test.sample for test in tests))
     config = run_config(opts, prompts, data=data, split=split, n_tests=len(tests), draws=draws)
+    config["baselines"] = reference_rates(tests)  # what a constant and the oracle score on these tests
     with open_judge(opts, prompts) as session:
         config.update(litellm_model=session.model.litellm_model, json_schema=session.model.json_schema)
         executor = open_executor(opts, session.model, session.runtime.settings)

@@ -86,7 +86,7 @@ def load(group: str, name: str, *, what: str | None = None) -> Any:
     known = targets(group)
     if name not in known:
         label = what or group.rstrip("s")
-        close = difflib.get_close_matches(name, list(known), n=3, cutoff=0.5)
+        close = difflib.get_close_matches(name, list(known), n=1, cutoff=0.6)
         hint = f"; did you mean {' or '.join(close)}?" if close else f"; known: {', '.join(known)}"
         raise ConfigError(f"unknown {label} {name!r}{hint}")
     return resolve(known[name], f"{group} {name!r}")

@@ -97,14 +97,18 @@ def configure(parser: argparse.ArgumentParser) -> None:
         help="field=path pairs, e.g. input=question,actual_output=answer,label=score (also id, "
         "references, expected_output, annotator, actual_output_b, metric). Paths may be nested "
         "(doc.sentences[0]), fan out over annotators (label=annotations.*.label) or be constants "
-        "(metric=const:faithfulness); input may be left out (summaries, dialogue)",
+        "(metric=const:faithfulness); only label is required: no text when the predictions share the ids",
     )
     own.add_argument(
         "--label-map",
         metavar="TEXT=N,...",
         help='text labels to numbers, e.g. "Fully attributable=1,Generic=0,yes=1,no=0"',
     )
-    own.add_argument("--label-type", choices=["binary", "ordinal", "continuous", "preference"])
+    own.add_argument(
+        "--label-type",
+        choices=["binary", "ordinal", "continuous", "preference"],
+        help="what the labels are (needed with --columns): yes/no, grades on a scale, scores, or A-vs-B preferences",
+    )
     own.add_argument("--scale", metavar="LOW,HIGH", help="label scale, e.g. 1,5 (required for ordinal and preference)")
     own.add_argument("--split", metavar="SPLIT", help="split of a hub set or HF dataset")
 
@@ -156,7 +160,11 @@ def run(args: argparse.Namespace) -> int:
     for metric in metrics:
         subset = labels.for_metric(metric)
         predictions = read_predictions(
-            args.predictions, id_field=args.id_field, score_field=args.score_field, metric=metric
+            args.predictions,
+            id_field=args.id_field,
+            score_field=args.score_field,
+            metric=metric,
+            scale=subset.items[0].scale,
         )
         results.append(
             measure(

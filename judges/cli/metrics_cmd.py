@@ -53,6 +53,11 @@ def configure(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--embeddings-api-base", metavar="URL", help="server for a LiteLLM embedding model")
     parser.add_argument("--rag-prompts", metavar="DIR", help="folder of templates overriding prompts/rag/ ones")
+    parser.add_argument(
+        "--dry-run",
+        action="store_true",
+        help="print which metrics would ask the judge and how many first calls that makes; call nothing",
+    )
     group = add_model_options(parser, MetricSettings)["metric settings"]
     group.add_argument(
         "--aspect",
@@ -111,7 +116,23 @@ def run(args: argparse.Namespace) -> int:
     )
     if not samples:
         raise ConfigError(f"{args.data}: no samples")
+    if args.dry_run:
+        return dry_run(metrics, samples, config)
     return execute(args, config, metrics, registry, settings, samples)
+
+
+def dry_run(metrics: list[Any], samples: Sequence[Any], config: JudgeConfig) -> int:
+    """What a metrics run would ask: the metrics that call the judge, and their first calls (a call or more per
+    sample each applies to; claims and generated questions add more, which only the replies decide)."""
+    judged = [spec.name for spec in metrics if spec.uses_judge]
+    print(f"{len(samples)} samples x {len(metrics)} metrics with {config.model}")
+    print(
+        f"dry run: {len(judged)} of the {len(metrics)} metrics ask the judge"
+        + (f" ({', '.join(judged)})" if judged else "")
+        + f": at most {len(samples) * len(judged)} first calls, one per sample each applies to; metrics that "
+        "extract claims or generate questions then ask once per claim or question. Nothing was called."
+    )
+    return 0
 
 
 def execute(

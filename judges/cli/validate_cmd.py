@@ -8,7 +8,7 @@ from typing import Any
 
 from judges.api import load_tests, run_unit_tests
 from judges.cli.finish import finish_run
-from judges.cli.meta_eval_cmd import default_out
+from judges.cli.meta_eval_cmd import default_out, dry_run
 from judges.cli.options import add_judge_options, add_test_options, config_from_args
 from judges.errors import ConfigError
 from judges.integrations.gate import Bar, GateConfig, check_bars
@@ -42,6 +42,11 @@ def configure(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--junit", metavar="FILE", help="JUnit XML path (default <run folder>/junit.xml)")
     parser.add_argument(
+        "--dry-run",
+        action="store_true",
+        help="print the calls, tokens and cost the gate's run would need, and call nothing",
+    )
+    parser.add_argument(
         "--baseline",
         metavar="RUN_DIR",
         help="an earlier run of the same judge on the same tests: also fail (exit 1) when the pass rate fell "
@@ -67,6 +72,8 @@ def run(args: argparse.Namespace) -> int:
     config = config_from_args(args, from_file)
     split = args.split or ("test" if args.tests is None else None)
     tests = load_tests(args.tests, split, args.limit)
+    if args.dry_run:
+        return dry_run(tests, config, 1)
     out_dir = default_out(args, config, f"validate-{split or Path(args.tests).stem}")
     run = run_unit_tests(
         tests,

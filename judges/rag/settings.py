@@ -35,9 +35,9 @@ class MetricSettings(BaseModel):
         Cli("answer correctness: weights of statement F1 and similarity", "W1,W2", group=GROUP),
     ] = (0.75, 0.25)
     correctness_threshold: Annotated[
-        float | None, Cli("answer correctness: binarize at this score", "T", group=GROUP)
+        float | None, Cli("answer correctness: binarize at this score", "SCORE", group=GROUP)
     ] = None
-    similarity_threshold: Annotated[float, Cli("LlamaIndex similarity pass mark", "T", group=GROUP)] = 0.8
+    similarity_threshold: Annotated[float, Cli("LlamaIndex similarity pass mark", "SCORE", group=GROUP)] = 0.8
     correctness_pass: float = 4.0  # LlamaIndex correctness pass mark (1-5)
     ragas_score_of: Annotated[
         tuple[str, ...], Cli("metrics whose harmonic mean is ragas_score", "A,B", group=GROUP)

@@ -141,7 +141,8 @@ class Run:
             meta.get("config", {}),
             None,
             Summary.from_json(meta.get("summary")),
-            RunUsage.from_json(meta["usage"]) if meta.get("usage") else None,
+            # the runtime's counter; a folder whose usage counts no failures (an older one) has its records' totals
+            RunUsage.from_json(meta["usage"]) if "failures" in (meta.get("usage") or {}) else None,
             meta.get("stop_reason"),
             meta.get("stop_message"),
             Timing.from_json(meta.get("timing")),

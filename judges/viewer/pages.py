@@ -11,9 +11,12 @@ from judges.files.checked import read_json_file
 from judges.pages.markdown import pct
 from judges.pages.page_template import render_page
 from judges.records import Summary
+from judges.render.sample_rows import mean_text
+from judges.runs.call_totals import call_totals
 from judges.runs.compare import changes, run_figures, split_of, variant
 from judges.runs.paired_runs import as_dict, paired_metrics
 from judges.runs.run import Run
+from judges.suite.reference import conclusion, summary_beside
 from judges.viewer.catalog import catalog, inside, run_entry
 from judges.viewer.item_pages import ItemPage, read_page
 
@@ -35,7 +38,13 @@ def index_page(root: Path) -> str:
     )
 
 
-def _figures(kind: str, summary: Summary) -> list[dict[str, Any]]:
+def _figures(kind: str, summary: Summary, config: dict[str, Any]) -> list[dict[str, Any]]:
+    references = {r.metric: r for r in summary_beside(summary, config.get("baselines"))} if kind == "unit_tests" else {}
+
+    def reference_cells(metric: str) -> dict[str, str]:
+        row = references.get(metric)
+        return {} if row is None else row.cells()
+
     rows: list[dict[str, Any]] = []
     for metric, s in summary.metrics.items():
         if kind == "unit_tests":
@@ -43,6 +52,7 @@ def _figures(kind: str, summary: Summary) -> list[dict[str, Any]]:
                 {
                     "metric": metric,
                     "pass rate": pct(s.pass_rate),
+                    **reference_cells(metric),
                     "passed": s.passed,
                     "wrong grades": s.wrong_grades,
                     "run failures": s.failures,
@@ -50,12 +60,22 @@ def _figures(kind: str, summary: Summary) -> list[dict[str, Any]]:
                 }
             )
         else:
-            mean = "n/a" if s.mean is None else f"{s.mean:.3f}"
+            mean = mean_text(s.mean, metric, config.get("metric_info") or {})
             rows.append({"metric": metric, "mean": mean, "graded": s.graded, "null": s.null, "failed": s.failed})
     if kind == "unit_tests" and rows:
-        rows.append({"metric": "total (mean of the pass rates)", "pass rate": pct(summary.total_pass_rate)})
+        rows.append(
+            {
+                "metric": "total (mean of the pass rates)",
+                "pass rate": pct(summary.total_pass_rate),
+                **reference_cells("total"),
+            }
+        )
         rows[-1].update({k: "" for k in rows[0] if k not in rows[-1]})
     return rows
+
+
+def _conclusion(kind: str, summary: Summary, config: dict[str, Any]) -> str | None:
+    return conclusion(summary_beside(summary, config.get("baselines"))) if kind == "unit_tests" else None
 
 
 def run_page(root: Path, relative: str, page: int, outcome: str, metric: str) -> str:
@@ -73,7 +93,10 @@ def run_page(root: Path, relative: str, page: int, outcome: str, metric: str) ->
         kind=meta.get("kind"),
         date=entry.date if entry else "",
         stopped=meta.get("stop_message") or meta.get("stop_reason"),
-        figures=_figures(str(meta.get("kind")), summary),
+        figures=_figures(str(meta.get("kind")), summary, meta.get("config") or {}),
+        conclusion=_conclusion(str(meta.get("kind")), summary, meta.get("config") or {}),
+        calls=call_totals(meta.get("usage") or {}, summary.usage).line(),
+        empty=summary.n_items == 0,
         page=items or ItemPage([], 0, 1, 50),
         outcomes=OUTCOMES,
         outcome=outcome,
