@@ -1,0 +1,166 @@
+"""Agreement of a judged run with the labels (through `judges.agreement.measure`), the items it gets most wrong,
+and the paired bootstrap of tuned minus base on the same items."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from judges.agreement.bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED, percentile_interval, resample_items
+from judges.agreement.policy import Policy
+from judges.agreement.predictions import Prediction, Predictions
+from judges.agreement.result import MetricAgreement
+from judges.errors import ConfigError
+from judges.labels.schema import LabelledSet, LabelType
+from judges.runs.run import Run
+
+# The statistic the search maximises, per label type: balanced accuracy for binary labels (a 0/1 judge: chance is
+# 0.5 whatever the class balance), Spearman's rho for ordinal and continuous ones (no judge prompt grades a pair).
+OBJECTIVE = {LabelType.BINARY: "balanced_accuracy", LabelType.ORDINAL: "spearman", LabelType.CONTINUOUS: "spearman"}
+CONSTANT = {"balanced_accuracy": 0.5, "spearman": None}  # what a judge giving every item the same grade scores
+POLICY = Policy.WRONG  # a null or a failed verdict counts as the grade farthest from the label, never as a grade
+
+
+def objective(labels: LabelledSet) -> str:
+    label_type = labels.items[0].label_type
+    if label_type not in OBJECTIVE:
+        raise ConfigError(f"{labels.name}: pairwise preferences are not tuned (a judge prompt grades one answer)")
+    return OBJECTIVE[label_type]
+
+
+def run_predictions(run: Run, template: str) -> Predictions:
+    """The run's verdicts on the template's metric, keyed by item (applied to the labelled metric measured)."""
+    by_key: dict[tuple[str, str | None], Prediction] = {}
+    for record in run.records:
+        if record.draw == 0 and template in record.metrics:
+            entry = record.metrics[template]
+            verdict = entry.verdict
+            message = verdict.failure_kind.value if verdict.failure_kind else verdict.message
+            by_key[(record.id, None)] = Prediction(record.id, verdict.state, entry.value, message)
+    return Predictions(by_key, source=str(run.config.get("prompts", {}).get("folder", "")))
+
+
+def agreement(labels: LabelledSet, predictions: Predictions, resamples: int = DEFAULT_RESAMPLES) -> MetricAgreement:
+    from judges.agreement.measure import measure
+
+    return measure(labels, predictions, policy=POLICY, resamples=resamples)
+
+
+def objective_value(result: MetricAgreement, statistic: str) -> float | None:
+    try:
+        return result.figure(statistic).value
+    except KeyError:
+        return None
+
+
+def _item_arrays(labels: LabelledSet, predictions: Predictions) -> tuple[list[str], np.ndarray, np.ndarray]:
+    """Per item: the mean human label, and the judge's value with a null or failure counted wrong (on the label
+    scale: the end farthest from the label)."""
+    from judges.agreement.label_rows import grouped
+
+    ids, annotations = grouped(labels)
+    low, high = labels.items[0].scale
+    human = np.array([np.mean([lab for _, lab in ann]) for ann in annotations], dtype=float)
+    values = []
+    for item_id, mean in zip(ids, human, strict=True):
+        prediction = predictions.get(item_id, labels.items[0].metric)
+        graded = prediction is not None and prediction.score is not None and prediction.state.value == "grade"
+        farthest = low if (mean - low) / (high - low) >= 0.5 else high
+        values.append(prediction.score if graded and prediction is not None else farthest)
+    return ids, human, np.array(values, dtype=float)
+
+
+def disagreements(labels: LabelledSet, predictions: Predictions, template_scale: tuple[float, float]) -> list[str]:
+    """Item ids, the ones the judge gets most wrong first: |judge - mean label|, both as positions on their scale
+    (a null or failure is as wrong as can be); ties keep the given order."""
+    ids, human, judge = _item_arrays(labels, predictions)
+    low, high = labels.items[0].scale
+    graded = {i for i in ids if (p := predictions.get(i, labels.items[0].metric)) and p.score is not None}
+    human_position = (human - low) / (high - low)
+    judge_position = (judge - template_scale[0]) / (template_scale[1] - template_scale[0])
+    distance = [1.0 if i not in graded else abs(j - h) for i, h, j in zip(ids, human_position, judge_position)]
+    order = sorted(range(len(ids)), key=lambda n: -distance[n])
+    return [ids[n] for n in order]
+
+
+def _majority(human: np.ndarray, statistic: str) -> np.ndarray:
+    """Balanced accuracy compares with the majority label (a tie counted as 1, as `measure` does)."""
+    return (human >= 0.5).astype(float) if statistic == "balanced_accuracy" else human
+
+
+def _batched(statistic: str, human: np.ndarray, judge: np.ndarray) -> np.ndarray:
+    """The statistic on each row of (resamples, items) matrices: balanced accuracy as the mean of the two recalls
+    (undefined when a resample holds one class), Spearman's rho through the agreement module's batched version."""
+    import warnings
+
+    from judges.agreement.statistics import SPEARMAN
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        if statistic == "balanced_accuracy":
+            positives, negatives = human.sum(axis=1), (1 - human).sum(axis=1)
+            tpr = (judge * human).sum(axis=1) / positives
+            tnr = ((1 - judge) * (1 - human)).sum(axis=1) / negatives
+            return np.asarray((tpr + tnr) / 2, dtype=float)
+        assert SPEARMAN.batch is not None
+        return np.asarray(SPEARMAN.batch(human, judge), dtype=float)
+
+
+def statistic_value(labels: LabelledSet, predictions: Predictions, statistic: str) -> float | None:
+    """The statistic on the items' mean labels, nulls and failures counted wrong: what the search ranks on."""
+    _, human, judge = _item_arrays(labels, predictions)
+    value = float(_batched(statistic, _majority(human, statistic)[None, :], judge[None, :])[0])
+    return value if np.isfinite(value) else None
+
+
+def paired_difference(
+    labels: LabelledSet,
+    base: Predictions,
+    tuned: Predictions,
+    statistic: str,
+    *,
+    resamples: int = DEFAULT_RESAMPLES,
+    seed: int = DEFAULT_SEED,
+) -> dict[str, Any]:
+    """Tuned minus base on the statistic, with a percentile interval from one paired bootstrap: each resample draws
+    the same items for both (Efron & Tibshirani 1993, ch. 16), so the difference is not blurred by which items were
+    drawn. Items are scored on their mean label, nulls and failures counted wrong (the search's policy)."""
+    ids, human, base_values = _item_arrays(labels, base)
+    _, _, tuned_values = _item_arrays(labels, tuned)
+    human = _majority(human, statistic)
+    value = _batched(statistic, human[None, :], tuned_values[None, :]) - _batched(
+        statistic, human[None, :], base_values[None, :]
+    )
+    index = resample_items(len(ids), resamples, seed)
+    diffs = _batched(statistic, human[index], tuned_values[index]) - _batched(
+        statistic, human[index], base_values[index]
+    )
+    ci, undefined = percentile_interval(diffs, 0.95)
+    return {
+        "statistic": statistic,
+        "value": float(value[0]) if np.isfinite(value[0]) else None,
+        "ci_low": None if ci is None else ci[0],
+        "ci_high": None if ci is None else ci[1],
+        "n_items": len(ids),
+        "resamples": resamples,
+        "undefined_resamples": undefined,
+    }
+
+
+def per_item_usage(run: Run) -> dict[str, float]:
+    """What judging one item cost in the run: calls, tokens (prompt plus reply) and USD, averaged over its items."""
+    usage = run.summary.usage
+    n = max(run.summary.n_items, 1)
+    return {
+        "calls": usage.calls / n,
+        "tokens": (usage.prompt_tokens + usage.completion_tokens) / n,
+        "cost_usd": usage.cost / n,
+        "priced_cost_usd": usage.priced_cost / n,
+    }
+
+
+def graded_share(predictions: Predictions, ids: Sequence[str]) -> float:
+    graded = sum(1 for i in ids if (p := predictions.get(i, "")) is not None and p.score is not None)
+    return graded / len(ids) if ids else 0.0
