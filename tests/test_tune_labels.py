@@ -136,6 +136,11 @@ def test_few_shot_examples_of_the_base_judges_mistakes_lift_held_out_agreement(
     assert manifest["base_sha256"] == load_prompt_set("default").hashes()
     assert manifest["search_data_sha256"] == outcome.search_sha256
     assert manifest["held_out"]["faithfulness"]["tuned"] == 1.0
+    from judges.viewer.pages import run_page
+
+    page = run_page(tmp_path / "out", "runs/tuned-held-out", 1, "", "")
+    assert "Prompt provenance" in page and outcome.search_sha256 in page and "1.000" in page
+    assert "Prompt provenance" not in run_page(tmp_path / "out", "runs/base-held-out", 1, "", "")
     markdown = (tmp_path / "out" / "report.md").read_text()
     assert "The interval of tuned minus base lies above 0" in markdown
     assert "| a constant judge" in markdown

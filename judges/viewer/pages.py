@@ -80,10 +80,14 @@ def run_page(root: Path, relative: str, page: int, outcome: str, metric: str) ->
     summary = Summary.from_json(meta.get("summary"))
     results = folder / "results.jsonl"
     items = read_page(results, page, outcome=outcome, metric=metric) if results.is_file() else None
+    from judges.tuning.manifest import manifest_rows, read_manifest
     from judges.viewer.items import ItemPage
 
+    prompts = (meta.get("config") or {}).get("prompts")
+    manifest = read_manifest(prompts.get("folder") if isinstance(prompts, dict) else None)
     return _render(
         "view_run.html.jinja",
+        provenance=manifest_rows(manifest) if manifest else None,
         path=relative,
         title=f"{entry.judge} / {entry.prompts}" if entry else relative,
         kind=meta.get("kind"),
