@@ -227,3 +227,50 @@ def test_the_cli_against_an_openai_compatible_server_writes_prompts_report_and_m
     held_answers = {item["actual_output"] for item in ITEMS if item["id"] in held_out}
     assert searched and not any(a in json.dumps(body) for body in searched for a in held_answers)
     assert any(a in json.dumps(body) for body in sent[len(searched) :] for a in held_answers)
+
+
+def test_your_own_csv_with_columns_and_a_decoding_search_through_the_cli(tmp_path, monkeypatch, capsys):
+    """Read with --columns like `agreement`; the judge is right only at temperature 0.5, which the search finds."""
+    import csv
+
+    from judges.cli.main import main
+
+    def warm(request):
+        if request.params.get("temperature") != 0.5:
+            return reply("faithfulness", 1)
+        return reply("faithfulness", LABEL_OF_ANSWER[graded_item(request.messages[0]["content"])])
+
+    backend = scripted(monkeypatch, warm)
+    path = tmp_path / "mine.csv"
+    with path.open("w", newline="", encoding="utf-8") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(["key", "question", "doc", "answer", "ok"])
+        for item in ITEMS:
+            writer.writerow([item["id"], item["input"], item["references"][0], item["actual_output"], item["label"]])
+    space = tmp_path / "warm.toml"
+    space.write_text("[decoding]\ntemperature = [0.0, 0.5]\n\n[metrics.faithfulness]\n", encoding="utf-8")
+    common = ["tune", "--judge", "scripted/model", "--prompts", "default", "--no-json-schema", "--space", str(space)]
+    common += ["--cache", str(tmp_path / "c.sqlite"), "--resamples", "200", "--labels", str(path)]
+    columns = ["--columns", "id=key,input=question,references=doc,actual_output=answer,label=ok"]
+
+    # a metric the labels do not hold, or --columns without one metric: one line, exit 2, before any call
+    labels_file = write_jsonl(tmp_path / "labels.jsonl", ITEMS)
+    with_file = [arg if arg != str(path) else str(labels_file) for arg in common]
+    assert main([*with_file, "--metrics", "completeness", "--out", str(tmp_path / "x")]) == 2
+    assert "no labels for metric 'completeness'" in capsys.readouterr().err
+    assert main([*common, *columns, "--label-type", "binary", "--out", str(tmp_path / "x")]) == 2
+    assert "--columns: name the one metric with --metrics" in capsys.readouterr().err
+    assert backend.requests == []
+
+    code = main(
+        [*common, *columns, "--label-type", "binary", "--metrics", "faithfulness", "--out", str(tmp_path / "o")]
+    )
+    assert code == 0
+    report = json.loads((tmp_path / "o" / "report.json").read_text())
+    assert report["decoding"] == {"chosen": "temperature=0.5", "overrides": {"temperature": 0.5}}
+    assert report["split"]["by_system"] is False  # the file names no systems: split by item
+    figures = report["held_out"]["faithfulness"]
+    assert figures["base"]["value"] == 0.5 and figures["tuned"]["value"] == 1.0
+    assert json.loads((tmp_path / "o" / "prompts" / "manifest.json").read_text())["decoding"]["chosen"] == (
+        "temperature=0.5"
+    )

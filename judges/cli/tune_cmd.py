@@ -104,6 +104,8 @@ def _align(args: argparse.Namespace, config: object) -> int:
     if args.limit is not None and args.limit < 8:
         raise ConfigError("--limit must be at least 8 (4 items to search, 4 held out)")
     metrics = [m.strip() for m in args.metrics.split(",") if m.strip()] if args.metrics else None
+    if args.columns and (not metrics or len(metrics) != 1) and "metric=" not in args.columns:
+        raise ConfigError("--columns: name the one metric with --metrics (or map a metric column)")
     reading = {
         "columns": args.columns,
         "metric": metrics[0] if args.columns and metrics and len(metrics) == 1 else None,
