@@ -88,7 +88,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _align(args: argparse.Namespace, config: object) -> int:
-    from judges.cli.agreement_cmd import _scale
+    from judges.cli.agreement_cmd import parse_scale
     from judges.config.judge import JudgeConfig
     from judges.errors import ConfigError
     from judges.labels.mapping import parse_label_map
@@ -110,7 +110,7 @@ def _align(args: argparse.Namespace, config: object) -> int:
         "columns": args.columns,
         "metric": metrics[0] if args.columns and metrics and len(metrics) == 1 else None,
         "label_type": args.label_type,
-        "scale": _scale(args.scale),
+        "scale": parse_scale(args.scale),
         "split": args.split,
         "label_map": parse_label_map(args.label_map),
     }

@@ -82,7 +82,9 @@ def checked_sets(labels: LabelledSet, asked: Sequence[str] | None, space: TuneSp
         objective(one)
         template = template_for(one.metrics()[0])
         if template not in space.metric_spaces():
-            raise ConfigError(f"the space has no [metrics.{template}] table (the template that grades {template})")
+            raise ConfigError(
+                f"the space has no [metrics.{template}] table (the template that grades {one.metrics()[0]})"
+            )
     templates = [template_for(s.metrics()[0]) for s in sets]
     if len(set(templates)) != len(templates):
         raise ConfigError("--metrics: two labelled metrics are graded by the same template; tune them one at a time")

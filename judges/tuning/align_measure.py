@@ -48,13 +48,6 @@ def agreement(labels: LabelledSet, predictions: Predictions, resamples: int = DE
     return measure(labels, predictions, policy=POLICY, resamples=resamples)
 
 
-def objective_value(result: MetricAgreement, statistic: str) -> float | None:
-    try:
-        return result.figure(statistic).value
-    except KeyError:
-        return None
-
-
 def _item_arrays(labels: LabelledSet, predictions: Predictions) -> tuple[list[str], np.ndarray, np.ndarray]:
     """Per item: the mean human label, and the judge's value with a null or failure counted wrong (on the label
     scale: the end farthest from the label)."""
