@@ -30,23 +30,29 @@ def read_manifest(folder: str | Path | None) -> dict[str, Any] | None:
 def manifest_rows(manifest: dict[str, Any]) -> list[dict[str, str]]:
     """The manifest as (what, value) rows for a page: origin first, then each metric's held-out figures."""
     rows = [
+        {"what": "made by", "value": str(manifest.get("made_by"))},
         {"what": "tuned with", "value": str(manifest.get("judge"))},
         {"what": "base prompts", "value": str(manifest.get("base_prompts"))},
-        {"what": "labels", "value": str(manifest.get("labels", {}).get("spec"))},
+    ]
+    if isinstance(manifest.get("labels"), dict):
+        rows.append({"what": "labels", "value": str(manifest["labels"].get("spec"))})
+    searched, held = manifest.get("search_items"), manifest.get("held_out_items")
+    rows += [
         {"what": "search data SHA-256", "value": str(manifest.get("search_data_sha256"))},
-        {
-            "what": "items searched / held out",
-            "value": f"{manifest.get('search_items')} / {manifest.get('held_out_items')}",
-        },
+        {"what": "items searched / held out", "value": f"{searched} / {held}"},
     ]
     for metric, entry in manifest.get("held_out", {}).items():
-        difference = entry.get("difference", {})
+        difference = entry.get("difference") or {}
+        interval = (
+            f" [{_number(difference.get('ci_low'))}, {_number(difference.get('ci_high'))}]"
+            if "ci_low" in difference
+            else ""
+        )
         rows.append(
             {
                 "what": f"{metric}: {entry.get('statistic')} held out, base -> tuned",
                 "value": f"{_number(entry.get('base'))} -> {_number(entry.get('tuned'))}, difference "
-                f"{_number(difference.get('value'))} [{_number(difference.get('ci_low'))}, "
-                f"{_number(difference.get('ci_high'))}]",
+                f"{_number(difference.get('value'))}{interval}",
             }
         )
     for metric, sha in manifest.get("base_sha256", {}).items():
