@@ -28,7 +28,7 @@ class Example:
     why: str | None = None
 
 
-def test_example(metric: str, test: UnitTest) -> Example:
+def unit_test_example(metric: str, test: UnitTest) -> Example:
     """A train test as an example: its question, answer, goal and the grade its condition names."""
     target = test.conditions[metric].target
     return Example(test.sample.input or "", test.sample.actual_output or "", target, why=test.goal or None)
@@ -85,7 +85,7 @@ def build_candidates(
     """Every combination of the metric's space, the base (the base folder's template as written) first; the first
     k examples of `pool` go into a candidate showing k."""
     metric_space = space.metric_spaces()[metric]
-    examples = [p if isinstance(p, Example) else test_example(metric, p) for p in pool]
+    examples = [p if isinstance(p, Example) else unit_test_example(metric, p) for p in pool]
     out: list[Candidate] = []
     combos = itertools.product(metric_space.instructions, metric_space.examples, metric_space.reply_formats)
     for instruction, count, reply_format in combos:
