@@ -27,14 +27,24 @@ NEVER_USED = (
 )
 
 
+def _measured(labels: Any, predictions: Any, resamples: int) -> Any:
+    """`measure`'s result, or None when the judge graded no held-out item (every verdict null or failed)."""
+    from judges.errors import InputError
+
+    try:
+        return agreement(labels, predictions, resamples)
+    except InputError:
+        return None
+
+
 def _side(result: Any, statistic: str, predictions: Any, ids: list[str], usage: dict[str, float]) -> dict[str, Any]:
-    figure = result.figure(statistic)
+    figure = next((f for f in result.judge if f.statistic == statistic), None) if result is not None else None
     return {
-        "value": figure.value,
-        "ci95": list(figure.ci) if figure.ci else None,
+        "value": None if figure is None else figure.value,
+        "ci95": list(figure.ci) if figure is not None and figure.ci else None,
         "graded_share": graded_share(predictions, ids),
         "per_item": usage,
-        "all_figures": [f.to_dict() for f in result.judge],
+        "all_figures": [] if result is None else [f.to_dict() for f in result.judge],
     }
 
 
@@ -48,8 +58,9 @@ def held_out_figures(outcome: AlignOutcome) -> dict[str, Any]:
         base = run_predictions(runs["base-held-out"], search.template)
         tuned = run_predictions(runs["tuned-held-out"], search.template)
         resamples = outcome.job.resamples
-        base_result, tuned_result = agreement(held, base, resamples), agreement(held, tuned, resamples)
-        ceiling = next((f for f in base_result.ceiling if f.statistic == search.statistic), None)
+        base_result, tuned_result = _measured(held, base, resamples), _measured(held, tuned, resamples)
+        ceilings = base_result.ceiling if base_result is not None else []
+        ceiling = next((f for f in ceilings if f.statistic == search.statistic), None)
         on_search = {
             side: statistic_value(
                 subset(labels, outcome.split.search),
