@@ -29,7 +29,8 @@ class AgreementScore(Score):
     value: float | None = None
 
     def rank_key(self) -> tuple[float, ...]:
-        return (-(self.value if self.value is not None else -math.inf), self.tokens, self.length, self.order)
+        value = round(self.value, 9) if self.value is not None else -math.inf  # 2/3 computed two ways is one tie
+        return (-value, self.tokens, self.length, self.order)
 
     def to_dict(self) -> dict[str, Any]:
         return {
