@@ -99,6 +99,8 @@ def _align(args: argparse.Namespace, config: object) -> int:
     for flag, value in (("--tests", args.tests), ("--test-limit", args.test_limit), ("--dry-run", args.dry_run)):
         if value:
             raise ConfigError(f"{flag} applies to the unit-test search; with --labels the items are split instead")
+    if not 0 < args.held_out < 1:
+        raise ConfigError("--held-out: a share strictly between 0 and 1, e.g. 0.5")
     if args.resamples < 100:
         raise ConfigError("--resamples must be at least 100")
     if args.limit is not None and args.limit < 8:
