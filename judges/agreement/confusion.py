@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from judges.agreement.bootstrap import Figure, percentile_interval, resample_items, resample_rows
+from judges.agreement.bootstrap import Figure, ItemRows, percentile_interval, resample_blocks
 from judges.labels.schema import LabelledSet, LabelType
 from judges.render.markdown import grid
 
@@ -68,24 +68,30 @@ def _stat(values: np.ndarray, mask: np.ndarray, weights: np.ndarray) -> float:
     return float((values[mask] * weights[mask]).sum() / total) if total > 0 else float("nan")
 
 
-def _figure(
-    name: str,
-    values: np.ndarray,
-    mask: np.ndarray,
-    weights: np.ndarray,
-    rows: np.ndarray | list[np.ndarray],
-    n_items: int,
-    confidence: float,
-) -> Figure:
-    """A (weighted) mean of `values` over the rows in `mask`, with its percentile interval over item resamples."""
-    n = int(mask.sum())
-    value = _stat(values, mask, weights)
-    if not np.isfinite(value):
-        return Figure(name, None, None, n, n_items, note="no label rows of this kind")
-    resampled = np.array([_stat(values[r], mask[r], weights[r]) for r in rows], dtype=float)
-    ci, undefined = percentile_interval(resampled, confidence)
-    note = f"{undefined} of {len(resampled)} resamples undefined" if undefined else None
-    return Figure(name, value, ci, n, n_items, note=note)
+Mean = tuple[str, np.ndarray, np.ndarray, np.ndarray]  # name, values, the rows it averages (mask), row weights
+
+
+def _means(means: Sequence[Mean], rows: ItemRows, settings: tuple[int, int, float]) -> list[Figure]:
+    """Each (weighted) mean of `values` over the rows in its mask, with its percentile interval over item
+    resamples: one pass over the blocks of resamples (each the draw count of every row) for all of them."""
+    resamples, seed, confidence = settings
+    sums = np.stack([row for _, values, mask, weights in means for row in (values * weights * mask, weights * mask)])
+    blocks = []
+    for index in resample_blocks(rows.n_items, resamples, seed):
+        share = np.einsum("kr,mr->km", rows.weights(index), sums)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            blocks.append(share[:, 0::2] / share[:, 1::2])
+    resampled = np.concatenate(blocks)
+    out = []
+    for k, (name, values, mask, weights) in enumerate(means):
+        n, value = int(mask.sum()), _stat(values, mask, weights)
+        if not np.isfinite(value):
+            out.append(Figure(name, None, None, n, rows.n_items, note="no label rows of this kind"))
+            continue
+        ci, undefined = percentile_interval(resampled[:, k], confidence)
+        note = f"{undefined} of {resamples} resamples undefined" if undefined else None
+        out.append(Figure(name, value, ci, n, rows.n_items, note=note))
+    return out
 
 
 def judge_errors(
@@ -93,7 +99,7 @@ def judge_errors(
     scale: tuple[float, float],
     human: np.ndarray,
     judge: np.ndarray,
-    groups: Sequence[np.ndarray],
+    groups: Sequence[np.ndarray] | ItemRows,
     *,
     row_weights: np.ndarray | None = None,
     resamples: int,
@@ -112,32 +118,21 @@ def judge_errors(
     levels = [float(v) for v in range(int(scale[0]), int(scale[1]) + 1)]
     # scikit-learn puts the true (human) labels in rows; the report reads judge rows, so it is transposed
     matrix = confusion_matrix(human, judge, labels=levels).T.astype(int).tolist()
-    rows = resample_rows(groups, resample_items(len(groups), resamples, seed))
     hit = (judge == human).astype(float)
     difference = judge - human
     everything = np.ones_like(human, dtype=bool)
+    names = recall_names(label_type, levels)
+    signed_name = "mean signed difference (judge - human)"
 
-    def figures(weights: np.ndarray, prefix: str = "") -> tuple[list[Figure], Figure]:
-        recall = [
-            _figure(prefix + name, hit, human == level, weights, rows, len(groups), confidence)
-            for name, level in zip(recall_names(label_type, levels), levels)
-        ]
-        signed = _figure(
-            prefix + "mean signed difference (judge - human)",
-            difference,
-            everything,
-            weights,
-            rows,
-            len(groups),
-            confidence,
-        )
-        return recall, signed
+    def means(weights: np.ndarray, prefix: str = "") -> list[Mean]:
+        recall = [(prefix + name, hit, human == level, weights) for name, level in zip(names, levels)]
+        return [*recall, (prefix + signed_name, difference, everything, weights)]
 
-    recall, signed = figures(np.ones_like(human, dtype=float))
-    weighted: list[Figure] = []
-    if row_weights is not None:
-        weighted_recall, weighted_signed = figures(row_weights, "weighted ")
-        weighted = [*weighted_recall, weighted_signed]
+    plain = means(np.ones_like(human, dtype=float))
+    reweighted = [] if row_weights is None else means(row_weights, "weighted ")
+    measured = _means(plain + reweighted, ItemRows.of(groups), (resamples, seed, confidence))
+    *recall, signed = measured[: len(plain)]
+    weighted = measured[len(plain) :]
     return JudgeErrors(levels, matrix, recall, signed, leaning(signed), weighted)
 
 

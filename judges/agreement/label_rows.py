@@ -9,6 +9,7 @@ from typing import Any
 
 import numpy as np
 
+from judges.agreement.bootstrap import ItemRows
 from judges.agreement.threshold import youden_threshold
 from judges.labels.schema import LabelledSet
 
@@ -29,20 +30,21 @@ def minmax_scale(values: np.ndarray, scale: tuple[float, float]) -> np.ndarray:
     return (values - low) / (high - low) * (scale[1] - scale[0]) + scale[0]
 
 
-def ceiling_rows(annotations: list[list[tuple[str, float]]]) -> tuple[np.ndarray, np.ndarray, list[np.ndarray]]:
-    """Every pair of annotators of an item as one row (label of the first annotator id, label of the second)."""
+def ceiling_rows(annotations: list[list[tuple[str, float]]]) -> tuple[np.ndarray, np.ndarray, ItemRows]:
+    """Every pair of annotators of an item as one row (label of the first annotator id, label of the second),
+    and which item each row belongs to (only items with two annotators or more)."""
     first: list[float] = []
     second: list[float] = []
-    groups: list[np.ndarray] = []
+    sizes: list[int] = []
     for labels in annotations:
-        pairs = list(combinations(sorted(labels), 2))
-        if not pairs:
+        if len(labels) < 2:
             continue
-        start = len(first)
+        pairs = list(combinations(sorted(labels), 2))
         first += [a[1] for a, _ in pairs]
         second += [b[1] for _, b in pairs]
-        groups.append(np.arange(start, len(first)))
-    return np.asarray(first, dtype=float), np.asarray(second, dtype=float), groups
+        sizes.append(len(pairs))
+    rows = ItemRows.repeated(np.asarray(sizes, dtype=np.int64))
+    return np.asarray(first, dtype=float), np.asarray(second, dtype=float), rows
 
 
 def orient(outcomes: list[Any], scale: tuple[float, float], higher_is_better: bool) -> tuple[list[Any], Any]:
@@ -63,7 +65,7 @@ def orient(outcomes: list[Any], scale: tuple[float, float], higher_is_better: bo
 
 def majority_labels(annotations: list[list[tuple[str, float]]]) -> np.ndarray:
     """One binary label per item: the majority of its annotators (a tie counts as 1)."""
-    return np.array([float(np.mean([lab for _, lab in ann]) >= 0.5) for ann in annotations])
+    return np.array([float(sum(lab for _, lab in ann) >= 0.5 * len(ann)) for ann in annotations])
 
 
 def fit_on(ids: list[str], labels: np.ndarray, scores: dict[str, float]) -> tuple[float | None, int]:

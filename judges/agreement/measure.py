@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from judges.agreement.bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED, Figure, figures
+from judges.agreement.bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED, Figure, ItemRows, figures
 from judges.agreement.confusion import item_weights, judge_errors
 from judges.agreement.label_rows import ceiling_rows, fit_on, grouped, majority_labels, minmax_scale, orient
 from judges.agreement.policy import Policy, apply_policy
@@ -54,6 +54,7 @@ def measure(
     label_type, scale = first.label_type, first.scale
     ids, annotations = grouped(labels)
     all_outcomes, turn = orient([predictions.get(i, metric) for i in ids], scale, higher_is_better)
+    matched = sum(o is not None for o in all_outcomes)
     if not any(o is not None and o.score is not None for o in all_outcomes):
         raise InputError(
             f"no graded judge outcome for any {metric} item of {labels.name} "
@@ -66,8 +67,7 @@ def measure(
     )
     fitted: FittedThreshold | None = None
     cross_fit = False
-    scores = {i: o.score for i, o in zip(ids, all_outcomes) if o is not None and o.score is not None}
-    zero_one = all(v in (0.0, 1.0) for v in scores.values())
+    zero_one = all(o.score in (0.0, 1.0) for o in all_outcomes if o is not None and o.score is not None)
     if label_type is LabelType.BINARY and zero_one:
         notes.append("the judge gives 0/1 grades: used as given (the plain 0.5 cut)")
     elif label_type is LabelType.BINARY and threshold is not None:
@@ -89,11 +89,14 @@ def measure(
                 notes.append(f"{len(overlap)} calibration items are also labelled here: left out of the figures")
             where = ("calibration-file", f"the calibration set {held.source or held.name} ({n_fit} items)")
         elif calibration.fraction is not None:
+            scores = {i: o.score for i, o in zip(ids, all_outcomes) if o is not None and o.score is not None}
             held_ids, rest = split_ids(ids, calibration.fraction, calibration.seed)
             n_fit = sum(i in scores for i in held_ids)
             if n_fit >= MIN_CALIBRATION_ITEMS:
-                cut, _ = fit_on(held_ids, majority_labels([annotations[ids.index(i)] for i in held_ids]), scores)
-                keep = [n for n, i in enumerate(ids) if i in set(rest)]
+                place = {i: n for n, i in enumerate(ids)}
+                cut, _ = fit_on(held_ids, majority_labels([annotations[place[i]] for i in held_ids]), scores)
+                reported = set(rest)
+                keep = [n for n, i in enumerate(ids) if i in reported]
                 where = (
                     "calibration-fraction",
                     f"a calibration split of {calibration.fraction:.0%} of the items "
@@ -128,11 +131,16 @@ def measure(
         judge_range = scale
     else:
         judge_range = (min(graded), max(graded))
-    positions = [(float(np.mean([lab for _, lab in ann])) - scale[0]) / (scale[1] - scale[0]) for ann in annotations]
+    width = scale[1] - scale[0]
+    positions = np.fromiter(
+        ((sum(lab for _, lab in ann) / len(ann) - scale[0]) / width for ann in annotations),
+        dtype=float,
+        count=len(annotations),
+    )
     values, counts = apply_policy(outcomes, positions, policy, judge_range)
-    kept = [n for n, v in enumerate(values) if v is not None]
+    kept = np.flatnonzero(np.fromiter((v is not None for v in values), dtype=bool, count=len(values)))
     cuts: np.ndarray | None = None
-    if cross_fit and kept:
+    if cross_fit and kept.size:
         item_labels = majority_labels([annotations[n] for n in kept])
         item_scores = np.array([values[n] for n in kept], dtype=float)
         made = cross_fitted_cuts(item_labels, item_scores, calibration.folds, calibration.seed)
@@ -155,26 +163,21 @@ def measure(
             )
     judge_scale = describe_judge(graded, label_type, scale, threshold)
 
-    human: list[float] = []
-    judge: list[float] = []
-    binary: list[float] = []
-    groups: list[np.ndarray] = []
+    # one row per (item, annotator), item by item: arrays, not per-row Python objects
+    sizes = np.fromiter((len(annotations[n]) for n in kept), dtype=np.int64, count=len(kept))
+    groups = ItemRows.repeated(sizes)
+    h = np.fromiter((lab for n in kept for _, lab in annotations[n]), dtype=float, count=int(sizes.sum()))
+    j = np.repeat(np.fromiter((values[n] for n in kept), dtype=float, count=len(kept)), sizes)
     weights = item_weights(labels)
-    row_weights: list[float] = []
-    for item_id, value, ann in zip(ids, values, annotations, strict=True):
-        if value is None:
-            continue
-        groups.append(np.arange(len(human), len(human) + len(ann)))
-        row_weights += [weights[item_id] if weights else 1.0] * len(ann)
-        human += [lab for _, lab in ann]
-        judge += [value] * len(ann)
-        if cuts is not None:
-            binary += [float(cuts[len(groups) - 1])] * len(ann)
-    h, j = np.asarray(human, dtype=float), np.asarray(judge, dtype=float)
+    row_weights = None if not weights else np.repeat([weights[ids[n]] for n in kept], sizes).astype(float)
     if cuts is not None:
-        binary_view = np.asarray(binary, dtype=float)
+        binary_view = np.repeat(np.asarray(cuts, dtype=float), sizes)
     else:
         binary_view = j if judge_scale.threshold is None else (j >= judge_scale.threshold).astype(float)
+    a, b, pair_groups = ceiling_rows(annotations)
+    n_items, n_labels = len(ids), sum(len(ann) for ann in annotations)
+    # only arrays go on to the bootstrap: the per-item Python objects (hundreds of MB at a million items) go now
+    del annotations, all_outcomes, outcomes, values, graded
     views = {
         "value": j,
         "scaled": minmax_scale(j, scale) if label_type is LabelType.PREFERENCE and j.size else j,
@@ -194,13 +197,12 @@ def measure(
             h,
             on_levels,
             groups,
-            row_weights=np.asarray(row_weights, dtype=float) if weights else None,
+            row_weights=row_weights,
             resamples=resamples,
             seed=seed,
             confidence=confidence,
         )
 
-    a, b, pair_groups = ceiling_rows(annotations)
     ceiling: list[Figure] = []
     if pair_groups:
         human_scale = JudgeScale(on_label_scale=True, binary=label_type is LabelType.BINARY, threshold=None)
@@ -218,14 +220,14 @@ def measure(
         ceiling_errors = judge_errors(
             label_type, scale, a, b, pair_groups, resamples=resamples, seed=seed, confidence=confidence
         )
-    unmatched = len(predictions.ids(metric) - set(grouped(labels)[0]))
+    unmatched = len(predictions.ids(metric)) - matched
     return MetricAgreement(
         metric=metric,
         label_type=label_type,
         scale=scale,
         annotators=labels.annotators(),
-        n_items=len(ids),
-        n_labels=sum(len(a) for a in annotations),
+        n_items=n_items,
+        n_labels=n_labels,
         policy=policy,
         counts=counts,
         judge_scale=judge_scale,

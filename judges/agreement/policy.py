@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass
 from enum import Enum
 from typing import Any
@@ -36,7 +36,7 @@ class OutcomeCounts:
 
 
 def apply_policy(
-    outcomes: Sequence[Prediction | None], positions: Sequence[float], policy: Policy, judge_range: tuple[float, float]
+    outcomes: Sequence[Prediction | None], positions: Iterable[float], policy: Policy, judge_range: tuple[float, float]
 ) -> tuple[list[float | None], OutcomeCounts]:
     """One judge value per item (None = excluded) and the counts.
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import math
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
@@ -16,7 +17,7 @@ from judges.types import VerdictState
 FAILED_STATUSES = {"failed", "failure", "error"}
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Prediction:
     """One judge outcome for one item: a score, a legitimate null, or a failure (with its message).
 
@@ -51,11 +52,28 @@ def parse_score_fields(text: str) -> tuple[str, ...]:
     return parts
 
 
-def _number(value: Any, *, where: dict[str, Any]) -> tuple[VerdictState, float | None, str | None]:
+FAR_OFF_WIDTHS = 1e6  # a score further than this many label-scale widths outside the scale is a broken value
+
+
+def score_bounds(scale: tuple[float, float]) -> tuple[float, float]:
+    """The widest scores taken as grades for labels on `scale`: a million scale widths on either side.
+
+    Judges grade on their own scales (a probability against 1-5 labels, a logit, a percentage), so a score may
+    lie outside the label scale; one beyond a million widths of it (1e308, an overflowed sum, a 1e9 sentinel)
+    is not a grade, and would make every correlation undefined or meaningless.
+    """
+    width = scale[1] - scale[0]
+    return scale[0] - FAR_OFF_WIDTHS * width, scale[1] + FAR_OFF_WIDTHS * width
+
+
+def _number(
+    value: Any, *, where: dict[str, Any], bounds: tuple[float, float] | None
+) -> tuple[VerdictState, float | None]:
+    """A grade or a null; a boolean, a non-finite number or one beyond `bounds` is an InputError (not a grade)."""
     if value is None:
-        return VerdictState.NULL, None, None
+        return VerdictState.NULL, None
     if isinstance(value, bool):
-        return VerdictState.GRADE, float(value), None
+        raise InputError(f"expected a number or null, got the boolean {json.dumps(value)}", **where)
     if isinstance(value, str):
         try:
             value = float(value)
@@ -63,15 +81,28 @@ def _number(value: Any, *, where: dict[str, Any]) -> tuple[VerdictState, float |
             raise InputError(f"expected a number or null, got {value!r}", **where) from None
     if not isinstance(value, (int, float)):
         raise InputError(f"expected a number or null, got {json_type(value)}", **where)
-    if math.isnan(value):
-        return VerdictState.FAILURE, None, "the score is NaN"
-    return VerdictState.GRADE, float(value), None
+    number = float(value)
+    if not math.isfinite(number):
+        raise InputError(f"expected a finite number or null, got {number}", **where)
+    if bounds is not None and not bounds[0] <= number <= bounds[1]:
+        raise InputError(
+            f"score {number:g} lies far outside the label scale (accepted: [{bounds[0]:g}, {bounds[1]:g}], "
+            "a million scale widths either side)",
+            **where,
+        )
+    return VerdictState.GRADE, number
 
 
 def parse_prediction(
-    row: Mapping[str, Any], *, id_field: str, score_fields: tuple[str, ...], path: str, line: int | None
+    row: Mapping[str, Any],
+    *,
+    id_field: str,
+    score_fields: tuple[str, ...],
+    path: str,
+    line: int | None,
+    bounds: tuple[float, float] | None = None,
 ) -> Prediction:
-    """A Prediction from one row; a row with a truthy `error` or a failed `status` is a failure."""
+    """A Prediction from one row; a row with a truthy `error` or a failed `status` is a failure; a null score a null."""
     try:
         item_id = get_field(row, id_field)
     except KeyError:
@@ -85,13 +116,10 @@ def parse_prediction(
             value = get_field(row, name)
         except KeyError:
             raise InputError("missing score", path=path, line=line, field=name) from None
-        outcomes.append(_number(value, where={"path": path, "line": line, "field": name}))
-    failed = [message for state, _, message in outcomes if state is VerdictState.FAILURE]
-    if failed:
-        return Prediction(str(item_id), VerdictState.FAILURE, message=failed[0])
-    if any(state is VerdictState.NULL for state, _, _ in outcomes):
+        outcomes.append(_number(value, where={"path": path, "line": line, "field": name}, bounds=bounds))
+    if any(state is VerdictState.NULL for state, _ in outcomes):
         return Prediction(str(item_id), VerdictState.NULL)
-    scores = [score for _, score, _ in outcomes if score is not None]
+    scores = [score for _, score in outcomes if score is not None]
     return Prediction(str(item_id), VerdictState.GRADE, score=scores[-1] - scores[0] if len(scores) == 2 else scores[0])
 
 
@@ -116,20 +144,29 @@ def _rows(path: Path, id_field: str) -> Iterator[tuple[int | None, Mapping[str, 
 
 
 def read_predictions(
-    path: str | Path, *, id_field: str = "id", score_field: str = "score", metric: str | None = None
+    path: str | Path,
+    *,
+    id_field: str = "id",
+    score_field: str = "score",
+    metric: str | None = None,
+    scale: tuple[float, float] | None = None,
 ) -> Predictions:
     """Judge outcomes from a file; `{metric}` in a field name is replaced by `metric`.
 
     A row may carry a `metric` field (one row per item and metric); otherwise its score applies to
-    the metric being measured. Duplicate (id, metric) rows are an error.
+    the metric being measured. Duplicate (id, metric) rows are an error, and so is a score that is a boolean,
+    not finite, or (given the label `scale`) far outside it (`score_bounds`).
     """
     if Path(path).is_dir():
         return run_predictions(path)
     fields = parse_score_fields(score_field.replace("{metric}", metric) if metric else score_field)
+    bounds = None if scale is None else score_bounds(scale)
     by_key: dict[tuple[str, str | None], Prediction] = {}
     for number, (line, row) in enumerate(_rows(Path(path), id_field), start=1):
         try:
-            prediction = parse_prediction(row, id_field=id_field, score_fields=fields, path=str(path), line=line)
+            prediction = parse_prediction(
+                row, id_field=id_field, score_fields=fields, path=str(path), line=line, bounds=bounds
+            )
         except InputError as err:
             if line is not None:
                 raise

@@ -1,24 +1,33 @@
-"""Agreement statistics (scipy, scikit-learn, krippendorff), chosen by the label type and the judge's scale."""
+"""Agreement statistics (scipy, scikit-learn; their weighted forms in `weighted`), chosen by the label type and the
+judge's scale."""
 
 from __future__ import annotations
 
 import warnings
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import partial
 from typing import Literal
 
 import numpy as np
 
+from judges.agreement import weighted as w
 from judges.labels.schema import LabelType
 
 One = Callable[[np.ndarray, np.ndarray], float]
 Batch = Callable[[np.ndarray, np.ndarray], np.ndarray]
+Asymptotic = Callable[[float, int, float], tuple[float, float]]  # (value, items, confidence) -> interval
+KENDALL_BOOTSTRAP_ITEMS = 20_000  # above this, Kendall's tau-b gets the asymptotic interval (see `kendall_interval`)
 
 
 @dataclass(frozen=True)
 class Statistic:
-    """A statistic of (human labels, judge values); `batch` computes it for each row of two (resamples, n) matrices.
+    """A statistic of (human labels, judge values), and how its bootstrap resamples are computed.
+
+    `weighted` computes it on a block of resamples given as row weights (`judges.agreement.weighted`), in memory
+    that does not grow with the resamples; `batch` for each row of two (resamples, rows) matrices (kept for
+    statistics without a weighted form, used when every item has the same number of rows); else `one` runs once
+    per resample. Above `bootstrap_items` items, `asymptotic` gives the interval instead of the bootstrap.
 
     `view` names the judge values it reads: "value" (as given), "scaled" (a preference min-max scaled to
     the label scale, the RAGChecker protocol) or "binary" (a continuous score cut at the threshold).
@@ -30,6 +39,10 @@ class Statistic:
     batch: Batch | None = None
     view: str = "value"
     reason: str | None = None
+    weighted: w.Weighted | None = field(default=None, kw_only=True)
+    bootstrap_items: int | None = field(default=None, kw_only=True)
+    asymptotic: Asymptotic | None = field(default=None, kw_only=True)
+    asymptotic_note: str = field(default="", kw_only=True)
 
     def __call__(self, human: np.ndarray, judge: np.ndarray) -> float:
         """The value, or NaN where it is undefined (constant input, one class only)."""
@@ -48,25 +61,10 @@ def _pearson(h: np.ndarray, j: np.ndarray) -> float:
     return stats.pearsonr(h, j).statistic
 
 
-def _pearson_batch(h: np.ndarray, j: np.ndarray) -> np.ndarray:
-    from scipy import stats
-
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        return stats.pearsonr(h, j, axis=1).statistic
-
-
 def _spearman(h: np.ndarray, j: np.ndarray) -> float:
     from scipy import stats
 
     return stats.spearmanr(h, j).statistic
-
-
-def _spearman_batch(h: np.ndarray, j: np.ndarray) -> np.ndarray:
-    """Spearman's rho is Pearson's r of the average ranks: rank each resample, then the batched pearsonr."""
-    from scipy import stats
-
-    return _pearson_batch(stats.rankdata(h, axis=1), stats.rankdata(j, axis=1))
 
 
 def _kendall(h: np.ndarray, j: np.ndarray) -> float:
@@ -75,21 +73,52 @@ def _kendall(h: np.ndarray, j: np.ndarray) -> float:
     return stats.kendalltau(h, j).statistic  # tau-b: corrects for the many ties of ordinal labels
 
 
+def kendall_interval(value: float, n_items: int, confidence: float) -> tuple[float, float]:
+    """Fisher's z of tau with the variance 0.437 / (n - 4) of Fieller, Hartley and Pearson (1957), as Bonett and
+    Wright (2000, Psychometrika 65) recommend for Kendall's tau: derived for bivariate normal data, and with n the
+    items (not label rows), conservative when items have several annotators."""
+    from statistics import NormalDist
+
+    z = NormalDist().inv_cdf(0.5 + confidence / 2)
+    centre, half = float(np.arctanh(np.clip(value, -0.999999, 0.999999))), z * float(np.sqrt(0.437 / (n_items - 4)))
+    return float(np.tanh(centre - half)), float(np.tanh(centre + half))
+
+
+KENDALL_NOTE = (
+    f"interval: Fisher z with variance 0.437/(n-4) (Fieller, Hartley and Pearson 1957), not the bootstrap, "
+    f"above {KENDALL_BOOTSTRAP_ITEMS:,} items"
+)
+
+
 def _weighted_kappa(h: np.ndarray, j: np.ndarray, *, levels: Sequence[int]) -> float:
     from sklearn.metrics import cohen_kappa_score
 
     return cohen_kappa_score(h.astype(int), j.astype(int), labels=list(levels), weights="quadratic")
 
 
+def _alpha_form(level: Literal["nominal", "ordinal", "interval"], domain: Sequence[float] | None) -> w.Weighted:
+    if level == "interval":
+        return w.interval_alpha
+    return w.alpha_on_levels(list(domain or ()), ordinal=level == "ordinal")
+
+
 def _alpha(
     h: np.ndarray, j: np.ndarray, *, level: Literal["nominal", "ordinal", "interval"], domain: Sequence[float] | None
 ) -> float:
-    import krippendorff
+    """Krippendorff's alpha of the judge and the people as two coders without missing values, in the closed form
+    of `weighted` (the krippendorff package builds a values x values matrix: 10^6 distinct scores do not fit);
+    equal to krippendorff.alpha on the same data (tested)."""
+    if level != "interval" and not (np.all(np.isin(h, domain or ())) and np.all(np.isin(j, domain or ()))):
+        raise ValueError("a value outside the domain")
+    return float(_alpha_form(level, domain)(h, j)(np.ones((1, h.size)))[0])
 
-    return krippendorff.alpha(
-        reliability_data=np.vstack([h, j]).astype(float),
-        level_of_measurement=level,
-        value_domain=None if domain is None else list(domain),
+
+def alpha(level: Literal["nominal", "ordinal", "interval"], domain: Sequence[float] | None, view: str) -> Statistic:
+    return Statistic(
+        "krippendorff_alpha",
+        partial(_alpha, level=level, domain=domain),
+        view=view,
+        weighted=_alpha_form(level, domain),
     )
 
 
@@ -121,30 +150,37 @@ def _agreement(h: np.ndarray, j: np.ndarray) -> float:
     return float(np.mean(np.sign(h) == np.sign(j)))
 
 
-def _agreement_batch(h: np.ndarray, j: np.ndarray) -> np.ndarray:
-    return np.mean(np.sign(h) == np.sign(j), axis=1)
-
-
 def _decisive_agreement(h: np.ndarray, j: np.ndarray) -> float:
     decisive = h != 0
     return float(np.mean(np.sign(h[decisive]) == np.sign(j[decisive]))) if decisive.any() else float("nan")
 
 
-def _decisive_agreement_batch(h: np.ndarray, j: np.ndarray) -> np.ndarray:
-    decisive = h != 0
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return ((np.sign(h) == np.sign(j)) & decisive).sum(axis=1) / decisive.sum(axis=1)
+def _kendall_statistic(view: str = "value") -> Statistic:
+    return Statistic(
+        "kendall_tau_b",
+        _kendall,
+        view=view,
+        bootstrap_items=KENDALL_BOOTSTRAP_ITEMS,
+        asymptotic=kendall_interval,
+        asymptotic_note=KENDALL_NOTE,
+    )
 
 
-PEARSON = Statistic("pearson", _pearson, _pearson_batch)
-SPEARMAN = Statistic("spearman", _spearman, _spearman_batch)
-KENDALL = Statistic("kendall_tau_b", _kendall)
-BALANCED_ACCURACY = Statistic("balanced_accuracy", _balanced_accuracy, view="binary")
-F1 = Statistic("f1", _f1, view="binary")
-MCC = Statistic("mcc", _mcc, view="binary")
-AUROC = Statistic("auroc", _auroc)
-AGREEMENT = Statistic("agreement", _agreement, _agreement_batch)
-DECISIVE_AGREEMENT = Statistic("agreement_decisive", _decisive_agreement, _decisive_agreement_batch)
+PEARSON = Statistic("pearson", _pearson, weighted=w.pearson)
+SPEARMAN = Statistic("spearman", _spearman, weighted=w.spearman)
+KENDALL = _kendall_statistic()
+BALANCED_ACCURACY = Statistic(
+    "balanced_accuracy", _balanced_accuracy, view="binary", weighted=w.binary_from_counts("balanced_accuracy")
+)
+F1 = Statistic("f1", _f1, view="binary", weighted=w.binary_from_counts("f1"))
+MCC = Statistic("mcc", _mcc, view="binary", weighted=w.binary_from_counts("mcc"))
+AUROC = Statistic("auroc", _auroc, weighted=w.auroc)
+AGREEMENT = Statistic("agreement", _agreement, weighted=w.sign_agreement(decisive=False))
+DECISIVE_AGREEMENT = Statistic(
+    "agreement_decisive",
+    _decisive_agreement,
+    weighted=w.sign_agreement(decisive=True),
+)
 
 
 def levels_of(scale: tuple[float, float]) -> list[int]:
@@ -180,9 +216,7 @@ def choose_statistics(label_type: LabelType, scale: tuple[float, float], judge: 
 
     off_scale = f"the judge's values are not on the label scale [{scale[0]:g}, {scale[1]:g}]"
     if label_type is LabelType.BINARY:
-        nominal = partial(_alpha, level="nominal", domain=[0.0, 1.0])
-        alpha = Statistic("krippendorff_alpha", nominal, view="binary")
-        cut = [BALANCED_ACCURACY, F1, MCC, alpha]
+        cut = [BALANCED_ACCURACY, F1, MCC, alpha("nominal", [0.0, 1.0], "binary")]
         if judge.binary:
             return cut
         if judge.threshold is None:
@@ -193,19 +227,23 @@ def choose_statistics(label_type: LabelType, scale: tuple[float, float], judge: 
         return [
             AGREEMENT,
             DECISIVE_AGREEMENT,
-            Statistic("pearson", _pearson, _pearson_batch, view="scaled"),
-            Statistic("spearman", _spearman, _spearman_batch, view="scaled"),
-            Statistic("kendall_tau_b", _kendall, view="scaled"),
+            Statistic("pearson", _pearson, view="scaled", weighted=w.pearson),
+            Statistic("spearman", _spearman, view="scaled", weighted=w.spearman),
+            _kendall_statistic("scaled"),
         ]
     stats = [PEARSON, SPEARMAN, KENDALL]
     if label_type is LabelType.ORDINAL:
         levels = levels_of(scale)
         if judge.on_label_scale:
             return stats + [
-                Statistic("weighted_kappa", partial(_weighted_kappa, levels=levels)),
-                Statistic("krippendorff_alpha", partial(_alpha, level="ordinal", domain=levels)),
+                Statistic(
+                    "weighted_kappa",
+                    partial(_weighted_kappa, levels=levels),
+                    weighted=w.quadratic_kappa([float(v) for v in levels]),
+                ),
+                alpha("ordinal", [float(v) for v in levels], "value"),
             ]
         return stats + [unavailable("weighted_kappa", off_scale), unavailable("krippendorff_alpha", off_scale)]
     if judge.on_label_scale:
-        return stats + [Statistic("krippendorff_alpha", partial(_alpha, level="interval", domain=None))]
+        return stats + [alpha("interval", None, "value")]
     return stats + [unavailable("krippendorff_alpha", off_scale)]

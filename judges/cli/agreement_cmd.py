@@ -92,7 +92,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
         help="field=path pairs, e.g. input=question,actual_output=answer,label=score (also id, "
         "references, expected_output, annotator, actual_output_b, metric). Paths may be nested "
         "(doc.sentences[0]), fan out over annotators (label=annotations.*.label) or be constants "
-        "(metric=const:faithfulness); input may be left out (summaries, dialogue)",
+        "(metric=const:faithfulness); only label is required: no text when the predictions share the ids",
     )
     own.add_argument(
         "--label-map",
@@ -156,7 +156,11 @@ def run(args: argparse.Namespace) -> int:
     for metric in metrics:
         subset = labels.for_metric(metric)
         predictions = read_predictions(
-            args.predictions, id_field=args.id_field, score_field=args.score_field, metric=metric
+            args.predictions,
+            id_field=args.id_field,
+            score_field=args.score_field,
+            metric=metric,
+            scale=subset.items[0].scale,
         )
         results.append(
             measure(

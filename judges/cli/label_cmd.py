@@ -38,8 +38,11 @@ def configure(parser: argparse.ArgumentParser) -> None:
         )
         command.add_argument("--prompts", default="default", metavar="DIR", help="prompt set the rubric is read from")
 
-    serve = sub.add_parser("serve", help="a local page to label a queue blind, one item at a time")
-    serve.add_argument("queue", metavar="QUEUE")
+    serve = sub.add_parser(
+        "serve",
+        help="a local page to label a queue blind, one item at a time (or an audit's pairs: which answer is better)",
+    )
+    serve.add_argument("queue", metavar="QUEUE", help="a queue (`label select`) or an audit.jsonl (`probe --audit`)")
     scale_options(serve)
     serve.add_argument("--out", required=True, metavar="LABELS", help="labels file (JSONL), appended to as you label")
     serve.add_argument("--annotator", default="annotator", metavar="NAME", help="your name, written with each label")
@@ -102,17 +105,23 @@ def _labelling_setup(args: argparse.Namespace) -> tuple[list[QueueItem], str, La
 
 
 def _serve(args: argparse.Namespace) -> int:
-    from judges.labelling.server import HOST, make_server
+    from judges.labelling.pairs import PairSession, is_audit
+    from judges.labelling.server import HOST, Pages, make_server
     from judges.labelling.session import LabellingSession
 
-    items, metric, scale, rubric = _labelling_setup(args)
-    session = LabellingSession(items, metric, scale, rubric, args.annotator, Path(args.out))
+    session: LabellingSession | Pages
+    if is_audit(args.queue):  # a blind probe audit: which of two answers deserves the higher grade, per metric
+        from judges.probes.audit import read_pairs
+
+        session = PairSession(read_pairs(args.queue), args.annotator, Path(args.out))
+        what = f"comparing {session.size()} pairs"
+    else:
+        items, metric, scale, rubric = _labelling_setup(args)
+        session = LabellingSession(items, metric, scale, rubric, args.annotator, Path(args.out))
+        what = f"labelling {len(items)} items for {metric}"
     server = make_server(session, args.port)
     port = server.server_address[1]
-    print(
-        f"labelling {len(items)} items for {metric} as {args.annotator}: http://{HOST}:{port}/ (Ctrl-C stops)",
-        flush=True,
-    )
+    print(f"{what} as {args.annotator}: http://{HOST}:{port}/ (Ctrl-C stops)", flush=True)
     print(f"each label is written to {args.out} as it is given; rerun the same command to resume", flush=True)
     try:
         server.serve_forever()

@@ -1,9 +1,16 @@
-"""`judgelab probe`: perturb each sample with the shipped probes, ask the judge again, report what held."""
+"""`judgelab probe`: perturb each sample with the shipped probes, ask the judge again, report what held; with
+`--audit N`, write N random pairs for a blind audit instead; `judgelab probe audit` scores the graders' answers."""
 
 from __future__ import annotations
 
 import argparse
+from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from judges.probes.base import Known, Probe
+    from judges.types import Sample
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -23,27 +30,101 @@ def configure(parser: argparse.ArgumentParser) -> None:
         metavar="NAME",
         help="run only this probe (repeat for several); default: every shipped probe (docs/probes.md lists them)",
     )
+    parser.add_argument(
+        "--audit",
+        type=int,
+        metavar="N",
+        help="call no judge: write N random original/perturbed pairs, blind (no probe names, random order and "
+        "sides), to --out's audit.jsonl, the key to audit-key.json; label them with `judgelab label serve`",
+    )
+    parser.add_argument("--audit-seed", type=int, default=0, metavar="S", help="seed of the --audit draw (default 0)")
+    parser.add_argument(
+        "audit_args",
+        nargs="*",
+        metavar="audit AUDIT_DIR ANSWERS",
+        help="`judgelab probe audit AUDIT_DIR ANSWERS.jsonl...`: score graders' answers against what each probe "
+        "declares",
+    )
 
 
 def run(args: argparse.Namespace) -> int:
     from judges.cli.options import config_from_args
     from judges.cli.render import finish_run
     from judges.errors import ConfigError
+    from judges.probes.base import Known
     from judges.probes.registry import probes_named
     from judges.probes.run import run_probes
     from judges.runs.api import load_samples, load_tests
     from judges.runs.folder import default_run_dir
 
+    if args.audit_args:
+        return _score_audit(args.audit_args)
     probes = probes_named(args.probe)  # an unknown name stops before anything loads
     if args.data and args.tests:
         raise ConfigError("give --tests or --data, not both")
+    if args.audit is not None and args.audit < 1:
+        raise ConfigError("--audit must be at least 1")
+    known: dict[str, Known] = {}
     if args.data:
         samples, data, split = load_samples(args.data, args.limit), args.data, None
     else:
         split = args.split or ("test" if args.tests is None else None)
         tests = load_tests(args.tests, split, args.limit)
         samples, data = [(test.id, test.sample) for test in tests], args.tests or "unit_tests (shipped)"
+        known = {test.id: Known.of(test) for test in tests}
+    if args.audit is not None:
+        out = Path(args.out) if args.out else default_run_dir(Path("results/audits"), "probe-audit")
+        return _write_audit(samples, probes, known, args.audit, args.audit_seed, out)
     config = config_from_args(args)
     out = Path(args.out) if args.out else default_run_dir(Path("results/runs"), "probe", config.model)
-    run = run_probes(samples, config, probes, out=out, progress=not args.quiet, data=data, split=split)
+    run = run_probes(samples, config, probes, known=known, out=out, progress=not args.quiet, data=data, split=split)
     return finish_run(run, ["results.jsonl", "run.json", "summary.md", "report.html"])
+
+
+def _write_audit(
+    samples: Sequence[tuple[str, Sample]], probes: list[Probe], known: dict[str, Known], n: int, seed: int, out: Path
+) -> int:
+    from judges.probes.audit import draw_pairs, write_audit
+    from judges.probes.task import perturb
+
+    made, plan = perturb(samples, probes, known)
+    pairs, key = draw_pairs(made, {p.name: p.expects for p in probes}, n, seed)
+    key["plan"] = plan.to_json()
+    written = write_audit(out, pairs, key)
+    print(
+        f"wrote {len(pairs)} pairs (of {key['pool']}) to {written[0]}; the key (keep it from the graders) to {written[1]}"
+    )
+    print(f"label them: judgelab label serve {written[0]} --out answers-NAME.jsonl --annotator NAME")
+    print(f"score them: judgelab probe audit {out} answers-*.jsonl")
+    return 0
+
+
+def _score_audit(words: list[str]) -> int:
+    import json
+
+    from judges.errors import ConfigError, InputError
+    from judges.labelling.pairs import read_answers
+    from judges.probes.audit import KEY_FILE, score
+    from judges.probes.audit_report import audit_json, audit_markdown
+
+    if words[0] != "audit" or len(words) < 3:
+        raise ConfigError("usage: judgelab probe audit AUDIT_DIR ANSWERS.jsonl [ANSWERS.jsonl ...]")
+    folder = Path(words[1])
+    if not (folder / KEY_FILE).is_file():
+        raise InputError(
+            f"{folder / KEY_FILE}: no audit key (write an audit with `judgelab probe --audit N --out DIR`)"
+        )
+    key = json.loads((folder / KEY_FILE).read_text(encoding="utf-8"))
+    missing = [path for path in words[2:] if not Path(path).is_file()]
+    if missing:
+        raise InputError(
+            f"{missing[0]}: no such answers file (`judgelab label serve AUDIT.jsonl --out FILE` writes it)"
+        )
+    answers = [answer for path in words[2:] for answer in read_answers(Path(path))]
+    result = score(key, answers)
+    report = audit_markdown(result)
+    (folder / "audit-score.md").write_text(report, encoding="utf-8")
+    (folder / "audit-score.json").write_text(json.dumps(audit_json(result), indent=1) + "\n", encoding="utf-8")
+    print(report, end="")
+    print(f"wrote {folder / 'audit-score.md'} and {folder / 'audit-score.json'}")
+    return 0

@@ -78,9 +78,10 @@ def parse_line(raw: bytes, limit: int | None = None) -> dict[str, Any]:
 
 def read_jsonl(path: str | Path) -> Iterator[tuple[int, dict[str, Any]]]:
     """Yield (line number, object) for each non-blank line; a bad line raises InputError."""
+    limit = max_record_bytes()
     for number, raw in numbered_lines(path):
         try:
-            yield number, parse_line(raw)
+            yield number, parse_line(raw, limit)
         except LineProblem as problem:
             raise InputError(str(problem), path=str(path), line=number, field=problem.field) from None
 

@@ -1,12 +1,14 @@
-"""The labelling page on the loopback address: the standard library's HTTP server and the package's Jinja2 template."""
+"""The labelling page on the loopback address: the standard library's HTTP server and the package's Jinja2 templates,
+for a queue labelled one metric at a time or an audit's pairs compared per metric."""
 
 from __future__ import annotations
 
 import functools
 import threading
+from collections.abc import Mapping
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any
+from typing import Any, Protocol
 from urllib.parse import parse_qs, urlsplit
 
 from judges.labelling.session import LabellingSession
@@ -15,8 +17,21 @@ HOST = "127.0.0.1"
 MAX_FORM_BYTES = 100_000
 
 
+class Pages(Protocol):
+    """What the server serves: a page per position, the done page, and how a posted form is recorded."""
+
+    def size(self) -> int: ...
+    def resume_position(self) -> int | None: ...
+    def next_position(self, after: int) -> int | None: ...
+    def page(self, position: int) -> str: ...
+    def done_page(self) -> str: ...
+    def submit(self, position: int, form: Mapping[str, str]) -> None:
+        """Record the answer; ValueError when it cannot be recorded (the page says why)."""
+        ...
+
+
 @functools.cache
-def _environment() -> Any:
+def environment() -> Any:
     from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
 
     return Environment(
@@ -38,7 +53,7 @@ def render_item(session: LabellingSession, position: int) -> str:
         event = answer.get("labelling", {}).get("event")
         previous = {"event": event, "label": answer.get("label"), "note": (answer.get("extra") or {}).get("note", "")}
     return (
-        _environment()
+        environment()
         .get_template("item.html.jinja")
         .render(
             item=item,
@@ -56,7 +71,7 @@ def render_item(session: LabellingSession, position: int) -> str:
 
 def render_done(session: LabellingSession) -> str:
     return (
-        _environment()
+        environment()
         .get_template("done.html.jinja")
         .render(
             metric=session.metric,
@@ -68,7 +83,36 @@ def render_done(session: LabellingSession) -> str:
     )
 
 
-def _handler(session: LabellingSession, lock: threading.Lock) -> type[BaseHTTPRequestHandler]:
+class LabelPages:
+    """A queue labelled for one metric on its scale (`judgelab label serve QUEUE`)."""
+
+    def __init__(self, session: LabellingSession) -> None:
+        self.session = session
+
+    def size(self) -> int:
+        return len(self.session.items)
+
+    def resume_position(self) -> int | None:
+        return self.session.resume_position()
+
+    def next_position(self, after: int) -> int | None:
+        return self.session.next_position(after)
+
+    def page(self, position: int) -> str:
+        return render_item(self.session, position)
+
+    def done_page(self) -> str:
+        return render_done(self.session)
+
+    def submit(self, position: int, form: Mapping[str, str]) -> None:
+        choice, note = form.get("choice", ""), form.get("note", "").strip() or None
+        if choice in ("null", "skip"):
+            self.session.record(position, choice, None, note)
+        else:
+            self.session.record(position, "label", float(choice), note)
+
+
+def _handler(session: Pages, lock: threading.Lock) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
         server_version = "judgelab-label"
 
@@ -88,7 +132,7 @@ def _handler(session: LabellingSession, lock: threading.Lock) -> type[BaseHTTPRe
 
         def _position(self, path: str) -> int | None:
             tail = path.removeprefix("/item/")
-            if tail == path or not tail.isdigit() or int(tail) >= len(session.items):
+            if tail == path or not tail.isdigit() or int(tail) >= session.size():
                 return None
             return int(tail)
 
@@ -100,10 +144,10 @@ def _handler(session: LabellingSession, lock: threading.Lock) -> type[BaseHTTPRe
                 self._send(HTTPStatus.SEE_OTHER, location="/done" if position is None else f"/item/{position}")
             elif path == "/done":
                 with lock:
-                    self._send(HTTPStatus.OK, render_done(session))
+                    self._send(HTTPStatus.OK, session.done_page())
             elif (position := self._position(path)) is not None:
                 with lock:
-                    self._send(HTTPStatus.OK, render_item(session, position))
+                    self._send(HTTPStatus.OK, session.page(position))
             else:
                 self._send(HTTPStatus.NOT_FOUND, "not found")
 
@@ -114,13 +158,9 @@ def _handler(session: LabellingSession, lock: threading.Lock) -> type[BaseHTTPRe
                 self._send(HTTPStatus.NOT_FOUND if position is None else HTTPStatus.REQUEST_ENTITY_TOO_LARGE)
                 return
             form = {k: v[-1] for k, v in parse_qs(self.rfile.read(length).decode("utf-8")).items()}
-            choice, note = form.get("choice", ""), form.get("note", "").strip() or None
             try:
                 with lock:
-                    if choice in ("null", "skip"):
-                        session.record(position, choice, None, note)
-                    else:
-                        session.record(position, "label", float(choice), note)
+                    session.submit(position, form)
                     following = session.next_position(position)
             except ValueError as err:
                 self._send(HTTPStatus.BAD_REQUEST, f"cannot record this answer: {err}")
@@ -130,8 +170,9 @@ def _handler(session: LabellingSession, lock: threading.Lock) -> type[BaseHTTPRe
     return Handler
 
 
-def make_server(session: LabellingSession, port: int = 0) -> ThreadingHTTPServer:
+def make_server(session: LabellingSession | Pages, port: int = 0) -> ThreadingHTTPServer:
     """A server bound to 127.0.0.1 (`port` 0: any free port; the bound one is `server.server_address[1]`)."""
-    server = ThreadingHTTPServer((HOST, port), _handler(session, threading.Lock()))
+    pages = LabelPages(session) if isinstance(session, LabellingSession) else session
+    server = ThreadingHTTPServer((HOST, port), _handler(pages, threading.Lock()))
     server.daemon_threads = True
     return server

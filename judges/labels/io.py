@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from array import array
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -12,11 +13,14 @@ from judges.labels.schema import LabelledItem, LabelledSet, check_consistent, pa
 
 def read_labels(path: str | Path) -> LabelledSet:
     """A labelled-item JSONL file as a LabelledSet named after the file."""
-    numbered = [(line, parse_item(record, path=str(path), line=line)) for line, record in read_jsonl(path)]
-    if not numbered:
+    lines, items = array("l"), []
+    for line, record in read_jsonl(path):
+        items.append(parse_item(record, path=str(path), line=line))
+        lines.append(line)
+    if not items:
         raise InputError("no labelled items in the file", path=str(path))
-    check_consistent(numbered, path=str(path))
-    return LabelledSet(Path(path).stem, tuple(item for _, item in numbered), source=str(path))
+    check_consistent(zip(lines, items), path=str(path))
+    return LabelledSet(Path(path).stem, tuple(items), source=str(path))
 
 
 def write_labels(path: str | Path, items: Iterable[LabelledItem]) -> Path:

@@ -14,6 +14,7 @@ from judges.errors import ConfigError, InputError
 from judges.files.checked import json_type
 from judges.labels.field_paths import fans_out, get_field, tokens
 from judges.labels.schema import (
+    NO_TEXT,
     LabelledItem,
     LabelledSet,
     LabelType,
@@ -46,7 +47,7 @@ def parse_label_map(text: str | None) -> dict[str, float]:
 class ColumnMapping:
     """Which column (a field path) of the user's rows holds each field of a labelled item.
 
-    `label` and `actual_output` are required. `input` (the question) defaults to none, for tasks without one
+    `label` is required; the texts are not (labels and predictions that share ids need none). `input` (the question) defaults to none, for tasks without one
     (summarisation, dialogue grounded on a snippet); `id` to the line (CSV, TSV, JSONL) or row number, and
     `id=doc+system` joins two columns with "/"; `annotator` to "human";
     `references` to none (a list, a JSON list in a string, or one text); `expected_output` to ""; `metric` to the
@@ -57,7 +58,7 @@ class ColumnMapping:
     """
 
     label: str
-    actual_output: str
+    actual_output: str | None = None
     input: str | None = None
     id: str | None = None
     references: str | None = None
@@ -82,7 +83,7 @@ class ColumnMapping:
                 for path in column.strip().split("+") if name.strip() == "id" else [column.strip()]:
                     tokens(path)  # a malformed path is a ConfigError now, not on the first row
             pairs[name.strip()] = column.strip()
-        missing = [name for name in ("label", "actual_output") if name not in pairs]
+        missing = [name for name in ("label",) if name not in pairs]
         if missing:
             raise ConfigError(f"--columns must name the column of: {', '.join(missing)}")
         for name in ("input", "actual_output", "id", "metric", "expected_output", "actual_output_b"):
@@ -185,8 +186,12 @@ def map_rows(
             expected_output=_text(
                 _column(row, mapping.expected_output, where), name=str(mapping.expected_output), **where
             ),
-            actual_output=_text(_column(row, mapping.actual_output, where), name=mapping.actual_output, **where),
+            actual_output=None
+            if mapping.actual_output is None
+            else _text(_column(row, mapping.actual_output, where), name=mapping.actual_output, **where),
         )
+        if sample == NO_TEXT:
+            sample = NO_TEXT  # a million labels without text share one sample
         answer_b = _column(row, mapping.actual_output_b, where)
         if label_type is LabelType.PREFERENCE and answer_b is None:
             raise ConfigError("preference labels need --columns actual_output_b=<column of the second answer>")

@@ -2,15 +2,32 @@
 
 from __future__ import annotations
 
+import functools
 import math
+import sys
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any
 
 from judges.errors import InputError
-from judges.files.checked import json_type
+from judges.files.checked import id_problem, json_type
 from judges.types import Sample
+
+NO_TEXT = Sample(input="", references=(), expected_output="")  # one shared sample for every label without text
+
+
+class _NoExtra(dict[str, Any]):
+    """The one shared, empty `extra` of labels that carry none (a million labels would hold a million empty
+    dicts); a dict (it copies, pickles and encodes like one) that refuses to be filled."""
+
+    def _refuse(self, *args: Any, **kwargs: Any) -> None:
+        raise TypeError("the shared empty `extra` of labelled items is read-only")
+
+    __setitem__ = __delitem__ = update = setdefault = pop = popitem = clear = _refuse  # type: ignore[assignment]
+
+
+NO_EXTRA: Mapping[str, Any] = _NoExtra()
 
 
 class LabelType(str, Enum):
@@ -22,7 +39,7 @@ class LabelType(str, Enum):
     PREFERENCE = "preference"  # pairwise: < 0 prefers answer a (`actual_output`), > 0 answer b, 0 a tie
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class LabelledItem:
     """One human label: `label` for `metric` given by `annotator` to `sample` (and `answer_b` for a pair).
 
@@ -116,12 +133,19 @@ def default_scale(label_type: LabelType) -> tuple[float, float] | None:
     return (0.0, 1.0) if label_type is LabelType.BINARY else None
 
 
+@functools.lru_cache(maxsize=64)
+def _shared_scale(low: float, high: float) -> tuple[float, float]:
+    """One tuple per scale, shared by every label on it (a million labels would hold a million copies)."""
+    return low, high
+
+
 def parse_item(record: dict[str, Any], *, path: str, line: int) -> LabelledItem:
     """A LabelledItem from one JSONL record; an InputError names the file, line and field.
 
     Required: `id` (string or number), `metric`, `label` (number), `label_type` (binary | ordinal |
-    continuous | preference), `actual_output`; `input` (the question) may be absent for tasks without one
-    (summarisation, dialogue grounded on a snippet). `scale` ([low, high]) is required except for
+    continuous | preference). The texts may be absent: agreement with predictions that share the ids needs
+    none; `input` (the question) is absent for tasks without one (summarisation, dialogue grounded on a snippet),
+    `actual_output` (the answer) when only the judge's grades are compared. `scale` ([low, high]) is required except for
     binary labels. `annotator` defaults to "human"; `references` to []; `expected_output` to "".
     Pairwise preferences also need `actual_output_b`. Anything under `extra` is kept as is.
     """
@@ -129,11 +153,9 @@ def parse_item(record: dict[str, Any], *, path: str, line: int) -> LabelledItem:
     def fail(message: str, name: str) -> InputError:
         return InputError(message, path=path, line=line, field=name)
 
-    for name in ("id", "metric", "label", "label_type", "actual_output"):
+    for name in ("id", "metric", "label", "label_type"):
         if record.get(name) is None:
             raise fail("missing field", name)
-    from judges.files.checked import id_problem
-
     if id_problem(record["id"]):
         raise fail(str(id_problem(record["id"])), "id")
     try:
@@ -141,7 +163,7 @@ def parse_item(record: dict[str, Any], *, path: str, line: int) -> LabelledItem:
     except ValueError:
         raise fail(f"must be one of {', '.join(t.value for t in LabelType)}", "label_type") from None
     label = record["label"]
-    if isinstance(label, bool) or not isinstance(label, (int, float)) or math.isnan(label):
+    if isinstance(label, bool) or not isinstance(label, (int, float)) or not math.isfinite(label):
         raise fail(f"expected a number, got {label!r}", "label")
     scale = record.get("scale", default_scale(label_type))
     if (
@@ -150,7 +172,7 @@ def parse_item(record: dict[str, Any], *, path: str, line: int) -> LabelledItem:
         or not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in scale)
     ):
         raise fail("expected [low, high]", "scale")
-    scale = (float(scale[0]), float(scale[1]))
+    scale = _shared_scale(float(scale[0]), float(scale[1]))
     if problem := check_scale(label_type, scale):
         raise fail(problem, "scale")
     if problem := check_label(label_type, float(label), scale):
@@ -166,22 +188,24 @@ def parse_item(record: dict[str, Any], *, path: str, line: int) -> LabelledItem:
     answer_b = record.get("actual_output_b")
     if label_type is LabelType.PREFERENCE and answer_b is None:
         raise fail("a preference label needs the second answer", "actual_output_b")
-    extra = record.get("extra", {})
+    extra = record.get("extra") or NO_EXTRA
     if not isinstance(extra, dict):
         raise fail("expected an object", "extra")
     sample = Sample(
         input=record.get("input") or "",
         references=tuple(references),
         expected_output=record.get("expected_output") or "",
-        actual_output=record["actual_output"],
+        actual_output=record.get("actual_output"),
     )
+    if sample == NO_TEXT:
+        sample = NO_TEXT  # a million labels without text share one sample
     return LabelledItem(
         id=str(record["id"]),
-        metric=record["metric"],
+        metric=sys.intern(record["metric"]),
         label=float(label),
         label_type=label_type,
         scale=scale,
-        annotator=str(record.get("annotator") or "human"),
+        annotator=sys.intern(str(record.get("annotator") or "human")),
         sample=sample,
         answer_b=answer_b,
         extra=extra,
@@ -191,7 +215,7 @@ def parse_item(record: dict[str, Any], *, path: str, line: int) -> LabelledItem:
 def check_consistent(items: Iterable[tuple[int | None, LabelledItem]], *, path: str | None = None) -> None:
     """One label type and scale per metric, and one label per (id, metric, annotator); items come with line numbers."""
     kinds: dict[str, tuple[LabelType, tuple[float, float]]] = {}
-    seen: set[tuple[str, str, str]] = set()
+    seen: dict[tuple[str, str], set[str]] = {}  # ids per (metric, annotator): no tuple per label
     for line, item in items:
         kind = kinds.setdefault(item.metric, (item.label_type, item.scale))
         if kind != (item.label_type, item.scale):
@@ -201,12 +225,12 @@ def check_consistent(items: Iterable[tuple[int | None, LabelledItem]], *, path: 
                 path=path,
                 line=line,
             )
-        key = (item.id, item.metric, item.annotator)
-        if key in seen:
+        ids = seen.setdefault((item.metric, item.annotator), set())
+        if item.id in ids:
             raise InputError(
                 f"item {item.id!r} has a second {item.metric} label from annotator {item.annotator!r}",
                 path=path,
                 line=line,
                 field="id",
             )
-        seen.add(key)
+        ids.add(item.id)

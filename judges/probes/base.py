@@ -1,11 +1,14 @@
-"""What a probe is: a named perturbation of a sample and, per metric, what the judge's grade must do under it."""
+"""What a probe is: a named perturbation of a sample and, per metric, what the judge's grade must do under it; a
+probe applies only where that holds by construction, and otherwise says why it skipped."""
 
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from typing import ClassVar, Protocol
 
-from judges.types import GROUSE_METRICS, Sample
+from judges.types import ABSTENTION_SENTENCE, GROUSE_METRICS, Sample, UnitTest
 
 SAME = "same"  # invariance: the grade must not move
 SWAPPED = "swapped"  # invariance under an exchange: answer 1's and answer 2's grades must trade places
@@ -20,6 +23,49 @@ def every_metric(expectation: str) -> dict[str, str]:
     return dict.fromkeys(GROUSE_METRICS, expectation)
 
 
+@dataclass(frozen=True)
+class Skip:
+    """Why a probe did not apply to a sample: one short reason, the same words for every sample it fits, so a
+    report can count the skips per probe and reason."""
+
+    reason: str
+
+
+@dataclass(frozen=True)
+class Known:
+    """What a unit test already knows of its answer under test: its type and its conditions (metric -> condition
+    as written, e.g. "==5", "<5", "==None"). A `--data` sample has none: its probes go by the text alone."""
+
+    test_type: str = ""
+    conditions: Mapping[str, str] = field(default_factory=dict)
+
+    @classmethod
+    def of(cls, test: UnitTest) -> Known:
+        return cls(test.test_type, {metric: str(condition) for metric, condition in test.conditions.items()})
+
+    def says(self, metric: str, condition: str) -> bool:
+        """True when the test's condition on `metric` is exactly `condition` (e.g. says("faithfulness", "==1"))."""
+        return self.conditions.get(metric) == condition
+
+    def perfect(self) -> bool:
+        """The conditions say the answer is fully relevant, complete and faithful."""
+        return (
+            self.says("answer_relevancy", "==5")
+            and self.says("completeness", "==5")
+            and self.says("faithfulness", "==1")
+        )
+
+
+def abstains(sample: Sample) -> bool:
+    """The answer under test begins with the abstention sentence."""
+    return (sample.actual_output or "").lstrip().startswith(ABSTENTION_SENTENCE)
+
+
+def abstains_only(sample: Sample) -> bool:
+    """The answer under test is the abstention sentence and nothing else."""
+    return (sample.actual_output or "").strip() == ABSTENTION_SENTENCE
+
+
 class Probe(Protocol):
     """A perturbation: its name, one line on what it changes, the metrics it checks and what each must do."""
 
@@ -27,8 +73,9 @@ class Probe(Protocol):
     changes: str
     expects: ClassVar[dict[str, str]]  # metric -> SAME | SWAPPED | LOWER
 
-    def apply(self, sample: Sample, key: str) -> Sample | None:
-        """The perturbed sample (deterministic in `key`, the item's id), or None when it does not apply."""
+    def apply(self, sample: Sample, key: str, known: Known | None = None) -> Sample | Skip:
+        """The perturbed sample (deterministic in `key`, the item's id), or a Skip saying why the probe's
+        expectation cannot be vouched for on this sample. `known` is the unit test's type and conditions."""
         ...
 
 

@@ -10,6 +10,7 @@ def shipped_probes() -> list[Probe]:
     """Every shipped probe: the invariance ones first, then the sensitivity ones."""
     from judges.probes.content import DropCitedFact, UnsupportedClaim, WrongCitation
     from judges.probes.form import BulletsVersusProse, ClosingSentence
+    from judges.probes.framing import AuthorityFraming, Verbosity
     from judges.probes.order import ShuffleReferences, SwapAnswers
 
     return [
@@ -17,6 +18,8 @@ def shipped_probes() -> list[Probe]:
         SwapAnswers(),
         BulletsVersusProse(),
         ClosingSentence(),
+        Verbosity(),
+        AuthorityFraming(),
         DropCitedFact(),
         UnsupportedClaim(),
         WrongCitation(),

@@ -33,9 +33,48 @@ def probe_rows(run: Run) -> list[ProbeRow]:
     return run.summary.probes.rows if run.summary.probes else []
 
 
+def plan_of(run: Run) -> dict[str, Any]:
+    """What the probes made of the samples (run.json's config `probe_plan`): per probe, applied and skips by reason."""
+    plan = run.config.get("probe_plan")
+    return plan if isinstance(plan, dict) else {}
+
+
+def items_line(run: Run) -> str:
+    """What the run's items are: the samples as they are, and each probe's perturbed copies."""
+    plan = plan_of(run)
+    if not plan:
+        return ""
+    applied = plan.get("applied", {})
+    copies = sum(applied.values())
+    each = ", ".join(f"{name} {count}" for name, count in applied.items())
+    return (
+        f"The {plan.get('samples', 0) + copies} items are {plan.get('samples', 0)} samples judged as they are and "
+        f"{copies} perturbed copies ({each}); each copy is paired with its sample. A probe applies only where what it "
+        "declares holds by construction: the skips below say why it did not."
+    )
+
+
+def coverage_rows(run: Run) -> list[dict[str, Any]]:
+    """Per probe: the samples it applied to, those it skipped, and the skips by reason."""
+    plan = plan_of(run)
+    skipped = plan.get("skipped", {})
+    return [
+        {
+            "probe": name,
+            "applied": count,
+            "skipped": sum(skipped.get(name, {}).values()),
+            "why skipped (samples)": "; ".join(f"{why} ({n})" for why, n in skipped.get(name, {}).items()) or "-",
+        }
+        for name, count in plan.get("applied", {}).items()
+    ]
+
+
 def probe_markdown(run: Run) -> list[str]:
     rows = probe_rows(run)
-    lines = [EXPLAINED, "", table([_figures(row, str) for row in rows]) if rows else "No probe applied to any sample."]
+    lines = [items_line(run), ""] if plan_of(run) else []
+    lines += [EXPLAINED, "", table([_figures(row, str) for row in rows]) if rows else "No probe applied to any sample."]
+    if plan_of(run):
+        lines += ["", "## Where each probe applied", "", table(coverage_rows(run))]
     missed = [(row, m) for row in rows for m in row.missed]
     if missed:
         lines += ["", f"## Pairs that missed ({len(missed)})", ""]
@@ -76,7 +115,16 @@ def _figures(row: ProbeRow, wrap: Any) -> dict[str, Any]:
 
 def probe_tables(run: Run) -> list[tuple[str, Table]]:
     rows = probe_rows(run)
-    return [("Probes (per probe and metric)", plain_table("probes", [_figures(row, Cell) for row in rows]))]
+    tables = [("Probes (per probe and metric)", plain_table("probes", [_figures(row, Cell) for row in rows]))]
+    if plan_of(run):
+        plan = plan_of(run)
+        samples, copies = plan.get("samples", 0), sum(plan.get("applied", {}).values())
+        title = (
+            f"Where each probe applied (the {samples + copies} items: {samples} samples as they are, {copies} "
+            "perturbed copies; a probe skips where what it declares would not hold by construction)"
+        )
+        tables.append((title, plain_table("probe-skips", coverage_rows(run))))
+    return tables
 
 
 HEADERS = ["original", "probe", "metric", "grade must", "before", "after", "outcome"]

@@ -3,12 +3,12 @@ service; returns the Run (kind "probes") whose summary holds the per-probe rates
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, Unpack
 
 from judges.config.judge import JudgeConfig, JudgeSettings, judge_config
-from judges.probes.base import Probe
+from judges.probes.base import Known, Probe
 from judges.runs.run import Run
 from judges.types import Sample
 
@@ -18,13 +18,16 @@ def run_probes(
     judge: str | JudgeConfig,
     probes: Sequence[Probe],
     *,
+    known: Mapping[str, Known] | None = None,
     out: str | Path | None = None,
     progress: bool = False,
     data: str | None = None,
     split: str | None = None,
     **settings: Unpack[JudgeSettings],
 ) -> Run:
-    """Judge every sample as it is and under each probe that applies to it (all the prompts rendered first)."""
+    """Judge every sample as it is and under each probe that applies to it (all the prompts rendered first);
+    `known` holds each unit test's type and conditions by sample id, so a probe applies only where its declared
+    expectation holds."""
     from judges.errors import InputError
     from judges.images.vision import check_can_see
     from judges.judging.factory import open_judge
@@ -40,7 +43,7 @@ def run_probes(
     check_can_see(options.judge_model(), (sample for _, sample in samples))
     config: dict[str, Any] = run_config(options, prompts, data=data, split=split, n_samples=len(samples))
     with open_judge(options, prompts) as session:
-        task = ProbeTask(samples, probes, session.judge)
+        task = ProbeTask(samples, probes, session.judge, known or {})
         task.check()  # every perturbed prompt renders, before any call
         config.update(litellm_model=session.model.litellm_model, json_schema=session.model.json_schema)
         return run_task(task, session.runtime, Path(out) if out is not None else None, config, progress=progress)

@@ -1,0 +1,149 @@
+"""`judgelab agreement` as the labelled set grows: wall time and peak memory at N, 10 N and 100 N items.
+
+Run: python benchmarks/bench_agreement_scale.py --sizes 10000,100000,1000000 --out results/benchmarks
+Builds synthetic continuous labels on [0, 1] (one annotator, no text; each item names one of nine systems, whose
+answers differ in quality) and a judge's score per item that tracks the label, the system and noise, then runs
+the command a user types (`python -m judges.cli.main agreement --labels L --predictions P`, 1,000 resamples) in a
+new process per size, timed as a whole, its CPU time and peak resident memory read from the kernel (`os.wait4`). It measures
+whatever the command reports, so figures added to `agreement` are measured too. Writes agreement_scale.json and
+agreement_scale.md, with each size's ratios to the smallest.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parent.parent
+SYSTEMS = 9
+
+
+def write_inputs(folder: Path, n: int, seed: int = 0) -> tuple[Path, Path]:
+    """Labelled items (id, label, system; no text) and one judge score per item, as JSON Lines."""
+    rng = np.random.default_rng(seed)
+    system = rng.integers(0, SYSTEMS, n)
+    quality = np.linspace(0.3, 0.7, SYSTEMS)[system]
+    label = np.clip(quality + rng.normal(0, 0.15, n), 0, 1)
+    score = np.clip(0.5 * label + 0.5 * quality + rng.normal(0, 0.1, n), 0, 1)
+    labels, predictions = folder / f"labels-{n}.jsonl", folder / f"predictions-{n}.jsonl"
+    with labels.open("w", encoding="utf-8") as handle:
+        handle.writelines(
+            f'{{"id": "i{k}", "metric": "faithfulness", "label": {label[k]:.6f}, "label_type": "continuous", '
+            f'"scale": [0, 1], "system": "system-{system[k]}"}}\n'
+            for k in range(n)
+        )
+    with predictions.open("w", encoding="utf-8") as handle:
+        handle.writelines(f'{{"id": "i{k}", "score": {score[k]:.6f}}}\n' for k in range(n))
+    return labels, predictions
+
+
+def run_agreement(labels: Path, predictions: Path, out: Path, resamples: int) -> dict[str, Any]:
+    """One `judgelab agreement` process: its wall time, peak RSS and the figures it reported."""
+    command = [
+        sys.executable,
+        "-m",
+        "judges.cli.main",
+        "agreement",
+        "--labels",
+        str(labels),
+        "--predictions",
+        str(predictions),
+        "--resamples",
+        str(resamples),
+        "--out",
+        str(out),
+    ]
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    load_before = os.getloadavg()[0]
+    start = time.perf_counter()
+    process = subprocess.Popen(command, env=env, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    _, status, usage = os.wait4(process.pid, 0)
+    seconds = time.perf_counter() - start
+    stderr = process.stderr.read().decode() if process.stderr else ""
+    if os.waitstatus_to_exitcode(status) != 0:
+        raise RuntimeError(f"judgelab agreement exited {os.waitstatus_to_exitcode(status)}: {stderr[-500:]}")
+    [metric] = json.loads((out / "agreement.json").read_text(encoding="utf-8"))["metrics"].values()
+    figures = {f["statistic"]: f for f in metric["judge"]}
+    return {
+        "seconds": round(seconds, 2),
+        "cpu_seconds": round(usage.ru_utime + usage.ru_stime, 2),
+        "load_average": round((load_before + os.getloadavg()[0]) / 2, 1),  # other processes sharing the cores
+        "peak_rss_mb": round(usage.ru_maxrss / 1024, 1),  # kilobytes on Linux
+        "figures": sorted(figures),
+        "notes": {name: f["note"] for name, f in figures.items() if f.get("note")},
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sizes", default="10000,100000,1000000", help="item counts, comma-separated")
+    parser.add_argument("--resamples", type=int, default=1000)
+    parser.add_argument("--out", default="results/benchmarks")
+    args = parser.parse_args()
+    sizes = [int(s) for s in args.sizes.split(",")]
+    rows = []
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = Path(tmp)
+        for n in sizes:
+            labels, predictions = write_inputs(folder, n)
+            row = {"items": n, **run_agreement(labels, predictions, folder / f"out-{n}", args.resamples)}
+            rows.append(row)
+            print(
+                f"{n:>9,} items: {row['seconds']:.1f} s ({row['cpu_seconds']:.1f} s CPU, load {row['load_average']}), "
+                f"{row['peak_rss_mb']:.0f} MB peak RSS",
+                flush=True,
+            )
+            labels.unlink()
+            predictions.unlink()
+    first = rows[0]
+    for row in rows:
+        row["time_ratio"] = round(row["seconds"] / first["seconds"], 2)
+        row["cpu_ratio"] = round(row["cpu_seconds"] / first["cpu_seconds"], 2)
+        row["memory_ratio"] = round(row["peak_rss_mb"] / first["peak_rss_mb"], 2)
+    result = {
+        "command": f"python benchmarks/bench_agreement_scale.py --sizes {args.sizes} --resamples {args.resamples}",
+        "machine": f"{os.cpu_count()} cores, Python {platform.python_version()}",
+        "systems": SYSTEMS,
+        "resamples": args.resamples,
+        "rows": rows,
+    }
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "agreement_scale.json").write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
+    lines = [
+        "# `judgelab agreement` at scale",
+        "",
+        f"`{result['command']}` on {result['machine']}: continuous labels (no text, {SYSTEMS} systems), one judge "
+        f"score per item, {args.resamples} bootstrap resamples; one process per size, timed whole (reading both "
+        "files, every figure and interval, writing the report); CPU time (user + system) and peak RSS from the "
+        "kernel. The load average is the machine's (other processes sharing its cores): where it is above the core "
+        "count, wall time stretches and CPU time is the fairer figure.",
+        "",
+        "| items | wall time (s) | CPU time (s) | load average | peak RSS (MB) | wall ratio | CPU ratio | "
+        "memory ratio | figures |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
+    lines += [
+        f"| {r['items']:,} | {r['seconds']} | {r['cpu_seconds']} | {r['load_average']} | {r['peak_rss_mb']} | "
+        f"{r['time_ratio']} | {r['cpu_ratio']} | {r['memory_ratio']} | {', '.join(r['figures'])} |"
+        for r in rows
+    ]
+    notes = {note for r in rows for note in r["notes"].values()}
+    if notes:
+        lines += ["", *(f"Note in the report: {note}." for note in sorted(notes))]
+    (out / "agreement_scale.md").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    print("\n".join(lines))
+
+
+if __name__ == "__main__":
+    main()

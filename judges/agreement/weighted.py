@@ -1,0 +1,232 @@
+"""Statistics of weighted label rows, for a block of bootstrap resamples at once.
+
+A resample is the weight of every label row (how many times the resample drew its item), so no resample is ever
+expanded into rows and nothing grows with the rows but a few arrays of their length: correlations from weighted
+moments, Spearman's rho from weighted mid-ranks of tie groups, AUROC from weighted counts below each score, and
+kappa, balanced accuracy, F1, MCC and Krippendorff's alpha (two coders: the judge and the people) from a weighted
+confusion matrix over the label levels, or in closed form for interval alpha (Krippendorff 2011, "Computing
+Krippendorff's alpha-reliability": the coincidence matrix of two coders without missing values reduces to sums of
+values and squares). On integer weights each form equals its library counterpart (scipy, scikit-learn,
+krippendorff) on the expanded rows; the tests check that.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+import numpy as np
+
+Prepared = Callable[[np.ndarray], np.ndarray]  # (k, rows) weights -> (k,) values, NaN where undefined
+Weighted = Callable[[np.ndarray, np.ndarray], Prepared]  # (human, judge) on all rows -> its resampled form
+DEGENERATE = 1e-12  # a weighted variance below this share of the mean square is a constant resample
+
+
+def _times(weights: np.ndarray, values: np.ndarray) -> np.ndarray:
+    """(k, rows) weights times (m, rows) values: (k, m) sums, without BLAS (its threads spin against each other on
+    a busy machine, measured a hundredfold slower there; these products are bound by memory, not arithmetic)."""
+    return np.einsum("kr,mr->km", weights, values)
+
+
+def _correlation(total: np.ndarray, sums: np.ndarray) -> np.ndarray:
+    """Pearson's r from each resample's total weight and weighted sums of x, y, x^2, y^2 and xy (k x 5)."""
+    mean_x, mean_y = sums[:, 0] / total, sums[:, 1] / total
+    square_x, square_y = sums[:, 2] / total, sums[:, 3] / total
+    var_x, var_y = square_x - mean_x**2, square_y - mean_y**2
+    covariance = sums[:, 4] / total - mean_x * mean_y
+    with np.errstate(invalid="ignore", divide="ignore"):
+        r = covariance / np.sqrt(var_x * var_y)
+    constant = (var_x <= DEGENERATE * square_x) | (var_y <= DEGENERATE * square_y)
+    return np.where(constant, np.nan, np.clip(r, -1.0, 1.0))
+
+
+def pearson(human: np.ndarray, judge: np.ndarray) -> Prepared:
+    """Pearson's r from weighted moments: one (k x rows) @ (rows x 5) product per block of resamples."""
+    x, y = human - human.mean(), judge - judge.mean()  # centred once: no cancellation in the moments
+    moments = np.empty((5, x.size))
+    moments[0], moments[1] = x, y
+    del x, y
+    np.multiply(moments[0], moments[0], out=moments[2])
+    np.multiply(moments[1], moments[1], out=moments[3])
+    np.multiply(moments[0], moments[1], out=moments[4])
+    return lambda weights: _correlation(weights.sum(axis=1), _times(weights, moments))
+
+
+def group_sums(group: np.ndarray, n_groups: int, weights: np.ndarray) -> np.ndarray:
+    """(k, n_groups): the weights of each resample summed by group (one bincount for the block)."""
+    k = weights.shape[0]
+    index = (group[None, :] + n_groups * np.arange(k)[:, None]).ravel()
+    return np.bincount(index, weights=weights.ravel(), minlength=k * n_groups).reshape(k, n_groups)
+
+
+def _ties(values: np.ndarray) -> tuple[np.ndarray, int]:
+    """Each value's tie group (0 for the smallest value) and how many groups there are."""
+    distinct, group = np.unique(values, return_inverse=True)
+    return group.ravel(), int(distinct.size)
+
+
+def spearman(human: np.ndarray, judge: np.ndarray) -> Prepared:
+    """Spearman's rho: Pearson's r of the mid-ranks each resample gives (ties get the average rank, as scipy's).
+
+    A tie group's mid-rank is the weight below it plus half its own (plus one half); the sums of ranks and squared
+    ranks are taken over the groups, and only the cross term visits the rows (two bincounts and one gather per
+    resample, O(rows), no sort)."""
+    (gh, nh), (gj, nj) = _ties(human), _ties(judge)
+
+    def prepared(weights: np.ndarray) -> np.ndarray:
+        sums = np.empty((weights.shape[0], 5))
+        for k, w in enumerate(weights):
+            by_h, by_j = np.bincount(gh, weights=w, minlength=nh), np.bincount(gj, weights=w, minlength=nj)
+            rank_h, rank_j = np.cumsum(by_h) - by_h / 2 + 0.5, np.cumsum(by_j) - by_j / 2 + 0.5
+            cross = np.bincount(gj, weights=w * rank_h[gh], minlength=nj)
+            pairs = ((by_h, rank_h), (by_j, rank_j), (by_h * rank_h, rank_h), (by_j * rank_j, rank_j), (cross, rank_j))
+            sums[k] = [np.einsum("i,i->", a, b) for a, b in pairs]
+        return _correlation(weights.sum(axis=1), sums)
+
+    return prepared
+
+
+def auroc(human: np.ndarray, judge: np.ndarray) -> Prepared:
+    """The share of (positive, negative) pairs the score orders right, a tie counting half."""
+    group, n_groups = _ties(judge)
+    positive = human == 1
+
+    def prepared(weights: np.ndarray) -> np.ndarray:
+        pos = group_sums(group, n_groups, weights * positive)
+        neg = group_sums(group, n_groups, weights * ~positive)
+        below = np.cumsum(neg, axis=1) - neg
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return (pos * (below + neg / 2)).sum(axis=1) / (pos.sum(axis=1) * neg.sum(axis=1))
+
+    return prepared
+
+
+def sign_agreement(*, decisive: bool) -> Weighted:
+    """The weighted share of rows where the judge prefers the answer people prefer (decisive: people not tied)."""
+
+    def weighted(human: np.ndarray, judge: np.ndarray) -> Prepared:
+        counted = (human != 0) if decisive else np.ones_like(human, dtype=bool)
+        both = np.stack([(np.sign(human) == np.sign(judge)) & counted, counted]).astype(float)
+
+        def prepared(weights: np.ndarray) -> np.ndarray:
+            agree, total = _times(weights, both).T
+            with np.errstate(invalid="ignore", divide="ignore"):
+                return agree / total
+
+        return prepared
+
+    return weighted
+
+
+def _confusion(levels: Sequence[float], human: np.ndarray, judge: np.ndarray) -> Callable[[np.ndarray], np.ndarray]:
+    """(k, L, L) weighted counts, rows: the human label's level, columns: the judge's."""
+    grid = np.asarray(levels, dtype=float)
+    size = grid.size
+    cell = np.searchsorted(grid, human) * size + np.searchsorted(grid, judge)
+    return lambda weights: group_sums(cell, size * size, weights).reshape(-1, size, size)
+
+
+def quadratic_kappa(levels: Sequence[float]) -> Weighted:
+    """Cohen's kappa with quadratic weights (scikit-learn's cohen_kappa_score(weights="quadratic"))."""
+    index = np.arange(len(levels))
+    penalty = (index[:, None] - index[None, :]) ** 2
+
+    def weighted(human: np.ndarray, judge: np.ndarray) -> Prepared:
+        counts = _confusion(levels, human, judge)
+
+        def prepared(weights: np.ndarray) -> np.ndarray:
+            matrix = counts(weights)
+            expected = (
+                matrix.sum(axis=2)[:, :, None] * matrix.sum(axis=1)[:, None, :] / matrix.sum(axis=(1, 2))[:, None, None]
+            )
+            with np.errstate(invalid="ignore", divide="ignore"):
+                return 1 - (matrix * penalty).sum(axis=(1, 2)) / (expected * penalty).sum(axis=(1, 2))
+
+        return prepared
+
+    return weighted
+
+
+def binary_from_counts(name: str) -> Weighted:
+    """Balanced accuracy, F1 (of label 1) or MCC from the weighted 2 x 2 matrix, as scikit-learn defines them:
+    balanced accuracy averages the recall of the human classes present; MCC is 0 where it is undefined."""
+
+    def weighted(human: np.ndarray, judge: np.ndarray) -> Prepared:
+        counts = _confusion((0.0, 1.0), human, judge)
+
+        def prepared(weights: np.ndarray) -> np.ndarray:
+            matrix = counts(weights)
+            tn, fp, fn, tp = matrix[:, 0, 0], matrix[:, 0, 1], matrix[:, 1, 0], matrix[:, 1, 1]
+            with np.errstate(invalid="ignore", divide="ignore"):
+                if name == "balanced_accuracy":
+                    return np.nanmean(np.stack([tn / (tn + fp), tp / (tp + fn)]), axis=0)
+                if name == "f1":
+                    return 2 * tp / (2 * tp + fp + fn)
+                total, true, predicted = tn + fp + fn + tp, tp + fn, tp + fp
+                covariance = (tp + tn) * total - (true * predicted + (total - true) * (total - predicted))
+                spread = (total**2 - true**2 - (total - true) ** 2) * (
+                    total**2 - predicted**2 - (total - predicted) ** 2
+                )
+                return np.where(spread > 0, covariance / np.sqrt(spread), 0.0)
+
+        return prepared
+
+    return weighted
+
+
+def alpha_on_levels(levels: Sequence[float], *, ordinal: bool) -> Weighted:
+    """Krippendorff's nominal or ordinal alpha of two coders over a few levels, from the coincidence matrix (each
+    row gives the pairs (human, judge) and (judge, human)); the ordinal distance uses each resample's level counts."""
+
+    def weighted(human: np.ndarray, judge: np.ndarray) -> Prepared:
+        counts = _confusion(levels, human, judge)
+
+        def prepared(weights: np.ndarray) -> np.ndarray:
+            matrix = counts(weights)
+            coincidence = matrix + matrix.transpose(0, 2, 1)
+            marginal = coincidence.sum(axis=2)  # (k, L)
+            total = marginal.sum(axis=1)
+            if ordinal:
+                cumulative = np.cumsum(marginal, axis=1)
+                high = cumulative[:, None, :]  # through level k
+                low = (cumulative - marginal)[:, :, None]  # below level c
+                between = np.abs(high - low)  # the sum of the counts from c to k (for c <= k; symmetric)
+                between = np.maximum(between, np.swapaxes(between, 1, 2))
+                distance = (between - (marginal[:, :, None] + marginal[:, None, :]) / 2) ** 2
+            else:
+                distance = np.broadcast_to(1.0 - np.eye(len(levels)), coincidence.shape)
+            observed = (coincidence * distance).sum(axis=(1, 2))
+            expected = (marginal[:, :, None] * marginal[:, None, :] * distance).sum(axis=(1, 2))
+            with np.errstate(invalid="ignore", divide="ignore"):
+                return 1 - (total - 1) * observed / expected
+
+        return prepared
+
+    return weighted
+
+
+def interval_alpha(human: np.ndarray, judge: np.ndarray) -> Prepared:
+    """Krippendorff's interval alpha of two coders in closed form: 1 - (n - 1) D_o / D_e with n = 2W values,
+    D_o = 2 sum w (h - j)^2 and D_e = 2 n sum w (h^2 + j^2) - 2 (sum w (h + j))^2 (no values x values matrix)."""
+    centre = (human.mean() + judge.mean()) / 2
+    moments = np.empty((3, human.size))
+    np.subtract(human, judge, out=moments[0])
+    moments[0] **= 2  # (h - j)^2
+    np.add(human, judge, out=moments[1])
+    moments[1] -= 2 * centre  # h + j, centred
+    np.subtract(human, centre, out=moments[2])
+    moments[2] **= 2
+    squares_j = judge - centre
+    squares_j **= 2
+    moments[2] += squares_j  # h^2 + j^2, centred
+    del squares_j
+
+    def prepared(weights: np.ndarray) -> np.ndarray:
+        n = 2 * weights.sum(axis=1)
+        gap, both, squares = _times(weights, moments).T
+        observed = 2 * gap
+        spread = 2 * n * squares - 2 * both**2
+        with np.errstate(invalid="ignore", divide="ignore"):
+            value = 1 - (n - 1) * observed / spread
+        return np.where(spread > DEGENERATE * 2 * n * squares, value, np.nan)
+
+    return prepared
