@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from judges.agreement.bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED, percentile_interval, resample_items
+from judges.agreement.bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED, percentile_interval
 from judges.agreement.policy import Policy
 from judges.agreement.predictions import Prediction, Predictions
 from judges.agreement.result import MetricAgreement
@@ -83,29 +83,17 @@ def _majority(human: np.ndarray, statistic: str) -> np.ndarray:
     return (human >= 0.5).astype(float) if statistic == "balanced_accuracy" else human
 
 
-def _batched(statistic: str, human: np.ndarray, judge: np.ndarray) -> np.ndarray:
-    """The statistic on each row of (resamples, items) matrices: balanced accuracy as the mean of the two recalls
-    (undefined when a resample holds one class), Spearman's rho through the agreement module's batched version."""
-    import warnings
+def _statistic(name: str) -> Any:
+    from judges.agreement.statistics import BALANCED_ACCURACY, SPEARMAN
 
-    from judges.agreement.statistics import SPEARMAN
-
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        if statistic == "balanced_accuracy":
-            positives, negatives = human.sum(axis=1), (1 - human).sum(axis=1)
-            tpr = (judge * human).sum(axis=1) / positives
-            tnr = ((1 - judge) * (1 - human)).sum(axis=1) / negatives
-            return np.asarray((tpr + tnr) / 2, dtype=float)
-        assert SPEARMAN.batch is not None
-        return np.asarray(SPEARMAN.batch(human, judge), dtype=float)
+    return {"balanced_accuracy": BALANCED_ACCURACY, "spearman": SPEARMAN}[name]
 
 
 def statistic_value(labels: LabelledSet, predictions: Predictions, statistic: str) -> float | None:
     """The statistic on the items' mean labels, nulls and failures counted wrong: what the search ranks on."""
     _, human, judge = _item_arrays(labels, predictions)
-    value = float(_batched(statistic, _majority(human, statistic)[None, :], judge[None, :])[0])
-    return value if np.isfinite(value) else None
+    value = _statistic(statistic)(_majority(human, statistic), judge)
+    return float(value) if np.isfinite(value) else None
 
 
 def paired_difference(
@@ -119,21 +107,29 @@ def paired_difference(
 ) -> dict[str, Any]:
     """Tuned minus base on the statistic, with a percentile interval from one paired bootstrap: each resample draws
     the same items for both (Efron & Tibshirani 1993, ch. 16), so the difference is not blurred by which items were
-    drawn. Items are scored on their mean label, nulls and failures counted wrong (the search's policy)."""
+    drawn. Items are scored on their mean label, nulls and failures counted wrong (the search's policy); each
+    resample's statistic comes from the agreement module's own resampler."""
+    import warnings
+
+    from judges.agreement.bootstrap import ItemRows, resample_blocks, resampler
+
     ids, human, base_values = _item_arrays(labels, base)
     _, _, tuned_values = _item_arrays(labels, tuned)
     human = _majority(human, statistic)
-    value = _batched(statistic, human[None, :], tuned_values[None, :]) - _batched(
-        statistic, human[None, :], base_values[None, :]
-    )
-    index = resample_items(len(ids), resamples, seed)
-    diffs = _batched(statistic, human[index], tuned_values[index]) - _batched(
-        statistic, human[index], base_values[index]
-    )
-    ci, undefined = percentile_interval(diffs, 0.95)
+    stat = _statistic(statistic)
+    value = stat(human, tuned_values) - stat(human, base_values)
+    rows = ItemRows.repeated(np.ones(len(ids), dtype=np.int64))
+    on_base, on_tuned = resampler(stat, human, base_values, rows), resampler(stat, human, tuned_values, rows)
+    blocks = []
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for index in resample_blocks(len(ids), resamples, seed):
+            weights = rows.weights(index)
+            blocks.append(on_tuned(index, weights) - on_base(index, weights))
+    ci, undefined = percentile_interval(np.concatenate(blocks), 0.95)
     return {
         "statistic": statistic,
-        "value": float(value[0]) if np.isfinite(value[0]) else None,
+        "value": float(value) if np.isfinite(value) else None,
         "ci_low": None if ci is None else ci[0],
         "ci_high": None if ci is None else ci[1],
         "n_items": len(ids),
