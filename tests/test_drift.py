@@ -21,7 +21,7 @@ from judges.calls.scripted import ScriptedBackend
 from judges.cli.validate_cmd import check_drift
 from judges.judging.grouse_judge import GroundedQAJudge
 from judges.judging.prompts import load_prompt_set
-from judges.runs.drift import drift
+from judges.runs.drift import drift, drift_lines
 from judges.runs.run import Run
 from judges.runs.service import run_task
 from judges.runs.tasks import UnitTestTask
@@ -66,16 +66,20 @@ def test_a_judge_that_lost_6_of_32_tests_fell_significantly(tmp_path, capsys):
     assert result.fingerprints == (["fp_2026_10"], ["fp_2026_11"])
     assert check_drift(baseline, after) is True
     printed = capsys.readouterr().out
-    assert "McNemar's exact test p = 0.03125 (fell significantly at 0.05)" in printed
+    assert "McNemar's exact test p = 0.03125 (a significant fall at 0.05)" in printed
     assert "fp_2026_10" in printed and "fp_2026_11" in printed
     assert "Lost (passed in baseline, not in after): t3, t7, t11, t19, t23, t29" in printed
+    # the other way round, the same p-value is a significant rise, not "no significant fall"
+    rise = drift(after, baseline)
+    assert not rise.fell and rise.p_value == result.p_value
+    assert "p = 0.03125 (a significant rise at 0.05)" in "\n".join(drift_lines(rise, "after", "baseline"))
 
 
 def test_a_judge_that_lost_nothing_passes_and_one_lost_test_is_not_significant(tmp_path, capsys):
     baseline = run_judge(tmp_path, "baseline", set(), "fp_a")
     same = run_judge(tmp_path, "same", set(), "fp_a")
     assert check_drift(baseline, same) is False
-    assert "p = 1 (no significant fall at 0.05)" in capsys.readouterr().out
+    assert "p = 1 (no significant change at 0.05)" in capsys.readouterr().out
     one = run_judge(tmp_path, "one", {5}, "fp_a")
     result = drift(baseline, one)
     assert result.lost == ["t5"] and result.p_value == 1.0 and not result.fell
@@ -137,11 +141,11 @@ def test_validate_baseline_fails_with_exit_1_and_compare_shows_the_same_statisti
         same = judgelab("validate", *common, "--baseline", str(tmp_path / "first"), cwd=tmp_path)
         plugin = pytest_with_gate(tmp_path, base, tests)
     assert again.returncode == 1, again.stdout + again.stderr
-    assert "McNemar's exact test p = 0.03125 (fell significantly at 0.05)" in again.stdout
+    assert "McNemar's exact test p = 0.03125 (a significant fall at 0.05)" in again.stdout
     assert "fp_baseline" in again.stdout and "FAILED" in again.stdout
     assert "replies came from the cache" in again.stdout  # the note: this re-run asked nothing again
     assert all(test in again.stdout for test in lost)
-    assert same.returncode == 0 and "p = 1 (no significant fall" in same.stdout
+    assert same.returncode == 0 and "p = 1 (no significant change" in same.stdout
     compared = judgelab("compare", str(tmp_path / "baseline"), str(tmp_path / "first"), cwd=tmp_path)
     assert compared.returncode == 0 and "McNemar's exact test p = 0.03125" in compared.stdout
 

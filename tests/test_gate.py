@@ -233,7 +233,7 @@ faithfulness = 0.0
     assert "collected 10 items" in result.stdout  # two bars and eight unit tests
     records = [
         json.loads(line)
-        for line in next((tmp_path / "basetemp").glob("judgelab*/results.jsonl")).read_text().splitlines()
+        for line in next((tmp_path / "results" / "runs").glob("*-gate-judge/results.jsonl")).read_text().splitlines()
     ]
     passed = sum(r["passed_all"] for r in records)
     counts = f"1 failed, {1 + passed} passed" + (f", {8 - passed} xfailed" if passed < 8 else "")
@@ -243,4 +243,23 @@ faithfulness = 0.0
     missed = next(r for r in records if not r["passed_all"])
     assert f"  {missed['id']}: " in result.stdout and "Traceback" not in result.stdout
     assert "runtest" not in result.stdout and len(result.stdout.splitlines()) < 40
-    assert f"report: {tmp_path / 'basetemp'}" in result.stdout and "report.html" in result.stdout
+    # the run folder lands beside the config, not under pytest's temporary folder, and the last lines name it
+    assert f"report: {tmp_path / 'results' / 'runs'}" in result.stdout and "report.html" in result.stdout
+
+
+def test_pytest_plugin_user_errors_are_one_line(tmp_path):
+    """`pytest --judgelab missing.toml` (or a file that is not TOML) says so in one line: no traceback."""
+    (tmp_path / "bad.toml").write_text("judge = [\n")
+    for name, expected in (("missing.toml", "config file not found"), ("bad.toml", "not valid TOML")):
+        result = subprocess.run(
+            [sys.executable, "-m", "pytest", "--judgelab", name, "-p", "no:cacheprovider", str(tmp_path)],
+            capture_output=True,
+            text=True,
+            env=ENV,
+            cwd=tmp_path,
+            timeout=120,
+        )
+        output = (result.stdout + result.stderr).strip().splitlines()
+        assert result.returncode == 4, output
+        assert output == [f"ERROR: judgelab: {name}: {expected}" + output[0].split(expected, 1)[1]], output
+        assert "Traceback" not in result.stderr

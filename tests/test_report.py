@@ -174,9 +174,9 @@ def test_not_passed_rows_show_grades_and_the_reason_or_the_raw_reply_and_totals_
     judge, _ = scripted_judge(script)
     run = run_task(UnitTestTask(tests, judge), judge.runtime, tmp_path / "run", {"judge": "scripted"})
     text = compact((tmp_path / "run" / "summary.md").read_text())
-    assert "| grade expected | grade given | outcome | reason (or the raw reply) |" in text
+    assert "| grade expected | grade given | outcome | reason |" in text
     faithfulness = [line for line in text.splitlines() if "| F |" in line and "| wrong_grade |" in line]
-    assert faithfulness and all(f"| raw reply: {silent[:200]} |" in line for line in faithfulness)
+    assert faithfulness and all("| graded 1, no reason given |" in line for line in faithfulness)
     others = [line for line in text.splitlines() if "| wrong_grade |" in line and ("| AR |" in line or "| C |" in line)]
     assert others and all(line.rstrip().endswith("| because |") for line in others)
     [(_, table)] = [t for t in summary_tables(run) if t[0] == "Pass rates"]

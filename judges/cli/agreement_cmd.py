@@ -99,7 +99,11 @@ def configure(parser: argparse.ArgumentParser) -> None:
         metavar="TEXT=N,...",
         help='text labels to numbers, e.g. "Fully attributable=1,Generic=0,yes=1,no=0"',
     )
-    own.add_argument("--label-type", choices=["binary", "ordinal", "continuous", "preference"])
+    own.add_argument(
+        "--label-type",
+        choices=["binary", "ordinal", "continuous", "preference"],
+        help="what the labels are (needed with --columns): yes/no, grades on a scale, scores, or A-vs-B preferences",
+    )
     own.add_argument("--scale", metavar="LOW,HIGH", help="label scale, e.g. 1,5 (required for ordinal and preference)")
     own.add_argument("--split", metavar="SPLIT", help="split of a hub set or HF dataset")
 

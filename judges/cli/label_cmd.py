@@ -49,14 +49,16 @@ def configure(parser: argparse.ArgumentParser) -> None:
     serve.add_argument("--port", type=int, default=0, help="port on 127.0.0.1 (default 0: a free one)")
 
     export = sub.add_parser("export", help="write a queue for Label Studio or Argilla")
-    export.add_argument("queue", metavar="QUEUE")
-    export.add_argument("--format", required=True, choices=["label-studio", "argilla"])
+    export.add_argument("queue", metavar="QUEUE", help="the queue file `label select` wrote")
+    export.add_argument("--format", required=True, choices=["label-studio", "argilla"], help="the tool to export to")
     scale_options(export)
     export.add_argument("--out", required=True, metavar="FILE", help="tasks or records JSON (a config file beside)")
 
     imp = sub.add_parser("import", help="read a Label Studio or Argilla export into a labels file")
     imp.add_argument("file", metavar="FILE", help="the tool's JSON export")
-    imp.add_argument("--format", required=True, choices=["label-studio", "argilla"])
+    imp.add_argument(
+        "--format", required=True, choices=["label-studio", "argilla"], help="the tool the export came from"
+    )
     imp.add_argument("--out", required=True, metavar="LABELS", help="labels file (JSONL; replaced)")
     imp.add_argument("--queue", metavar="QUEUE", help="the queue exported: keeps each item's sample and weight")
     imp.add_argument("--metric", metavar="M", help="the metric (default: the one the export names)")

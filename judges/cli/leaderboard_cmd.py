@@ -4,12 +4,18 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
+from typing import Any
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("config", metavar="CONFIG", help="TOML with [[candidates]], [[evaluations]], [selection]")
     parser.add_argument(
         "--out", default="results", metavar="DIR", help="where the leaderboard files go (default results/)"
+    )
+    parser.add_argument(
+        "--dry-run",
+        action="store_true",
+        help="print each candidate x evaluation the board would run and what it would ask a model; call nothing",
     )
 
 
@@ -18,10 +24,40 @@ def run(args: argparse.Namespace) -> int:
     from judges.leaderboard.run import run_leaderboard
 
     config = load_config(args.config)
+    if args.dry_run:
+        return dry_run(config)
     out = Path(args.out)
     _, picks, _ = run_leaderboard(config, out)
     for pick in picks:
         best = pick.winner.candidate if pick.winner else "-"
         print(f"{pick.evaluation:32} {pick.metric:20} best: {best:24} ({pick.reason()})")
     print(f"wrote {out}/leaderboard.md, leaderboard.csv, leaderboard.json, leaderboard.html")
+    return 0
+
+
+def dry_run(config: Any) -> int:
+    """Each candidate x evaluation the board would run, in its order: for an LLM on unit tests the same estimate as
+    `meta-eval --dry-run`; on labels, one call per labelled item; baselines and embeddings call no judge."""
+    from judges.cli.meta_eval_cmd import dry_run as estimate
+    from judges.leaderboard.label_entries import labelled_subset
+    from judges.leaderboard.run import applies
+    from judges.suite.loading import load_unit_tests
+
+    labelled = {e.name: labelled_subset(e) for e in config.evaluations if e.kind == "labels"}
+    pairs = [(e, c) for e in config.evaluations for c in config.candidates if applies(c, e, labelled)]
+    for done, (evaluation, candidate) in enumerate(pairs, 1):
+        print(f"[{done}/{len(pairs)}] {candidate.name} ({candidate.kind}) on {evaluation.name}:")
+        if candidate.kind in ("baseline", "embedding"):
+            print("  no judge call" + (" (an embedding per item)" if candidate.kind == "embedding" else ""))
+        elif evaluation.kind == "unit_tests":
+            tests = load_unit_tests(evaluation.source, evaluation.split)[: evaluation.limit]
+            estimate(tests, candidate.judge(config.cache), 1)
+        else:
+            labels = labelled[evaluation.name]
+            items, metric = len({item.id for item in labels.items}), labels.metrics()[0]
+            how = (
+                "its prompt for" if candidate.kind == "llm" else f"the suite metric {candidate.metrics.get(metric)} for"
+            )
+            print(f"  {items} labelled items, {how} {metric}: a call or more per item")
+    print("Nothing was called.")
     return 0

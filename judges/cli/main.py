@@ -37,6 +37,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="judgelab",
         description="Check the LLM judges of your RAG answers against unit tests before you trust them.",
+        allow_abbrev=False,
     )
     from judges import __version__
 
@@ -49,7 +50,30 @@ def build_parser() -> argparse.ArgumentParser:
         command = sub.add_parser(name, help=help_text, description=help_text)
         command.set_defaults(module=module)
         importlib.import_module(module).configure(command)
+    refuse_abbreviations(parser)
     return parser
+
+
+def refuse_abbreviations(parser: argparse.ArgumentParser) -> None:
+    """No option is taken by a prefix of its name (`--judg` is not `--judge`), in every command and subcommand: a
+    typo must not silently become another option."""
+    parser.allow_abbrev = False
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for child in action.choices.values():
+                refuse_abbreviations(child)
+
+
+def unknown_command(argv: Sequence[str]) -> str | None:
+    """One line for a command judgelab does not have, naming the nearest one (`evalute`: did you mean evaluate?)."""
+    import difflib
+
+    word = next((a for a in argv if not a.startswith("-")), None)
+    if word is None or word in COMMANDS:
+        return None
+    near = difflib.get_close_matches(word, list(COMMANDS), n=1, cutoff=0.6)
+    hint = f"; did you mean {near[0]}?" if near else f"; the commands: {', '.join(COMMANDS)}"
+    return f"judgelab: error: no command {word!r}{hint}"
 
 
 def unknown_options(parser: argparse.ArgumentParser, command: str | None, unknown: list[str]) -> str:
@@ -59,16 +83,32 @@ def unknown_options(parser: argparse.ArgumentParser, command: str | None, unknow
     options: list[str] = []
     for action in parser._actions:
         if isinstance(action, argparse._SubParsersAction) and command in action.choices:
-            options = [o for a in action.choices[command]._actions for o in a.option_strings if o.startswith("--")]
+            options = sorted(set(_long_options(action.choices[command])))
     flag = next((u.split("=", 1)[0][2:] for u in unknown if u.startswith("--")), None)
     near = difflib.get_close_matches(flag, [o[2:] for o in options], n=1, cutoff=0.6) if flag else []
     hint = f"; did you mean --{near[0]}?" if near else ""
     return f"judgelab {command or ''}: error: unrecognized arguments: {' '.join(unknown)}{hint}".replace(" :", ":")
 
 
+def _long_options(parser: argparse.ArgumentParser) -> list[str]:
+    """Every `--option` of a command and of its subcommands (`label select --seed`)."""
+    found = []
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for child in action.choices.values():
+                found += _long_options(child)
+        found += [o for o in action.option_strings if o.startswith("--")]
+    return found
+
+
 def main(argv: Sequence[str] | None = None) -> int:
+    given = list(sys.argv[1:] if argv is None else argv)
+    misspelt = unknown_command(given)
+    if misspelt is not None:  # before argparse, whose answer is a usage block and the list of every command
+        print(misspelt, file=sys.stderr)
+        return 2
     parser = build_parser()
-    args, unknown = parser.parse_known_args(argv)
+    args, unknown = parser.parse_known_args(given)
     if unknown:  # argparse's usage block would bury the one line that matters
         print(unknown_options(parser, args.command, unknown), file=sys.stderr)
         return 2

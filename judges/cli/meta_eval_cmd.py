@@ -80,13 +80,14 @@ def execute(args: argparse.Namespace, config: JudgeConfig, tests: list[Any], spl
     return finish_run(run, written)
 
 
-def dry_run(tests: list[Any], config: JudgeConfig, draws: int) -> int:
+def dry_run(tests: list[Any], config: JudgeConfig, draws: int, unit: str = "unit tests") -> int:
+    """Print the calls, tokens and cost judging `tests` (unit tests, or samples) would take; call nothing."""
     from judges.judging.factory import planning_judge
     from judges.runs.cost_estimate import estimate_meta_eval
 
     judge, cache = planning_judge(config)
     try:
-        print(f"{len(tests)} unit tests x {draws} draw(s) with {config.model}")
+        print(f"{len(tests)} {unit} x {draws} draw(s) with {config.model}")
         estimate = estimate_meta_eval(tests, judge, draws, cache)
         print(estimate.describe())
         if not judge.model.local:

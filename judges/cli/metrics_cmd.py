@@ -48,18 +48,33 @@ def configure(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--embeddings-api-base", metavar="URL", help="server for a LiteLLM embedding model")
     parser.add_argument("--rag-prompts", metavar="DIR", help="folder of templates overriding prompts/rag/ ones")
+    parser.add_argument(
+        "--dry-run",
+        action="store_true",
+        help="print which metrics would ask the judge and how many first calls that makes; call nothing",
+    )
     group = parser.add_argument_group("metric settings")
-    group.add_argument("--k", type=int, help="cut-off K for ranked context and retrieval metrics (default: all)")
-    group.add_argument("--questions", type=int, default=3, help="answer relevancy: questions generated (default 3)")
-    group.add_argument("--strictness", type=int, default=1, help="aspect critiques: odd number of votes (default 1)")
+    group.add_argument(
+        "--k", type=int, metavar="K", help="cut-off K for ranked context and retrieval metrics (default: all)"
+    )
+    group.add_argument(
+        "--questions", type=int, default=3, metavar="N", help="answer relevancy: questions generated (default 3)"
+    )
+    group.add_argument(
+        "--strictness", type=int, default=1, metavar="N", help="aspect critiques: odd number of votes (default 1)"
+    )
     group.add_argument(
         "--correctness-weights",
         default="0.75,0.25",
         metavar="W1,W2",
         help="answer correctness: weights of statement F1 and similarity (default 0.75,0.25)",
     )
-    group.add_argument("--correctness-threshold", type=float, help="answer correctness: binarize at this score")
-    group.add_argument("--similarity-threshold", type=float, default=0.8, help="LlamaIndex similarity pass mark")
+    group.add_argument(
+        "--correctness-threshold", type=float, metavar="SCORE", help="answer correctness: binarize at this score"
+    )
+    group.add_argument(
+        "--similarity-threshold", type=float, default=0.8, metavar="SCORE", help="LlamaIndex similarity pass mark"
+    )
     group.add_argument("--ragas-score-of", metavar="A,B", help="metrics whose harmonic mean is ragas_score")
     group.add_argument(
         "--logprobs",
@@ -148,7 +163,23 @@ def run(args: argparse.Namespace) -> int:
     )
     if not samples:
         raise ConfigError(f"{args.data}: no samples")
+    if args.dry_run:
+        return dry_run(metrics, samples, config)
     return execute(args, config, metrics, registry, settings, samples)
+
+
+def dry_run(metrics: list[Any], samples: Sequence[Any], config: JudgeConfig) -> int:
+    """What a metrics run would ask: the metrics that call the judge, and their first calls (a call or more per
+    sample each applies to; claims and generated questions add more, which only the replies decide)."""
+    judged = [spec.name for spec in metrics if spec.uses_judge]
+    print(f"{len(samples)} samples x {len(metrics)} metrics with {config.model}")
+    print(
+        f"dry run: {len(judged)} of the {len(metrics)} metrics ask the judge"
+        + (f" ({', '.join(judged)})" if judged else "")
+        + f": at most {len(samples) * len(judged)} first calls, one per sample each applies to; metrics that "
+        "extract claims or generate questions then ask once per claim or question. Nothing was called."
+    )
+    return 0
 
 
 def execute(

@@ -7,7 +7,7 @@ from pathlib import Path
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("run_dir", metavar="RUN_DIR")
+    parser.add_argument("run_dir", metavar="RUN_DIR", help="a run folder (it holds run.json and results.jsonl)")
 
 
 def run(args: argparse.Namespace) -> int:

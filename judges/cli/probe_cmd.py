@@ -39,6 +39,11 @@ def configure(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--audit-seed", type=int, default=0, metavar="S", help="seed of the --audit draw (default 0)")
     parser.add_argument(
+        "--dry-run",
+        action="store_true",
+        help="print the calls, tokens and cost the probes would need, and call nothing",
+    )
+    parser.add_argument(
         "audit_args",
         nargs="*",
         metavar="audit AUDIT_DIR ANSWERS",
@@ -76,6 +81,13 @@ def run(args: argparse.Namespace) -> int:
         out = Path(args.out) if args.out else default_run_dir(Path("results/audits"), "probe-audit")
         return _write_audit(samples, probes, known, args.audit, args.audit_seed, out)
     config = config_from_args(args)
+    if args.dry_run:  # every sample as it is and under each probe that applies to it, as the run would judge them
+        from judges.cli.meta_eval_cmd import dry_run
+        from judges.probes.task import perturb
+
+        made, _ = perturb(samples, probes, known)
+        unit = f"items ({len(samples)} samples as they are and under each probe that applies)"
+        return dry_run([sample for _, _, sample in made], config, 1, unit=unit)
     out = Path(args.out) if args.out else default_run_dir(Path("results/runs"), "probe", config.model)
     run = run_probes(samples, config, probes, known=known, out=out, progress=not args.quiet, data=data, split=split)
     return finish_run(run, ["results.jsonl", "run.json", "summary.md", "report.html"])

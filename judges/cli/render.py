@@ -11,18 +11,11 @@ if TYPE_CHECKING:
 
 
 def failure_summary(run: Run) -> str | None:
-    """ "12 of 456 calls failed: 9 timeout, 3 unparseable", from the finished items' call records."""
-    from judges.records.usage import CallCounts
-    from judges.runs.progress import call_counts
+    """ "12 of 456 calls failed: 9 timeout, 3 unparseable", from the same count summary.md and run.json give."""
+    from judges.runs.call_totals import run_call_totals
 
-    # the runtime's counter (run.json's usage), the one the progress line reads; the records' totals otherwise
-    usage = CallCounts.from_json(run.usage) if "failures" in run.usage else run.summary.usage
-    asked, failed = call_counts(usage.calls, usage.failures)
-    if not failed:
-        return None
-    failures = usage.failures
-    kinds = ", ".join(f"{n} {kind}" for kind, n in sorted(failures.items(), key=lambda kv: (-kv[1], kv[0])))
-    return f"{failed} of {asked} calls failed: {kinds}"
+    totals = run_call_totals(run)
+    return f"{totals.failed} of {totals.asked} calls failed: {totals.kinds}" if totals.failed else None
 
 
 def finish_run(run: Run, files: list[str], *, quiet: bool = False) -> int:

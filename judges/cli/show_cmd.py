@@ -9,7 +9,7 @@ from pathlib import Path
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("run_dir", metavar="RUN_DIR")
+    parser.add_argument("run_dir", metavar="RUN_DIR", help="a run folder (it holds run.json and report.html)")
     how = parser.add_mutually_exclusive_group()
     how.add_argument("--print", action="store_true", help="only print summary.md (the items not passed included)")
     how.add_argument(

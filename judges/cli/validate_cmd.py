@@ -34,6 +34,11 @@ def configure(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--junit", metavar="FILE", help="JUnit XML path (default <run folder>/junit.xml)")
     parser.add_argument(
+        "--dry-run",
+        action="store_true",
+        help="print the calls, tokens and cost the gate's run would need, and call nothing",
+    )
+    parser.add_argument(
         "--baseline",
         metavar="RUN_DIR",
         help="an earlier run of the same judge on the same tests: also fail (exit 1) when the pass rate fell "
@@ -67,6 +72,10 @@ def run(args: argparse.Namespace) -> int:
     config = config_from_args(args, from_file)
     split = args.split or ("test" if args.tests is None else None)
     tests = load_tests(args.tests, split, args.limit)
+    if args.dry_run:
+        from judges.cli.meta_eval_cmd import dry_run
+
+        return dry_run(tests, config, 1)
     out_dir = default_out(args, config, f"validate-{split or Path(args.tests).stem}")
     run = run_unit_tests(
         tests,

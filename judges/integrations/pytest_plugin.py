@@ -5,11 +5,14 @@ when the judge did not pass it: the bars decide, the unit-test items say where t
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import pytest
 
 LISTED = 10  # tests named in a missed bar's message
+_GATE = pytest.StashKey[tuple[Any, list[Any], Any]]()  # the checked config, its unit tests and the run folder
+_RUN = pytest.StashKey[Any]()  # the gate's Run, once it ran
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -20,6 +23,45 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         default=None,
         help="validate the judge described by this judgelab TOML config; one test per bar and per unit test",
     )
+    group.addoption(
+        "--judgelab-out",
+        metavar="DIR",
+        default=None,
+        help="the gate's run folder (default results/runs/<run-id> beside the config file)",
+    )
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Read and check the gate's config (and its unit tests) before collection: a missing or bad file is one line,
+    no traceback, and pytest stops with its usage-error exit code (4)."""
+    path = config.getoption("judgelab")
+    if not path:
+        return
+
+    from judges.errors import JudgelabError
+    from judges.runs.gate import GateConfig, gate_tests
+
+    try:
+        gate = GateConfig.load(path)
+        tests = gate_tests(gate)
+    except JudgelabError as err:
+        raise pytest.UsageError(f"judgelab: {err}") from None
+    out = config.getoption("judgelab_out")
+    config.stash[_GATE] = (gate, tests, Path(out) if out else default_out(Path(path)))
+
+
+def default_out(config_path: Path) -> Path:
+    """The run folder beside the config file: <its folder>/results/runs/<time>-gate-<its name>."""
+    from judges.runs.folder import default_run_dir
+
+    return default_run_dir(config_path.resolve().parent / "results" / "runs", "gate", config_path.stem)
+
+
+def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pytest.Config) -> None:
+    """Where the gate's report is, once it ran."""
+    done = config.stash.get(_RUN, None)
+    if done is not None and done.folder is not None:
+        terminalreporter.write_line(f"judgelab: report {done.folder / 'report.html'}")
 
 
 class JudgelabFailed(Exception):
@@ -29,17 +71,24 @@ class JudgelabFailed(Exception):
 class _Validation:
     """Runs the gate once, on first use, and keeps its bar results and the run."""
 
-    def __init__(self, config: Any, tests: list[Any], out_dir: str) -> None:
-        self.config, self.tests, self.out_dir = config, tests, out_dir
+    def __init__(self, config: Any, tests: list[Any], out_dir: Path, pytest_config: pytest.Config) -> None:
+        self.config, self.tests, self.out_dir, self.pytest_config = config, tests, out_dir, pytest_config
         self._done: tuple[list[Any], Any] | None = None
+        self._error: str | None = None  # a user error of the run: every item reports it, the run is not retried
 
     def results(self) -> tuple[list[Any], Any]:
+        if self._error is not None:
+            raise JudgelabFailed(self._error)
         if self._done is None:
-            from pathlib import Path
-
+            from judges.errors import JudgelabError
             from judges.runs.gate import run_gate
 
-            results, run = run_gate(self.config, Path(self.out_dir), self.tests)
+            try:
+                results, run = run_gate(self.config, self.out_dir, self.tests)
+            except JudgelabError as err:  # one line, as the CLI says it
+                self._error = f"judgelab: error: {err}"
+                raise JudgelabFailed(self._error) from None
+            self.pytest_config.stash[_RUN] = run
             if run.stop_reason:
                 raise JudgelabFailed(f"judgelab: the gate's run stopped ({run.stop_reason}): {run.stop_message}")
             self._done = (results, run)
@@ -87,8 +136,6 @@ class DriftItem(_JudgelabItem):
         self.baseline = baseline
 
     def runtest(self) -> None:
-        from pathlib import Path
-
         from judges.runs.drift import drift, drift_lines
         from judges.runs.run import Run
 
@@ -121,12 +168,8 @@ class JudgelabConfig(pytest.File):
     """The gate's TOML file as a pytest collector: its bars, then its unit tests."""
 
     def collect(self) -> list[pytest.Item]:
-        from judges.runs.gate import GateConfig, gate_tests
-
-        gate = GateConfig.load(self.path)
-        tests = gate_tests(gate)
-        out_dir = str(self.config._tmp_path_factory.mktemp("judgelab"))  # type: ignore[attr-defined]
-        common = {"validation": _Validation(gate, tests, out_dir), "config_path": str(self.path)}
+        gate, tests, out_dir = self.config.stash[_GATE]
+        common = {"validation": _Validation(gate, tests, out_dir, self.config), "config_path": str(self.path)}
         bars: list[pytest.Item] = [
             JudgeBarItem.from_parent(self, name=f"judgelab[{bar.name}]", index=index, **common)
             for index, bar in enumerate(gate.bars)
@@ -142,8 +185,6 @@ class JudgelabConfig(pytest.File):
 
 def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config, items: list[pytest.Item]) -> None:
     """Collect the config's items through pytest's own collection hooks, so "collected N items" counts them."""
-    from pathlib import Path
-
     config_path = config.getoption("judgelab")
     if not config_path:
         return

@@ -13,7 +13,8 @@ from judges.leaderboard.config import Candidate, Evaluation, LeaderboardConfig
 from judges.leaderboard.entries import Entry
 
 
-def _applies(candidate: Candidate, evaluation: Evaluation, labelled: dict[str, Any]) -> bool:
+def applies(candidate: Candidate, evaluation: Evaluation, labelled: dict[str, Any]) -> bool:
+    """Whether the candidate gives the evaluation's grades (`labelled`: each label evaluation's set)."""
     if evaluation.kind == "unit_tests":
         return candidate.kind in ("llm", "baseline")  # only the GroUSE judge and the baselines give GroUSE grades
     if candidate.kind == "baseline" and candidate.baseline == "oracle":
@@ -62,7 +63,7 @@ def run_leaderboard(
     labelled = {e.name: labelled_subset(e) for e in config.evaluations if e.kind == "labels"}  # fail early
     entries: list[Entry] = []
     reports: dict[tuple[str, str], str] = {}
-    pairs = [(e, c) for e in config.evaluations for c in config.candidates if _applies(c, e, labelled)]
+    pairs = [(e, c) for e in config.evaluations for c in config.candidates if applies(c, e, labelled)]
     for done, (evaluation, candidate) in enumerate(pairs, 1):
         print(f"leaderboard [{done}/{len(pairs)}]: {candidate.name} on {evaluation.name}", file=log, flush=True)
         started = time.perf_counter()

@@ -34,5 +34,9 @@ def probes_named(names: list[str] | None) -> list[Probe]:
     known = {probe.name: probe for probe in probes}
     unknown = [name for name in names if name not in known]
     if unknown:
-        raise ConfigError(f"unknown probe {unknown[0]!r}; known: {', '.join(known)}")
+        import difflib
+
+        near = difflib.get_close_matches(unknown[0], list(known), n=1, cutoff=0.6)
+        hint = f"did you mean {near[0]}?" if near else f"known: {', '.join(known)}"
+        raise ConfigError(f"unknown probe {unknown[0]!r}; {hint}")
     return [known[name] for name in names]

@@ -30,6 +30,7 @@ def report_html(run: Run, folder: Path | None = None) -> str:
     """The page; local images are linked relative to `folder` (where the page is written), if given."""
     from judges.pages.render import render_page
     from judges.render.report_items import chosen_entries, headers, item_rows
+    from judges.runs.call_totals import run_call_totals
     from judges.runs.intervals import noting_grades
     from judges.runs.stops import stop_note
 
@@ -48,8 +49,9 @@ def report_html(run: Run, folder: Path | None = None) -> str:
         kind=run.kind.replace("_", " "),
         config=config_rows(run.config),
         timing=run.timing,
-        usage=run.summary.usage,
+        calls=run_call_totals(run),
         summary=summary_tables(run, grades if chosen is not None else None),
+        conclusion=run_conclusion(run),
         matrix=result_matrix(run) if run.kind == "unit_tests" else None,
         headers=item_headers,
         items=items,
@@ -59,6 +61,15 @@ def report_html(run: Run, folder: Path | None = None) -> str:
         outcomes=sorted({i.data["outcome"] for i in items}),
         not_passed=["wrong_grade", "failure"] if run.kind == "unit_tests" else ["missed", "failure"],
     )
+
+
+def run_conclusion(run: Run) -> str | None:
+    """The one line on what a unit-test run's figures say against the constants (None for other runs)."""
+    from judges.suite.reference import conclusion, summary_beside
+
+    if run.kind != "unit_tests":
+        return None
+    return conclusion(summary_beside(run.summary, run.config.get("baselines")))
 
 
 def config_rows(config: dict[str, Any]) -> list[tuple[str, Any]]:
@@ -120,13 +131,23 @@ def _rate(value: float | None) -> Cell:
 
 def _unit_test_summary(run: Run) -> list[tuple[str, Table]]:
     from judges.runs.intervals import total_interval, wilson
+    from judges.suite.reference import short_constant, summary_beside
     from judges.types import ALL_METRICS
 
     summary = run.summary
+    references = {row.metric: row for row in summary_beside(summary, run.config.get("baselines"))}
+
+    def reference_cells(metric: str) -> dict[str, Cell]:
+        row = references.get(metric)
+        if row is None:
+            return {}
+        return {"best constant": Cell(short_constant(row), row.constant_rate), "oracle": _rate(row.oracle)}
+
     rows: list[dict[str, Any]] = [
         {
             "metric": metric,
             "pass rate": _rate(s.pass_rate),
+            **reference_cells(metric),
             "95% interval": _interval(*wilson(s.passed or 0, s.completed or 0)),
             "passed": s.passed,
             "wrong grades": s.wrong_grades,
@@ -145,6 +166,7 @@ def _unit_test_summary(run: Run) -> list[tuple[str, Table]]:
             "metric": "total (mean of the pass rates; counts are test x metric outcomes)"
             + (f" † {rests}" if rests else ""),
             "pass rate": Cell(pct(total) + (" †" if rests else ""), total if total is not None else -1),
+            **reference_cells("total"),
             "95% interval": _interval(*total_interval(r for r in run.iter_records() if r.draw == 0))
             if complete
             else cell(None),

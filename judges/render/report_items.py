@@ -13,7 +13,8 @@ from typing import Any
 from judges.pages.table import Cell, cell
 from judges.records import ItemRecord, MetricRecord
 from judges.render.report_prompts import PromptRenderer
-from judges.runs.failures import given, reason
+from judges.render.sample_rows import answer_of, question_of
+from judges.runs.failures import given, one_line, reason
 from judges.runs.run import Run
 from judges.types import Outcome, VerdictState
 
@@ -74,9 +75,9 @@ def headers(run: Run) -> list[str]:
             "grade expected",
             "grade given",
             "outcome",
-            "reason (or raw reply)",
+            "reason",
         ]
-    return ["item", "metric", "state", "grade", "failure kind", "justification or message"]
+    return ["item", "question", "answer", "metric", "state", "grade", "failure kind", "reason"]
 
 
 @dataclass(frozen=True)
@@ -167,6 +168,8 @@ def item_rows(run: Run, entries: list[tuple[ItemRecord, str]], folder: Path | No
             state = verdict.state.value
             cells = [
                 cell(record.id),
+                Cell(one_line(question_of(sample), 120), None, "justification"),
+                Cell(one_line(answer_of(sample), 160), None, "justification"),
                 cell(metric),
                 Cell(state, state, state),
                 cell(verdict.grade),

@@ -5,7 +5,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from judges.render.markdown import pct, table
-from judges.runs.failures import RAW_SHOWN, first_misses, one_line
+from judges.render.sample_rows import mean_text, sample_rows
+from judges.runs.failures import REASON_SHOWN, first_misses, one_line
 from judges.runs.summary import SHORT
 
 if TYPE_CHECKING:
@@ -15,12 +16,10 @@ if TYPE_CHECKING:
 MAX_LISTED = 40  # failing tests listed in summary.md (all of them are in results.jsonl)
 
 
-def failures_line(summary: Summary) -> str:
-    usage = summary.usage
-    return (
-        f"Calls: {usage.calls} ({usage.cached_calls} from cache, {usage.failed_calls} failed); tokens: "
-        f"{usage.prompt_tokens} prompt + {usage.completion_tokens} completion; cost: ${usage.cost:.4f}."
-    )
+def failures_line(run: Run) -> str:
+    from judges.runs.call_totals import run_call_totals
+
+    return run_call_totals(run).line()
 
 
 def summary_markdown(run: Run) -> str:
@@ -45,16 +44,26 @@ def summary_markdown(run: Run) -> str:
         lines += probe_markdown(run)
     else:
         lines += _verdict_table(summary, config.get("metric_info") or {})
-    lines += ["", failures_line(summary)]
+        lines += _sample_table(run)
+    lines += ["", failures_line(run)]
     return "\n".join(lines) + "\n"
 
 
 def _unit_test_tables(run: Run) -> list[str]:
+    from judges.suite.reference import conclusion, summary_beside
+
     summary = run.summary
+    references = {row.metric: row for row in summary_beside(summary, run.config.get("baselines"))}
+
+    def reference_cells(metric: str) -> dict[str, str]:
+        row = references.get(metric)
+        return {} if row is None else row.cells()
+
     rows = [
         {
             "metric": metric,
             "pass": pct(s.pass_rate),
+            **reference_cells(metric),
             "wrong grade": pct(s.wrong_grade_rate),
             "run failures": s.failures,
             "completed": s.completed,
@@ -67,6 +76,7 @@ def _unit_test_tables(run: Run) -> list[str]:
         {
             "metric": "**total (mean of the pass rates)**",
             "pass": f"**{pct(summary.total_pass_rate)}**" + (" †" if rests else ""),
+            **reference_cells("total"),
             "wrong grade": "",
             "run failures": summary.failures,
             "completed": "",
@@ -75,12 +85,16 @@ def _unit_test_tables(run: Run) -> list[str]:
     )
     lines = [
         "Pass and wrong-grade rates are over the tests that completed; a run failure (a call or parse "
-        "failure, or a step upstream of it failing) is counted apart, never as a wrong grade.",
+        "failure, or a step upstream of it failing) is counted apart, never as a wrong grade. Beside the judge: "
+        "the best constant judge (one grade whatever the test) and the oracle (the right grades) on the same tests.",
         "",
         table(rows),
     ]
     if rests:
         lines += ["", f"† {rests}"]
+    verdict = conclusion(list(references.values()))
+    if verdict is not None:
+        lines += ["", f"**What this says:** {verdict}"]
     repeats = summary.stability
     if repeats is not None:
         lines += [
@@ -132,7 +146,7 @@ def _unit_test_tables(run: Run) -> list[str]:
                         "grade expected": m.expected,
                         "grade given": m.given,
                         "outcome": m.outcome,
-                        "reason (or the raw reply)": one_line(m.justification, RAW_SHOWN + 20).replace("|", "\\|"),
+                        "reason": one_line(m.justification, REASON_SHOWN).replace("|", "\\|"),
                     }
                     for m in wrong
                 ]
@@ -154,6 +168,18 @@ def rests_on_failures(summary: Summary) -> str | None:
     )
 
 
+def _sample_table(run: Run) -> list[str]:
+    rows, total, notes = sample_rows(run)
+    if not rows:
+        return []
+    heading = (
+        f"## Per sample (the first {len(rows)} of {total}; every one is in report.html)"
+        if total > len(rows)
+        else ("## Per sample")
+    )
+    return ["", heading, "", table(rows), *(["", *notes] if notes else [])]
+
+
 def _verdict_table(summary: Summary, info: dict[str, Any]) -> list[str]:
     rows = []
     for metric, s in summary.metrics.items():
@@ -166,7 +192,7 @@ def _verdict_table(summary: Summary, info: dict[str, Any]) -> list[str]:
             {
                 "metric": metric,
                 **described,
-                "mean": "n/a" if s.mean is None else f"{s.mean:.3f}",
+                "mean": mean_text(s.mean, metric, info),
                 "graded": s.graded,
                 "null": s.null,
                 "not applicable": s.not_applicable,

@@ -84,6 +84,7 @@ def run_unit_tests(
     from judges.judging.prompts import check_renders, load_prompt_set
     from judges.runs.service import run_task
     from judges.runs.tasks import UnitTestTask
+    from judges.suite.baselines import reference_rates
 
     opts = judge_config(judge, **options)
     if draws < 1:
@@ -94,6 +95,7 @@ def run_unit_tests(
     check_renders(prompts, (test.sample for test in tests))  # before the judge (or a local server) starts
     check_can_see(opts.judge_model(), (test.sample for test in tests))
     config = run_config(opts, prompts, data=data, split=split, n_tests=len(tests), draws=draws)
+    config["baselines"] = reference_rates(tests)  # what a constant and the oracle score on these tests
     with open_judge(opts, prompts) as session:
         config.update(litellm_model=session.model.litellm_model, json_schema=session.model.json_schema)
         return run_task(

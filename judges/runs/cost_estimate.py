@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from judges.calls.cache import ReplyCache
 from judges.judging.grouse_judge import GroundedQAJudge
-from judges.types import UnitTest
+from judges.types import Sample, UnitTest
 
 EXPECTED_COMPLETION_TOKENS = 150  # a two-answer JSON reply with short justifications
 
@@ -36,9 +37,10 @@ class Estimate:
 
 
 def estimate_meta_eval(
-    tests: list[UnitTest], judge: GroundedQAJudge, draws: int = 1, cache: ReplyCache | None = None
+    tests: Sequence[UnitTest | Sample], judge: GroundedQAJudge, draws: int = 1, cache: ReplyCache | None = None
 ) -> Estimate:
-    """Per test and draw: relevancy and completeness always, then faithfulness or usefulness (+ faithfulness)."""
+    """Per test (or sample: `evaluate`'s dry run) and draw: relevancy and completeness always, then faithfulness or
+    usefulness (+ faithfulness)."""
     from judges.calls.litellm_backend import import_litellm
 
     litellm = import_litellm()
@@ -47,7 +49,7 @@ def estimate_meta_eval(
     calls_min = calls_max = cached = prompt_tokens = 0
     for draw in range(draws):
         for test in tests:
-            prompts = judge.render_all(test.sample)
+            prompts = judge.render_all(test.sample if isinstance(test, UnitTest) else test)
             counts = {
                 m: litellm.token_counter(model=model, messages=[{"role": "user", "content": text}])
                 for m, text in prompts.items()

@@ -77,12 +77,20 @@ def drift(before: Run, after: Run) -> Drift:
     )
 
 
+def change_words(result: Drift) -> str:
+    """What McNemar's test says of the change, in either direction: "a significant fall", "a significant rise", or
+    "no significant change"."""
+    if result.p_value >= ALPHA or len(result.lost) == len(result.gained):
+        return "no significant change"
+    return "a significant fall" if result.fell else "a significant rise"
+
+
 def drift_lines(result: Drift, before: str, after: str, listed: int | None = None) -> list[str]:
     """The comparison as text lines (Markdown), naming both runs; the flipped tests listed (the first `listed` of
     each way, when given; 0 lists none)."""
     from judges.render.markdown import pct, table
 
-    verdict = "fell significantly" if result.fell else "no significant fall"
+    verdict = change_words(result)
     lines = [
         f"Drift {before} -> {after} over {result.n} tests both completed"
         + (f" ({result.left_out} left out: in one run only, or a run failure)" if result.left_out else "")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import heapq
+import re
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -11,20 +12,38 @@ from judges.records import ItemRecord, MetricRecord
 from judges.types import Outcome, Verdict, VerdictState
 
 NOT_PASSED = (Outcome.WRONG_GRADE, Outcome.FAILURE)
-RAW_SHOWN = 200  # characters of the raw reply shown when the reply gave no reason
+REASON_SHOWN = 200  # characters of a reason shown in a table cell
+# The shipped faithfulness prompts ask for "all pass" or the first failing sentence, copied; a small judge sometimes
+# writes a sentence saying that sentences fail beside a passing grade (or "all pass" beside a failing one).
+_ALL_PASS = re.compile(r"^\W*all (sentences |statements )?pass(es)?\W*$", re.I)
+_SAYS_FAIL = re.compile(r"\b(none of (the|them)|fails?|failing|not (supported|backed|true)|unsupported)\b", re.I)
 
 
 def reason(entry: MetricRecord | Mapping[str, Any]) -> str:
-    """Why a verdict is what it is: the reply's reason (or the failure's message, or a metric step's reason);
-    when the reply gave none, the first 200 characters of the last raw reply, marked as such. `entry` is a typed
-    record or its JSON form as results.jsonl holds it (read through the schema)."""
+    """Why a verdict is what it is, in one short line: the judge's parsed reason (or the failure's message, or a
+    metric step's reason); "graded 1, no reason given" when the reply gave none; and never a reason that says the
+    opposite of a pass/fail grade (the raw reply stays in report.html). `entry` is a typed record or its JSON form
+    as results.jsonl holds it (read through the schema)."""
     if not isinstance(entry, MetricRecord):
         entry = MetricRecord.from_json("", entry)
-    text = entry.why.strip()
+    text = " ".join(entry.why.split())
+    verdict = entry.verdict
+    if verdict.state is VerdictState.GRADE and text and contradicts(verdict.grade, text):
+        return f"graded {given(verdict)}; the reason written contradicts the grade (its raw reply is in report.html)"
     if text:
         return text
-    raw = next((str(c["reply"]) for c in reversed(entry.calls) if c.get("reply")), "")
-    return f"raw reply: {raw[:RAW_SHOWN]}" if raw.strip() else ""
+    if verdict.state is VerdictState.GRADE:
+        return f"graded {given(verdict)}, no reason given"
+    return "null, no reason given" if verdict.state is VerdictState.NULL else "failed, no message"
+
+
+def contradicts(grade: float | None, text: str) -> bool:
+    """Whether a pass/fail grade's reason says the opposite: "all pass" beside a 0, or sentences failing beside a 1."""
+    if grade == 0:
+        return bool(_ALL_PASS.match(text))
+    if grade == 1:
+        return not _ALL_PASS.match(text) and bool(_SAYS_FAIL.search(text))
+    return False
 
 
 @dataclass(frozen=True)

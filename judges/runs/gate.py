@@ -34,7 +34,15 @@ class Bar:
         target = ALIASES.get(target.strip(), target)
         allowed = MIN_TARGETS if kind == "min" else MAX_TARGETS
         if not sep or target.strip() not in allowed:
-            raise ConfigError(f"bad --{kind} {text!r}: expected NAME=VALUE with NAME one of {', '.join(allowed)}")
+            import difflib
+
+            near = difflib.get_close_matches(target.strip(), allowed, n=1, cutoff=0.6) if sep else []
+            hint = (
+                f"did you mean {near[0]}={value}?"
+                if near
+                else f"expected NAME=VALUE with NAME one of {', '.join(allowed)}"
+            )
+            raise ConfigError(f"bad --{kind} {text!r}: {hint}")
         try:
             threshold = float(value)
         except ValueError:

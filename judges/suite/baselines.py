@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import json
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -21,6 +21,7 @@ from judges.images.content import to_content
 from judges.judging.grouse_judge import GroundedQAJudge
 from judges.judging.prompts import PromptSet
 from judges.judging.replies import GRADE_SPECS
+from judges.suite.constant_grades import CONSTANT_GRADES
 from judges.suite.test_types import BY_NAME
 from judges.types import GROUSE_METRICS, UnitTest
 
@@ -52,14 +53,10 @@ def baseline_grade_fns(seed: int = 0) -> dict[str, GradeFn]:
         rng = random.Random(f"{seed}:{test.id if test is not None else ''}:{metric}")
         return rng.choice([*GRADE_SPECS[metric][1], None])
 
-    top = {"answer_relevancy": 5, "completeness": 5, "faithfulness": 1, "usefulness": 1}
-    return {
-        "oracle": _oracle,
-        "always-top": lambda metric, _t: top[metric],
-        "always-lowest": lambda metric, _t: 1 if metric in ("answer_relevancy", "completeness") else 0,
-        "always-null": lambda _metric, _t: None,
-        "random": drawn,
-    }
+    def constant(name: str) -> GradeFn:
+        return lambda metric, _t: CONSTANT_GRADES[name][metric]
+
+    return {"oracle": _oracle, **{name: constant(name) for name in CONSTANT_GRADES}, "random": drawn}
 
 
 def run_baseline(
@@ -99,10 +96,12 @@ def run_baseline(
     return run_task(UnitTestTask(tests, judge), runtime, out, config)
 
 
-def discrimination(tests: list[UnitTest], prompts: PromptSet, seed: int = 0) -> dict[str, dict[str, float | None]]:
-    """Pass rate per metric (and total) of every reference judge on `tests`."""
+def discrimination(
+    tests: list[UnitTest], prompts: PromptSet, seed: int = 0, names: Sequence[str] | None = None
+) -> dict[str, dict[str, float | None]]:
+    """Pass rate per metric (and total) of every reference judge (or those named) on `tests`."""
     table = {}
-    for name in baseline_grade_fns(seed):
+    for name in names if names is not None else list(baseline_grade_fns(seed)):
         summary = run_baseline(name, tests, prompts, seed).summary
         table[name] = {metric: stats.pass_rate for metric, stats in summary.metrics.items()}
         table[name]["total"] = summary.total_pass_rate
@@ -116,3 +115,13 @@ def discrimination_markdown(table: dict[str, dict[str, float | None]]) -> str:
     columns = [*SHORT, "total"]
     rows = [[name, *(pct(row[c]) for c in columns)] for name, row in table.items()]
     return grid(["judge", *(SHORT.get(c, c) for c in columns)], rows)
+
+
+def reference_rates(tests: Sequence[UnitTest], seed: int = 0) -> dict[str, dict[str, float | None]]:
+    """What every run of unit tests keeps beside the judge (run.json's config "baselines"): the pass rates per metric
+    and total of the constant judges and the oracle on `tests`; the oracle only when every test is of one of
+    judgelab's test types (it knows their right grades, not a user's own)."""
+    from judges.judging.prompts import load_prompt_set
+
+    names = [*CONSTANT_GRADES, *(["oracle"] if all(t.test_type in BY_NAME for t in tests) else [])]
+    return discrimination(list(tests), load_prompt_set("default"), seed, names)

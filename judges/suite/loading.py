@@ -77,8 +77,30 @@ def _parse_all(problems: Problems, records: list[tuple[int, dict[str, Any]]], id
 
 
 def _load_file(path: Path) -> list[UnitTest]:
+    refuse_plain_samples(path)
     problems = Problems(path)
     return _parse_all(problems, read_records(path, problems), f"{path.stem}:")
+
+
+def refuse_plain_samples(path: Path) -> None:
+    """One line, instead of "conditions: missing field" on every record, when the file holds plain samples: unit
+    tests are samples plus the grades they must get, and plain samples are graded by `judgelab evaluate`."""
+    import json
+
+    with path.open(encoding="utf-8", errors="replace") as handle:
+        first = next((line for line in handle if line.strip()), "")
+    try:
+        record = json.loads(first)
+    except (ValueError, RecursionError):  # not JSON, or nested too deep: the record checks name the line
+        return
+    if isinstance(record, dict) and "conditions" not in record and ("input" in record or "actual_output" in record):
+        raise InputError(
+            "plain samples, not unit tests (no `conditions`: the grades each answer must get); meta-eval and "
+            "validate score a judge against unit tests (docs/metrics.md, section The unit tests); grade plain samples with "
+            "`judgelab evaluate FILE`",
+            path=str(path),
+            line=1,
+        )
 
 
 def load_unit_tests(source: str | Path, split: str | None = None) -> list[UnitTest]:

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from judges.records import Summary
+from judges.runs.call_totals import call_totals
 
 SKIPPED = {".git", ".venv", "node_modules", "__pycache__", ".judgelab"}
 
@@ -22,9 +23,21 @@ class RunEntry:
     figure_name: str
     figure: float | None
     n: int
-    failures: int
+    failures: int  # verdicts the run failed to get
+    calls: int  # calls made, and failed: the count the terminal, summary.md and run.json give
+    failed_calls: int
     cost: float
     stopped: str | None
+
+    @property
+    def empty(self) -> bool:
+        """A run that made no item (e.g. stopped at its first calls): nothing to read but why it stopped."""
+        return self.n == 0
+
+    @property
+    def day(self) -> str:
+        """The start as `2026-11-25 12:50` (the index's column; the full timestamp is its tooltip)."""
+        return self.date[:16].replace("T", " ")
 
 
 def _walk(root: Path) -> list[Path]:
@@ -71,6 +84,7 @@ def run_entry(root: Path, meta_path: Path) -> RunEntry | None:
     spent = (meta.get("usage") or {}).get("cost")
     prompts = config.get("prompts")
     name, value = _figure(str(meta["kind"]), summary)
+    totals = call_totals(meta.get("usage") or {}, summary.usage)
     return RunEntry(
         path=meta_path.parent.relative_to(root).as_posix() or ".",
         kind=str(meta["kind"]),
@@ -81,6 +95,8 @@ def run_entry(root: Path, meta_path: Path) -> RunEntry | None:
         figure=value,
         n=summary.n_items,
         failures=summary.failures or 0,
+        calls=totals.asked,
+        failed_calls=totals.failed,
         cost=float(spent if spent is not None else summary.usage.cost),
         stopped=meta.get("stop_reason"),
     )

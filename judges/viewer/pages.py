@@ -10,6 +10,7 @@ from typing import Any
 from judges.errors import InputError
 from judges.files.checked import read_json_file
 from judges.records import Summary
+from judges.runs.call_totals import call_totals
 from judges.viewer.catalog import catalog, inside, run_entry
 from judges.viewer.items import read_page
 
@@ -48,8 +49,16 @@ def index_page(root: Path) -> str:
     )
 
 
-def _figures(kind: str, summary: Summary) -> list[dict[str, Any]]:
+def _figures(kind: str, summary: Summary, config: dict[str, Any]) -> list[dict[str, Any]]:
     from judges.render.markdown import pct
+    from judges.render.sample_rows import mean_text
+    from judges.suite.reference import summary_beside
+
+    references = {r.metric: r for r in summary_beside(summary, config.get("baselines"))} if kind == "unit_tests" else {}
+
+    def reference_cells(metric: str) -> dict[str, str]:
+        row = references.get(metric)
+        return {} if row is None else row.cells()
 
     rows: list[dict[str, Any]] = []
     for metric, s in summary.metrics.items():
@@ -58,6 +67,7 @@ def _figures(kind: str, summary: Summary) -> list[dict[str, Any]]:
                 {
                     "metric": metric,
                     "pass rate": pct(s.pass_rate),
+                    **reference_cells(metric),
                     "passed": s.passed,
                     "wrong grades": s.wrong_grades,
                     "run failures": s.failures,
@@ -65,12 +75,24 @@ def _figures(kind: str, summary: Summary) -> list[dict[str, Any]]:
                 }
             )
         else:
-            mean = "n/a" if s.mean is None else f"{s.mean:.3f}"
+            mean = mean_text(s.mean, metric, config.get("metric_info") or {})
             rows.append({"metric": metric, "mean": mean, "graded": s.graded, "null": s.null, "failed": s.failed})
     if kind == "unit_tests" and rows:
-        rows.append({"metric": "total (mean of the pass rates)", "pass rate": pct(summary.total_pass_rate)})
+        rows.append(
+            {
+                "metric": "total (mean of the pass rates)",
+                "pass rate": pct(summary.total_pass_rate),
+                **reference_cells("total"),
+            }
+        )
         rows[-1].update({k: "" for k in rows[0] if k not in rows[-1]})
     return rows
+
+
+def _conclusion(kind: str, summary: Summary, config: dict[str, Any]) -> str | None:
+    from judges.suite.reference import conclusion, summary_beside
+
+    return conclusion(summary_beside(summary, config.get("baselines"))) if kind == "unit_tests" else None
 
 
 def run_page(root: Path, relative: str, page: int, outcome: str, metric: str) -> str:
@@ -93,7 +115,10 @@ def run_page(root: Path, relative: str, page: int, outcome: str, metric: str) ->
         kind=meta.get("kind"),
         date=entry.date if entry else "",
         stopped=meta.get("stop_message") or meta.get("stop_reason"),
-        figures=_figures(str(meta.get("kind")), summary),
+        figures=_figures(str(meta.get("kind")), summary, meta.get("config") or {}),
+        conclusion=_conclusion(str(meta.get("kind")), summary, meta.get("config") or {}),
+        calls=call_totals(meta.get("usage") or {}, summary.usage).line(),
+        empty=summary.n_items == 0,
         page=items or ItemPage([], 0, 1, 50),
         outcomes=OUTCOMES,
         outcome=outcome,

@@ -1,0 +1,73 @@
+"""A run's one count of calls and failed calls, as every report states it (the terminal, summary.md, report.html,
+`judgelab view`): read from the runtime's counter that run.json's `usage` keeps, which also counts the calls of items
+that never finished (a dead endpoint fails calls before any item is recorded); the records' totals only for a run
+folder whose usage has no failure counts."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from judges.records import Usage
+    from judges.runs.run import Run
+
+
+@dataclass(frozen=True)
+class CallTotals:
+    """Calls made (replies plus calls that got none), those answered from the cache, those failed and by kind."""
+
+    asked: int
+    cached: int
+    failed: int
+    failures: dict[str, int] = field(default_factory=dict)
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cost: float = 0.0
+
+    @property
+    def kinds(self) -> str:
+        """ "9 timeout, 3 unparseable", the commonest first."""
+        ordered = sorted(self.failures.items(), key=lambda kv: (-kv[1], kv[0]))
+        return ", ".join(f"{n} {kind}" for kind, n in ordered)
+
+    def line(self) -> str:
+        """`Calls: 8 (0 from cache, 8 failed: 8 connection); tokens: ...; cost: $0.0000.`"""
+        failed = f"{self.failed} failed" + (f": {self.kinds}" if self.failed else "")
+        return (
+            f"Calls: {self.asked} ({self.cached} from cache, {failed}); tokens: {self.prompt_tokens} prompt + "
+            f"{self.completion_tokens} completion; cost: ${self.cost:.4f}."
+        )
+
+
+def call_totals(usage: Mapping[str, Any], recorded: Usage) -> CallTotals:
+    """The totals from run.json's `usage` (the runtime's counter) when it counts failures, else from `recorded`."""
+    from judges.runs.progress import call_counts
+
+    if "failures" in usage:
+        failures = {str(k): int(v) for k, v in (usage.get("failures") or {}).items()}
+        asked, failed = call_counts(int(usage.get("calls", 0)), failures)
+        return CallTotals(
+            asked,
+            int(usage.get("cached_calls", 0)),
+            failed,
+            failures,
+            int(usage.get("prompt_tokens", 0)),
+            int(usage.get("completion_tokens", 0)),
+            float(usage.get("cost", 0.0)),
+        )
+    asked, failed = call_counts(recorded.calls, recorded.failures)
+    return CallTotals(
+        asked,
+        recorded.cached_calls,
+        failed,
+        dict(recorded.failures),
+        recorded.prompt_tokens,
+        recorded.completion_tokens,
+        recorded.cost,
+    )
+
+
+def run_call_totals(run: Run) -> CallTotals:
+    return call_totals(run.usage, run.summary.usage)

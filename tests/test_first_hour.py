@@ -1,0 +1,252 @@
+"""What a new user sees in the first hour: the main job's table beside the constants and the oracle with one line to
+conclude from, `evaluate`'s per-sample rows and dry run, one count of failed calls, and one helpful line per slip."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import subprocess
+import sys
+
+import pytest
+from conftest import ROOT, compact
+from stub import stub_server
+
+from judges.cli.main import build_parser, main
+from judges.render.summary_md import summary_markdown
+from judges.runs.api import load_tests
+from judges.suite.baselines import reference_rates, run_baseline
+
+ENV = {**os.environ, "PYTHONPATH": str(ROOT), "OPENAI_API_KEY": "sk-fake"}
+SAMPLES = ROOT / "examples" / "samples.jsonl"
+
+
+@pytest.fixture(scope="module")
+def stub():
+    with stub_server(latency_ms=1) as base:
+        yield base
+
+
+def test_the_main_jobs_table_shows_the_baselines_and_one_line_to_conclude(tmp_path, stub, capsys, monkeypatch):
+    """`judgelab meta-eval --limit 6` (the README's first command, cut to six tests, against the loopback stub
+    judge): the best constant and the oracle beside each metric, then the one line."""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-fake")
+    args = ["meta-eval", "--limit", "6", "--judge", "openai/stub", "--api-base", stub, "--quiet"]
+    assert main([*args, "--cache", str(tmp_path / "c.sqlite"), "--out", str(tmp_path / "run")]) == 0
+    printed = compact(capsys.readouterr().out)
+    assert "| metric | pass | best constant | oracle | wrong grade |" in printed
+    # the first six train tests: always grading 5 (or 1 on the 0/1 metrics) and the oracle, as check-tests gives them
+    for metric, constant in [
+        ("answer_relevancy", "66.7% (always 5)"),
+        ("completeness", "66.7% (always 5)"),
+        ("faithfulness", "83.3% (always 1)"),
+        ("usefulness", "83.3% (always 1)"),
+    ]:
+        assert re.search(rf"\| {metric} \| [\d.]+% \| {re.escape(constant)} \| 100\.0% \|", printed), metric
+    assert (
+        "| **total (mean of the pass rates)** |" in printed and "| 72.2% (always the top grade) | 100.0% |" in printed
+    )
+    [line] = [line for line in printed.splitlines() if line.startswith("**What this says:**")]
+    assert "on these tests" in line
+    run = json.loads((tmp_path / "run" / "run.json").read_text())
+    assert run["config"]["baselines"]["always-top"]["total"] == pytest.approx(13 / 18)
+
+
+def test_the_one_line_says_when_a_judge_is_no_better_than_a_constant():
+    """A judge that always grades the top grade ties the always-top constant everywhere; the oracle beats them all."""
+    tests = load_tests(None, "train", 6)
+    baselines = reference_rates(tests)
+    top = run_baseline("always-top", tests)
+    top.config["baselines"] = baselines
+    text = summary_markdown(top)
+    assert (
+        "The judge is no better than a constant on every figure on these tests: answer_relevancy (66.7%; always "
+        "grading 5: 66.7%); completeness (66.7%; always grading 5: 66.7%); faithfulness (83.3%; always grading 1: "
+        "83.3%)" in text
+    )
+    oracle = run_baseline("oracle", tests)
+    oracle.config["baselines"] = baselines
+    assert (
+        "On these tests the judge beats every constant on every metric (total 100.0% against 72.2% for always "
+        "grading the top grade)" in summary_markdown(oracle)
+    )
+
+
+def test_evaluate_prints_a_row_per_sample_with_its_question_and_each_mean_with_its_scale(tmp_path, stub):
+    out = tmp_path / "run"
+    result = subprocess.run(
+        [sys.executable, "-m", "judges.cli.main", "evaluate", str(SAMPLES), "--judge", "openai/stub"]
+        + ["--api-base", stub, "--quiet", "--out", str(out), "--cache", str(tmp_path / "c.sqlite")],
+        capture_output=True,
+        text=True,
+        env=ENV,
+        cwd=tmp_path,
+        timeout=300,
+    )
+    assert result.returncode == 0, result.stderr
+    printed = compact(result.stdout)
+    assert "| sample | question | AR | C | F | U | reason |" in printed
+    rows = [line.split(" | ")[1] for line in printed.splitlines() if "| How many moons does Mars have" in line]
+    assert rows == ["perfect", "wrong", "unsupported-claim", "i-dont-know"]
+    assert "| What is the mass of Phobos? |" in printed
+    assert re.search(r"\| answer_relevancy \| [\d.]+ on 1-5 \|", printed)
+    assert re.search(r"\| faithfulness \| ([\d.]+ on 0-1|n/a \(scale 0-1\)) \|", printed)
+    page = (out / "report.html").read_text()
+    assert "What is the mass of Phobos?" in page and "Asaph Hall discovered both in August 1877" in page
+
+
+def test_evaluate_dry_run_calls_nothing(tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    assert (
+        main(["evaluate", str(SAMPLES), "--dry-run", "--judge", "openai/x", "--api-base", "http://127.0.0.1:9/v1"]) == 0
+    )
+    printed = capsys.readouterr().out
+    assert printed.startswith("5 samples x 1 draw(s) with openai/x\ndry run: 15-20 calls (0 already cached)")
+    assert "Nothing was called." in printed and not (tmp_path / "results").exists()
+
+
+@pytest.mark.parametrize(
+    ("args", "first"),
+    [
+        (["validate", "--min", "total=0.5", "--limit", "4"], "4 unit tests x 1 draw(s) with openai/x"),
+        (
+            ["probe", "--data", str(SAMPLES), "--probe", "swap_answers"],
+            "10 items (5 samples as they are and under each",
+        ),
+        (
+            ["metrics", "--metrics", "ragas_faithfulness,hit_rate", "--data", str(SAMPLES)],
+            "5 samples x 2 metrics with openai/x\ndry run: 1 of the 2 metrics ask the judge (ragas_faithfulness): at most 5",
+        ),
+    ],
+)
+def test_every_command_that_calls_a_judge_has_a_dry_run(args, first, tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    assert main([*args, "--dry-run", "--judge", "openai/x", "--api-base", "http://127.0.0.1:9/v1"]) == 0
+    printed = capsys.readouterr().out
+    assert printed.startswith(first) and "Nothing was called." in printed and not (tmp_path / "results").exists()
+
+
+def test_a_dead_endpoint_gives_one_count_of_failed_calls(tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-fake")
+    args = ["evaluate", str(SAMPLES), "--judge", "openai/x", "--api-base", "http://127.0.0.1:9/v1", "--quiet"]
+    assert main([*args, "--out", "run", "--cache", "c.sqlite"]) == 3
+    captured = capsys.readouterr()
+    usage = json.loads((tmp_path / "run" / "run.json").read_text())["usage"]
+    failed = sum(usage["failures"].values())
+    assert failed > 0 and usage["calls"] == 0
+    kinds = ", ".join(f"{n} {kind}" for kind, n in usage["failures"].items())
+    line = f"Calls: {failed} (0 from cache, {failed} failed: {kinds})"
+    assert line in (tmp_path / "run" / "summary.md").read_text() and line in captured.out
+    assert f"; {failed} of {failed} calls failed: {kinds}" in captured.err
+
+
+@pytest.mark.parametrize(
+    ("args", "expected"),
+    [
+        (["evalute"], "judgelab: error: no command 'evalute'; did you mean evaluate?"),
+        (["--debug", "meta-evl"], "judgelab: error: no command 'meta-evl'; did you mean meta-eval?"),
+        (
+            ["validate", "--min", "faithfulnes=0.9"],
+            "judgelab: error: bad --min 'faithfulnes=0.9': did you mean faithfulness=0.9?",
+        ),
+        (
+            ["probe", "--probe", "swap_answer"],
+            "judgelab: error: unknown probe 'swap_answer'; did you mean swap_answers?",
+        ),
+        (
+            ["validate", "--tests", str(SAMPLES), "--min", "total=0.5"],
+            f"judgelab: error: {SAMPLES}:1: plain samples, not unit tests (no `conditions`",
+        ),
+        (["meta-eval", "--judg", "gpt-4o-mini"], "unrecognized arguments: --judg gpt-4o-mini; did you mean --judge?"),
+        (["label", "select", "run", "--out", "q", "--se", "1"], "unrecognized arguments: --se 1; did you mean --seed?"),
+    ],
+)
+def test_a_slip_gets_one_line_naming_the_right_name(args, expected, capsys):
+    assert main(args) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and expected in err
+
+
+def _parsers(parser: argparse.ArgumentParser, name: str = "judgelab"):
+    yield name, parser
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for child, sub in action.choices.items():
+                yield from _parsers(sub, f"{name} {child}")
+
+
+def test_every_option_of_every_command_has_help_and_no_prefix_is_taken():
+    for name, parser in _parsers(build_parser()):
+        assert parser.allow_abbrev is False, name
+        for action in parser._actions:
+            if (
+                isinstance(action, (argparse._HelpAction, argparse._SubParsersAction))
+                or action.help == argparse.SUPPRESS
+            ):
+                continue
+            assert action.help, (name, action.option_strings or action.dest)
+            # no placeholder built from the option's name, such as CORRECTNESS_THRESHOLD
+            named = action.metavar is not None or action.choices is not None or action.nargs == 0
+            assert named or "_" not in action.dest, (
+                name,
+                action.option_strings or action.dest,
+            )
+
+
+@pytest.mark.parametrize(
+    ("grade", "why", "shown"),
+    [
+        (1, "all pass", "all pass"),
+        (1, "", "graded 1, no reason given"),
+        (0, "The moons were found by Galileo [2].", "The moons were found by Galileo [2]."),
+        # what the offline judge wrote beside passing grades: set aside, never shown as the reason for a pass
+        (1, "none of the above sentences passes", "graded 1; the reason written contradicts the grade"),
+        (1, "none of the above is true", "graded 1; the reason written contradicts the grade"),
+        (0, "All pass.", "graded 0; the reason written contradicts the grade"),
+    ],
+)
+def test_a_reason_is_the_judges_or_a_plain_line_and_never_contradicts_the_grade(grade, why, shown):
+    from judges.records import MetricRecord
+    from judges.runs.failures import reason
+    from judges.types import Verdict
+
+    reply = json.dumps({"answer_2": {"faithfulness_justification": why, "faithfulness": grade}})
+    entry = MetricRecord("faithfulness", Verdict.graded(float(grade), why or None), calls=[{"reply": reply}])
+    assert reason(entry).startswith(shown)
+
+
+def test_the_leaderboard_dry_run_lists_each_pair_and_calls_nothing(tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    config = tmp_path / "board.toml"
+    config.write_text(
+        f"""
+[[candidates]]
+name = "remote"
+model = "openai/x"
+api_base = "http://127.0.0.1:9/v1"
+
+[[candidates]]
+name = "always-top"
+kind = "baseline"
+baseline = "always-top"
+
+[[evaluations]]
+name = "first-4"
+kind = "unit_tests"
+source = "{ROOT / "unit_tests" / "test.jsonl"}"
+limit = 4
+"""
+    )
+    assert main(["leaderboard", str(config), "--dry-run", "--out", str(tmp_path / "board")]) == 0
+    printed = capsys.readouterr().out.splitlines()
+    assert printed[:3] == [
+        "[1/2] remote (llm) on first-4:",
+        "4 unit tests x 1 draw(s) with openai/x",
+        printed[2],
+    ] and printed[2].startswith("dry run: 12-16 calls (0 already cached)")
+    assert printed[-3:] == ["[2/2] always-top (baseline) on first-4:", "  no judge call", "Nothing was called."]
+    assert not (tmp_path / "board").exists()
