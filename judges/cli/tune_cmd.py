@@ -32,7 +32,11 @@ def configure(parser: argparse.ArgumentParser) -> None:
     )
     labels.add_argument("--columns", metavar="MAP", help="field=path pairs of your own file (as for `agreement`)")
     labels.add_argument("--label-map", metavar="TEXT=N,...", help="text labels to numbers (as for `agreement`)")
-    labels.add_argument("--label-type", choices=["binary", "ordinal", "continuous"])
+    labels.add_argument(
+        "--label-type",
+        choices=["binary", "ordinal", "continuous"],
+        help="what your own file's labels are (with --columns)",
+    )
     labels.add_argument("--scale", metavar="LOW,HIGH", help="label scale, e.g. 1,5")
     labels.add_argument("--split", metavar="SPLIT", help="split of a hub set or HF dataset")
     labels.add_argument("--limit", type=int, metavar="N", help="N labelled items drawn with --split-seed (default all)")
