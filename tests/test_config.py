@@ -62,8 +62,8 @@ def test_a_misspelt_flag_is_one_line_naming_the_nearest_flag_and_exit_2(command,
     assert capsys.readouterr().err == (
         f"judgelab {command[0]}: error: unrecognized arguments: --temprature 0.5; did you mean --temperature?\n"
     )
-    assert main([*command, "--colour=red"]) == 2
-    assert capsys.readouterr().err == f"judgelab {command[0]}: error: unrecognized arguments: --colour=red\n"
+    assert main([*command, "--xyzzy=red"]) == 2  # near no flag of any command (`--colour` is near tune's `--columns`)
+    assert capsys.readouterr().err == f"judgelab {command[0]}: error: unrecognized arguments: --xyzzy=red\n"
 
 
 @pytest.mark.parametrize(

@@ -177,6 +177,10 @@ def test_tune_finds_the_better_variant_on_train_and_reports_once_on_test(tmp_pat
     assert "## Flipped on test: " + str(len(flipped)) in markdown
     assert "The test split was never used to choose" in markdown
     assert json.loads((tmp_path / "out" / "report.json").read_text())["search"]["new_calls"] > 0
+    manifest = json.loads((tmp_path / "out" / "prompts" / "manifest.json").read_text())
+    assert manifest["base_sha256"] == default.hashes()
+    assert manifest["search_data_sha256"] == hashlib.sha256((folder / "train.jsonl").read_bytes()).hexdigest()
+    assert manifest["held_out"]["completeness"]["tuned"] == 1.0
 
     # a repeated search takes the same path from the cache and sends nothing
     sent = len(backend.requests)

@@ -113,7 +113,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
     own.add_argument("--split", metavar="SPLIT", help="split of a hub set or HF dataset")
 
 
-def _scale(text: str | None) -> tuple[float, float] | None:
+def parse_scale(text: str | None) -> tuple[float, float] | None:
     if text is None:
         return None
     try:
@@ -144,7 +144,7 @@ def run(args: argparse.Namespace) -> int:
         columns=args.columns,
         metric=args.metric,
         label_type=args.label_type,
-        scale=_scale(args.scale),
+        scale=parse_scale(args.scale),
         split=args.split,
         label_map=parse_label_map(args.label_map),
     )

@@ -1,4 +1,5 @@
-"""`judgelab tune`: search prompt variants on the train split, write the tuned folder, report once on test."""
+"""`judgelab tune`: search prompt variants on the train split (or on labelled items: `--labels`), write the tuned
+folder, report once on the test split (or the held-out items)."""
 
 from __future__ import annotations
 
@@ -6,7 +7,9 @@ import argparse
 import sys
 from pathlib import Path
 
+from judges.cli.agreement_cmd import parse_scale
 from judges.errors import ConfigError
+from judges.labels.mapping import parse_label_map
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -24,6 +27,32 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--test-limit", type=int, metavar="N", help="report on the first N test-split tests only")
     parser.add_argument("--dry-run", action="store_true", help="print the search's calls and cost; call nothing")
     parser.add_argument("--out", required=True, metavar="DIR", help="where the tuned prompts and the report go")
+    labels = parser.add_argument_group("aligning to labels (instead of the unit tests)")
+    labels.add_argument(
+        "--labels",
+        metavar="SET_OR_FILE_OR_RUN",
+        help="tune to these labels: anything `agreement --labels` reads (a shared set, a labels file, your own file "
+        "with --columns), or a judge's run folder (its verdicts are the labels: align to a stronger judge)",
+    )
+    labels.add_argument("--columns", metavar="MAP", help="field=path pairs of your own file (as for `agreement`)")
+    labels.add_argument("--label-map", metavar="TEXT=N,...", help="text labels to numbers (as for `agreement`)")
+    labels.add_argument(
+        "--label-type",
+        choices=["binary", "ordinal", "continuous"],
+        help="what your own file's labels are (with --columns)",
+    )
+    labels.add_argument("--scale", metavar="LOW,HIGH", help="label scale, e.g. 1,5")
+    labels.add_argument("--split", metavar="SPLIT", help="split of a hub set or HF dataset")
+    labels.add_argument("--limit", type=int, metavar="N", help="N labelled items drawn with --split-seed (default all)")
+    labels.add_argument(
+        "--held-out", type=float, default=0.5, metavar="F", help="share of the items held out for the report (0.5)"
+    )
+    labels.add_argument(
+        "--split-seed", type=int, default=0, metavar="N", help="seed of the item draw and the split (default 0)"
+    )
+    labels.add_argument(
+        "--resamples", type=int, default=1000, metavar="N", help="bootstrap resamples of the held-out figures (1000)"
+    )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -37,6 +66,8 @@ def run(args: argparse.Namespace) -> int:
         raise ConfigError("--budget-calls must be at least 1")
     if args.test_limit is not None and args.test_limit < 1:
         raise ConfigError("--test-limit must be at least 1")
+    if args.labels:
+        return _align(args, config)
     job = TuneJob(
         options=config.merged(max_cost=None),  # the tuner spends the cost limit across its runs
         out=Path(args.out),
@@ -60,4 +91,52 @@ def run(args: argparse.Namespace) -> int:
     write_report(outcome, job.out)
     print((job.out / "report.md").read_text(encoding="utf-8"), end="")
     print(f"wrote {job.out}/report.md, report.json, prompts/, runs/")
+    return 0
+
+
+def _align(args: argparse.Namespace, config: object) -> int:
+    from judges.config.judge import JudgeConfig  # defers pydantic
+    from judges.tuning.align import AlignJob, align  # defers numpy
+    from judges.tuning.align_report import write_align_report  # defers numpy
+
+    assert isinstance(config, JudgeConfig)
+    for flag, value in (("--tests", args.tests), ("--test-limit", args.test_limit), ("--dry-run", args.dry_run)):
+        if value:
+            raise ConfigError(f"{flag} applies to the unit-test search; with --labels the items are split instead")
+    if not 0 < args.held_out < 1:
+        raise ConfigError("--held-out: a share strictly between 0 and 1, e.g. 0.5")
+    if args.resamples < 100:
+        raise ConfigError("--resamples must be at least 100")
+    if args.limit is not None and args.limit < 8:
+        raise ConfigError("--limit must be at least 8 (4 items to search, 4 held out)")
+    metrics = [m.strip() for m in args.metrics.split(",") if m.strip()] if args.metrics else None
+    if args.columns and (not metrics or len(metrics) != 1) and "metric=" not in args.columns:
+        raise ConfigError("--columns: name the one metric with --metrics (or map a metric column)")
+    reading = {
+        "columns": args.columns,
+        "metric": metrics[0] if args.columns and metrics and len(metrics) == 1 else None,
+        "label_type": args.label_type,
+        "scale": parse_scale(args.scale),
+        "split": args.split,
+        "label_map": parse_label_map(args.label_map),
+    }
+    job = AlignJob(
+        options=config.merged(max_cost=None),
+        out=Path(args.out),
+        labels=args.labels,
+        reading=reading,
+        metrics=metrics,
+        space=Path(args.space) if args.space else None,
+        budget_calls=args.budget_calls,
+        max_cost=config.max_cost,
+        limit=args.limit,
+        held_out=args.held_out,
+        seed=args.split_seed,
+        resamples=args.resamples,
+        progress=lambda message: print(f"judgelab tune: {message}", file=sys.stderr),
+    )
+    outcome = align(job)
+    write_align_report(outcome, job.out)
+    print((job.out / "report.md").read_text(encoding="utf-8"), end="")
+    print(f"wrote {job.out}/report.md, report.json, prompts/ (with manifest.json), runs/, search/calls.jsonl")
     return 0

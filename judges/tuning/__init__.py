@@ -1,1 +1,1 @@
-"""`judgelab tune`: search prompt variants per metric on the train split, then report once on the test split."""
+"""`judgelab tune`: search prompt variants on the train split (or on labelled items), then report once on held-out data."""

@@ -1,4 +1,5 @@
-"""A metric's candidate templates: an instruction variant, few-shot examples from train, and a reply format."""
+"""A metric's candidate templates: an instruction variant, few-shot examples (train tests or labelled items), and a
+reply format."""
 
 from __future__ import annotations
 
@@ -13,6 +14,24 @@ from judges.errors import ConfigError
 from judges.judging.replies import GRADE_SPECS, entry_schema
 from judges.tuning.space import MetricSpace, TuneSpace, variant_path
 from judges.types import UnitTest
+
+
+@dataclass(frozen=True)
+class Example:
+    """A worked example as the judge sees it: the question, the documents (shown when given), the answer, why (a
+    unit test's goal), and the correct grade on the template's scale (None: null)."""
+
+    question: str
+    answer: str
+    grade: float | None
+    references: tuple[str, ...] = ()
+    why: str | None = None
+
+
+def unit_test_example(metric: str, test: UnitTest) -> Example:
+    """A train test as an example: its question, answer, goal and the grade its condition names."""
+    target = test.conditions[metric].target
+    return Example(test.sample.input or "", test.sample.actual_output or "", target, why=test.goal or None)
 
 
 @dataclass(frozen=True)
@@ -61,16 +80,18 @@ def example_pool(metric: str, space: MetricSpace, train: Sequence[UnitTest]) -> 
 
 
 def build_candidates(
-    metric: str, base_source: str, space: TuneSpace, root: Path, pool: Sequence[UnitTest]
+    metric: str, base_source: str, space: TuneSpace, root: Path, pool: Sequence[UnitTest | Example]
 ) -> list[Candidate]:
-    """Every combination of the metric's space, the base (the base folder's template as written) first."""
+    """Every combination of the metric's space, the base (the base folder's template as written) first; the first
+    k examples of `pool` go into a candidate showing k."""
     metric_space = space.metric_spaces()[metric]
+    examples = [p if isinstance(p, Example) else unit_test_example(metric, p) for p in pool]
     out: list[Candidate] = []
     combos = itertools.product(metric_space.instructions, metric_space.examples, metric_space.reply_formats)
-    for instruction, examples, reply_format in combos:
+    for instruction, count, reply_format in combos:
         text = base_source if instruction == "base" else _read_variant(root, space, metric, instruction)
-        source = compose(metric, text, pool[:examples], reply_format)
-        out.append(Candidate(metric, instruction, examples, reply_format, source, 0))
+        source = compose(metric, text, examples[:count], reply_format)
+        out.append(Candidate(metric, instruction, count, reply_format, source, 0))
     out.sort(key=lambda c: not c.is_base)  # stable: the base first, the rest in the space's order
     if not out[0].is_base:
         base = Candidate(metric, "base", 0, "as_written", base_source, 0)
@@ -85,7 +106,7 @@ def _read_variant(root: Path, space: TuneSpace, metric: str, name: str) -> str:
     return path.read_text(encoding="utf-8")
 
 
-def compose(metric: str, text: str, examples: Sequence[UnitTest], reply_format: str) -> str:
+def compose(metric: str, text: str, examples: Sequence[Example], reply_format: str) -> str:
     """The template: `text` with worked examples inserted before its last paragraph (the reply instructions), and,
     unless the format is "as_written", that paragraph replaced by the format's and the format declared."""
     if not examples and reply_format == "as_written":
@@ -109,15 +130,17 @@ def compose(metric: str, text: str, examples: Sequence[UnitTest], reply_format: 
     )
 
 
-def examples_block(metric: str, examples: Sequence[UnitTest]) -> str:
-    """Worked examples from the train split, shown verbatim (a test's text never runs as template code)."""
+def examples_block(metric: str, examples: Sequence[Example]) -> str:
+    """Worked examples, shown verbatim inside a raw block (an example's text never runs as template code)."""
     lines = ["Worked examples (other questions, graded correctly):"]
-    for number, test in enumerate(examples, start=1):
-        target = test.conditions[metric].target
-        lines += ["", f"Example {number}. Question: {test.sample.input}", f"Answer: {test.sample.actual_output}"]
-        if test.goal:
-            lines.append(f"Why: {test.goal}")
-        lines.append(f"Correct {metric} grade: {'null' if target is None else f'{target:g}'}")
+    for number, example in enumerate(examples, start=1):
+        lines += ["", f"Example {number}. Question: {example.question}"]
+        lines += [f"Document [{n}]: {text}" for n, text in enumerate(example.references, start=1)]
+        lines.append(f"Answer: {example.answer}")
+        if example.why:
+            lines.append(f"Why: {example.why}")
+        grade = example.grade
+        lines.append(f"Correct {metric} grade: {'null' if grade is None else f'{grade:g}'}")
     text = "\n".join(lines)
     return "{% raw %}" + text.replace("{% endraw %}", "{% endraw %}{{ '{% endraw %}' }}{% raw %}") + "{% endraw %}"
 

@@ -8,13 +8,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from judges.api import run_unit_tests
+from judges.api import grade_samples, run_unit_tests
 from judges.config.judge import JudgeConfig
 from judges.judging.prompts import TEMPLATE_SUFFIX
 from judges.runs.intervals import wilson
 from judges.runs.run import Run
 from judges.tuning.search import Score
-from judges.types import Outcome, UnitTest
+from judges.types import Outcome, Sample, UnitTest
 
 
 @dataclass
@@ -96,13 +96,33 @@ class CandidateRunner:
         tag: str = "",
         out: Path | None = None,
     ) -> Run:
+        options = self._options(folder, overrides)
+        return self._counted(run_unit_tests(tests, options, out=out, data=str(folder), split=self.split), tag)
+
+    def grade(
+        self,
+        folder: Path,
+        samples: Sequence[tuple[str, Sample]],
+        metrics: Sequence[str],
+        *,
+        overrides: Mapping[str, Any] | None = None,
+        tag: str = "",
+        out: Path | None = None,
+    ) -> Run:
+        """Labelled items' samples graded on `metrics` alone with the prompt folder (a run like `evaluate`'s)."""
+
+        options = self._options(folder, overrides)
+        return self._counted(grade_samples(samples, options, metrics=metrics, out=out, data=str(folder)), tag)
+
+    def _options(self, folder: Path, overrides: Mapping[str, Any] | None) -> JudgeConfig:
         max_cost = None
         if self.max_cost is not None:
             max_cost = self.max_cost - self.ledger.cost
             if max_cost <= 0:
                 raise BudgetStop(f"--max-cost {self.max_cost:g} USD spent")
-        options = self.options.merged(prompts=str(folder), max_cost=max_cost, **dict(overrides or {}))
-        run = run_unit_tests(tests, options, out=out, data=str(folder), split=self.split)
+        return self.options.merged(prompts=str(folder), max_cost=max_cost, **dict(overrides or {}))
+
+    def _counted(self, run: Run, tag: str) -> Run:
         self.ledger.add(run, tag)
         if run.stop_reason == "budget":
             raise BudgetStop(str(run.stop_message))

@@ -26,7 +26,7 @@ class Score:
     def pass_rate(self) -> float | None:
         return self.passed / self.n if self.n else None
 
-    def rank_key(self) -> tuple[int, int, int, int]:
+    def rank_key(self) -> tuple[float, ...]:
         """More passes first; a tie goes to the cheaper call, then the shorter template, then the space's order."""
         return (-self.passed, self.tokens, self.length, self.order)
 
@@ -91,7 +91,7 @@ def halve(names: Sequence[str], n_tests: int, first: int, evaluate: Evaluate, af
             result.ended = "budget"
             result.message = reason or "the cost limit stopped a round; its figures are not used"
             break
-        ranked = sorted(scores, key=Score.rank_key)
+        ranked = sorted(scores, key=lambda s: s.rank_key())
         last = index == len(plan) - 1
         alive = [s.name for s in ranked[: 1 if last else math.ceil(len(ranked) / 2)]]
         result.rounds.append(Round(tests, ranked, list(alive)))

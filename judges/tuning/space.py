@@ -71,6 +71,7 @@ class Search(_Strict):
     """How the search runs."""
 
     first_round_tests: int = Field(default=4, ge=1)
+    first_round_items: int = Field(default=8, ge=2)  # `tune --labels`: labelled items in the first round
     budget_calls: int | None = Field(default=800, ge=1)
     seed: int = 0
     variants: str = "variants"

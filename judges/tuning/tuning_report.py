@@ -6,10 +6,12 @@ import json
 from pathlib import Path
 from typing import Any
 
+from judges.judging.prompts import load_prompt_set
 from judges.pages.markdown import pct, table
 from judges.runs.compare import changes
 from judges.runs.intervals import total_interval, wilson
 from judges.runs.run import Run
+from judges.tuning.manifest import write_manifest
 from judges.tuning.pipeline import TuneOutcome
 
 NEVER_USED = (
@@ -208,4 +210,37 @@ def write_report(outcome: TuneOutcome, out: Path) -> dict[str, Any]:
     out.mkdir(parents=True, exist_ok=True)
     (out / "report.json").write_text(json.dumps(report, indent=2, ensure_ascii=False), encoding="utf-8")
     (out / "report.md").write_text(report_markdown(report), encoding="utf-8")
+    write_manifest(outcome.tuned_folder, manifest_of(report, outcome))
     return report
+
+
+def manifest_of(report: dict[str, Any], outcome: TuneOutcome) -> dict[str, Any]:
+    """Where the tuned folder came from (base templates, the train split) and its pass rates on the test split."""
+    import hashlib
+
+    train_file = outcome.test_file.with_name("train.jsonl")
+    return {
+        "made_by": "judgelab tune",
+        "judge": report["judge"],
+        "base_prompts": outcome.base_prompts,
+        "base_sha256": load_prompt_set(outcome.base_prompts).hashes(),
+        "search_data_sha256": hashlib.sha256(train_file.read_bytes()).hexdigest(),
+        "search_items": outcome.runs["base-train"].summary.n_items,
+        "held_out_items": report["test_split"]["n_tests"],
+        "decoding": report["decoding"],
+        "held_out": {
+            metric: {
+                "statistic": "pass_rate",
+                "base": entry["base"]["test"]["pass_rate"],
+                "tuned": entry["tuned"]["test"]["pass_rate"],
+                "difference": {"value": _difference(entry)},
+            }
+            for metric, entry in report["figures"].items()
+        },
+        "report": str(outcome.tuned_folder.parent / "report.md"),
+    }
+
+
+def _difference(entry: dict[str, Any]) -> float | None:
+    base, tuned = entry["base"]["test"]["pass_rate"], entry["tuned"]["test"]["pass_rate"]
+    return None if base is None or tuned is None else float(tuned - base)

@@ -17,6 +17,7 @@ from judges.runs.compare import changes, run_figures, split_of, variant
 from judges.runs.paired_runs import as_dict, paired_metrics
 from judges.runs.run import Run
 from judges.suite.reference import conclusion, summary_beside
+from judges.tuning.manifest import manifest_rows, read_manifest
 from judges.viewer.catalog import catalog, inside, run_entry
 from judges.viewer.item_pages import ItemPage, read_page
 
@@ -86,8 +87,11 @@ def run_page(root: Path, relative: str, page: int, outcome: str, metric: str) ->
     results = folder / "results.jsonl"
     items = read_page(results, page, outcome=outcome, metric=metric) if results.is_file() else None
 
+    prompts = (meta.get("config") or {}).get("prompts")
+    manifest = read_manifest(prompts.get("folder") if isinstance(prompts, dict) else None)
     return render_page(
         "view_run.html.jinja",
+        provenance=manifest_rows(manifest) if manifest else None,
         path=relative,
         title=f"{entry.judge} / {entry.prompts}" if entry else relative,
         kind=meta.get("kind"),

@@ -1,0 +1,276 @@
+"""`judgelab tune --labels`: a scripted judge right only when its prompt shows a failing example is tuned from 50% to
+100% held-out balanced accuracy; no held-out item reaches the search; a teacher's run folder serves as the labels;
+the CLI against the stub server writes the tuned prompts, the report and the manifest."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import re
+import subprocess
+import sys
+
+import pytest
+from conftest import ROOT, reply, write_jsonl
+
+from judges.calls.scripted import ScriptedBackend
+from judges.config.judge import JudgeConfig
+from judges.errors import ConfigError
+from judges.tuning.align import AlignJob, align
+from judges.tuning.align_report import write_align_report
+
+SYSTEMS = ("sys-a", "sys-b", "sys-c", "sys-d")
+ITEMS = [
+    {
+        "id": f"i{n:02d}",
+        "metric": "faithfulness",
+        "label": n % 2,
+        "label_type": "binary",
+        "annotator": "alice",
+        "input": f"What does document {n} say about topic {n}?",
+        "references": [f"Document {n} says topic {n} is settled."],
+        "actual_output": f"Topic {n} is {'settled' if n % 2 else 'unsettled'} [1] (answer {n}).",
+        "extra": {"system": SYSTEMS[(n // 2) % 4]},
+    }
+    for n in range(40)
+]
+LABEL_OF_ANSWER = {item["actual_output"]: item["label"] for item in ITEMS}
+
+
+def graded_item(prompt: str) -> str:
+    (answer,) = re.findall(r"^Answer 2: (.*)$", prompt, flags=re.M)
+    return answer
+
+
+def student(request):
+    """Grades every answer 1, unless the prompt shows a worked example graded 0: then it grades right."""
+    prompt = request.messages[0]["content"]
+    if "Correct faithfulness grade: 0" in prompt:
+        return reply("faithfulness", LABEL_OF_ANSWER[graded_item(prompt)])
+    return reply("faithfulness", 1)
+
+
+@pytest.fixture
+def labels_file(tmp_path):
+    return write_jsonl(tmp_path / "labels.jsonl", ITEMS)
+
+
+@pytest.fixture
+def space(tmp_path):
+    path = tmp_path / "space.toml"
+    path.write_text(
+        '[search]\nfirst_round_items = 8\n\n[metrics.faithfulness]\nexamples = [0, 2]\nreply_formats = ["as_written"]\n',
+        encoding="utf-8",
+    )
+    return path
+
+
+def scripted(monkeypatch, script):
+    double = ScriptedBackend(script)
+
+    @contextlib.contextmanager
+    def open_backend(model, **_):
+        yield double
+
+    monkeypatch.setattr("judges.judging.factory.open_backend", open_backend)
+    return double
+
+
+def job(tmp_path, labels, space, out="out", progress=lambda message: None, **extra):
+    options = JudgeConfig(
+        model="scripted/model", prompts="default", cache=str(tmp_path / "cache.sqlite"), json_schema=False
+    )
+    return AlignJob(
+        options=options, out=tmp_path / out, labels=str(labels), space=space, progress=progress, resamples=200, **extra
+    )
+
+
+def test_few_shot_examples_of_the_base_judges_mistakes_lift_held_out_agreement(
+    tmp_path, labels_file, space, monkeypatch
+):
+    backend = scripted(monkeypatch, student)
+    held_out_from: list[int] = []
+
+    def progress(message):
+        if message.startswith("base and tuned prompts, once each"):
+            held_out_from.append(len(backend.requests))
+
+    outcome = align(job(tmp_path, labels_file, space, progress=progress))
+    report = write_align_report(outcome, tmp_path / "out")
+
+    split = outcome.split
+    assert len(split.search) + len(split.held_out) == 40
+    assert not set(split.search_systems) & set(split.held_out_systems)  # split by system: none on both sides
+    by_system = {item["id"]: item["extra"]["system"] for item in ITEMS}
+    assert {by_system[i] for i in split.held_out} == set(split.held_out_systems)
+
+    # the examples are the search items the base judge (always 1) got wrong: items labelled 0, never held out
+    search = report["search"]["metrics"]["faithfulness"]
+    assert search["candidates"] == ["base__ex0__as_written", "base__ex2__as_written"]
+    assert search["chosen"] == "base__ex2__as_written"
+    shown = search["examples_shown"]
+    assert len(shown) == 2 and all(i in split.search and int(i[1:]) % 2 == 0 for i in shown)
+
+    figures = report["held_out"]["faithfulness"]
+    assert figures["statistic"] == "balanced_accuracy" and figures["n_items"] == len(split.held_out)
+    assert figures["base"]["value"] == 0.5 and figures["tuned"]["value"] == 1.0
+    assert figures["constant_judge"] == 0.5
+    difference = figures["difference"]
+    assert difference["value"] == 0.5 and 0 < difference["ci_low"] <= 0.5 <= difference["ci_high"]
+
+    # no held-out item in any search-phase call, by id (the call log) or by text (the prompts sent)
+    calls = [json.loads(line) for line in (tmp_path / "out" / "search" / "calls.jsonl").read_text().splitlines()]
+    assert calls and not {c["item"] for c in calls} & set(split.held_out)
+    assert {c["item"] for c in calls} == set(split.search)
+    held_answers = {item["actual_output"] for item in ITEMS if item["id"] in split.held_out}
+    searched = backend.requests[: held_out_from[0]]
+    assert searched and not any(a in r.messages[0]["content"] for r in searched for a in held_answers)
+
+    # the tuned folder is a normal prompt folder, with a manifest of where it came from
+    from judges.judging.prompts import load_prompt_set
+
+    tuned = load_prompt_set(str(tmp_path / "out" / "prompts"))
+    assert "Correct faithfulness grade: 0" in tuned.templates["faithfulness"].source
+    manifest = json.loads((tmp_path / "out" / "prompts" / "manifest.json").read_text())
+    assert manifest["base_sha256"] == load_prompt_set("default").hashes()
+    assert manifest["search_data_sha256"] == outcome.search_sha256
+    assert manifest["held_out"]["faithfulness"]["tuned"] == 1.0
+    from judges.viewer.pages import run_page
+
+    page = run_page(tmp_path / "out", "runs/tuned-held-out", 1, "", "")
+    assert "Prompt provenance" in page and outcome.search_sha256 in page and "1.000" in page
+    assert "Prompt provenance" not in run_page(tmp_path / "out", "runs/base-held-out", 1, "", "")
+    markdown = (tmp_path / "out" / "report.md").read_text()
+    assert "The interval of tuned minus base lies above 0" in markdown
+    assert "| a constant judge" in markdown
+
+    # one judged item costs the same number of calls before and after; the prompt grew by the two examples
+    base_item, tuned_item = figures["base"]["per_item"], figures["tuned"]["per_item"]
+    assert base_item["calls"] == tuned_item["calls"] == 1.0
+    assert tuned_item["tokens"] > base_item["tokens"]
+
+
+def test_a_teacher_run_folder_serves_as_the_labels(tmp_path, labels_file, space, monkeypatch):
+    from judges.api import grade_samples
+    from judges.labels.io import read_labels
+
+    def teacher(request):
+        return reply("faithfulness", LABEL_OF_ANSWER[graded_item(request.messages[0]["content"])])
+
+    scripted(monkeypatch, teacher)
+    samples = [(item.id, item.sample) for item in read_labels(labels_file).items]
+    options = JudgeConfig(model="scripted/teacher", prompts="default", cache=str(tmp_path / "t.sqlite"))
+    grade_samples(samples, options, metrics=["faithfulness"], out=tmp_path / "teacher-run")
+
+    scripted(monkeypatch, student)
+    outcome = align(job(tmp_path, tmp_path / "teacher-run", space))
+    report = write_align_report(outcome, tmp_path / "out")
+    assert outcome.labels.annotators() == ["teacher:scripted/teacher"]
+    assert len(outcome.labels.items) == 40  # every verdict a grade, one label each
+    figures = report["held_out"]["faithfulness"]
+    assert figures["base"]["value"] == 0.5 and figures["tuned"]["value"] >= 0.9
+    with pytest.raises(ConfigError, match="--columns and its options do not apply"):
+        align(job(tmp_path, tmp_path / "teacher-run", space, reading={"columns": "label=x"}))
+
+
+def test_preference_labels_are_refused_before_any_call(tmp_path, space, monkeypatch):
+    backend = scripted(monkeypatch, student)
+    pairs = [
+        {**item, "label": 1, "label_type": "preference", "scale": [-1, 1], "actual_output_b": "other"} for item in ITEMS
+    ]
+    path = write_jsonl(tmp_path / "pairs.jsonl", pairs)
+    with pytest.raises(ConfigError, match="pairwise preferences are not tuned"):
+        align(job(tmp_path, path, space))
+    assert backend.requests == []
+
+
+def test_the_cli_against_an_openai_compatible_server_writes_prompts_report_and_manifest(tmp_path, labels_file, space):
+    from stub import stub_server
+
+    record = tmp_path / "requests.jsonl"
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "OPENAI_API_KEY": "sk-test-not-a-key"}
+    with stub_server(latency_ms=1, record=str(record)) as base:
+        result = subprocess.run(
+            [
+                sys.executable, "-m", "judges.cli.main", "tune",
+                "--labels", str(labels_file), "--metrics", "faithfulness", "--space", str(space),
+                "--judge", "openai/stub", "--api-base", base, "--prompts", "default",
+                "--cache", str(tmp_path / "cache.sqlite"), "--out", str(tmp_path / "tuned"), "--resamples", "200",
+            ],
+            env=env, capture_output=True, text=True, cwd=tmp_path, timeout=300,
+        )  # fmt: skip
+    assert result.returncode == 0, result.stderr[-3000:]
+    out = tmp_path / "tuned"
+    assert sorted(p.name for p in (out / "prompts").iterdir()) == [
+        "answer_relevancy.txt.jinja",
+        "completeness.txt.jinja",
+        "faithfulness.txt.jinja",
+        "manifest.json",
+        "usefulness.txt.jinja",
+    ]
+    report = json.loads((out / "report.json").read_text())
+    figures = report["held_out"]["faithfulness"]
+    for side in ("base", "tuned"):
+        assert figures[side]["value"] is not None and len(figures[side]["ci95"]) == 2
+    assert {"value", "ci_low", "ci_high", "n_items"} <= set(figures["difference"])
+    assert "Tuned minus base, paired bootstrap on the same items" in result.stdout
+    manifest = json.loads((out / "prompts" / "manifest.json").read_text())
+    assert manifest["labels"]["spec"] == str(labels_file) and manifest["held_out"]["faithfulness"]
+
+    held_out = {json.loads(line)["id"] for line in (out / "runs" / "base-held-out" / "results.jsonl").open()}
+    calls = [json.loads(line) for line in (out / "search" / "calls.jsonl").open()]
+    assert len(held_out) == report["split"]["held_out_items"] and not {c["item"] for c in calls} & held_out
+    # the server saw the search's calls first, all sent (a fresh cache): none of them about a held-out item
+    sent = [json.loads(line) for line in record.open()]
+    searched = sent[: report["search"]["new_calls"]]
+    held_answers = {item["actual_output"] for item in ITEMS if item["id"] in held_out}
+    assert searched and not any(a in json.dumps(body) for body in searched for a in held_answers)
+    assert any(a in json.dumps(body) for body in sent[len(searched) :] for a in held_answers)
+
+
+def test_your_own_csv_with_columns_and_a_decoding_search_through_the_cli(tmp_path, monkeypatch, capsys):
+    """Read with --columns like `agreement`; the judge is right only at temperature 0.5, which the search finds."""
+    import csv
+
+    from judges.cli.main import main
+
+    def warm(request):
+        if request.params.get("temperature") != 0.5:
+            return reply("faithfulness", 1)
+        return reply("faithfulness", LABEL_OF_ANSWER[graded_item(request.messages[0]["content"])])
+
+    backend = scripted(monkeypatch, warm)
+    path = tmp_path / "mine.csv"
+    with path.open("w", newline="", encoding="utf-8") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(["key", "question", "doc", "answer", "ok"])
+        for item in ITEMS:
+            writer.writerow([item["id"], item["input"], item["references"][0], item["actual_output"], item["label"]])
+    space = tmp_path / "warm.toml"
+    space.write_text("[decoding]\ntemperature = [0.0, 0.5]\n\n[metrics.faithfulness]\n", encoding="utf-8")
+    common = ["tune", "--judge", "scripted/model", "--prompts", "default", "--no-json-schema", "--space", str(space)]
+    common += ["--cache", str(tmp_path / "c.sqlite"), "--resamples", "200", "--labels", str(path)]
+    columns = ["--columns", "id=key,input=question,references=doc,actual_output=answer,label=ok"]
+
+    # a metric the labels do not hold, or --columns without one metric: one line, exit 2, before any call
+    labels_file = write_jsonl(tmp_path / "labels.jsonl", ITEMS)
+    with_file = [arg if arg != str(path) else str(labels_file) for arg in common]
+    assert main([*with_file, "--metrics", "completeness", "--out", str(tmp_path / "x")]) == 2
+    assert "no labels for metric 'completeness'" in capsys.readouterr().err
+    assert main([*common, *columns, "--label-type", "binary", "--out", str(tmp_path / "x")]) == 2
+    assert "--columns: name the one metric with --metrics" in capsys.readouterr().err
+    assert backend.requests == []
+
+    code = main(
+        [*common, *columns, "--label-type", "binary", "--metrics", "faithfulness", "--out", str(tmp_path / "o")]
+    )
+    assert code == 0
+    report = json.loads((tmp_path / "o" / "report.json").read_text())
+    assert report["decoding"] == {"chosen": "temperature=0.5", "overrides": {"temperature": 0.5}}
+    assert report["split"]["by_system"] is False  # the file names no systems: split by item
+    figures = report["held_out"]["faithfulness"]
+    assert figures["base"]["value"] == 0.5 and figures["tuned"]["value"] == 1.0
+    assert json.loads((tmp_path / "o" / "prompts" / "manifest.json").read_text())["decoding"]["chosen"] == (
+        "temperature=0.5"
+    )
