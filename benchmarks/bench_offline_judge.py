@@ -14,7 +14,10 @@ logits of every position only for logprob requests, the compact prompt set), sid
 3. The main job again, fully cached (the "after" run's cache), as a whole process: median of 5.
 4. The main job's tests in file order against prompt-prefix order (benchmarks/offline_order.py): wall time, and the
    prompt tokens llama.cpp read and the tokens it generated, counted in the server's own log.
-Writes results/benchmarks/offline_judge.{json,md}; `--parts order` runs part 4 alone (parts 1-3 keep their figures).
+5. The prompt tokens llama.cpp must read for the main job under each prompt layout and call order, counted with the
+   model's tokenizer (benchmarks/offline_layouts.py): why the shipped layout and prefix order were kept.
+Writes results/benchmarks/offline_judge.{json,md}; `--parts order,layouts` runs parts 4 and 5 alone (parts 1-3 keep
+their last figures, dated).
 """
 
 from __future__ import annotations
@@ -95,8 +98,8 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=1, help="whole-process runs of each row (median kept)")
     parser.add_argument(
         "--parts",
-        default="earlier,order",
-        help="comma-separated, of: earlier (parts 1-3), order (part 4); a part not run keeps its last figures (dated)",
+        default="earlier,order,layouts",
+        help="comma-separated, of: earlier (parts 1-3), order (4), layouts (5); a part not run keeps its last figures",
     )
     args = parser.parse_args()
     parts = set(args.parts.split(","))
@@ -117,6 +120,14 @@ def main() -> None:
             with open(os.devnull, "wb") as quiet:  # made once before, as on every run after a machine's first
                 served_copy(smollm2_path(), quiet)
             result["order"] = measure((32,), args.repeats, work)
+        if "layouts" in parts:
+            from offline_layouts import count
+
+            from judges.calls.gguf_encoding import served_copy
+            from judges.calls.local_server import smollm2_path
+
+            with open(os.devnull, "wb") as quiet:
+                result["layouts"] = count(served_copy(smollm2_path(), quiet))
     out.mkdir(parents=True, exist_ok=True)
     previous.write_text(json.dumps(result, indent=2) + "\n")
     (out / "offline_judge.md").write_text(render(result))
@@ -223,6 +234,10 @@ def render(result: dict) -> str:
         from offline_order import render_order
 
         lines += ["", *render_order(result["order"])]
+    if "layouts" in result:
+        from offline_layouts import render_layouts
+
+        lines += ["", *render_layouts(result["layouts"])]
     return "\n".join(lines) + "\n"
 
 
