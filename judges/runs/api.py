@@ -98,9 +98,9 @@ def run_unit_tests(
     config["baselines"] = reference_rates(tests)  # what a constant and the oracle score on these tests
     with open_judge(opts, prompts) as session:
         config.update(litellm_model=session.model.litellm_model, json_schema=session.model.json_schema)
-        return run_task(
-            UnitTestTask(tests, session.judge, draws), session.runtime, _out(out), config, progress=progress
-        )
+        serial = session.runtime.settings.concurrency == 1  # a local server: one call at a time, its prefix reused
+        task = UnitTestTask(tests, session.judge, draws, prefix_order=serial)
+        return run_task(task, session.runtime, _out(out), config, progress=progress)
 
 
 def grade_samples(
