@@ -12,7 +12,12 @@ logits of every position only for logprob requests, the compact prompt set), sid
    with `--prompts default` and the server started as it was before (`LlamaServer(reencode=False,
    top_token_first=False)`: llama-cpp-python's own server, which keeps the logits of every position).
 3. The main job again, fully cached (the "after" run's cache), as a whole process: median of 5.
-Writes results/benchmarks/offline_judge.{json,md}.
+4. The main job's tests in file order against prompt-prefix order (benchmarks/offline_order.py): wall time, and the
+   prompt tokens llama.cpp read and the tokens it generated, counted in the server's own log.
+5. The prompt tokens llama.cpp must read for the main job under each prompt layout and call order, counted with the
+   model's tokenizer (benchmarks/offline_layouts.py): why the shipped layout and prefix order were kept.
+Writes results/benchmarks/offline_judge.{json,md}; `--parts order,layouts` runs parts 4 and 5 alone (parts 1-3 keep
+their last figures, dated).
 """
 
 from __future__ import annotations
@@ -91,8 +96,46 @@ def whole_job(config: str, limit: int, work: Path, cache: Path) -> dict:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=1, help="whole-process runs of each row (median kept)")
+    parser.add_argument(
+        "--parts",
+        default="earlier,order,layouts",
+        help="comma-separated, of: earlier (parts 1-3), order (4), layouts (5); a part not run keeps its last figures",
+    )
     args = parser.parse_args()
+    parts = set(args.parts.split(","))
+    out = ROOT / "results" / "benchmarks"
+    previous = out / "offline_judge.json"
+    result = json.loads(previous.read_text()) if previous.is_file() else {}
+    with tempfile.TemporaryDirectory() as folder:
+        work = Path(folder)
+        os.environ["XDG_CACHE_HOME"] = str(work / "user-cache")
+        if "earlier" in parts:
+            result.update(earlier(work, args.repeats))
+        if "order" in parts:
+            from offline_order import measure
 
+            from judges.calls.gguf_encoding import served_copy
+            from judges.calls.local_server import smollm2_path
+
+            with open(os.devnull, "wb") as quiet:  # made once before, as on every run after a machine's first
+                served_copy(smollm2_path(), quiet)
+            result["order"] = measure((32,), args.repeats, work)
+        if "layouts" in parts:
+            from offline_layouts import count
+
+            from judges.calls.gguf_encoding import served_copy
+            from judges.calls.local_server import smollm2_path
+
+            with open(os.devnull, "wb") as quiet:
+                result["layouts"] = count(served_copy(smollm2_path(), quiet))
+    out.mkdir(parents=True, exist_ok=True)
+    previous.write_text(json.dumps(result, indent=2) + "\n")
+    (out / "offline_judge.md").write_text(render(result))
+    print(render(result))
+
+
+def earlier(work: Path, repeats: int) -> dict:
+    """Parts 1-3: the encodings in process, before and after as whole jobs, the main job fully cached."""
     from judges.calls.gguf_encoding import served_copy
     from judges.calls.local_server import smollm2_path
     from judges.judging.prompts import load_prompt_set
@@ -102,29 +145,26 @@ def main() -> None:
     prompts = [
         prompt_set.render("answer_relevancy", t.sample) for t in load_unit_tests(ROOT / "unit_tests", "train")[:4]
     ]
-    with tempfile.TemporaryDirectory() as folder:
-        work = Path(folder)
-        os.environ["XDG_CACHE_HOME"] = str(work / "user-cache")
-        shipped = smollm2_path()
-        with open(os.devnull, "wb") as quiet:  # llama.cpp reports every tensor it re-encodes
-            served = served_copy(shipped, quiet)
-        variants = [
-            ("Q4_1 (shipped)", shipped, True),
-            ("Q8_0 (served)", served, True),
-            ("Q8_0 (served)", served, False),
-        ]
-        micro = [
-            {"encoding": name, "every_position": every, **reading_and_decoding(path, prompts, every)}
-            for name, path, every in variants
-        ]
-        runs: dict[tuple[str, int], list[dict]] = {}
-        for _ in range(args.repeats):
-            for limit in (16, 32):
-                for config in CONFIGS:  # interleaved, so a slow minute of the machine hits both
-                    cache = work / f"{config}-{limit}-{len(runs.get((config, limit), []))}.sqlite"  # new: all misses
-                    runs.setdefault((config, limit), []).append(whole_job(config, limit, work, cache))
-        main_job_cache = work / "after-32-0.sqlite"
-        reruns = [whole_job("after", 32, work, main_job_cache) for _ in range(5)]
+    shipped = smollm2_path()
+    with open(os.devnull, "wb") as quiet:  # llama.cpp reports every tensor it re-encodes
+        served = served_copy(shipped, quiet)
+    variants = [
+        ("Q4_1 (shipped)", shipped, True),
+        ("Q8_0 (served)", served, True),
+        ("Q8_0 (served)", served, False),
+    ]
+    micro = [
+        {"encoding": name, "every_position": every, **reading_and_decoding(path, prompts, every)}
+        for name, path, every in variants
+    ]
+    runs: dict[tuple[str, int], list[dict]] = {}
+    for _ in range(repeats):
+        for limit in (16, 32):
+            for config in CONFIGS:  # interleaved, so a slow minute of the machine hits both
+                cache = work / f"{config}-{limit}-{len(runs.get((config, limit), []))}.sqlite"  # new: all misses
+                runs.setdefault((config, limit), []).append(whole_job(config, limit, work, cache))
+    main_job_cache = work / "after-32-0.sqlite"
+    reruns = [whole_job("after", 32, work, main_job_cache) for _ in range(5)]
     if any(r["cached_calls"] != r["calls"] for r in reruns):
         raise SystemExit("the main job's re-run was not fully cached")
     cached = sorted(r["wall_s"] for r in reruns)
@@ -132,18 +172,13 @@ def main() -> None:
     for (_config, _limit), measured in runs.items():
         measured.sort(key=lambda r: r["wall_s"])
         rows.append({**measured[len(measured) // 2], "walls_s": [r["wall_s"] for r in measured]})
-    result = {
+    return {
         "date": datetime.now(UTC).isoformat(timespec="seconds"),
         "cpus": os.cpu_count(),
         "micro": micro,
         "rows": rows,
         "main_job_cached": {"calls": reruns[0]["calls"], "walls_s": cached, "median_s": cached[len(cached) // 2]},
     }
-    out = ROOT / "results" / "benchmarks"
-    out.mkdir(parents=True, exist_ok=True)
-    (out / "offline_judge.json").write_text(json.dumps(result, indent=2) + "\n")
-    (out / "offline_judge.md").write_text(render(result))
-    print(render(result))
 
 
 def render(result: dict) -> str:
@@ -195,6 +230,14 @@ def render(result: dict) -> str:
             ]
         ),
     ]
+    if "order" in result:
+        from offline_order import render_order
+
+        lines += ["", *render_order(result["order"])]
+    if "layouts" in result:
+        from offline_layouts import render_layouts
+
+        lines += ["", *render_layouts(result["layouts"])]
     return "\n".join(lines) + "\n"
 
 

@@ -88,7 +88,8 @@ def run_unit_tests(
     with open_judge(opts, prompts) as session:
         config.update(litellm_model=session.model.litellm_model, json_schema=session.model.json_schema)
         executor = open_executor(opts, session.model, session.runtime.settings)
-        task = UnitTestTask(tests, session.judge, draws)
+        serial = session.runtime.settings.concurrency == 1  # a local server: one call at a time, its prefix reused
+        task = UnitTestTask(tests, session.judge, draws, prefix_order=serial)
         return run_task(task, session.runtime, _out(out), config, progress=progress, executor=executor)
 
 

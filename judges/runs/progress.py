@@ -9,6 +9,7 @@ from collections.abc import Callable, Mapping
 from typing import Any, TextIO
 
 INTERVAL_S = 10.0  # between plain lines when stderr is not a terminal
+PACE_ITEMS = 2  # items finished after the first before a time left is estimated (with one item in flight)
 REPLIED_KINDS = ("unparseable", "refused")  # failures of a call that did reply: already among the replies
 
 
@@ -27,7 +28,7 @@ def clock_text(seconds: float) -> str:
 
 class Progress:
     """Told when an item finishes (`item_done`) and ticked often (`tick`); reads the call counters from `usage`
-    (an object with calls, cached_calls, failures and cost)."""
+    (an object with calls, cached_calls, failures and cost). `in_flight`: how many items the run holds at once."""
 
     def __init__(
         self,
@@ -40,8 +41,11 @@ class Progress:
         interval: float = INTERVAL_S,
         clock: Callable[[], float] = time.monotonic,
         tty: bool | None = None,
+        in_flight: int = 1,
     ) -> None:
         self.label, self.unit, self.total, self.usage = label, unit, total, usage
+        self.in_flight = max(1, in_flight)
+        self.first_done: float | None = None  # when the first item finished
         self.stream = stream if stream is not None else sys.stderr
         self.interval, self.clock = interval, clock
         self.items = 0
@@ -52,7 +56,11 @@ class Progress:
         if is_tty:
             from tqdm import tqdm
 
-            self.bar = tqdm(total=total, desc=label, unit=unit, file=self.stream, dynamic_ncols=True)
+            # the bar shows this estimate, not tqdm's own (the same overshoot: its first rate includes the start)
+            bar_format = "{l_bar}{bar}| {n_fmt}/{total_fmt} [{elapsed}{postfix}]"
+            self.bar = tqdm(
+                total=total, desc=label, unit=unit, file=self.stream, dynamic_ncols=True, bar_format=bar_format
+            )
         else:
             self._line()
 
@@ -61,16 +69,26 @@ class Progress:
         asked, failed = call_counts(usage.calls, getattr(usage, "failures", None) or {})
         return f"{asked} calls ({usage.cached_calls} cached, {failed} failed), ${usage.cost:.4f}"
 
+    def bar_text(self) -> str:
+        return f"{self.eta()}, {self.calls_text()}"
+
     def eta(self) -> str:
-        if not self.items:
+        """The time left at the pace items have finished since the first one. The first carries the start (a local
+        server's model load, a first round of calls in flight together) and, divided over the items, overshot the
+        main job's time tenfold; items finishing together (as many as are in flight) do not make a pace either, so
+        there is no estimate until `PACE_ITEMS` (or as many as are in flight) have finished after the first."""
+        paced = self.items - 1
+        if self.first_done is None or paced < max(PACE_ITEMS, self.in_flight):
             return "ETA ?"
-        elapsed = self.clock() - self.started
-        return f"ETA {clock_text(elapsed / self.items * (self.total - self.items))}"
+        per_item = (self.clock() - self.first_done) / paced
+        return f"ETA {clock_text(per_item * (self.total - self.items))}"
 
     def item_done(self) -> None:
         self.items += 1
+        if self.first_done is None:
+            self.first_done = self.clock()
         if self.bar is not None:
-            self.bar.set_postfix_str(self.calls_text(), refresh=False)
+            self.bar.set_postfix_str(self.bar_text(), refresh=False)
             self.bar.update()
         else:
             self.tick()
@@ -78,7 +96,7 @@ class Progress:
     def tick(self) -> None:
         """Refresh the bar's call counters, or print a plain line if the last one is `interval` old."""
         if self.bar is not None:
-            self.bar.set_postfix_str(self.calls_text())
+            self.bar.set_postfix_str(self.bar_text())
         elif self.last_line is None or self.clock() - self.last_line >= self.interval:
             self._line()
 

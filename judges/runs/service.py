@@ -253,7 +253,10 @@ def _progress(task: Task, total: int, enabled: bool, runtime: CallRuntime) -> Pr
 
     unit = "test" if task.kind == RunKind.UNIT_TESTS else "sample"
     interval = float(os.environ.get("JUDGELAB_PROGRESS_INTERVAL", INTERVAL_S))
-    return Progress(task.kind.replace("_", " "), unit, total, lambda: runtime.usage, interval=interval)
+    in_flight = runtime.items_in_flight(task.items_per_slot)
+    return Progress(
+        task.kind.replace("_", " "), unit, total, lambda: runtime.usage, interval=interval, in_flight=in_flight
+    )
 
 
 async def _tick(bar: Progress, every: float = 0.5) -> None:

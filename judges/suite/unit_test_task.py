@@ -12,6 +12,7 @@ from judges.judging.prompts import check_renders
 from judges.records import ItemRecord
 from judges.records.header import RunKind
 from judges.runs.items import Item
+from judges.runs.prefix_order import in_prefix_order
 from judges.runs.tasks import sample_fields
 from judges.suite.scoring import score_unit_test
 from judges.types import UnitTest
@@ -19,18 +20,25 @@ from judges.types import UnitTest
 
 @dataclass
 class UnitTestTask:
-    """Unit tests judged by a GroUSE judge, `draws` times each; every verdict is checked against its condition."""
+    """Unit tests judged by a GroUSE judge, `draws` times each; every verdict is checked against its condition.
+    `prefix_order`: start them in the order that lets a serial judge's server reuse the longest prompt prefix."""
 
     tests: Sequence[UnitTest]
     judge: GroundedQAJudge
     draws: int = 1
     kind: RunKind = RunKind.UNIT_TESTS
     items_per_slot: int = 4
+    prefix_order: bool = False
     items: list[Item] = field(init=False)
 
     def __post_init__(self) -> None:
         pairs = [(draw, test) for draw in range(self.draws) for test in self.tests]
         self.items = [Item(test.id, order, test, draw) for order, (draw, test) in enumerate(pairs)]
+        if self.prefix_order:
+            prompts = self.judge.prompts  # a test's first call: answer relevancy (judges/judging/grouse_judge.py)
+            self.items = in_prefix_order(
+                self.items, lambda item: prompts.render("answer_relevancy", item.payload.sample)
+            )
 
     def check(self) -> None:
         check_renders(self.judge.prompts, (test.sample for test in self.tests))
