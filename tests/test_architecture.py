@@ -1,6 +1,6 @@
 """The package's layout as a test: no import cycle between judges' subpackages nor between its modules, no import
-inside a function unless it defers a third-party import, no module over 300 lines, and no module or test importing
-another module's private (`_`-prefixed) name.
+inside a function unless it defers a third-party import, no two modules of one name, no module over 300 lines, and
+no module or test importing another module's private (`_`-prefixed) name.
 
 Imports are read with `ast` from every module, at any depth: module level and inside functions (a lazy import still
 ties two modules together, and is how cycles hide). Imports under `if TYPE_CHECKING:` are left out: they never run,
@@ -214,20 +214,16 @@ def test_the_graph_sees_lazy_imports_and_skips_type_checking_ones() -> None:
     assert "judges.rag.embeddings" not in import_graph(at_import_only=True)["judges.api"]
 
 
-def test_cycle_finder_reports_each_cycle_once() -> None:
+def test_cycle_finder_reports_each_cycle_once_and_modules_fold_onto_subpackages() -> None:
     graph = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a", "e"}, "e": {"d"}, "f": set()}
     assert cycles(graph) == [["a", "b", "c"], ["d", "e"]]
-
-
-def test_modules_fold_onto_their_subpackages() -> None:
     graph = {"judges.a.x": {"judges.b.y", "judges.a.z"}, "judges.b.y": {"judges.errors"}, "judges.a.z": set()}
     assert package_graph(graph) == {"judges.a": {"judges.b"}, "judges.b": {"judges.errors"}}
     assert cycles(package_graph({**graph, "judges.b.w": {"judges.a.z"}})) == [["judges.a", "judges.b"]]
 
 
 def test_no_import_cycle_between_subpackages_nor_between_modules() -> None:
-    assert cycles(package_graph(import_graph())) == []
-    assert cycles(import_graph()) == []
+    assert cycles(package_graph(import_graph())) == [] and cycles(import_graph()) == []
 
 
 def test_the_deferral_check_knows_what_a_target_loads() -> None:
@@ -256,6 +252,11 @@ def test_an_import_inside_a_function_needs_the_name_of_what_it_defers() -> None:
 
 def test_every_import_inside_a_function_defers_a_third_party_import() -> None:
     assert [line for name, (tree, lines) in parsed().items() for line in unjustified(name, tree, lines)] == []
+
+
+def test_no_two_modules_share_a_name() -> None:  # `report_html.py`, not a third `report.py` (__init__ aside)
+    named = [path.name for path in modules().values() if path.name != "__init__.py"]
+    assert sorted({file for file in named if named.count(file) > 1}) == []
 
 
 def test_no_module_over_300_lines() -> None:
