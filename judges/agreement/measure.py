@@ -11,6 +11,7 @@ from judges.agreement.policy import Policy, apply_policy
 from judges.agreement.predictions import Predictions
 from judges.agreement.result import MetricAgreement
 from judges.agreement.statistics import JudgeScale, choose_statistics, describe_judge
+from judges.agreement.systems import measure_systems
 from judges.agreement.threshold import (
     MIN_CALIBRATION_ITEMS,
     Calibration,
@@ -182,6 +183,10 @@ def measure(
     }
     stats = choose_statistics(label_type, scale, judge_scale)
     judge_figures = figures(stats, h, views, groups, resamples=resamples, seed=seed, confidence=confidence)
+    bootstrap = {"resamples": resamples, "seed": seed, "confidence": confidence}
+    has_cut = cuts is not None or judge_scale.binary or judge_scale.threshold is not None
+    kept_ids = [i for i, v in zip(ids, values) if v is not None]
+    systems = measure_systems(labels, kept_ids, h, views, groups, label_type, has_cut, **bootstrap)
 
     errors = None
     on_levels = views["binary"] if label_type is LabelType.BINARY else j
@@ -238,4 +243,5 @@ def measure(
         notes=notes,
         errors=errors,
         ceiling_errors=ceiling_errors,
+        systems=systems,
     )

@@ -10,6 +10,7 @@ from typing import Any
 
 from judges.agreement.bootstrap import Figure
 from judges.agreement.result import MetricAgreement
+from judges.agreement.systems import SystemAgreement
 from judges.render.markdown import grid
 
 
@@ -82,7 +83,42 @@ def metric_table(result: MetricAgreement) -> list[str]:
         from judges.agreement.confusion import errors_table
 
         lines += ["", *errors_table(result.errors, result.label_type, result.ceiling_errors)]
+    if result.systems is not None:
+        lines += ["", *system_tables(result.systems)]
     return lines + ([""] + notes if notes else [])
+
+
+def system_tables(systems: SystemAgreement) -> list[str]:
+    """Markdown lines: the partial and system-level figures, the per-system table, and when to read which."""
+    from judges.agreement.systems import READING
+
+    figures = grid(
+        ["system-aware statistic", "judge", "95% CI", "n (items)", "note"],
+        [[fig.statistic, *_value(fig), fig.note or ""] for fig in systems.figures],
+    )
+    rows = grid(
+        ["system", "items", "human mean", "judge mean", "within the system"],
+        [
+            [
+                row.system,
+                str(row.n_items),
+                f"{row.human_mean:.4f}",
+                f"{row.judge_mean:.4f}",
+                f"{row.statistic} " + ("n/a" if row.value is None else f"{row.value:.4f}"),
+            ]
+            for row in systems.rows
+        ],
+    )
+    return [
+        f"Items from {len(systems.rows)} systems (intervals resample items within each system; one value per item, "
+        "the mean of its labels):",
+        "",
+        figures,
+        "",
+        rows,
+        "",
+        READING,
+    ]
 
 
 def write_report(

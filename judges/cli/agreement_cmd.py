@@ -90,7 +90,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
         "--columns",
         metavar="MAP",
         help="field=path pairs, e.g. input=question,actual_output=answer,label=score (also id, "
-        "references, expected_output, annotator, actual_output_b, metric). Paths may be nested "
+        "references, expected_output, annotator, actual_output_b, metric, system: the system that wrote the answer, "
+        "for the partial and system-level figures). Paths may be nested "
         "(doc.sentences[0]), fan out over annotators (label=annotations.*.label) or be constants "
         "(metric=const:faithfulness); input may be left out (summaries, dialogue)",
     )
