@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from judges.agreement.bootstrap import Figure
+from judges.agreement.estimate import Estimates
 from judges.agreement.result import MetricAgreement
 from judges.agreement.systems import SystemAgreement
 from judges.render.markdown import grid
@@ -85,7 +86,40 @@ def metric_table(result: MetricAgreement) -> list[str]:
         lines += ["", *errors_table(result.errors, result.label_type, result.ceiling_errors)]
     if result.systems is not None:
         lines += ["", *system_tables(result.systems)]
+    if result.estimate is not None:
+        lines += ["", *estimate_table(result.estimate)]
     return lines + ([""] + notes if notes else [])
+
+
+def _interval(ci: tuple[float, float] | None) -> str:
+    return "" if ci is None else f"[{ci[0]:.4f}, {ci[1]:.4f}]"
+
+
+def estimate_table(estimate: Estimates) -> list[str]:
+    """Markdown lines: the mean label four ways, the headline sentence, and which one to report."""
+    from judges.agreement.estimate import READING
+
+    named = [
+        ("judge only (every judged item)", estimate.judge_only),
+        ("labelled only", estimate.labelled_only),
+        (f"PPI++ (power-tuned, lambda {estimate.lam:.2f})", estimate.ppi),
+    ]
+    if estimate.rogan_gladen is not None:
+        named.append(("Rogan-Gladen (sensitivity and specificity)", estimate.rogan_gladen))
+    table = grid(
+        ["estimate of the mean label", "value", "95% CI", "items", "note"],
+        [
+            [name, "n/a" if e.value is None else f"{e.value:.4f}", _interval(e.ci), str(e.n), e.note or ""]
+            for name, e in named
+        ],
+    )
+    ppi = estimate.ppi
+    headline = (
+        f"The judge says {estimate.judge_only.value:.4f}; corrected with {estimate.n_labelled} labels: "
+        f"{ppi.value:.4f} {_interval(ppi.ci)} (PPI++ over {estimate.n_labelled + estimate.n_unlabelled} items)."
+    )
+    notes = "".join(f" {note[0].upper()}{note[1:]}." for note in estimate.notes)
+    return [headline + notes, "", table, "", READING]
 
 
 def system_tables(systems: SystemAgreement) -> list[str]:

@@ -7,6 +7,7 @@ from typing import Any
 
 from judges.agreement.bootstrap import Figure
 from judges.agreement.confusion import JudgeErrors
+from judges.agreement.estimate import Estimates
 from judges.agreement.policy import OutcomeCounts, Policy
 from judges.agreement.statistics import JudgeScale
 from judges.agreement.systems import SystemAgreement
@@ -37,6 +38,7 @@ class MetricAgreement:
     errors: JudgeErrors | None = None  # confusion matrix, recall, signed difference (judge grades on the label levels)
     ceiling_errors: JudgeErrors | None = None  # the same between two annotators of an item (first id as "judge")
     systems: SystemAgreement | None = None  # partial, system-level and per-system figures (items of 2+ systems)
+    estimate: Estimates | None = None  # the corrected mean label, when the judge graded items without a label
 
     def figures(self) -> list[Figure]:
         """Every judge figure: the plain ones, then the system-aware ones when the items name two or more systems."""
@@ -73,4 +75,5 @@ class MetricAgreement:
             "errors": None if self.errors is None else self.errors.to_dict(),
             "ceiling_errors": None if self.ceiling_errors is None else self.ceiling_errors.to_dict(),
             "system_aware": None if self.systems is None else self.systems.to_dict(),
+            "estimate": None if self.estimate is None else self.estimate.to_dict(),
         }
