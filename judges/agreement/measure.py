@@ -12,7 +12,7 @@ from judges.agreement.estimate import measure_estimate
 from judges.agreement.label_rows import ceiling_rows, fit_on, grouped, majority_labels, minmax_scale, orient
 from judges.agreement.policy import Policy, apply_policy
 from judges.agreement.predictions import Predictions
-from judges.agreement.result import MetricAgreement
+from judges.agreement.result import MeasuredRows, MetricAgreement
 from judges.agreement.statistics import JudgeScale, choose_statistics, describe_judge
 from judges.agreement.systems import measure_systems
 from judges.agreement.threshold import (
@@ -251,4 +251,5 @@ def measure(
         ceiling_errors=ceiling_errors,
         systems=systems,
         estimate=estimate,
+        rows=MeasuredRows(h, views, groups, stats),
     )

@@ -6,12 +6,13 @@ import json
 from collections.abc import Sequence
 from datetime import UTC
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from judges.agreement.bootstrap import Figure
-from judges.agreement.estimate import Estimates
 from judges.agreement.result import MetricAgreement
-from judges.agreement.systems import SystemAgreement
+
+if TYPE_CHECKING:
+    from judges.agreement.paired import PairedDifference
 from judges.render.markdown import grid
 
 
@@ -84,83 +85,33 @@ def metric_table(result: MetricAgreement) -> list[str]:
         from judges.agreement.confusion import errors_table
 
         lines += ["", *errors_table(result.errors, result.label_type, result.ceiling_errors)]
-    if result.systems is not None:
-        lines += ["", *system_tables(result.systems)]
-    if result.estimate is not None:
-        lines += ["", *estimate_table(result.estimate)]
+    if result.systems is not None or result.estimate is not None:
+        from judges.agreement.report_figures import estimate_table, system_tables
+
+        lines += ["", *system_tables(result.systems)] if result.systems is not None else []
+        lines += ["", *estimate_table(result.estimate)] if result.estimate is not None else []
     return lines + ([""] + notes if notes else [])
 
 
-def _interval(ci: tuple[float, float] | None) -> str:
-    return "" if ci is None else f"[{ci[0]:.4f}, {ci[1]:.4f}]"
-
-
-def estimate_table(estimate: Estimates) -> list[str]:
-    """Markdown lines: the mean label four ways, the headline sentence, and which one to report."""
-    from judges.agreement.estimate import READING
-
-    named = [
-        ("judge only (every judged item)", estimate.judge_only),
-        ("labelled only", estimate.labelled_only),
-        (f"PPI++ (power-tuned, lambda {estimate.lam:.2f})", estimate.ppi),
-    ]
-    if estimate.rogan_gladen is not None:
-        named.append(("Rogan-Gladen (sensitivity and specificity)", estimate.rogan_gladen))
-    table = grid(
-        ["estimate of the mean label", "value", "95% CI", "items", "note"],
-        [
-            [name, "n/a" if e.value is None else f"{e.value:.4f}", _interval(e.ci), str(e.n), e.note or ""]
-            for name, e in named
-        ],
-    )
-    ppi = estimate.ppi
-    headline = (
-        f"The judge says {estimate.judge_only.value:.4f}; corrected with {estimate.n_labelled} labels: "
-        f"{ppi.value:.4f} {_interval(ppi.ci)} (PPI++ over {estimate.n_labelled + estimate.n_unlabelled} items)."
-    )
-    notes = "".join(f" {note[0].upper()}{note[1:]}." for note in estimate.notes)
-    return [headline + notes, "", table, "", READING]
-
-
-def system_tables(systems: SystemAgreement) -> list[str]:
-    """Markdown lines: the partial and system-level figures, the per-system table, and when to read which."""
-    from judges.agreement.systems import READING
-
-    figures = grid(
-        ["system-aware statistic", "judge", "95% CI", "n (items)", "note"],
-        [[fig.statistic, *_value(fig), fig.note or ""] for fig in systems.figures],
-    )
-    rows = grid(
-        ["system", "items", "human mean", "judge mean", "within the system"],
-        [
-            [
-                row.system,
-                str(row.n_items),
-                f"{row.human_mean:.4f}",
-                f"{row.judge_mean:.4f}",
-                f"{row.statistic} " + ("n/a" if row.value is None else f"{row.value:.4f}"),
-            ]
-            for row in systems.rows
-        ],
-    )
-    return [
-        f"Items from {len(systems.rows)} systems (intervals resample items within each system; one value per item, "
-        "the mean of its labels):",
-        "",
-        figures,
-        "",
-        rows,
-        "",
-        READING,
-    ]
-
-
 def write_report(
-    out_dir: Path, results: Sequence[MetricAgreement], *, labels: dict[str, Any], predictions: dict[str, Any]
+    out_dir: Path,
+    results: Sequence[MetricAgreement],
+    *,
+    labels: dict[str, Any],
+    predictions: dict[str, Any],
+    second: tuple[str, Sequence[MetricAgreement]] | None = None,
+    comparison: dict[str, list[PairedDifference]] | None = None,
 ) -> str:
-    """Write agreement.json and agreement.md into `out_dir`; return the markdown."""
+    """Write agreement.json and agreement.md into `out_dir`; return the markdown.
+
+    With a `second` judge (its predictions path and results) and the `comparison` of the two per metric, the JSON
+    adds `second_judge` and `comparison`, and the markdown their tables.
+    """
     out_dir.mkdir(parents=True, exist_ok=True)
     data = report_dict(results, labels=labels, predictions=predictions)
+    if second is not None:
+        data["second_judge"] = {"path": second[0], "metrics": {r.metric: r.to_dict() for r in second[1]}}
+        data["comparison"] = {m: [d.to_dict() for d in diffs] for m, diffs in (comparison or {}).items()}
     (out_dir / "agreement.json").write_text(json.dumps(data, indent=2), encoding="utf-8")
     header = [
         f"# Agreement with human labels: {labels['name']}",
@@ -171,6 +122,13 @@ def write_report(
         "",
     ]
     body = [line for result in results for line in metric_table(result) + [""]]
+    if second is not None:
+        from judges.agreement.report_figures import comparison_table
+
+        body += [f"## Second judge: `{second[0]}`", ""]
+        body += [line for result in second[1] for line in metric_table(result) + [""]]
+        paths = [predictions["path"], second[0]]
+        body += [line for m, diffs in (comparison or {}).items() for line in comparison_table(m, paths, diffs) + [""]]
     markdown = "\n".join(header + body)
     (out_dir / "agreement.md").write_text(markdown, encoding="utf-8")
     return markdown

@@ -5,14 +5,26 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
+
 from judges.agreement.bootstrap import Figure
 from judges.agreement.confusion import JudgeErrors
 from judges.agreement.estimate import Estimates
 from judges.agreement.policy import OutcomeCounts, Policy
-from judges.agreement.statistics import JudgeScale
+from judges.agreement.statistics import JudgeScale, Statistic
 from judges.agreement.systems import SystemAgreement
 from judges.agreement.threshold import FittedThreshold
 from judges.labels.schema import LabelType
+
+
+@dataclass(frozen=True)
+class MeasuredRows:
+    """The label rows a result was measured on (kept for comparing two judges on the same items; not saved)."""
+
+    human: np.ndarray
+    views: dict[str, np.ndarray]
+    groups: list[np.ndarray]
+    statistics: list[Statistic]
 
 
 @dataclass(frozen=True)
@@ -39,6 +51,7 @@ class MetricAgreement:
     ceiling_errors: JudgeErrors | None = None  # the same between two annotators of an item (first id as "judge")
     systems: SystemAgreement | None = None  # partial, system-level and per-system figures (items of 2+ systems)
     estimate: Estimates | None = None  # the corrected mean label, when the judge graded items without a label
+    rows: MeasuredRows | None = field(default=None, compare=False, repr=False)
 
     def figures(self) -> list[Figure]:
         """Every judge figure: the plain ones, then the system-aware ones when the items name two or more systems."""
