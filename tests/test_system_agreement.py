@@ -192,7 +192,7 @@ def test_the_command_writes_partial_and_system_level_keys(tmp_path, capsys):
     assert [row["system"] for row in aware["per_system"]] == sorted(QUALITY)
     markdown = compact((tmp_path / "out" / "agreement.md").read_text())
     assert "| partial_pearson |" in markdown and "| weak | 30 |" in markdown
-    assert markdown.count("Read the plain figures") == 1
+    assert markdown.count("When to read which:") == 1 and "partial ones for whether" in markdown
 
 
 def test_the_shared_sets_name_their_systems(shared_datasets, monkeypatch):

@@ -19,9 +19,8 @@ from typing import Any
 import numpy as np
 
 READING = (
-    "Report the corrected figure (PPI++) as the rate: the judge's own mean carries its errors, the labelled-only "
-    "mean is unbiased but rests on the labelled items alone; PPI++ uses both and is never much wider than the "
-    "labelled-only interval."
+    "report the corrected rate (PPI++), not the judge's own mean, which carries its errors; the labelled-only "
+    "mean is unbiased but rests on the labelled items alone, and PPI++ is never much wider"
 )
 
 

@@ -31,9 +31,9 @@ SYSTEM_LEVEL = (
 )
 MACRO_BALANCED_ACCURACY = "balanced_accuracy_system_macro"
 READING = (
-    "Read the plain figures for how well the judge grades items overall, the partial ones for whether it tells "
-    "good from bad answers of the same system (a judge that only recognises the stronger systems scores high "
-    "plainly and near 0 here), and the system-level ones for whether it ranks the systems as the humans do."
+    "plain figures for how well the judge grades items overall, partial ones for whether it tells good from bad "
+    "answers of the same system (a judge that only recognises the stronger systems scores high plainly and near 0 "
+    "here), system-level ones for whether it ranks the systems as the humans do"
 )
 
 
@@ -79,11 +79,12 @@ def _defined(value: float) -> float | None:
 
 
 class _Blocks:
-    """Items sorted by system: block starts and sizes, and per-item values in that order."""
+    """Items sorted by system, then by the first array (the human value): block starts and sizes, and per-item
+    values in that order (so the human residuals of a resample already form one ascending run per system)."""
 
     def __init__(self, systems: Sequence[str], *arrays: np.ndarray) -> None:
         names, codes = np.unique(np.asarray(systems, dtype=str), return_inverse=True)
-        order = np.argsort(codes, kind="stable")
+        order = np.lexsort((arrays[0], codes))
         self.names = [str(n) for n in names]
         self.codes = codes[order]
         self.sizes = np.bincount(self.codes, minlength=len(names))
@@ -111,8 +112,8 @@ class _Measure:
 
     def __init__(self, blocks: _Blocks, correlations: bool, binary: bool) -> None:
         self.blocks, self.correlations, self.binary = blocks, correlations, binary
-        human, judge = blocks.arrays[0], blocks.arrays[1]
-        self.order_h, self.order_j = blocks.within(human), blocks.within(judge)
+        judge = blocks.arrays[1]
+        self.order_j = blocks.within(judge)  # the human values are in order within each system already
 
     def means(self, w: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         human, judge = self.blocks.arrays[0], self.blocks.arrays[1]
@@ -127,7 +128,7 @@ class _Measure:
             sizes = self.blocks.sizes
             rh, rj = human - np.repeat(human_means, sizes), judge - np.repeat(judge_means, sizes)
             out["partial_pearson"] = weighted_correlation(rh, rj, w)
-            ranks_h = weighted_ranks(rh, w, self.order_h)
+            ranks_h = weighted_ranks(rh, w, None)
             out["partial_spearman"] = weighted_correlation(ranks_h, weighted_ranks(rj, w, self.order_j), w)
         if self.binary:
             per_system = self.balanced(w)

@@ -25,13 +25,13 @@ def weighted_correlation(x: np.ndarray, y: np.ndarray, w: np.ndarray) -> float:
     return sxy / float(np.sqrt(sxx * syy))
 
 
-def weighted_ranks(x: np.ndarray, w: np.ndarray, presort: np.ndarray) -> np.ndarray:
+def weighted_ranks(x: np.ndarray, w: np.ndarray, presort: np.ndarray | None) -> np.ndarray:
     """Average ranks of x in the sample that holds item i w[i] times (scipy's rankdata "average" on that sample).
 
     `presort` turns x into a few ascending runs (one per system), which the stable sort (timsort) merges in
-    near-linear time.
+    near-linear time; None when x already is such runs.
     """
-    order = presort[np.argsort(x[presort], kind="stable")]
+    order = np.argsort(x, kind="stable") if presort is None else presort[np.argsort(x[presort], kind="stable")]
     xs, ws = x[order], w[order]
     new = np.empty(xs.size, dtype=bool)
     new[0] = True
