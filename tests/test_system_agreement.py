@@ -217,3 +217,11 @@ def test_the_shared_sets_name_their_systems(shared_datasets, monkeypatch):
     assert result.figure("partial_pearson").value == pytest.approx(stats.pearsonr(rh, rj)[0], abs=1e-9)
     assert result.figure("partial_spearman").value == pytest.approx(stats.spearmanr(rh, rj)[0], abs=1e-9)
     assert result.systems is not None and {r.n_items for r in result.systems.rows} == {60}
+
+
+def test_a_judge_constant_within_each_system_has_no_partial_correlation():
+    """Its residuals are rounding noise around 0: undefined, not a correlation of noise."""
+    labels, preds = system_set(lambda quality, label, rng: quality * 0.7 + 0.1)
+    result = measure(labels, preds, resamples=100)
+    assert result.figure("partial_pearson").value is None and result.figure("partial_spearman").value is None
+    assert result.figure("system_level_pairwise_accuracy").value == 1.0

@@ -114,6 +114,7 @@ class _Measure:
         self.blocks, self.correlations, self.binary = blocks, correlations, binary
         judge = blocks.arrays[1]
         self.order_j = blocks.within(judge)  # the human values are in order within each system already
+        self.scales = (float(np.abs(blocks.arrays[0]).max()), float(np.abs(judge).max()))
 
     def means(self, w: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         human, judge = self.blocks.arrays[0], self.blocks.arrays[1]
@@ -127,9 +128,13 @@ class _Measure:
         if self.correlations:
             sizes = self.blocks.sizes
             rh, rj = human - np.repeat(human_means, sizes), judge - np.repeat(judge_means, sizes)
-            out["partial_pearson"] = weighted_correlation(rh, rj, w)
-            ranks_h = weighted_ranks(rh, w, None)
-            out["partial_spearman"] = weighted_correlation(ranks_h, weighted_ranks(rj, w, self.order_j), w)
+            out["partial_pearson"] = weighted_correlation(rh, rj, w, self.scales)
+            if np.isnan(out["partial_pearson"]):  # a constant residual: its ranks would only order rounding noise
+                out["partial_spearman"] = float("nan")
+            else:
+                out["partial_spearman"] = weighted_correlation(
+                    weighted_ranks(rh, w, None), weighted_ranks(rj, w, self.order_j), w
+                )
         if self.binary:
             per_system = self.balanced(w)
             defined = per_system[np.isfinite(per_system)]
