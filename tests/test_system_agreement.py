@@ -217,6 +217,13 @@ def test_the_shared_sets_name_their_systems(shared_datasets, monkeypatch):
     assert result.figure("partial_pearson").value == pytest.approx(stats.pearsonr(rh, rj)[0], abs=1e-9)
     assert result.figure("partial_spearman").value == pytest.approx(stats.spearmanr(rh, rj)[0], abs=1e-9)
     assert result.systems is not None and {r.n_items for r in result.systems.rows} == {60}
+    # the worked example of docs/choosing.md: naturalness tells the systems apart, not the grounded responses
+    natural = {i.id: float(i.extra["scores"]["naturalness"]) for i in chat.items}
+    preds = Predictions({(k, None): Prediction(k, VerdictState.GRADE, v) for k, v in natural.items()}, "naturalness")
+    result = measure(chat, preds, resamples=100)
+    assert result.figure("pearson").value == pytest.approx(0.3422, abs=5e-5)
+    assert result.figure("partial_pearson").value == pytest.approx(0.0594, abs=5e-5)
+    assert result.figure("system_level_pairwise_accuracy").value == 1.0
 
 
 def test_a_judge_constant_within_each_system_has_no_partial_correlation():
