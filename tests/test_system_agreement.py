@@ -138,6 +138,9 @@ def test_one_system_or_no_system_gives_no_system_figures():
     assert measure(none, preds, resamples=100).systems is None
     with pytest.raises(KeyError):
         measure(none, preds, resamples=100).figure("partial_pearson")
+    some = LabelledSet("some", (*labels.items[:-3], *none.items[-3:]))
+    partly = measure(some, preds, resamples=100)
+    assert partly.systems is None and "3 items name no system: no partial or system-level figures" in partly.notes
 
 
 def test_the_system_field_in_the_schema_and_in_a_column_mapping():

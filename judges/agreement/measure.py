@@ -189,7 +189,7 @@ def measure(
     bootstrap: dict[str, Any] = {"resamples": resamples, "seed": seed, "confidence": confidence}
     has_cut = cuts is not None or judge_scale.binary or judge_scale.threshold is not None
     kept_ids = [i for i, v in zip(ids, values) if v is not None]
-    systems = measure_systems(labels, kept_ids, h, views, groups, label_type, has_cut, **bootstrap)
+    systems = measure_systems(labels, kept_ids, h, views, groups, label_type, has_cut, notes, **bootstrap)
     context = {"labels": labels, "ids": ids, "annotations": annotations, "outcomes": outcomes, "metric": metric}
     context |= {"predictions": predictions, "turn": turn, "label_type": label_type, "judge_scale": judge_scale}
     estimate = measure_estimate(context, **bootstrap)

@@ -227,13 +227,19 @@ def measure_systems(
     groups: Sequence[np.ndarray],
     label_type: LabelType,
     has_cut: bool,
+    notes: list[str],
     **bootstrap: Any,
 ) -> SystemAgreement | None:
-    """The system-aware figures from measure's label rows: one value per item (its first row; the mean label)."""
+    """The system-aware figures from measure's label rows: one value per item (its first row; the mean label).
+
+    When some items name a system and others do not, there are none, and `notes` says why.
+    """
     named = {item.id: item.system for item in labels.items}
     if not groups or len({named.get(i) for i in kept_ids} - {None}) < 2:
         return None
-    if any(named.get(i) is None for i in kept_ids):
+    unnamed = sum(named.get(i) is None for i in kept_ids)
+    if unnamed:
+        notes.append(f"{unnamed} items name no system: no partial or system-level figures")
         return None
     first = np.array([g[0] for g in groups], dtype=np.int64)
     sizes = np.array([len(g) for g in groups], dtype=float)
