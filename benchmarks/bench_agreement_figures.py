@@ -47,11 +47,10 @@ def one_size(n: int, resamples: int) -> dict[str, float]:
     start = time.perf_counter()
     estimates(human, judge, rng.random(10 * n), binary=False, resamples=resamples, seed=0, confidence=0.95)
     out["estimates_s"] = time.perf_counter() - start
-    groups = list(np.arange(n).reshape(n, 1))
 
     class Measured:  # the two fields compare reads of a measured result
         def __init__(self, values: np.ndarray) -> None:
-            self.rows = MeasuredRows(human, {"value": values}, groups, [PEARSON])
+            self.rows = MeasuredRows(human, {"value": values}, np.arange(n), [PEARSON])
 
     start = time.perf_counter()
     compare(Measured(judge), Measured(other), resamples=resamples, seed=0)  # type: ignore[arg-type]

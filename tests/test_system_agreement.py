@@ -10,8 +10,8 @@ from conftest import compact, write_jsonl
 
 from judges.agreement.measure import measure
 from judges.agreement.predictions import Prediction, Predictions
+from judges.agreement.system_statistics import system_level, weighted_correlation, weighted_ranks
 from judges.agreement.systems import system_agreement
-from judges.agreement.weighted import system_level, weighted_correlation, weighted_ranks
 from judges.cli.main import main
 from judges.labels.mapping import ColumnMapping, map_rows
 from judges.labels.schema import LabelledItem, LabelledSet, LabelType, parse_item

@@ -23,7 +23,7 @@ class MeasuredRows:
 
     human: np.ndarray
     views: dict[str, np.ndarray]
-    groups: list[np.ndarray]
+    row_item: np.ndarray  # the item index of each row
     statistics: list[Statistic]
 
 

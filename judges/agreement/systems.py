@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 
 from judges.agreement.bootstrap import Figure, percentile_interval
-from judges.agreement.weighted import system_level, weighted_correlation, weighted_ranks
+from judges.agreement.system_statistics import system_level, weighted_correlation, weighted_ranks
 from judges.labels.schema import LabelledSet, LabelType
 
 PARTIAL = ("partial_pearson", "partial_spearman")
@@ -221,30 +221,31 @@ def _rows(blocks: _Blocks, measure: _Measure, binary: bool) -> list[SystemRow]:
 
 def measure_systems(
     labels: LabelledSet,
-    kept_ids: Sequence[str],
+    item_ids: Sequence[str],
     human_rows: np.ndarray,
     views: Mapping[str, np.ndarray],
-    groups: Sequence[np.ndarray],
+    row_item: np.ndarray,
     label_type: LabelType,
     has_cut: bool,
     notes: list[str],
     **bootstrap: Any,
 ) -> SystemAgreement | None:
-    """The system-aware figures from measure's label rows: one value per item (its first row; the mean label).
+    """The system-aware figures from measure's label rows (`row_item`: the item index of each row, `item_ids`
+    each item's id): one value per item, its annotators' mean label and its judge value.
 
     When some items name a system and others do not, there are none, and `notes` says why.
     """
     named = {item.id: item.system for item in labels.items}
-    if not groups or len({named.get(i) for i in kept_ids} - {None}) < 2:
+    if not len(item_ids) or len({named.get(i) for i in item_ids} - {None}) < 2:
         return None
-    unnamed = sum(named.get(i) is None for i in kept_ids)
+    unnamed = sum(named.get(i) is None for i in item_ids)
     if unnamed:
         notes.append(f"{unnamed} items name no system: no partial or system-level figures")
         return None
-    first = np.array([g[0] for g in groups], dtype=np.int64)
-    sizes = np.array([len(g) for g in groups], dtype=float)
-    human = np.add.reduceat(human_rows, first) / sizes
-    said = views["binary"][first] if has_cut else None
+    n_items = len(item_ids)
+    human = np.bincount(row_item, weights=human_rows, minlength=n_items) / np.bincount(row_item, minlength=n_items)
+    judge, said = np.empty(n_items), np.empty(n_items)
+    judge[row_item], said[row_item] = views["value"], views["binary"]  # every row of an item holds its value
     return system_agreement(
-        label_type, [str(named[i]) for i in kept_ids], human, views["value"][first], said=said, **bootstrap
+        label_type, [str(named[i]) for i in item_ids], human, judge, said=said if has_cut else None, **bootstrap
     )
