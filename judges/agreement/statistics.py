@@ -11,6 +11,7 @@ from typing import Literal
 
 import numpy as np
 
+from judges.agreement import chance
 from judges.agreement import weighted as w
 from judges.labels.schema import LabelType
 
@@ -167,6 +168,10 @@ def _kendall_statistic(view: str = "value") -> Statistic:
 
 
 PEARSON = Statistic("pearson", _pearson, weighted=w.pearson)
+KAPPA = Statistic("cohen_kappa", chance.cohen_kappa, view="binary", weighted=chance.weighted("cohen_kappa"))
+AC1 = Statistic(  # beside kappa for skewed labels
+    "gwet_ac1", chance.gwet_ac1, view="binary", weighted=chance.weighted("gwet_ac1")
+)
 SPEARMAN = Statistic("spearman", _spearman, weighted=w.spearman)
 KENDALL = _kendall_statistic()
 BALANCED_ACCURACY = Statistic(
@@ -216,7 +221,7 @@ def choose_statistics(label_type: LabelType, scale: tuple[float, float], judge: 
 
     off_scale = f"the judge's values are not on the label scale [{scale[0]:g}, {scale[1]:g}]"
     if label_type is LabelType.BINARY:
-        cut = [BALANCED_ACCURACY, F1, MCC, alpha("nominal", [0.0, 1.0], "binary")]
+        cut = [BALANCED_ACCURACY, F1, MCC, KAPPA, AC1, alpha("nominal", [0.0, 1.0], "binary")]
         if judge.binary:
             return cut
         if judge.threshold is None:
