@@ -236,3 +236,42 @@ def test_a_judge_constant_within_each_system_has_no_partial_correlation():
     result = measure(labels, preds, resamples=100)
     assert result.figure("partial_pearson").value is None and result.figure("partial_spearman").value is None
     assert result.figure("system_level_pairwise_accuracy").value == 1.0
+
+
+def test_above_the_bootstrap_size_the_intervals_are_asymptotic_and_close_to_the_bootstrap():
+    from judges.agreement.statistics import BOOTSTRAP_ITEMS
+
+    rng = np.random.default_rng(0)
+    n, n_systems = 6000, 6
+    code = rng.integers(0, n_systems, n)
+    quality = np.linspace(0.45, 0.55, n_systems)[code]
+    human = np.clip(quality + rng.normal(0, 0.15, n), 0, 1)
+    judge = np.clip(0.5 * human + 0.5 * quality + rng.normal(0, 0.1, n), 0, 1)
+    systems = [f"s{k}" for k in code]
+    settings = dict(resamples=1000, seed=0, confidence=0.95)
+    boot = system_agreement(LabelType.CONTINUOUS, systems, human, judge, **settings)
+    fast = system_agreement(LabelType.CONTINUOUS, systems, human, judge, bootstrap_items=1000, **settings)
+    assert boot is not None and fast is not None and BOOTSTRAP_ITEMS == 20_000
+    by_boot, by_fast = {f.statistic: f for f in boot.figures}, {f.statistic: f for f in fast.figures}
+    for name in ("partial_pearson", "partial_spearman", "system_level_pearson"):
+        a, b = by_boot[name], by_fast[name]
+        width = a.ci[1] - a.ci[0]
+        assert a.value == b.value and width > 0
+        assert abs(a.ci[0] - b.ci[0]) < 0.15 * width and abs(a.ci[1] - b.ci[1]) < 0.15 * width, name
+    # Fisher z with n - 3 - (g - 1) degrees of freedom, by hand
+    r = by_fast["partial_pearson"].value
+    half = 1.959964 * np.sqrt(1 / (n - 3 - (n_systems - 1)))
+    assert by_fast["partial_pearson"].ci == pytest.approx(
+        (np.tanh(np.arctanh(r) - half), np.tanh(np.arctanh(r) + half))
+    )
+    assert "Fisher z" in by_fast["partial_spearman"].note and "1.06" in by_fast["partial_spearman"].note
+    assert by_boot["partial_pearson"].note is None
+    # binary labels: the macro balanced accuracy from multinomial counts, close to the item bootstrap
+    truth, said = (human > 0.5).astype(float), (judge > 0.5).astype(float)
+    boot = system_agreement(LabelType.BINARY, systems, truth, judge, said=said, **settings)
+    fast = system_agreement(LabelType.BINARY, systems, truth, judge, said=said, bootstrap_items=1000, **settings)
+    assert boot is not None and fast is not None
+    a, b = (next(f for f in found.figures if f.statistic == "balanced_accuracy_system_macro") for found in (boot, fast))
+    width = a.ci[1] - a.ci[0]
+    assert a.value == b.value and "multinomial" in (b.note or "")
+    assert abs(a.ci[0] - b.ci[0]) < 0.15 * width and abs(a.ci[1] - b.ci[1]) < 0.15 * width

@@ -18,7 +18,9 @@ from typing import Any
 
 import numpy as np
 
+from judges.agreement import system_large
 from judges.agreement.bootstrap import Figure, percentile_interval
+from judges.agreement.statistics import BOOTSTRAP_ITEMS
 from judges.agreement.system_statistics import system_level, weighted_correlation, weighted_ranks
 from judges.labels.schema import LabelledSet, LabelType
 
@@ -161,11 +163,13 @@ def system_agreement(
     resamples: int,
     seed: int,
     confidence: float,
+    bootstrap_items: int = BOOTSTRAP_ITEMS,
 ) -> SystemAgreement | None:
     """The system-aware figures of items from two or more systems (None with fewer, or for preference labels).
 
     `human` is each item's mean label, `judge` its judge value; for binary labels `said` is the judge's 0/1 call
     (None when the judge's score has no cut), from which balanced accuracy per system and its macro average come.
+    Above `bootstrap_items` items the intervals come from `system_large` instead of resampling items.
     """
     if label_type is LabelType.PREFERENCE or len(set(systems)) < 2:
         return None
@@ -177,27 +181,52 @@ def system_agreement(
     human_means, judge_means = measure.means(ones)
     values = measure.item_level(ones, human_means, judge_means)
     values.update({k: float(v[0]) for k, v in system_level(human_means[None], judge_means[None]).items()})
+    n, n_systems = int(blocks.codes.size), len(blocks.names)
+    large = n > bootstrap_items
+    drawn = (_large_draws if large else _bootstrap_draws)(blocks, measure, binary, resamples, seed)
+    figures = []
+    for name, value in values.items():
+        notes = [f"across {n_systems} systems" if name.startswith("system_level") else None]
+        if not np.isfinite(value):
+            figures.append(Figure(name, None, None, n, n, note="undefined on these data (constant values)"))
+            continue
+        if name in PARTIAL and large:
+            fisher, note = system_large.partial_interval(name, value, n, n_systems, confidence)
+            figures.append(Figure(name, value, fisher, n, n, note=note))
+            continue
+        ci, undefined = percentile_interval(drawn[name], confidence)
+        if large:
+            notes.append(system_large.COUNTS_NOTE if name == MACRO_BALANCED_ACCURACY else system_large.MEANS_NOTE)
+        notes.append(f"{undefined} of {resamples} resamples undefined" if undefined else None)
+        figures.append(Figure(name, value, ci, n, n, note=", ".join(filter(None, notes)) or None))
+    return SystemAgreement(figures, _rows(blocks, measure, binary))
+
+
+def _bootstrap_draws(
+    blocks: _Blocks, measure: _Measure, binary: bool, resamples: int, seed: int
+) -> dict[str, np.ndarray]:
+    """Every figure on each resample of the items drawn within their systems."""
     rng = np.random.default_rng(seed)
-    drawn: dict[str, list[float]] = {name: [] for name in values}
+    drawn: dict[str, list[float]] = {}
     level_h, level_j = np.empty((resamples, len(blocks.names))), np.empty((resamples, len(blocks.names)))
     for b in range(resamples):
         w = blocks.draw(rng)
         level_h[b], level_j[b] = measure.means(w)
         for name, value in measure.item_level(w, level_h[b], level_j[b]).items():
-            drawn[name].append(value)
-    drawn.update({k: list(v) for k, v in system_level(level_h, level_j).items()})
-    n, n_systems = int(blocks.codes.size), len(blocks.names)
-    figures = []
-    for name, value in values.items():
-        note = f"across {n_systems} systems" if name.startswith("system_level") else None
-        if not np.isfinite(value):
-            figures.append(Figure(name, None, None, n, n, note="undefined on these data (constant values)"))
-            continue
-        ci, undefined = percentile_interval(np.asarray(drawn[name], dtype=float), confidence)
-        if undefined:
-            note = ", ".join(filter(None, [note, f"{undefined} of {resamples} resamples undefined"]))
-        figures.append(Figure(name, value, ci, n, n, note=note))
-    return SystemAgreement(figures, _rows(blocks, measure, binary))
+            drawn.setdefault(name, []).append(value)
+    out = {name: np.asarray(values, dtype=float) for name, values in drawn.items()}
+    return {**out, **system_level(level_h, level_j)}
+
+
+def _large_draws(blocks: _Blocks, measure: _Measure, binary: bool, resamples: int, seed: int) -> dict[str, np.ndarray]:
+    """The system-level figures from drawn system means, and the macro balanced accuracy from drawn counts (the
+    partial correlations take Fisher's z): no pass over the items per resample."""
+    rng = np.random.default_rng(seed)
+    human, judge, said, truth = blocks.arrays
+    out = system_level(*system_large.mean_draws(blocks.codes, human, judge, resamples, rng))
+    if binary:
+        out[MACRO_BALANCED_ACCURACY] = system_large.macro_balanced_draws(blocks.codes, truth, said, resamples, rng)
+    return out
 
 
 def _rows(blocks: _Blocks, measure: _Measure, binary: bool) -> list[SystemRow]:
