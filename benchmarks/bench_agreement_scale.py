@@ -5,7 +5,8 @@ Builds synthetic continuous labels on [0, 1] (one annotator, no text; each item 
 answers differ in quality) and a judge's score per item that tracks the label, the system and noise, then runs
 the command a user types (`python -m judges.cli.main agreement --labels L --predictions P`, 1,000 resamples) in a
 new process per size, timed as a whole, its CPU time and peak resident memory read from the kernel (`os.wait4`). It measures
-whatever the command reports, so figures added to `agreement` are measured too. Writes agreement_scale.json and
+whatever the command reports (the plain figures and, the items naming their systems, the partial and system-level
+ones), so figures added to `agreement` are measured too. Writes agreement_scale.json and
 agreement_scale.md, with each size's ratios to the smallest.
 """
 
@@ -73,7 +74,8 @@ def run_agreement(labels: Path, predictions: Path, out: Path, resamples: int) ->
     if os.waitstatus_to_exitcode(status) != 0:
         raise RuntimeError(f"judgelab agreement exited {os.waitstatus_to_exitcode(status)}: {stderr[-500:]}")
     [metric] = json.loads((out / "agreement.json").read_text(encoding="utf-8"))["metrics"].values()
-    figures = {f["statistic"]: f for f in metric["judge"]}
+    system_aware = metric.get("system_aware") or {}
+    figures = {f["statistic"]: f for f in metric["judge"] + [v for v in system_aware.values() if isinstance(v, dict)]}
     return {
         "seconds": round(seconds, 2),
         "cpu_seconds": round(usage.ru_utime + usage.ru_stime, 2),

@@ -189,6 +189,9 @@ def measure_estimate(
     label_type, metric = first.label_type, first.metric
     if label_type is LabelType.PREFERENCE:
         return None
+    labelled = {item.id for item in labels.items}
+    if all(i in labelled for i, m in predictions.by_key if m in (metric, None)):  # the usual case: nothing to correct
+        return None
     sums: dict[str, list[float]] = {}
     for item in labels.items:
         sums.setdefault(item.id, []).append(item.label)

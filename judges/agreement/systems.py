@@ -85,9 +85,11 @@ class _Blocks:
     values in that order (so the human residuals of a resample already form one ascending run per system)."""
 
     def __init__(self, systems: Sequence[str], *arrays: np.ndarray) -> None:
-        names, codes = np.unique(np.asarray(systems, dtype=str), return_inverse=True)
+        names = sorted(set(systems))  # a few names: no array of a million strings to sort
+        index = {name: k for k, name in enumerate(names)}
+        codes = np.fromiter((index[s] for s in systems), dtype=np.int64, count=len(systems))
         order = np.lexsort((arrays[0], codes))
-        self.names = [str(n) for n in names]
+        self.names = names
         self.codes = codes[order]
         self.sizes = np.bincount(self.codes, minlength=len(names))
         self.starts = np.concatenate([[0], np.cumsum(self.sizes)[:-1]])
@@ -265,9 +267,11 @@ def measure_systems(
     When some items name a system and others do not, there are none, and `notes` says why.
     """
     named = {item.id: item.system for item in labels.items}
-    if not len(item_ids) or len({named.get(i) for i in item_ids} - {None}) < 2:
+    systems = [named.get(i) for i in item_ids]
+    del named  # a million entries: gone before the figures' arrays are made
+    if not systems or len(set(systems) - {None}) < 2:
         return None
-    unnamed = sum(named.get(i) is None for i in item_ids)
+    unnamed = systems.count(None)
     if unnamed:
         notes.append(f"{unnamed} items name no system: no partial or system-level figures")
         return None
@@ -276,5 +280,5 @@ def measure_systems(
     judge, said = np.empty(n_items), np.empty(n_items)
     judge[row_item], said[row_item] = views["value"], views["binary"]  # every row of an item holds its value
     return system_agreement(
-        label_type, [str(named[i]) for i in item_ids], human, judge, said=said if has_cut else None, **bootstrap
+        label_type, [str(s) for s in systems], human, judge, said=said if has_cut else None, **bootstrap
     )

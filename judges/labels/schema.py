@@ -216,7 +216,7 @@ def parse_item(record: dict[str, Any], *, path: str, line: int) -> LabelledItem:
         sample=sample,
         answer_b=answer_b,
         extra=extra,
-        system=None if system is None else str(system),
+        system=None if system is None else sys.intern(str(system)),  # a few systems, a million items: one copy each
     )
 
 
