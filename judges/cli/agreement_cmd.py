@@ -183,7 +183,8 @@ def run(args: argparse.Namespace) -> int:
         results.append(measure(subset, judged[0], **settings))  # type: ignore[arg-type]
         if len(judged) == 2:
             second.append(measure(subset, judged[1], **settings))  # type: ignore[arg-type]
-            comparison[metric] = compare_on_common_items(subset, judged, metric, settings)
+            measured = (results[-1], second[-1])
+            comparison[metric] = compare_on_common_items(subset, judged, metric, settings, measured)
     out_dir = Path(args.out) if args.out else default_run_dir(Path("results/runs"), "agreement", labels.name)
     write_report(
         out_dir,
@@ -218,8 +219,11 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def compare_on_common_items(subset: Any, judged: list[Any], metric: str, settings: dict[str, Any]) -> list[Any]:
-    """Both judges measured again on the items both graded, then their paired differences (A - B)."""
+def compare_on_common_items(
+    subset: Any, judged: list[Any], metric: str, settings: dict[str, Any], measured: tuple[Any, Any]
+) -> list[Any]:
+    """The paired differences (A - B) on the items both graded: both judges measured again on those, unless they
+    are every labelled item (then `measured`, the two judges' results on all of them, are those measures)."""
     from judges.agreement.measure import measure
     from judges.agreement.paired import compare
     from judges.labels.schema import LabelledSet
@@ -231,5 +235,8 @@ def compare_on_common_items(subset: Any, judged: list[Any], metric: str, setting
     common = LabelledSet(subset.name, tuple(i for i in subset.items if i.id in both), subset.source)
     if not common.items:
         raise InputError(f"the two judges graded no {metric} item in common", path=judged[1].source)
-    a, b = (measure(common, predictions, **settings) for predictions in judged)
+    if len(common.items) == len(subset.items):
+        a, b = measured
+    else:
+        a, b = (measure(common, predictions, **settings) for predictions in judged)
     return compare(a, b, resamples=settings["resamples"], seed=settings["seed"])
