@@ -37,13 +37,13 @@ def test_ac1_and_kappa_by_hand_on_skewed_labels():
 
 
 def test_weighted_forms_equal_the_statistics_of_the_expanded_resamples():
-    from judges.agreement.chance import weighted
+    from judges.agreement.weighted import binary_from_counts
 
     rng = np.random.default_rng(6)
     human, judge = rng.integers(0, 2, 60).astype(float), rng.integers(0, 2, 60).astype(float)
     counts = rng.multinomial(60, np.full(60, 1 / 60), size=5).astype(float)
     for kind, one in (("gwet_ac1", gwet_ac1), ("cohen_kappa", cohen_kappa)):
-        found = weighted(kind)(human, judge)(counts)
+        found = binary_from_counts(kind)(human, judge)(counts)
         rows = [np.repeat(np.arange(60), c.astype(int)) for c in counts]
         assert found == pytest.approx([one(human[r], judge[r]) for r in rows])
 

@@ -175,9 +175,9 @@ def _kendall_statistic(view: str = "value") -> Statistic:
 
 
 PEARSON = Statistic("pearson", _pearson, weighted=w.pearson)
-KAPPA = Statistic("cohen_kappa", chance.cohen_kappa, view="binary", weighted=chance.weighted("cohen_kappa"))
+KAPPA = Statistic("cohen_kappa", chance.cohen_kappa, view="binary", weighted=w.binary_from_counts("cohen_kappa"))
 AC1 = Statistic(  # beside kappa for skewed labels
-    "gwet_ac1", chance.gwet_ac1, view="binary", weighted=chance.weighted("gwet_ac1")
+    "gwet_ac1", chance.gwet_ac1, view="binary", weighted=w.binary_from_counts("gwet_ac1")
 )
 SPEARMAN = Statistic("spearman", _spearman, weighted=w.spearman)
 KENDALL = _kendall_statistic()
