@@ -275,3 +275,25 @@ def test_above_the_bootstrap_size_the_intervals_are_asymptotic_and_close_to_the_
     width = a.ci[1] - a.ci[0]
     assert a.value == b.value and "multinomial" in (b.note or "")
     assert abs(a.ci[0] - b.ci[0]) < 0.15 * width and abs(a.ci[1] - b.ci[1]) < 0.15 * width
+
+
+def test_items_left_out_by_the_policy_leave_the_systems_aligned_with_the_kept_items():
+    labels, preds = system_set(lambda quality, label, rng: label + rng.normal(0, 0.05))
+    nulls = {f"weak-{k}" for k in range(10)} | {f"strong-{k}" for k in range(30)}
+    by_key = {
+        key: (Prediction(key[0], VerdictState.NULL, None) if key[0] in nulls else p) for key, p in preds.by_key.items()
+    }
+    result = measure(labels, Predictions(by_key, "test"), resamples=100)
+    assert result.systems is not None
+    rows = {row.system: row for row in result.systems.rows}
+    assert {name: row.n_items for name, row in rows.items()} == {"fair": 50, "good": 50, "strong": 20, "weak": 40}
+    kept = [i for i in labels.items if i.system == "strong" and i.id not in nulls]
+    assert rows["strong"].human_mean == pytest.approx(np.mean([i.label for i in kept]))
+
+
+def test_a_large_set_takes_the_asymptotic_intervals_through_measure():
+    labels, preds = system_set(lambda quality, label, rng: label + rng.normal(0, 0.1), per_system=5001)
+    result = measure(labels, preds, resamples=100)
+    partial = result.figure("partial_pearson")
+    assert partial.n_items == 20_004 and "Fisher z" in (partial.note or "") and partial.ci[0] < partial.value
+    assert "normal bootstrap law" in (result.figure("system_level_pearson").note or "")
