@@ -9,7 +9,7 @@ from judges.agreement.confusion import item_weights, judge_errors
 from judges.agreement.label_rows import ceiling_rows, fit_on, grouped, majority_labels, minmax_scale, orient
 from judges.agreement.policy import Policy, apply_policy
 from judges.agreement.predictions import Predictions
-from judges.agreement.result import MetricAgreement
+from judges.agreement.result import ItemRows, MetricAgreement
 from judges.agreement.statistics import JudgeScale, choose_statistics, describe_judge
 from judges.agreement.threshold import (
     MIN_CALIBRATION_ITEMS,
@@ -238,4 +238,5 @@ def measure(
         notes=notes,
         errors=errors,
         ceiling_errors=ceiling_errors,
+        rows=ItemRows(tuple(i for i, v in zip(ids, values) if v is not None), tuple(groups), h, views),
     )

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
+
+import numpy as np
 
 from judges.agreement.bootstrap import Figure
 from judges.agreement.confusion import JudgeErrors
@@ -11,6 +14,17 @@ from judges.agreement.policy import OutcomeCounts, Policy
 from judges.agreement.statistics import JudgeScale
 from judges.agreement.threshold import FittedThreshold
 from judges.labels.schema import LabelType
+
+
+@dataclass(frozen=True)
+class ItemRows:
+    """What the judge figures rest on, for comparing two judges on the same items (the leaderboard's paired
+    bootstrap): the kept items' ids, each item's label rows, the human labels and each view of the judge values."""
+
+    ids: tuple[str, ...]
+    groups: tuple[np.ndarray, ...]
+    human: np.ndarray
+    views: Mapping[str, np.ndarray]
 
 
 @dataclass(frozen=True)
@@ -35,6 +49,7 @@ class MetricAgreement:
     notes: list[str] = field(default_factory=list)  # how the binary cut was made, items set aside, and so on
     errors: JudgeErrors | None = None  # confusion matrix, recall, signed difference (judge grades on the label levels)
     ceiling_errors: JudgeErrors | None = None  # the same between two annotators of an item (first id as "judge")
+    rows: ItemRows | None = field(default=None, compare=False, repr=False)  # not written: the data, not a figure
 
     def figure(self, statistic: str, *, ceiling: bool = False) -> Figure:
         for fig in self.ceiling if ceiling else self.judge:

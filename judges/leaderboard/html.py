@@ -8,7 +8,7 @@ from typing import Any
 
 from judges.leaderboard.columns import named
 from judges.leaderboard.entries import Entry
-from judges.leaderboard.render import interval, latency, pick_row, shown_value
+from judges.leaderboard.render import cost, interval, latency, pick_row, shown_value
 from judges.leaderboard.select import Pick
 from judges.pages.table import Row, Table, cell, plain_table
 
@@ -43,7 +43,7 @@ def _figure_row(e: Entry, report: str | None) -> Row:
             cell(e.ceiling),
             cell(e.failure_rate),
             cell(e.calls),
-            cell(round(e.cost_per_1k_calls, 4)),
+            cell(cost(e), e.cost_per_1k_calls if e.cost_measured else -1),
             cell(latency(e), e.latency_s_per_uncached_call if e.latency_s_per_uncached_call is not None else -1),
         ],
         cls=e.kind,

@@ -32,7 +32,14 @@ def latency(entry: Entry) -> str:
         return f"{entry.latency_s_per_uncached_call:.2f}"
     if entry.kind == "baseline":
         return "n/a (no model call)"
+    if entry.kind == "predictions" or not entry.cost_measured:
+        return "not measured"
     return "n/a (no uncached call recorded)"
+
+
+def cost(entry: Entry) -> str:
+    """USD per 1,000 calls, or `not measured` for predictions made elsewhere whose source records no cost."""
+    return f"{entry.cost_per_1k_calls:.4f}" if entry.cost_measured else "not measured"
 
 
 def pick_row(pick: Pick) -> dict[str, str]:
@@ -96,7 +103,7 @@ def markdown(entries: list[Entry], picks: list[Pick], meta: dict[str, Any]) -> s
                 ceiling,
                 failure,
                 e.calls,
-                f"{e.cost_per_1k_calls:.4f}",
+                cost(e),
                 latency(e),
             ]
         )
@@ -120,6 +127,10 @@ def markdown(entries: list[Entry], picks: list[Pick], meta: dict[str, Any]) -> s
             figures,
         )
     )
+    noted = [e for e in entries if e.note and e.value is not None]
+    if noted:
+        lines += ["", "## Notes on figures", ""]
+        lines += [f"- {e.candidate} on {e.evaluation} ({e.metric}): {e.note}" for e in noted]
     lines += ["", "## Judges", ""]
     judges = {
         e.candidate: [e.candidate, e.kind, e.model or "-", e.prompts or "-", e.prompt_sha or "-"] for e in entries

@@ -1,0 +1,123 @@
+"""One labelled leaderboard row from a judge's outcomes per item: agreement measured, the ranking statistic chosen,
+every figure kept, what became of the items the judge lacks, and the rows a paired bootstrap needs."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from judges.agreement.policy import Policy
+from judges.agreement.predictions import Prediction, Predictions
+from judges.agreement.result import MetricAgreement
+from judges.agreement.threshold import Calibration
+from judges.labels.schema import LabelledSet, LabelType
+from judges.leaderboard.config import Evaluation
+from judges.leaderboard.entries import Entry, noted
+from judges.types import VerdictState
+
+# the figure ranked per label type when the config names none; for a binary label the balanced accuracy ranks a
+# judge whose cut is settled (0/1 grades or a given threshold), AUROC a continuous score (it needs no cut)
+HEADLINE = {
+    LabelType.BINARY: ("auroc", "balanced_accuracy"),
+    LabelType.ORDINAL: ("spearman",),
+    LabelType.CONTINUOUS: ("spearman",),
+    LabelType.PREFERENCE: ("spearman",),
+}
+
+
+def calibration_of(evaluation: Evaluation) -> Calibration:
+    """Where a continuous judge's cut for binary labels is fitted: the evaluation's calibration file, a fraction of
+    its items, or k-fold cross-fitting."""
+    from judges.labels.registry import open_labels
+
+    items = open_labels(evaluation.calibration) if evaluation.calibration else None
+    return Calibration(items=items, fraction=evaluation.calibration_fraction, folds=evaluation.folds)
+
+
+def headline(agreement: MetricAgreement, evaluation: Evaluation, cut_given: bool) -> str:
+    """The statistic that ranks: the config's `statistic`, else by the label type (see HEADLINE)."""
+    if evaluation.statistic:
+        return evaluation.statistic
+    if agreement.label_type is LabelType.BINARY and (agreement.judge_scale.binary or cut_given):
+        return "balanced_accuracy"
+    computed = {f.statistic for f in agreement.judge if f.value is not None}
+    order = HEADLINE[agreement.label_type]
+    return next((s for s in order if s in computed), order[0])
+
+
+def _missing_note(agreement: MetricAgreement) -> str | None:
+    counts = agreement.counts
+    lacking = counts.missing + counts.null + counts.failed
+    if not lacking:
+        return None
+    parts = [
+        f"{n} {what}" for n, what in ((counts.missing, "missing"), (counts.null, "null"), (counts.failed, "failed"))
+    ]
+    done = {"exclude": "excluded", "wrong": "counted as wrong", "impute": "imputed (median)"}[agreement.policy.value]
+    return f"{', '.join(p for p in parts if not p.startswith('0 '))} of {agreement.n_items} items: {done}"
+
+
+def labelled_entry(
+    base: dict[str, Any],
+    scores: dict[str, Prediction],
+    labels: LabelledSet,
+    evaluation: Evaluation,
+    *,
+    higher_is_better: bool = True,
+    threshold: float | None = None,
+    note: str | None = None,
+) -> Entry:
+    """The row of one judge (its outcome per labelled item id; an id it lacks is missing) on one evaluation."""
+    from judges.agreement.measure import measure
+    from judges.leaderboard.label_paired import label_pairs
+
+    label_type = labels.items[0].label_type
+    if not any(p.state is VerdictState.GRADE and p.score is not None for p in scores.values()):
+        return noted(
+            [
+                Entry(
+                    **base,
+                    statistic=evaluation.statistic or HEADLINE[label_type][0],
+                    value=None,
+                    ci_low=None,
+                    ci_high=None,
+                    n=len({item.id for item in labels.items}),
+                    note="no figure: every item came back null or failed, or is missing",
+                )
+            ],
+            note,
+        )[0]
+    agreement = measure(
+        labels,
+        Predictions({(i, None): p for i, p in scores.items()}, base["candidate"]),
+        policy=Policy(evaluation.policy),
+        threshold=threshold if label_type is LabelType.BINARY else None,
+        higher_is_better=higher_is_better,
+        calibration=calibration_of(evaluation),
+    )
+    statistic = headline(agreement, evaluation, threshold is not None)
+    figure = next((f for f in agreement.judge if f.statistic == statistic), None)
+    if figure is None:
+        figure = _extra_figure(agreement, statistic)
+    ceiling = next((f for f in agreement.ceiling if f.statistic == statistic), None)
+    why = figure.note if figure else f"{statistic} is not measured on {label_type.value} labels for this judge"
+    entry = Entry(
+        **base,
+        statistic=statistic,
+        value=figure.value if figure else None,
+        ci_low=figure.ci[0] if figure and figure.ci else None,
+        ci_high=figure.ci[1] if figure and figure.ci else None,
+        n=figure.n_items if figure else agreement.n_items,
+        ceiling=ceiling.value if ceiling else None,
+        note=why if figure is None or figure.value is None else None,
+        figures={f.statistic: f.value for f in agreement.judge},
+        paired=label_pairs(agreement, statistic) if figure and figure.value is not None else None,
+    )
+    return noted([entry], "; ".join(n for n in (_missing_note(agreement), note) if n) or None)[0]
+
+
+def _extra_figure(agreement: MetricAgreement, statistic: str) -> Any:
+    """A figure agreement reports outside its plain list (the system-aware ones), or None."""
+    try:
+        return agreement.figure(statistic)
+    except KeyError:
+        return None
