@@ -75,6 +75,7 @@ class Evaluation(BaseModel):
     # null, failed and missing judge outcomes on labels: drop the item, count it as wrong, or impute the median
     policy: Literal["exclude", "wrong", "impute"] = "exclude"
     statistic: str | None = None  # labels: the statistic that ranks (default: by label type and system names)
+    resamples: int = Field(default=1000, ge=100)  # labels: bootstrap resamples of each figure's interval
 
     def default_name(self) -> str:
         parts = [self.kind, Path(self.source).name]

@@ -93,6 +93,7 @@ def labelled_entry(
         threshold=threshold if label_type is LabelType.BINARY else None,
         higher_is_better=higher_is_better,
         calibration=calibration_of(evaluation),
+        resamples=evaluation.resamples,
     )
     statistic = headline(agreement, evaluation, threshold is not None)
     figure = next((f for f in agreement.judge if f.statistic == statistic), None)

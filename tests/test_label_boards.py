@@ -1,0 +1,221 @@
+"""Leaderboards on labelled data: predictions candidates (no call), juries on labels, paired comparisons of figures."""
+
+import io
+import json
+import statistics
+from pathlib import Path
+
+import numpy as np
+import pytest
+from scipy.stats import spearmanr
+from sklearn.metrics import balanced_accuracy_score
+
+from judges.cli.main import main
+from judges.errors import ConfigError
+from judges.leaderboard.config import load_config
+from judges.leaderboard.run import run_leaderboard
+
+N_ITEMS = 120
+
+
+def write_labels(folder: Path, labels: list[float], label_type: str = "binary", scale=(0, 1)) -> Path:
+    """A labelled-item JSONL: one annotator per item, ids i0, i1, ..."""
+    path = folder / "labels.jsonl"
+    rows = [
+        {
+            "id": f"i{n}",
+            "metric": "faithfulness",
+            "label": label,
+            "label_type": label_type,
+            "scale": list(scale),
+            "actual_output": f"answer {n}",
+        }
+        for n, label in enumerate(labels)
+    ]
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    return path
+
+
+def write_predictions(folder: Path, name: str, scores: dict[str, float]) -> Path:
+    path = folder / f"{name}.jsonl"
+    path.write_text("".join(json.dumps({"id": i, "score": s}) + "\n" for i, s in scores.items()))
+    return path
+
+
+def board(folder: Path, text: str) -> dict:
+    """Build the board of a config written in `folder`; its leaderboard.json."""
+    config = folder / "board.toml"
+    config.write_text(text)
+    run_leaderboard(load_config(config), folder / "board", log=io.StringIO())
+    return json.loads((folder / "board" / "leaderboard.json").read_text())
+
+
+def candidate(name: str, source: Path, **keys) -> str:
+    extra = "".join(f"{k} = {json.dumps(v)}\n" for k, v in keys.items())
+    return f'[[candidates]]\nname = "{name}"\nkind = "predictions"\nsource = "{source}"\n{extra}\n'
+
+
+BASELINES = '[[candidates]]\nname = "always-top"\nkind = "baseline"\nbaseline = "always-top"\n\n'
+
+
+def evaluation(labels: Path, **keys) -> str:
+    extra = "".join(f"{k} = {json.dumps(v)}\n" for k, v in keys.items())
+    return f'[[evaluations]]\nkind = "labels"\nsource = "{labels}"\nname = "set"\nresamples = 100\n{extra}\n'
+
+
+def rows(data: dict, name: str) -> dict:
+    [row] = [e for e in data["entries"] if e["candidate"] == name]
+    return row
+
+
+def seven_judges(rng: np.random.Generator, truth: np.ndarray) -> dict[str, np.ndarray]:
+    """Continuous scores in [0, 1] (never 0 or 1): three judges each wrong on a different third of the items, four
+    more wrong on a random share of them; a vote is score >= 0.5."""
+    n = truth.size
+    votes = {}
+    for k, name in enumerate(("third-a", "third-b", "third-c")):
+        wrong = np.zeros(n, dtype=bool)
+        wrong[k * n // 3 : (k + 1) * n // 3] = True
+        votes[name] = np.where(wrong, 1 - truth, truth)
+    for name, share in (("noisy-10", 0.1), ("noisy-20", 0.2), ("noisy-30", 0.3), ("noisy-45", 0.45)):
+        votes[name] = np.where(rng.random(n) < share, 1 - truth, truth)
+    return {name: np.where(v == 1, 0.55, 0.05) + rng.random(n) * 0.4 for name, v in votes.items()}
+
+
+@pytest.fixture(scope="module")
+def seven(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("seven")
+    rng = np.random.default_rng(7)
+    truth = (rng.random(N_ITEMS) < 0.4).astype(int)
+    labels = write_labels(folder, [float(t) for t in truth])
+    scores = seven_judges(rng, truth)
+    files = {
+        name: write_predictions(folder, name, {f"i{n}": float(s) for n, s in enumerate(values)})
+        for name, values in scores.items()
+    }
+    text = (
+        "".join(candidate(name, path, threshold=0.5) for name, path in files.items())
+        + BASELINES
+        + evaluation(labels)
+        + '[[jury]]\nname = "panel"\nmembers = ["third-a", "third-b", "third-c"]\nrule = "majority"\n\n'
+        + '[[jury]]\nname = "weak-panel"\nmembers = ["noisy-10", "noisy-45", "third-a"]\nrule = "majority"\n'
+    )
+    return folder, labels, truth, scores, files, board(folder, text)
+
+
+def test_seven_predictions_files_give_the_balanced_accuracy_of_agreement_at_threshold_half(seven):
+    folder, labels, truth, scores, files, data = seven
+    for name, path in files.items():
+        out = folder / f"agreement-{name}"
+        command = ["agreement", "--labels", str(labels), "--predictions", str(path), "--threshold", "0.5"]
+        assert main([*command, "--resamples", "100", "--out", str(out)]) == 0
+        metric = json.loads((out / "agreement.json").read_text())["metrics"]["faithfulness"]
+        expected = next(f["value"] for f in metric["judge"] if f["statistic"] == "balanced_accuracy")
+        row = rows(data, name)
+        assert row["statistic"] == "balanced_accuracy" and row["value"] == expected
+        assert expected == balanced_accuracy_score(truth, (scores[name] >= 0.5).astype(int))
+        assert row["calls"] == 0 and row["cost_measured"] is False and row["n"] == N_ITEMS
+
+
+def test_a_jury_reports_the_balanced_accuracy_of_its_members_majority_and_wins_only_over_its_best_member(seven):
+    _, _, truth, scores, _, data = seven
+    for jury, members in (
+        ("panel", ("third-a", "third-b", "third-c")),
+        ("weak-panel", ("noisy-10", "noisy-45", "third-a")),
+    ):
+        votes = np.array([(scores[m] >= 0.5).astype(int) for m in members])
+        majority = (votes.sum(axis=0) >= 2).astype(int)
+        row = rows(data, jury)
+        assert row["kind"] == "jury" and row["members"] == list(members)
+        assert row["statistic"] == "balanced_accuracy"
+        assert row["value"] == balanced_accuracy_score(truth, majority)
+    [pick] = data["picks"]
+    # each member of the panel is wrong on another third: the majority is right everywhere and beats them all
+    assert rows(data, "panel")["value"] == 1.0 and pick["best"] == "panel"
+    assert "its best member" in pick["why"] and "paired bootstrap of balanced_accuracy" in pick["why"]
+    # the weak panel does no better than its best member, noisy-10: it is not crowned
+    assert pick["excluded"]["weak-panel"].startswith("does not beat its best member")
+
+
+def test_a_predictions_candidate_with_missing_items_counts_them_by_the_evaluations_policy(tmp_path):
+    rng = np.random.default_rng(3)
+    truth = (rng.random(N_ITEMS) < 0.5).astype(int)
+    labels = write_labels(tmp_path, [float(t) for t in truth])
+    votes = np.where(rng.random(N_ITEMS) < 0.2, 1 - truth, truth)
+    covered = list(range(20, N_ITEMS))  # the file lacks the first 20 items
+    path = write_predictions(tmp_path, "partial", {f"i{n}": float(votes[n]) for n in covered})
+    for policy, n, expected in (
+        ("exclude", 100, balanced_accuracy_score(truth[20:], votes[20:])),
+        # counted as wrong: the judge value farthest from the label, i.e. the other class
+        ("wrong", N_ITEMS, balanced_accuracy_score(truth, np.concatenate([1 - truth[:20], votes[20:]]))),
+    ):
+        data = board(tmp_path, candidate("partial", path) + BASELINES + evaluation(labels, policy=policy))
+        row = rows(data, "partial")
+        assert row["n"] == n and row["value"] == pytest.approx(expected, abs=1e-12)
+        done = {"exclude": "excluded", "wrong": "counted as wrong"}[policy]
+        assert row["note"] == f"20 missing of {N_ITEMS} items: {done}"
+    assert "## Notes on figures" in (tmp_path / "board" / "leaderboard.md").read_text()
+
+
+def test_a_median_jury_on_ordinal_labels_is_scored_on_the_members_median_grade(tmp_path):
+    rng = np.random.default_rng(11)
+    truth = rng.integers(1, 6, size=N_ITEMS)
+    labels = write_labels(tmp_path, [float(t) for t in truth], label_type="ordinal", scale=(1, 5))
+    grades = {f"judge-{k}": np.clip(truth + rng.integers(-2, 3, size=N_ITEMS), 1, 5) for k in range(3)}
+    files = {
+        name: write_predictions(tmp_path, name, {f"i{n}": float(g) for n, g in enumerate(v)})
+        for name, v in grades.items()
+    }
+    data = board(
+        tmp_path,
+        "".join(candidate(name, path) for name, path in files.items())
+        + evaluation(labels)
+        + '[[jury]]\nname = "median-of-3"\nmembers = ["judge-0", "judge-1", "judge-2"]\nrule = "median"\n',
+    )
+    median = [statistics.median_low(int(grades[m][n]) for m in grades) for n in range(N_ITEMS)]
+    row = rows(data, "median-of-3")
+    assert row["statistic"] == "spearman"
+    assert row["value"] == pytest.approx(spearmanr(truth, median).statistic, abs=1e-12)
+    for name in grades:
+        assert rows(data, name)["value"] == pytest.approx(spearmanr(truth, grades[name]).statistic, abs=1e-12)
+
+
+def test_a_majority_jury_on_continuous_scores_without_a_threshold_says_why_it_has_no_figure(tmp_path):
+    truth = [float(n % 2) for n in range(40)]
+    labels = write_labels(tmp_path, truth)
+    files = [
+        write_predictions(tmp_path, f"p{k}", {f"i{n}": 0.3 + 0.1 * k + 0.01 * n for n in range(40)}) for k in range(2)
+    ]
+    data = board(
+        tmp_path,
+        candidate("p0", files[0])
+        + candidate("p1", files[1], threshold=0.5)
+        + evaluation(labels)
+        + '[[jury]]\nname = "j"\nmembers = ["p0", "p1"]\n',
+    )
+    row = rows(data, "j")
+    assert (
+        row["value"] is None
+        and row["note"] == "member p0 gives continuous scores and no threshold: a majority needs its 0/1 votes"
+    )
+
+
+def test_a_bad_predictions_candidate_is_one_line_naming_the_file_line_and_key(tmp_path):
+    labels = write_labels(tmp_path, [1.0, 0.0])
+    config = tmp_path / "board.toml"
+    config.write_text(candidate("gone", tmp_path / "nowhere.jsonl") + evaluation(labels))
+    with pytest.raises(ConfigError) as raised:
+        load_config(config)
+    assert str(raised.value) == (
+        f"{config}:4: candidates[0].source: no predictions file or run folder {str(tmp_path / 'nowhere.jsonl')!r}"
+    )
+    config.write_text(candidate("llm-ish", labels, model="openai/gpt-4o-mini") + evaluation(labels))
+    with pytest.raises(
+        ConfigError, match=r"board.toml:5: candidates\[0\].model: a predictions candidate makes no call"
+    ):
+        load_config(config)
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"id": "i0", "score": 1}\n{"id": "i1"}\n')
+    config.write_text(candidate("bad", bad) + evaluation(labels))
+    assert main(["leaderboard", str(config), "--out", str(tmp_path / "out")]) == 2
+    assert not (tmp_path / "out" / "leaderboard.json").exists()
