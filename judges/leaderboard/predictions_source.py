@@ -7,12 +7,22 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from judges.agreement.predictions import Prediction, Predictions, parse_score_fields, read_predictions
-from judges.errors import ConfigError
+from judges.errors import ConfigError, InputError
 
 if TYPE_CHECKING:
     from judges.leaderboard.config import Candidate
 
-NOT_MEASURED = "not measured"
+SHARED = "shared:"  # `shared:ragchecker/baseline_ragchecker.json`: a file of the shared datasets, read in place
+
+
+def source_path(candidate: Candidate) -> Path:
+    """The file or run folder a predictions candidate reads (`shared:` resolved to the shared datasets)."""
+    source = str(candidate.source)
+    if source.startswith(SHARED):
+        from judges.labels.shared import shared_datasets_dir
+
+        return shared_datasets_dir() / source.removeprefix(SHARED)
+    return Path(source)
 
 
 def _where(path: str | Path, index: int, key: str) -> str:
@@ -29,7 +39,10 @@ def check_predictions_candidate(candidate: Candidate, index: int, path: str | Pa
     """A predictions candidate names an existing file or run folder and well-formed fields; it sets no judge."""
     if not candidate.source:
         raise ConfigError(f"{_where(path, index, 'kind')}: a predictions candidate needs source = FILE or RUN_DIR")
-    source = Path(candidate.source)
+    try:
+        source = source_path(candidate)
+    except InputError as err:
+        raise ConfigError(f"{_where(path, index, 'source')}: {err}") from None
     if not source.exists():
         raise ConfigError(f"{_where(path, index, 'source')}: no predictions file or run folder {str(source)!r}")
     if source.is_dir() and not (source / "run.json").is_file():
@@ -51,7 +64,7 @@ def run_metric(candidate: Candidate, labelled_metric: str) -> str:
 def candidate_predictions(candidate: Candidate, labelled_metric: str) -> Predictions:
     """The candidate's outputs for one labelled metric (`{metric}` in a field name is that metric)."""
     return read_predictions(
-        str(candidate.source),
+        source_path(candidate),
         id_field=candidate.id_field,
         score_field=candidate.score_field,
         metric=run_metric(candidate, labelled_metric),
@@ -66,7 +79,7 @@ def item_outcomes(predictions: Predictions, metric: str, ids: list[str]) -> dict
 def measured_costs(candidate: Candidate, labelled_metric: str, ids: set[str]) -> dict[str, Any]:
     """Calls, cost and median latency over the labelled items, when the source records them: a run folder always,
     a file through `cost_field` / `latency_field`; otherwise the cost is not measured."""
-    source = Path(str(candidate.source))
+    source = source_path(candidate)
     if source.is_dir():
         from judges.leaderboard.unit_test_entries import run_costs
         from judges.runs.run import Run
@@ -85,13 +98,13 @@ def measured_costs(candidate: Candidate, labelled_metric: str, ids: set[str]) ->
 
 def _field_values(candidate: Candidate, field: str, metric: str, ids: set[str]) -> list[float]:
     """One number per labelled item from another field of the same file (read like a score, nulls left out)."""
-    values = read_predictions(str(candidate.source), id_field=candidate.id_field, score_field=field, metric=metric)
+    values = read_predictions(source_path(candidate), id_field=candidate.id_field, score_field=field, metric=metric)
     return [p.score for (i, _), p in values.by_key.items() if i in ids and p.score is not None]
 
 
 def describe(candidate: Candidate) -> str:
     """The judges-table line: where the predictions come from and how they are read."""
-    source = Path(str(candidate.source))
+    source = source_path(candidate)
     if source.is_dir():
         return f"predictions from the run folder {source} (no call)"
     parts = [f"id {candidate.id_field}", f"score {candidate.score_field}"]
@@ -99,4 +112,5 @@ def describe(candidate: Candidate) -> str:
         parts.append(f"cut at {candidate.threshold:g}")
     if not candidate.higher_is_better:
         parts.append("lower is better")
-    return f"predictions from {source.name} ({', '.join(parts)}; no call)"
+    shown = str(candidate.source) if str(candidate.source).startswith(SHARED) else source.name
+    return f"predictions from {shown} ({', '.join(parts)}; no call)"

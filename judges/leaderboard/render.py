@@ -132,10 +132,19 @@ def markdown(entries: list[Entry], picks: list[Pick], meta: dict[str, Any]) -> s
         lines += ["", "## Notes on figures", ""]
         lines += [f"- {e.candidate} on {e.evaluation} ({e.metric}): {e.note}" for e in noted]
     lines += ["", "## Judges", ""]
+    described = meta.get("judges", {})
     judges = {
-        e.candidate: [e.candidate, e.kind, e.model or "-", e.prompts or "-", e.prompt_sha or "-"] for e in entries
+        e.candidate: [
+            e.candidate,
+            e.kind,
+            e.model or "-",
+            e.prompts or "-",
+            e.prompt_sha or "-",
+            described.get(e.candidate, "-"),
+        ]
+        for e in entries
     }
-    lines.append(grid(["candidate", "kind", "model", "prompts", "prompt hash"], list(judges.values())))
+    lines.append(grid(["candidate", "kind", "model", "prompts", "prompt hash", "what it is"], list(judges.values())))
     lines += ["", "## Data", ""] + [f"- {name}: {info}" for name, info in meta["data"].items()]
     return "\n".join(lines) + "\n"
 
@@ -213,6 +222,8 @@ def plot_pareto(entries: list[Entry], evaluation: str, metric: str, path: Path) 
     baselines = [e for e in rows if e.kind == "baseline"]
     if not group and not baselines:
         return None
+    if group and not any(e.cost_measured or e.latency_s_per_uncached_call is not None for e in group):
+        return None  # predictions made elsewhere: neither cost nor speed was measured, so there is no trade-off
     import matplotlib
 
     matplotlib.use("Agg")

@@ -64,7 +64,8 @@ def data_versions(evaluations: list[Evaluation], labelled: dict[str, Any]) -> di
         else:
             labels = labelled[evaluation.name]
             versions[evaluation.name] = (
-                f"{labels.name}, metric {labels.metrics()[0]}, {len({i.id for i in labels.items})}"
+                f"{labels.name}{f' ({labels.source})' if labels.source else ''}, metric {labels.metrics()[0]}, "
+                f"{len({i.id for i in labels.items})}"
                 f" items drawn with seed 0, {len(labels.items)} labels"
             )
     return versions
