@@ -119,6 +119,9 @@ def test_batched_statistics_equal_the_library_call_per_resample():
 # --- statistics chosen by the label type and the judge's scale ----------------------------------------------
 
 
+CHANCE = ["cohen_kappa", "gwet_ac1"]
+
+
 @pytest.mark.parametrize(
     "label_type, scale, judge, names",
     [
@@ -129,8 +132,13 @@ def test_batched_statistics_equal_the_library_call_per_resample():
             ["pearson", "spearman", "kendall_tau_b", "weighted_kappa", "krippendorff_alpha"],
         ),
         (LabelType.CONTINUOUS, (0, 1), [0, 0.5, 1], ["pearson", "spearman", "kendall_tau_b", "krippendorff_alpha"]),
-        (LabelType.BINARY, (0, 1), [0, 1, 1], ["balanced_accuracy", "f1", "mcc", "krippendorff_alpha"]),
-        (LabelType.BINARY, (0, 1), [0.2, 0.7], ["balanced_accuracy", "f1", "mcc", "krippendorff_alpha", "auroc"]),
+        (LabelType.BINARY, (0, 1), [0, 1, 1], ["balanced_accuracy", "f1", "mcc", *CHANCE, "krippendorff_alpha"]),
+        (
+            LabelType.BINARY,
+            (0, 1),
+            [0.2, 0.7],
+            ["balanced_accuracy", "f1", "mcc", *CHANCE, "krippendorff_alpha", "auroc"],
+        ),
         (
             LabelType.PREFERENCE,
             (-2, 2),

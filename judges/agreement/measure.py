@@ -2,15 +2,19 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from judges.agreement.bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED, Figure, figures
 from judges.agreement.confusion import item_weights, judge_errors
+from judges.agreement.estimate import measure_estimate
 from judges.agreement.label_rows import ceiling_rows, fit_on, grouped, majority_labels, minmax_scale, orient
 from judges.agreement.policy import Policy, apply_policy
 from judges.agreement.predictions import Predictions
-from judges.agreement.result import ItemRows, MetricAgreement
+from judges.agreement.result import MeasuredRows, MetricAgreement
 from judges.agreement.statistics import JudgeScale, choose_statistics, describe_judge
+from judges.agreement.systems import measure_systems
 from judges.agreement.threshold import (
     MIN_CALIBRATION_ITEMS,
     Calibration,
@@ -182,6 +186,13 @@ def measure(
     }
     stats = choose_statistics(label_type, scale, judge_scale)
     judge_figures = figures(stats, h, views, groups, resamples=resamples, seed=seed, confidence=confidence)
+    bootstrap: dict[str, Any] = {"resamples": resamples, "seed": seed, "confidence": confidence}
+    has_cut = cuts is not None or judge_scale.binary or judge_scale.threshold is not None
+    kept_ids = [i for i, v in zip(ids, values) if v is not None]
+    systems = measure_systems(labels, kept_ids, h, views, groups, label_type, has_cut, **bootstrap)
+    context = {"labels": labels, "ids": ids, "annotations": annotations, "outcomes": outcomes, "metric": metric}
+    context |= {"predictions": predictions, "turn": turn, "label_type": label_type, "judge_scale": judge_scale}
+    estimate = measure_estimate(context, **bootstrap)
 
     errors = None
     on_levels = views["binary"] if label_type is LabelType.BINARY else j
@@ -238,5 +249,7 @@ def measure(
         notes=notes,
         errors=errors,
         ceiling_errors=ceiling_errors,
-        rows=ItemRows(tuple(i for i, v in zip(ids, values) if v is not None), tuple(groups), h, views),
+        systems=systems,
+        estimate=estimate,
+        rows=MeasuredRows(h, views, groups, stats, tuple(kept_ids)),
     )

@@ -6,10 +6,13 @@ import json
 from collections.abc import Sequence
 from datetime import UTC
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from judges.agreement.bootstrap import Figure
 from judges.agreement.result import MetricAgreement
+
+if TYPE_CHECKING:
+    from judges.agreement.paired import PairedDifference
 from judges.render.markdown import grid
 
 
@@ -82,15 +85,33 @@ def metric_table(result: MetricAgreement) -> list[str]:
         from judges.agreement.confusion import errors_table
 
         lines += ["", *errors_table(result.errors, result.label_type, result.ceiling_errors)]
+    if result.systems is not None or result.estimate is not None:
+        from judges.agreement.report_figures import estimate_table, system_tables
+
+        lines += ["", *system_tables(result.systems)] if result.systems is not None else []
+        lines += ["", *estimate_table(result.estimate)] if result.estimate is not None else []
     return lines + ([""] + notes if notes else [])
 
 
 def write_report(
-    out_dir: Path, results: Sequence[MetricAgreement], *, labels: dict[str, Any], predictions: dict[str, Any]
+    out_dir: Path,
+    results: Sequence[MetricAgreement],
+    *,
+    labels: dict[str, Any],
+    predictions: dict[str, Any],
+    second: tuple[str, Sequence[MetricAgreement]] | None = None,
+    comparison: dict[str, list[PairedDifference]] | None = None,
 ) -> str:
-    """Write agreement.json and agreement.md into `out_dir`; return the markdown."""
+    """Write agreement.json and agreement.md into `out_dir`; return the markdown.
+
+    With a `second` judge (its predictions path and results) and the `comparison` of the two per metric, the JSON
+    adds `second_judge` and `comparison`, and the markdown their tables.
+    """
     out_dir.mkdir(parents=True, exist_ok=True)
     data = report_dict(results, labels=labels, predictions=predictions)
+    if second is not None:
+        data["second_judge"] = {"path": second[0], "metrics": {r.metric: r.to_dict() for r in second[1]}}
+        data["comparison"] = {m: [d.to_dict() for d in diffs] for m, diffs in (comparison or {}).items()}
     (out_dir / "agreement.json").write_text(json.dumps(data, indent=2), encoding="utf-8")
     header = [
         f"# Agreement with human labels: {labels['name']}",
@@ -101,6 +122,13 @@ def write_report(
         "",
     ]
     body = [line for result in results for line in metric_table(result) + [""]]
+    if second is not None:
+        from judges.agreement.report_figures import comparison_table
+
+        body += [f"## Second judge: `{second[0]}`", ""]
+        body += [line for result in second[1] for line in metric_table(result) + [""]]
+        paths = [predictions["path"], second[0]]
+        body += [line for m, diffs in (comparison or {}).items() for line in comparison_table(m, paths, diffs) + [""]]
     markdown = "\n".join(header + body)
     (out_dir / "agreement.md").write_text(markdown, encoding="utf-8")
     return markdown

@@ -10,6 +10,7 @@ from typing import Literal
 
 import numpy as np
 
+from judges.agreement import chance
 from judges.labels.schema import LabelType
 
 One = Callable[[np.ndarray, np.ndarray], float]
@@ -137,6 +138,8 @@ def _decisive_agreement_batch(h: np.ndarray, j: np.ndarray) -> np.ndarray:
 
 
 PEARSON = Statistic("pearson", _pearson, _pearson_batch)
+KAPPA = Statistic("cohen_kappa", chance.cohen_kappa, chance.cohen_kappa_batch, view="binary")
+AC1 = Statistic("gwet_ac1", chance.gwet_ac1, chance.gwet_ac1_batch, view="binary")  # beside kappa for skewed labels
 SPEARMAN = Statistic("spearman", _spearman, _spearman_batch)
 KENDALL = Statistic("kendall_tau_b", _kendall)
 BALANCED_ACCURACY = Statistic("balanced_accuracy", _balanced_accuracy, view="binary")
@@ -182,7 +185,7 @@ def choose_statistics(label_type: LabelType, scale: tuple[float, float], judge: 
     if label_type is LabelType.BINARY:
         nominal = partial(_alpha, level="nominal", domain=[0.0, 1.0])
         alpha = Statistic("krippendorff_alpha", nominal, view="binary")
-        cut = [BALANCED_ACCURACY, F1, MCC, alpha]
+        cut = [BALANCED_ACCURACY, F1, MCC, KAPPA, AC1, alpha]
         if judge.binary:
             return cut
         if judge.threshold is None:

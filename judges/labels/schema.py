@@ -40,6 +40,7 @@ class LabelledItem:
     sample: Sample
     answer_b: str | None = None
     extra: Mapping[str, Any] = field(default_factory=dict, compare=False)
+    system: str | None = None  # the system (pipeline, model) that wrote the answer, for system-aware agreement
 
     def to_record(self) -> dict[str, Any]:
         """The JSONL record (see `parse_item` for the schema)."""
@@ -57,6 +58,8 @@ class LabelledItem:
         }
         if self.answer_b is not None:
             out["actual_output_b"] = self.answer_b
+        if self.system is not None:
+            out["system"] = self.system
         if self.extra:
             out["extra"] = dict(self.extra)
         return out
@@ -122,7 +125,8 @@ def parse_item(record: dict[str, Any], *, path: str, line: int) -> LabelledItem:
     Required: `id` (string or number), `metric`, `label` (number), `label_type` (binary | ordinal |
     continuous | preference), `actual_output`; `input` (the question) may be absent for tasks without one
     (summarisation, dialogue grounded on a snippet). `scale` ([low, high]) is required except for
-    binary labels. `annotator` defaults to "human"; `references` to []; `expected_output` to "".
+    binary labels. `annotator` defaults to "human"; `references` to []; `expected_output` to "";
+    `system` (string or number: which system wrote the answer) to none.
     Pairwise preferences also need `actual_output_b`. Anything under `extra` is kept as is.
     """
 
@@ -169,6 +173,9 @@ def parse_item(record: dict[str, Any], *, path: str, line: int) -> LabelledItem:
     extra = record.get("extra", {})
     if not isinstance(extra, dict):
         raise fail("expected an object", "extra")
+    system = record.get("system")
+    if system is not None and (isinstance(system, bool) or not isinstance(system, (str, int))):
+        raise fail(f"expected a string or number, got {json_type(system)}", "system")
     sample = Sample(
         input=record.get("input") or "",
         references=tuple(references),
@@ -185,6 +192,7 @@ def parse_item(record: dict[str, Any], *, path: str, line: int) -> LabelledItem:
         sample=sample,
         answer_b=answer_b,
         extra=extra,
+        system=None if system is None else str(system),
     )
 
 

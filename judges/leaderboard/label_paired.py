@@ -9,11 +9,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from judges.agreement.paired import resampled_rows
 from judges.agreement.result import MetricAgreement
-from judges.agreement.statistics import Statistic, choose_statistics
+from judges.agreement.statistics import Statistic
 from judges.leaderboard.paired import CONFIDENCE, RESAMPLES, SEED, Difference
-
-CHUNK = 250  # resamples computed at once: memory stays resamples-chunk x label rows
 
 
 @dataclass(frozen=True)
@@ -29,16 +28,15 @@ class LabelPairs:
 
 
 def label_pairs(agreement: MetricAgreement, statistic: str) -> LabelPairs | None:
-    """The rows behind `statistic` of a measured judge; None when measure kept none or the statistic has no value."""
+    """The rows behind `statistic` of a measured judge; None when measure kept none or the statistic is not one of
+    its plain ones (a system-aware figure is compared by its interval)."""
     rows = agreement.rows
-    chosen = [
-        s
-        for s in choose_statistics(agreement.label_type, agreement.scale, agreement.judge_scale)
-        if s.name == statistic and s.one is not None
-    ]
-    if rows is None or not chosen or not rows.ids:
+    if rows is None or not rows.ids:
         return None
-    return LabelPairs(chosen[0], rows.ids, rows.groups, rows.human, rows.views[chosen[0].view])
+    chosen = [s for s in rows.statistics if s.name == statistic and s.one is not None]
+    if not chosen:
+        return None
+    return LabelPairs(chosen[0], rows.ids, tuple(rows.groups), rows.human, rows.views[chosen[0].view])
 
 
 def _balanced_accuracy_batch(h: np.ndarray, j: np.ndarray) -> np.ndarray:
@@ -89,18 +87,10 @@ def label_difference(a: LabelPairs, b: LabelPairs) -> Difference | None:
     point = stat(human, judge_a) - stat(human, judge_b)
     if not np.isfinite(point):
         return None
-    sizes = {len(g) for g in a.groups}
-    members = np.stack(a.groups) if len(sizes) == 1 else None
-    rng = np.random.default_rng(SEED)
-    values = []
-    for start in range(0, RESAMPLES, CHUNK):
-        index = rng.integers(0, len(a.ids), size=(min(CHUNK, RESAMPLES - start), len(a.ids)))
-        rows: np.ndarray | list[np.ndarray] = (
-            members[index].reshape(index.shape[0], -1)
-            if members is not None
-            else [np.concatenate([a.groups[i] for i in row]) for row in index]
-        )
-        values.append(_on_resamples(stat, human, judge_a, rows) - _on_resamples(stat, human, judge_b, rows))
+    values = [
+        _on_resamples(stat, human, judge_a, rows) - _on_resamples(stat, human, judge_b, rows)
+        for rows in resampled_rows(a.groups, RESAMPLES, SEED)
+    ]
     diffs = np.concatenate(values)
     defined = diffs[np.isfinite(diffs)]
     if defined.size < RESAMPLES / 2:
