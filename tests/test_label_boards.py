@@ -219,3 +219,50 @@ def test_a_bad_predictions_candidate_is_one_line_naming_the_file_line_and_key(tm
     config.write_text(candidate("bad", bad) + evaluation(labels))
     assert main(["leaderboard", str(config), "--out", str(tmp_path / "out")]) == 2
     assert not (tmp_path / "out" / "leaderboard.json").exists()
+
+
+def test_where_labels_name_systems_the_board_chooses_by_the_partial_correlation_and_shows_the_plain_one(tmp_path):
+    """One judge only recognises the system (plain Spearman high, partial near 0), the other tracks each answer
+    within its system: the plain figure would crown the first, the system-aware one crowns the second."""
+    rng = np.random.default_rng(5)
+    systems = np.repeat(["weak", "middle", "strong"], 40)
+    level = np.repeat([0.2, 0.5, 0.8], 40)
+    deviation = rng.uniform(-0.15, 0.15, size=systems.size)
+    path = tmp_path / "labels.jsonl"
+    path.write_text(
+        "".join(
+            json.dumps(
+                {
+                    "id": f"i{n}",
+                    "metric": "faithfulness",
+                    "label": float(level[n] + deviation[n]),
+                    "label_type": "continuous",
+                    "scale": [0, 1],
+                    "actual_output": f"a{n}",
+                    "system": str(systems[n]),
+                }
+            )
+            + "\n"
+            for n in range(systems.size)
+        )
+    )
+    spotter = level + rng.normal(0, 0.01, size=systems.size)
+    tracker = deviation + rng.normal(0, 0.03, size=systems.size)
+    files = {
+        name: write_predictions(tmp_path, name, {f"i{n}": float(v) for n, v in enumerate(values)})
+        for name, values in (("system-spotter", spotter), ("item-tracker", tracker))
+    }
+    judges = "".join(candidate(name, p) for name, p in files.items())
+    judges += '[[candidates]]\nname = "random"\nkind = "baseline"\nbaseline = "random"\n\n'
+    data = board(tmp_path, judges + evaluation(path))
+    spotted, tracked = rows(data, "system-spotter"), rows(data, "item-tracker")
+    assert spotted["statistic"] == tracked["statistic"] == "partial_spearman"
+    assert spotted["plain_statistic"] == "spearman" and spotted["plain_value"] > 0.8 > tracked["plain_value"]
+    assert tracked["value"] > 0.8 and abs(spotted["value"]) < 0.3
+    [pick] = data["picks"]
+    assert pick["best"] == "item-tracker"
+    page = (tmp_path / "board" / "leaderboard.md").read_text()
+    assert "| partial_spearman (system-aware), " in page and f"spearman {tracked['plain_value']:.3f}" in page
+    # the config picks the statistic explicitly: by the plain Spearman the system spotter would win
+    data = board(tmp_path, judges + evaluation(path, statistic="spearman"))
+    assert rows(data, "system-spotter")["statistic"] == "spearman" and data["picks"][0]["best"] == "system-spotter"

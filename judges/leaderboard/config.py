@@ -129,8 +129,9 @@ def load_config(path: str | Path) -> LeaderboardConfig:
             f"{path}: two evaluations share the name {next(n for n in named if named.count(n) > 1)!r}; "
             "give them distinct `name`s"
         )
-    for evaluation, name in zip(config.evaluations, named):
+    for index, (evaluation, name) in enumerate(zip(config.evaluations, named)):
         object.__setattr__(evaluation, "name", name)  # frozen: the stable name is settled once, here
+        _check_statistic(evaluation, index, path)
     for i, c in enumerate(config.candidates):
         if c.kind in ("llm", "metric", "embedding") and not c.model:
             raise ConfigError(f"{path}: candidates[{i}] ({c.name}) needs a model")
@@ -194,3 +195,21 @@ def _check_metric_map(candidate: Candidate, where: str) -> None:
             raise ConfigError(
                 f"{where}: metrics.{labelled} = {suite!r} is not a suite metric; see `judgelab metrics --list`"
             )
+
+
+def _check_statistic(evaluation: Evaluation, index: int, path: str | Path) -> None:
+    """An evaluation's `statistic` is one the leaderboard can rank labels by."""
+    from judges.files.toml_lines import key_line
+    from judges.leaderboard.columns import LABEL_STATISTICS
+
+    if evaluation.statistic is None:
+        return
+    line = key_line(Path(path).read_text(encoding="utf-8"), ("evaluations", index, "statistic"))
+    where = f"{path}{f':{line}' if line else ''}: evaluations[{index}].statistic"
+    if evaluation.kind != "labels":
+        raise ConfigError(f"{where}: unit tests are ranked by pass rate; statistic applies to labels")
+    if evaluation.statistic not in LABEL_STATISTICS:
+        raise ConfigError(
+            f"{where}: {evaluation.statistic!r} is not a labelled-set statistic; one of "
+            f"{', '.join(sorted(LABEL_STATISTICS))}"
+        )

@@ -8,7 +8,7 @@ from typing import Any
 
 from judges.leaderboard.columns import named
 from judges.leaderboard.entries import Entry
-from judges.leaderboard.render import cost, interval, latency, pick_row, shown_value
+from judges.leaderboard.render import any_plain, cost, interval, latency, pick_row, plain, shown_value
 from judges.leaderboard.select import Pick
 from judges.pages.table import Row, Table, cell, plain_table
 
@@ -20,6 +20,7 @@ HEADERS = [
     "value",
     "statistic",
     "95% interval",
+    "plain figure (no system control)",
     "n",
     "human ceiling",
     "failure rate",
@@ -39,6 +40,7 @@ def _figure_row(e: Entry, report: str | None) -> Row:
             cell(shown_value(e), e.value if e.value is not None else -1),
             cell(named(e.statistic)),
             cell(interval(e) or None),
+            cell(plain(e) or None, e.plain_value if e.plain_value is not None else -1),
             cell(e.n),
             cell(e.ceiling),
             cell(e.failure_rate),
@@ -73,7 +75,7 @@ def render_html(
     return render_page(
         "leaderboard.html.jinja",
         meta=meta,
-        picks=plain_table("picks", [pick_row(p) for p in picks]),
+        picks=plain_table("picks", [pick_row(p, any_plain(entries)) for p in picks]),
         excluded=excluded_table,
         figures=Table(
             "leaderboard", HEADERS, [_figure_row(e, reports.get((e.candidate, e.evaluation))) for e in entries]

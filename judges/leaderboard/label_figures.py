@@ -10,6 +10,7 @@ from judges.agreement.predictions import Prediction, Predictions
 from judges.agreement.result import MetricAgreement
 from judges.agreement.threshold import Calibration
 from judges.labels.schema import LabelledSet, LabelType
+from judges.leaderboard.columns import SYSTEM_AWARE
 from judges.leaderboard.config import Evaluation
 from judges.leaderboard.entries import Entry, noted
 from judges.types import VerdictState
@@ -33,15 +34,34 @@ def calibration_of(evaluation: Evaluation) -> Calibration:
     return Calibration(items=items, fraction=evaluation.calibration_fraction, folds=evaluation.folds)
 
 
-def headline(agreement: MetricAgreement, evaluation: Evaluation, cut_given: bool) -> str:
-    """The statistic that ranks: the config's `statistic`, else by the label type (see HEADLINE)."""
-    if evaluation.statistic:
-        return evaluation.statistic
+# where the labels name two or more systems, the figure that controls for the system ranks instead of the plain one
+SYSTEM_AWARE_HEADLINE = {
+    LabelType.BINARY: "balanced_accuracy_system_macro",
+    LabelType.ORDINAL: "partial_spearman",
+    LabelType.CONTINUOUS: "partial_spearman",
+}
+
+
+def plain_headline(agreement: MetricAgreement, cut_given: bool) -> str:
+    """The plain statistic for the label type (see HEADLINE)."""
     if agreement.label_type is LabelType.BINARY and (agreement.judge_scale.binary or cut_given):
         return "balanced_accuracy"
     computed = {f.statistic for f in agreement.judge if f.value is not None}
     order = HEADLINE[agreement.label_type]
     return next((s for s in order if s in computed), order[0])
+
+
+def headline(agreement: MetricAgreement, evaluation: Evaluation, cut_given: bool) -> tuple[str, str | None]:
+    """The statistic that ranks, and the plain one to show beside it when that is a system-aware figure: the
+    config's `statistic`, else the system-aware figure where the items name two or more systems (partial Spearman,
+    or the macro of per-system balanced accuracy), else the plain one for the label type."""
+    plain = plain_headline(agreement, cut_given)
+    chosen = evaluation.statistic
+    if chosen is None and agreement.systems is not None:
+        chosen = SYSTEM_AWARE_HEADLINE.get(agreement.label_type)
+    if chosen is None:
+        return plain, None
+    return chosen, plain if chosen in SYSTEM_AWARE and chosen != plain else None
 
 
 def _missing_note(agreement: MetricAgreement) -> str | None:
@@ -95,10 +115,9 @@ def labelled_entry(
         calibration=calibration_of(evaluation),
         resamples=evaluation.resamples,
     )
-    statistic = headline(agreement, evaluation, threshold is not None)
-    figure = next((f for f in agreement.judge if f.statistic == statistic), None)
-    if figure is None:
-        figure = _extra_figure(agreement, statistic)
+    statistic, plain = headline(agreement, evaluation, threshold is not None)
+    figure = _figure(agreement, statistic)
+    plain_figure = _figure(agreement, plain) if plain else None
     ceiling = next((f for f in agreement.ceiling if f.statistic == statistic), None)
     why = figure.note if figure else f"{statistic} is not measured on {label_type.value} labels for this judge"
     entry = Entry(
@@ -110,14 +129,16 @@ def labelled_entry(
         n=figure.n_items if figure else agreement.n_items,
         ceiling=ceiling.value if ceiling else None,
         note=why if figure is None or figure.value is None else None,
-        figures={f.statistic: f.value for f in agreement.judge},
+        figures={f.statistic: f.value for f in agreement.figures()},
+        plain_statistic=plain,
+        plain_value=plain_figure.value if plain_figure else None,
         paired=label_pairs(agreement, statistic) if figure and figure.value is not None else None,
     )
     return noted([entry], "; ".join(n for n in (_missing_note(agreement), note) if n) or None)[0]
 
 
-def _extra_figure(agreement: MetricAgreement, statistic: str) -> Any:
-    """A figure agreement reports outside its plain list (the system-aware ones), or None."""
+def _figure(agreement: MetricAgreement, statistic: str) -> Any:
+    """A judge figure by name (plain or system-aware), or None where it was not measured."""
     try:
         return agreement.figure(statistic)
     except KeyError:

@@ -8,7 +8,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from judges.leaderboard.columns import named, oriented
+from judges.leaderboard.columns import SYSTEM_AWARE, named, oriented
 from judges.leaderboard.entries import Entry
 from judges.leaderboard.select import NO_WINNER, Pick
 from judges.render.markdown import grid
@@ -42,21 +42,39 @@ def cost(entry: Entry) -> str:
     return f"{entry.cost_per_1k_calls:.4f}" if entry.cost_measured else "not measured"
 
 
-def pick_row(pick: Pick) -> dict[str, str]:
-    """The columns of one pick, shared by the Markdown and HTML tables."""
+def plain(entry: Entry) -> str:
+    """The plain figure shown beside a system-aware one (`spearman 0.580`), or empty."""
+    return f"{entry.plain_statistic} {_fmt(entry.plain_value)}" if entry.plain_statistic else ""
+
+
+def pick_row(pick: Pick, with_plain: bool = False) -> dict[str, str]:
+    """The columns of one pick, shared by the Markdown and HTML tables; `with_plain` adds the plain figure beside
+    a system-aware one (when some evaluation's labels name systems)."""
     best = pick.winner
     base = pick.baseline
-    return {
+    system_aware = [s for s in pick.statistic.split(" / ") if s in SYSTEM_AWARE]
+    decided = pick.test or "-"
+    if system_aware and pick.test:
+        decided = f"{' / '.join(system_aware)} (system-aware), {pick.test}"
+    row = {
         "evaluation": pick.evaluation,
         "metric": pick.metric,
         "statistic": " / ".join(named(s) for s in pick.statistic.split(" / ")),
         "best judge": best.candidate if best else NO_WINNER if pick.reference else "-",
         "value": _fmt(best.value) if best else "-",
         "95% interval": interval(best) if best else "",
+    }
+    if with_plain:
+        row["plain figure"] = plain(best) if best else ""
+    return row | {
         "best baseline": f"{base.candidate} {_fmt(base.value)}" if base else "n/a (no baseline with a figure)",
-        "decided by": pick.test or "-",
+        "decided by": decided,
         "why": pick.reason(),
     }
+
+
+def any_plain(entries: list[Entry]) -> bool:
+    return any(e.plain_statistic for e in entries)
 
 
 def markdown(entries: list[Entry], picks: list[Pick], meta: dict[str, Any]) -> str:
@@ -72,8 +90,10 @@ def markdown(entries: list[Entry], picks: list[Pick], meta: dict[str, Any]) -> s
         "## Best judge per evaluation and metric",
         "",
     ]
+    with_plain = any_plain(entries)
     if picks:
-        lines.append(grid(list(pick_row(picks[0])), [list(pick_row(p).values()) for p in picks]))
+        rows = [pick_row(p, with_plain) for p in picks]
+        lines.append(grid(list(rows[0]), [list(row.values()) for row in rows]))
     lines += ["", "## Excluded candidates and why", ""]
     excluded = [[p.evaluation, p.metric, name, why] for p in picks for name, why in p.excluded.items()]
     lines.append(grid(["evaluation", "metric", "candidate", "why"], excluded))
@@ -99,6 +119,7 @@ def markdown(entries: list[Entry], picks: list[Pick], meta: dict[str, Any]) -> s
                 named(e.statistic),
                 shown_value(e),
                 interval(e),
+                *([plain(e)] if with_plain else []),
                 e.n,
                 ceiling,
                 failure,
@@ -117,6 +138,7 @@ def markdown(entries: list[Entry], picks: list[Pick], meta: dict[str, Any]) -> s
                 "statistic",
                 "value",
                 "95% interval",
+                *(["plain figure"] if with_plain else []),
                 "n",
                 "human ceiling",
                 "failure rate",
