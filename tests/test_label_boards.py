@@ -266,3 +266,21 @@ def test_where_labels_name_systems_the_board_chooses_by_the_partial_correlation_
     # the config picks the statistic explicitly: by the plain Spearman the system spotter would win
     data = board(tmp_path, judges + evaluation(path, statistic="spearman"))
     assert rows(data, "system-spotter")["statistic"] == "spearman" and data["picks"][0]["best"] == "system-spotter"
+
+
+def test_the_committed_ragchecker_board_reproduces_the_published_figures():
+    """results/ragchecker: each released metric on its own label gives the paper's Pearson x 100 (and the ceiling the
+    human-human one); the jury of the three is not crowned unless it beats its best member."""
+    data = json.loads(Path(__file__).parents[1].joinpath("results", "ragchecker", "leaderboard.json").read_text())
+    by = {(e["evaluation"].rsplit(":", 1)[1], e["candidate"]): e for e in data["entries"]}
+    published = {
+        ("correctness", "ragchecker-precision"): (49.66, 63.67),
+        ("completeness", "ragchecker-recall"): (60.67, 71.91),
+        ("overall", "ragchecker-f1"): (61.93, 70.09),
+    }
+    for key, (pearson, ceiling) in published.items():
+        assert by[key]["statistic"] == "pearson" and by[key]["n"] == 280
+        assert round(by[key]["value"] * 100, 2) == pearson and round(by[key]["ceiling"] * 100, 2) == ceiling
+    for pick in data["picks"]:
+        assert pick["best"] != "ragchecker-mean"
+        assert pick["excluded"]["ragchecker-mean"].startswith("does not beat its best member")

@@ -162,7 +162,7 @@ def jury_entries(
 def beats_best_member(entry: Entry, group: Sequence[Entry]) -> tuple[bool, str]:
     """Whether a jury's figure beats its best member's on the same items (paired bootstrap), and the evidence."""
     from judges.leaderboard.columns import higher_is_better, oriented
-    from judges.leaderboard.paired import compare_entries
+    from judges.leaderboard.compare import compare_entries
 
     members = [e for e in group if e.candidate in (entry.members or ()) and e.value is not None]
     if not members:

@@ -4,12 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 import numpy as np
-
-if TYPE_CHECKING:
-    from judges.leaderboard.entries import Entry
 
 RESAMPLES, SEED, CONFIDENCE = 2000, 0, 0.95
 
@@ -30,18 +26,6 @@ class Difference:
             f"paired bootstrap{f' of {self.of}' if self.of else ''} on the same {self.n} items: difference "
             f"{self.mean:+.3f} [{self.low:+.3f}, {self.high:+.3f}]"
         )
-
-
-def compare_entries(a: Entry, b: Entry) -> Difference | None:
-    """a - b on the same items: per-item values (pass rates), else the labelled statistic recomputed on each
-    resample of the items both were measured on; None when neither applies (the interval rule decides)."""
-    if a.item_values is not None or b.item_values is not None:
-        return paired_difference(a.item_values, b.item_values)
-    if a.paired is not None and b.paired is not None:
-        from judges.leaderboard.label_paired import label_difference
-
-        return label_difference(a.paired, b.paired)
-    return None
 
 
 def paired_difference(a: Mapping[str, float] | None, b: Mapping[str, float] | None) -> Difference | None:

@@ -6,9 +6,9 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 
 from judges.leaderboard.columns import CHANCE, higher_is_better, never_wins, oriented
+from judges.leaderboard.compare import compare_entries
 from judges.leaderboard.config import Selection
 from judges.leaderboard.entries import Entry
-from judges.leaderboard.paired import compare_entries
 
 NO_WINNER = "no candidate beats the baselines"
 PAIRED, INTERVAL, UNCHECKED = "paired bootstrap", "95% interval vs baseline point", "no baseline to beat"
