@@ -284,3 +284,42 @@ def test_the_committed_ragchecker_board_reproduces_the_published_figures():
     for pick in data["picks"]:
         assert pick["best"] != "ragchecker-mean"
         assert pick["excluded"]["ragchecker-mean"].startswith("does not beat its best member")
+
+
+def test_a_run_folder_or_a_file_with_costs_gives_its_cost_and_latency_and_a_bare_file_says_not_measured(tmp_path):
+    from conftest import write_jsonl
+    from labelling_helpers import graded_run, samples_file
+
+    flagged = {3, 7, 11, 19, 23, 31}
+    data = samples_file(tmp_path / "samples.jsonl", n=40, flagged=flagged)
+    run = graded_run(tmp_path / "run", data, "scripted", lambda prompt: 0 if "FLAGGED" in prompt else 1)
+    labels = write_jsonl(
+        tmp_path / "labels.jsonl",
+        [
+            {"id": f"s{i:02d}", "metric": "faithfulness", "label": 0 if i in flagged else 1, "label_type": "binary"}
+            | {"actual_output": "answer"}
+            for i in range(40)
+        ],
+    )
+    priced = write_jsonl(
+        tmp_path / "priced.jsonl",
+        [{"id": f"s{i:02d}", "score": float(i not in flagged), "usd": 0.002, "s": 0.5 + i} for i in range(40)],
+    )
+    bare = write_predictions(tmp_path, "bare", {f"s{i:02d}": float(i not in flagged) for i in range(40)})
+    data = board(
+        tmp_path,
+        candidate("from-run", run)
+        + candidate("priced", priced, cost_field="usd", latency_field="s")
+        + candidate("bare", bare)
+        + evaluation(labels),
+    )
+    from_run, priced_row, bare_row = rows(data, "from-run"), rows(data, "priced"), rows(data, "bare")
+    assert from_run["value"] == 1.0 and from_run["cost_measured"] is True and from_run["calls"] == 40
+    assert priced_row["calls"] == 40 and priced_row["cost_usd"] == pytest.approx(0.08)
+    assert priced_row["latency_s_per_uncached_call"] == statistics.median(0.5 + i for i in range(40))
+    assert bare_row["cost_measured"] is False and bare_row["latency_s_per_uncached_call"] is None
+    page = (tmp_path / "board" / "leaderboard.md").read_text()
+    [bare_line] = [line for line in page.splitlines() if line.startswith("| set ") and "| bare " in line]
+    assert bare_line.count("not measured") == 2
+    # no cost, no speed, no trade-off to plot: the Pareto plot is left out only when nothing was measured
+    assert list((tmp_path / "board").glob("pareto_*.png"))

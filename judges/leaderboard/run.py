@@ -138,7 +138,7 @@ def run_leaderboard(
     write_tables(entries, picks, meta, out)
     plots = []
     for pick in picks:
-        if pick.metric in ("total",) or pick.evaluation.startswith("labels"):
+        if pick.metric in ("total",) or pick.evaluation in labelled:
             plot = plot_pareto(entries, pick.evaluation, pick.metric, out / plot_filename(pick.evaluation, pick.metric))
             if plot is not None:
                 plots.append(plot)
