@@ -74,7 +74,7 @@ def pick_row(pick: Pick, with_plain: bool = False) -> dict[str, str]:
 
 
 def any_plain(entries: list[Entry]) -> bool:
-    return any(e.plain_statistic for e in entries)
+    return any(e.plain_statistic for e in entries)  # some evaluation's labels name systems
 
 
 def markdown(entries: list[Entry], picks: list[Pick], meta: dict[str, Any]) -> str:
@@ -154,18 +154,11 @@ def markdown(entries: list[Entry], picks: list[Pick], meta: dict[str, Any]) -> s
         lines += ["", "## Notes on figures", ""]
         lines += [f"- {e.candidate} on {e.evaluation} ({e.metric}): {e.note}" for e in noted]
     lines += ["", "## Judges", ""]
-    described = meta.get("judges", {})
+    what = meta.get("judges", {})
     judges = {
-        e.candidate: [
-            e.candidate,
-            e.kind,
-            e.model or "-",
-            e.prompts or "-",
-            e.prompt_sha or "-",
-            described.get(e.candidate, "-"),
-        ]
-        for e in entries
+        e.candidate: [e.candidate, e.kind, e.model or "-", e.prompts or "-", e.prompt_sha or "-"] for e in entries
     }
+    judges = {name: [*row, what.get(name, "-")] for name, row in judges.items()}
     lines.append(grid(["candidate", "kind", "model", "prompts", "prompt hash", "what it is"], list(judges.values())))
     lines += ["", "## Data", ""] + [f"- {name}: {info}" for name, info in meta["data"].items()]
     return "\n".join(lines) + "\n"
