@@ -36,6 +36,18 @@ def test_ac1_and_kappa_by_hand_on_skewed_labels():
     assert gwet_ac1(np.ones(5), np.ones(5)) == 1.0 and np.isnan(cohen_kappa(np.ones(5), np.ones(5)))
 
 
+def test_weighted_forms_equal_the_statistics_of_the_expanded_resamples():
+    from judges.agreement.chance import weighted
+
+    rng = np.random.default_rng(6)
+    human, judge = rng.integers(0, 2, 60).astype(float), rng.integers(0, 2, 60).astype(float)
+    counts = rng.multinomial(60, np.full(60, 1 / 60), size=5).astype(float)
+    for kind, one in (("gwet_ac1", gwet_ac1), ("cohen_kappa", cohen_kappa)):
+        found = weighted(kind)(human, judge)(counts)
+        rows = [np.repeat(np.arange(60), c.astype(int)) for c in counts]
+        assert found == pytest.approx([one(human[r], judge[r]) for r in rows])
+
+
 def test_binary_agreement_reports_kappa_and_ac1():
     items = tuple(
         LabelledItem(str(i), "m", float(v), LabelType.BINARY, (0.0, 1.0), "h", SAMPLE)
@@ -60,11 +72,14 @@ def test_williams_test_by_hand():
 
 
 def test_resamples_come_in_bounded_blocks_with_the_same_draws():
-    groups = [np.array([k]) for k in range(10)]
-    blocks = list(resampled_rows(groups, 25, seed=3))
+    blocks = list(resampled_rows(np.arange(10), 25, seed=3))
     assert sum(len(b) for b in blocks) == 25
     expected = np.random.default_rng(3).integers(0, 10, size=(25, 10))
     assert np.array_equal(np.concatenate(blocks), expected)
+    # two rows for item 0, one for each other item: row lists, item 0 bringing both its rows
+    uneven = list(resampled_rows(np.array([0, 0, 1, 2]), 3, seed=3))[0]
+    draws = np.random.default_rng(3).integers(0, 3, size=(3, 3))
+    assert [len(r) for r in uneven] == [sum(2 if i == 0 else 1 for i in row) for row in draws]
 
 
 def two_judges(n=150, seed=1):

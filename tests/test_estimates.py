@@ -139,7 +139,7 @@ def test_the_command_reports_the_corrected_rate_from_a_file(tmp_path, capsys):
     assert not report["judge_only"]["ci"][0] <= truth.mean() <= report["judge_only"]["ci"][1]
     markdown = compact((tmp_path / "out" / "agreement.md").read_text())
     assert f"The judge says {said.mean():.4f}; corrected with 200 labels:" in markdown
-    assert "| labelled only |" in markdown and "Report the corrected figure" in markdown
+    assert "| labelled only |" in markdown and "report the corrected rate (PPI++)" in markdown
 
 
 def test_a_run_folder_with_labels_over_a_subset_of_its_items(tmp_path):

@@ -10,8 +10,8 @@ from conftest import compact, write_jsonl
 
 from judges.agreement.measure import measure
 from judges.agreement.predictions import Prediction, Predictions
+from judges.agreement.system_statistics import system_level, weighted_correlation, weighted_ranks
 from judges.agreement.systems import system_agreement
-from judges.agreement.weighted import system_level, weighted_correlation, weighted_ranks
 from judges.cli.main import main
 from judges.labels.mapping import ColumnMapping, map_rows
 from judges.labels.schema import LabelledItem, LabelledSet, LabelType, parse_item
@@ -138,6 +138,9 @@ def test_one_system_or_no_system_gives_no_system_figures():
     assert measure(none, preds, resamples=100).systems is None
     with pytest.raises(KeyError):
         measure(none, preds, resamples=100).figure("partial_pearson")
+    some = LabelledSet("some", (*labels.items[:-3], *none.items[-3:]))
+    partly = measure(some, preds, resamples=100)
+    assert partly.systems is None and "3 items name no system: no partial or system-level figures" in partly.notes
 
 
 def test_the_system_field_in_the_schema_and_in_a_column_mapping():
@@ -192,7 +195,7 @@ def test_the_command_writes_partial_and_system_level_keys(tmp_path, capsys):
     assert [row["system"] for row in aware["per_system"]] == sorted(QUALITY)
     markdown = compact((tmp_path / "out" / "agreement.md").read_text())
     assert "| partial_pearson |" in markdown and "| weak | 30 |" in markdown
-    assert markdown.count("Read the plain figures") == 1
+    assert markdown.count("When to read which:") == 1 and "partial ones for whether" in markdown
 
 
 def test_the_shared_sets_name_their_systems(shared_datasets, monkeypatch):
@@ -217,3 +220,18 @@ def test_the_shared_sets_name_their_systems(shared_datasets, monkeypatch):
     assert result.figure("partial_pearson").value == pytest.approx(stats.pearsonr(rh, rj)[0], abs=1e-9)
     assert result.figure("partial_spearman").value == pytest.approx(stats.spearmanr(rh, rj)[0], abs=1e-9)
     assert result.systems is not None and {r.n_items for r in result.systems.rows} == {60}
+    # the worked example of docs/choosing.md: naturalness tells the systems apart, not the grounded responses
+    natural = {i.id: float(i.extra["scores"]["naturalness"]) for i in chat.items}
+    preds = Predictions({(k, None): Prediction(k, VerdictState.GRADE, v) for k, v in natural.items()}, "naturalness")
+    result = measure(chat, preds, resamples=100)
+    assert result.figure("pearson").value == pytest.approx(0.3422, abs=5e-5)
+    assert result.figure("partial_pearson").value == pytest.approx(0.0594, abs=5e-5)
+    assert result.figure("system_level_pairwise_accuracy").value == 1.0
+
+
+def test_a_judge_constant_within_each_system_has_no_partial_correlation():
+    """Its residuals are rounding noise around 0: undefined, not a correlation of noise."""
+    labels, preds = system_set(lambda quality, label, rng: quality * 0.7 + 0.1)
+    result = measure(labels, preds, resamples=100)
+    assert result.figure("partial_pearson").value is None and result.figure("partial_spearman").value is None
+    assert result.figure("system_level_pairwise_accuracy").value == 1.0

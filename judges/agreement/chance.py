@@ -8,6 +8,8 @@ Feinstein and Cicchetti 1990). Both are computed from the 2 x 2 counts, so a res
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 
 
@@ -41,3 +43,32 @@ def gwet_ac1(h: np.ndarray, j: np.ndarray) -> float:
 
 def cohen_kappa(h: np.ndarray, j: np.ndarray) -> float:
     return float(cohen_kappa_batch(h, j))
+
+
+def _cells(human: np.ndarray, judge: np.ndarray) -> np.ndarray:
+    """(3, rows): whether each row is (1, 1), (1, 0) or (0, 1) for (human, judge)."""
+    h, j = human > 0.5, judge > 0.5
+    return np.stack([h & j, h & ~j, ~h & j]).astype(float)
+
+
+def weighted(kind: str) -> Callable[[np.ndarray, np.ndarray], Callable[[np.ndarray], np.ndarray]]:
+    """Kappa ("cohen_kappa") or AC1 ("gwet_ac1") of resamples given as row weights: (human, judge) -> a function of
+    (k, rows) weights giving k values, from the weighted 2 x 2 counts (no resample is expanded into rows)."""
+
+    def prepare(human: np.ndarray, judge: np.ndarray) -> Callable[[np.ndarray], np.ndarray]:
+        cells = _cells(human, judge)
+
+        def on(weights: np.ndarray) -> np.ndarray:
+            total = weights.sum(axis=1)
+            both, human_only, judge_only = np.einsum("kr,mr->mk", weights, cells)
+            with np.errstate(invalid="ignore", divide="ignore"):
+                observed = 1 - (human_only + judge_only) / total
+                share_h, share_j = (both + human_only) / total, (both + judge_only) / total
+            if kind == "gwet_ac1":
+                pi = (share_h + share_j) / 2
+                return _corrected(observed, 2 * pi * (1 - pi))
+            return _corrected(observed, share_h * share_j + (1 - share_h) * (1 - share_j))
+
+        return on
+
+    return prepare

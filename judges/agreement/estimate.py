@@ -12,6 +12,7 @@ it carries the uncertainty of sensitivity and specificity.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from statistics import NormalDist
 from typing import Any
@@ -19,9 +20,8 @@ from typing import Any
 import numpy as np
 
 READING = (
-    "Report the corrected figure (PPI++) as the rate: the judge's own mean carries its errors, the labelled-only "
-    "mean is unbiased but rests on the labelled items alone; PPI++ uses both and is never much wider than the "
-    "labelled-only interval."
+    "report the corrected rate (PPI++), not the judge's own mean, which carries its errors; the labelled-only "
+    "mean is unbiased but rests on the labelled items alone, and PPI++ is never much wider"
 )
 
 
@@ -167,39 +167,39 @@ def estimates(
 
 
 def measure_estimate(
-    context: dict[str, Any],
+    labels: Any,
+    predictions: Any,
+    turn: Callable[[float], float],
+    judge_scale: Any,
     *,
     resamples: int,
     seed: int,
     confidence: float,
 ) -> Estimates | None:
-    """The estimates for measure's metric, when the predictions grade items that carry no label (else None).
+    """The estimates for one metric's labels, when the predictions grade items that carry no label (else None).
 
-    `context` holds measure's `labels`, `ids`, `annotations`, turned `outcomes`, `predictions`, `metric`, `turn`,
-    `label_type` and `judge_scale`. Labelled items count when graded (a null or failure is not a grade to correct);
-    for binary labels the judge's calls are its 0/1 grades or its score cut at the threshold, and an item's label
-    is its annotators' majority.
+    Read from the labels and the predictions alone: each labelled item's mean label (for binary labels its
+    annotators' majority) beside the judge's grade, turned by `turn` for a lower-is-better judge (a null or a
+    failure is not a grade to correct, so those items are left out); the judge's calls for binary labels are its
+    0/1 grades or its score cut at `judge_scale.threshold`.
     """
     from judges.labels.schema import LabelType
 
-    label_type, judge_scale = context["label_type"], context["judge_scale"]
+    first = labels.items[0]
+    label_type, metric = first.label_type, first.metric
     if label_type is LabelType.PREFERENCE:
         return None
-    metric, predictions, turn = context["metric"], context["predictions"], context["turn"]
-    labelled_ids = {item.id for item in context["labels"].items}
-    unlabelled = [
-        turn(p.score)
-        for i in sorted(predictions.ids(metric) - labelled_ids)
-        if (p := predictions.get(i, metric)) is not None and p.score is not None
-    ]
-    if not unlabelled:
-        return None
-    pairs = [
-        (float(np.mean([lab for _, lab in ann])), o.score)
-        for ann, o in zip(context["annotations"], context["outcomes"], strict=True)
-        if o is not None and o.score is not None
-    ]
-    if len(pairs) < 2:
+    sums: dict[str, list[float]] = {}
+    for item in labels.items:
+        sums.setdefault(item.id, []).append(item.label)
+
+    def graded(item_id: str) -> float | None:
+        found = predictions.get(item_id, metric)
+        return None if found is None or found.score is None else float(turn(found.score))
+
+    unlabelled = [v for i in sorted(predictions.ids(metric) - sums.keys()) if (v := graded(i)) is not None]
+    pairs = [(float(np.mean(values)), v) for i, values in sums.items() if (v := graded(i)) is not None]
+    if not unlabelled or len(pairs) < 2:
         return None
     y, f_labelled, f_unlabelled = np.array([p[0] for p in pairs]), np.array([p[1] for p in pairs]), np.array(unlabelled)
     binary = label_type is LabelType.BINARY and (judge_scale.binary or judge_scale.threshold is not None)

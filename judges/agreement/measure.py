@@ -188,11 +188,10 @@ def measure(
     judge_figures = figures(stats, h, views, groups, resamples=resamples, seed=seed, confidence=confidence)
     bootstrap: dict[str, Any] = {"resamples": resamples, "seed": seed, "confidence": confidence}
     has_cut = cuts is not None or judge_scale.binary or judge_scale.threshold is not None
-    kept_ids = [i for i, v in zip(ids, values) if v is not None]
-    systems = measure_systems(labels, kept_ids, h, views, groups, label_type, has_cut, **bootstrap)
-    context = {"labels": labels, "ids": ids, "annotations": annotations, "outcomes": outcomes, "metric": metric}
-    context |= {"predictions": predictions, "turn": turn, "label_type": label_type, "judge_scale": judge_scale}
-    estimate = measure_estimate(context, **bootstrap)
+    item_ids = [i for i, v in zip(ids, values) if v is not None]
+    row_item = np.repeat(np.arange(len(groups)), [len(g) for g in groups]).astype(np.int64)
+    systems = measure_systems(labels, item_ids, h, views, row_item, label_type, has_cut, notes, **bootstrap)
+    estimate = measure_estimate(labels, predictions, turn, judge_scale, **bootstrap)
 
     errors = None
     on_levels = views["binary"] if label_type is LabelType.BINARY else j
@@ -251,5 +250,5 @@ def measure(
         ceiling_errors=ceiling_errors,
         systems=systems,
         estimate=estimate,
-        rows=MeasuredRows(h, views, groups, stats, tuple(kept_ids)),
+        rows=MeasuredRows(h, views, row_item, stats, tuple(item_ids)),
     )

@@ -10,7 +10,7 @@ metrics. For Spearman it is applied to the rank correlations, as those papers do
 from __future__ import annotations
 
 import warnings
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -66,18 +66,22 @@ def williams_test(r12: float, r13: float, r23: float, n: int) -> tuple[float, fl
     return t, float(2 * stats.t.sf(abs(t), n - 3))
 
 
-def resampled_rows(groups: Sequence[np.ndarray], resamples: int, seed: int) -> Iterator[np.ndarray | list[np.ndarray]]:
-    """Row indices of each resample of the items (seeded), a bounded block of resamples at a time."""
+def resampled_rows(row_item: np.ndarray, resamples: int, seed: int) -> Iterator[np.ndarray | list[np.ndarray]]:
+    """Row indices of each resample of the items (seeded; `row_item` the item index of each row), a bounded block
+    of resamples at a time: a matrix when every item has as many rows, else one array per resample."""
     rng = np.random.default_rng(seed)
-    n_items = len(groups)
-    equal = len({len(g) for g in groups}) == 1
-    members = np.stack(list(groups)) if equal else None
-    block = max(1, BLOCK_VALUES // max(1, sum(len(g) for g in groups)))
+    sizes = np.bincount(row_item)
+    n_items, order = sizes.size, np.argsort(row_item, kind="stable")
+    equal = n_items > 0 and sizes.min() == sizes.max()
+    members = order.reshape(n_items, -1) if equal else None
+    groups = None if equal else np.split(order, np.cumsum(sizes)[:-1])
+    block = max(1, BLOCK_VALUES // max(1, row_item.size))
     for start in range(0, resamples, block):
         index = rng.integers(0, n_items, size=(min(block, resamples - start), n_items))
         if members is not None:
             yield members[index].reshape(index.shape[0], -1)
         else:
+            assert groups is not None
             yield [np.concatenate([groups[i] for i in row]) for row in index]
 
 
@@ -105,14 +109,14 @@ def compare(
     if a.rows is None or b.rows is None:
         raise InputError("both judges must be measured here to be compared")
     rows_a, rows_b = a.rows, b.rows
-    if len(rows_a.groups) != len(rows_b.groups) or not np.array_equal(rows_a.human, rows_b.human):
+    if not (np.array_equal(rows_a.row_item, rows_b.row_item) and np.array_equal(rows_a.human, rows_b.human)):
         raise InputError("the two judges were not measured on the same items")
     stats_b = {s.name: s for s in rows_b.statistics if s.reason is None}
     pairs = [(s, stats_b[s.name]) for s in rows_a.statistics if s.reason is None and s.name in stats_b]
-    n_items = len(rows_a.groups)
+    n_items = int(rows_a.row_item.max()) + 1 if rows_a.row_item.size else 0
     values = {s.name: (s(rows_a.human, rows_a.views[s.view]), t(rows_b.human, rows_b.views[t.view])) for s, t in pairs}
     drawn: dict[str, list[np.ndarray]] = {s.name: [] for s, _ in pairs}
-    for rows in resampled_rows(rows_a.groups, resamples, seed):
+    for rows in resampled_rows(rows_a.row_item, resamples, seed):
         for s, t in pairs:
             one = _on_rows(s, rows_a.human, rows_a.views[s.view], rows)
             drawn[s.name].append(one - _on_rows(t, rows_b.human, rows_b.views[t.view], rows))

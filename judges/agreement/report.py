@@ -121,6 +121,10 @@ def write_report(
         f"{results[0].settings['seed']}, percentile {results[0].settings['confidence']:.0%} intervals.",
         "",
     ]
+    from judges.agreement.report_figures import reading_line
+
+    reading = reading_line(results)
+    header += [reading, ""] if reading else []
     body = [line for result in results for line in metric_table(result) + [""]]
     if second is not None:
         from judges.agreement.report_figures import comparison_table

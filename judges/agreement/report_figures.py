@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from judges.agreement.bootstrap import Figure
 from judges.agreement.estimate import Estimates
 from judges.agreement.paired import PairedDifference
+from judges.agreement.result import MetricAgreement
 from judges.agreement.systems import SystemAgreement
 from judges.render.markdown import grid
 
@@ -22,8 +23,6 @@ def _interval(ci: tuple[float, float] | None) -> str:
 
 def estimate_table(estimate: Estimates) -> list[str]:
     """Markdown lines: the mean label four ways, the headline sentence, and which one to report."""
-    from judges.agreement.estimate import READING
-
     named = [
         ("judge only (every judged item)", estimate.judge_only),
         ("labelled only", estimate.labelled_only),
@@ -44,13 +43,11 @@ def estimate_table(estimate: Estimates) -> list[str]:
         f"{ppi.value:.4f} {_interval(ppi.ci)} (PPI++ over {estimate.n_labelled + estimate.n_unlabelled} items)."
     )
     notes = "".join(f" {note[0].upper()}{note[1:]}." for note in estimate.notes)
-    return [headline + notes, "", table, "", READING]
+    return [headline + notes, "", table]
 
 
 def system_tables(systems: SystemAgreement) -> list[str]:
     """Markdown lines: the partial and system-level figures, the per-system table, and when to read which."""
-    from judges.agreement.systems import READING
-
     figures = grid(
         ["system-aware statistic", "judge", "95% CI", "n (items)", "note"],
         [[fig.statistic, *_value(fig), fig.note or ""] for fig in systems.figures],
@@ -75,9 +72,16 @@ def system_tables(systems: SystemAgreement) -> list[str]:
         figures,
         "",
         rows,
-        "",
-        READING,
     ]
+
+
+def reading_line(results: Sequence[MetricAgreement]) -> str | None:
+    """The one line saying which figure to read when: plain vs partial vs system-level, judge mean vs corrected."""
+    from judges.agreement import estimate, systems
+
+    parts = [systems.READING] if any(r.systems is not None for r in results) else []
+    parts += [estimate.READING] if any(r.estimate is not None for r in results) else []
+    return f"**When to read which:** {'; '.join(parts)}." if parts else None
 
 
 def comparison_table(metric: str, paths: Sequence[str], differences: Sequence[PairedDifference]) -> list[str]:

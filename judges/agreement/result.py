@@ -23,9 +23,9 @@ class MeasuredRows:
 
     human: np.ndarray
     views: dict[str, np.ndarray]
-    groups: list[np.ndarray]
+    row_item: np.ndarray  # the item index of each row
     statistics: list[Statistic]
-    ids: tuple[str, ...] = ()  # the kept items, in the order of `groups` (the leaderboard pairs two judges by them)
+    ids: tuple[str, ...] = ()  # the id of each item index (the leaderboard pairs two judges by them)
 
 
 @dataclass(frozen=True)

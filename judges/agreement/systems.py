@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 
 from judges.agreement.bootstrap import Figure, percentile_interval
-from judges.agreement.weighted import system_level, weighted_correlation, weighted_ranks
+from judges.agreement.system_statistics import system_level, weighted_correlation, weighted_ranks
 from judges.labels.schema import LabelledSet, LabelType
 
 PARTIAL = ("partial_pearson", "partial_spearman")
@@ -31,9 +31,9 @@ SYSTEM_LEVEL = (
 )
 MACRO_BALANCED_ACCURACY = "balanced_accuracy_system_macro"
 READING = (
-    "Read the plain figures for how well the judge grades items overall, the partial ones for whether it tells "
-    "good from bad answers of the same system (a judge that only recognises the stronger systems scores high "
-    "plainly and near 0 here), and the system-level ones for whether it ranks the systems as the humans do."
+    "plain figures for how well the judge grades items overall, partial ones for whether it tells good from bad "
+    "answers of the same system (a judge that only recognises the stronger systems scores high plainly and near 0 "
+    "here), system-level ones for whether it ranks the systems as the humans do"
 )
 
 
@@ -79,11 +79,12 @@ def _defined(value: float) -> float | None:
 
 
 class _Blocks:
-    """Items sorted by system: block starts and sizes, and per-item values in that order."""
+    """Items sorted by system, then by the first array (the human value): block starts and sizes, and per-item
+    values in that order (so the human residuals of a resample already form one ascending run per system)."""
 
     def __init__(self, systems: Sequence[str], *arrays: np.ndarray) -> None:
         names, codes = np.unique(np.asarray(systems, dtype=str), return_inverse=True)
-        order = np.argsort(codes, kind="stable")
+        order = np.lexsort((arrays[0], codes))
         self.names = [str(n) for n in names]
         self.codes = codes[order]
         self.sizes = np.bincount(self.codes, minlength=len(names))
@@ -111,8 +112,9 @@ class _Measure:
 
     def __init__(self, blocks: _Blocks, correlations: bool, binary: bool) -> None:
         self.blocks, self.correlations, self.binary = blocks, correlations, binary
-        human, judge = blocks.arrays[0], blocks.arrays[1]
-        self.order_h, self.order_j = blocks.within(human), blocks.within(judge)
+        judge = blocks.arrays[1]
+        self.order_j = blocks.within(judge)  # the human values are in order within each system already
+        self.scales = (float(np.abs(blocks.arrays[0]).max()), float(np.abs(judge).max()))
 
     def means(self, w: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         human, judge = self.blocks.arrays[0], self.blocks.arrays[1]
@@ -126,9 +128,13 @@ class _Measure:
         if self.correlations:
             sizes = self.blocks.sizes
             rh, rj = human - np.repeat(human_means, sizes), judge - np.repeat(judge_means, sizes)
-            out["partial_pearson"] = weighted_correlation(rh, rj, w)
-            ranks_h = weighted_ranks(rh, w, self.order_h)
-            out["partial_spearman"] = weighted_correlation(ranks_h, weighted_ranks(rj, w, self.order_j), w)
+            out["partial_pearson"] = weighted_correlation(rh, rj, w, self.scales)
+            if np.isnan(out["partial_pearson"]):  # a constant residual: its ranks would only order rounding noise
+                out["partial_spearman"] = float("nan")
+            else:
+                out["partial_spearman"] = weighted_correlation(
+                    weighted_ranks(rh, w, None), weighted_ranks(rj, w, self.order_j), w
+                )
         if self.binary:
             per_system = self.balanced(w)
             defined = per_system[np.isfinite(per_system)]
@@ -215,24 +221,31 @@ def _rows(blocks: _Blocks, measure: _Measure, binary: bool) -> list[SystemRow]:
 
 def measure_systems(
     labels: LabelledSet,
-    kept_ids: Sequence[str],
+    item_ids: Sequence[str],
     human_rows: np.ndarray,
     views: Mapping[str, np.ndarray],
-    groups: Sequence[np.ndarray],
+    row_item: np.ndarray,
     label_type: LabelType,
     has_cut: bool,
+    notes: list[str],
     **bootstrap: Any,
 ) -> SystemAgreement | None:
-    """The system-aware figures from measure's label rows: one value per item (its first row; the mean label)."""
+    """The system-aware figures from measure's label rows (`row_item`: the item index of each row, `item_ids`
+    each item's id): one value per item, its annotators' mean label and its judge value.
+
+    When some items name a system and others do not, there are none, and `notes` says why.
+    """
     named = {item.id: item.system for item in labels.items}
-    if not groups or len({named.get(i) for i in kept_ids} - {None}) < 2:
+    if not len(item_ids) or len({named.get(i) for i in item_ids} - {None}) < 2:
         return None
-    if any(named.get(i) is None for i in kept_ids):
+    unnamed = sum(named.get(i) is None for i in item_ids)
+    if unnamed:
+        notes.append(f"{unnamed} items name no system: no partial or system-level figures")
         return None
-    first = np.array([g[0] for g in groups], dtype=np.int64)
-    sizes = np.array([len(g) for g in groups], dtype=float)
-    human = np.add.reduceat(human_rows, first) / sizes
-    said = views["binary"][first] if has_cut else None
+    n_items = len(item_ids)
+    human = np.bincount(row_item, weights=human_rows, minlength=n_items) / np.bincount(row_item, minlength=n_items)
+    judge, said = np.empty(n_items), np.empty(n_items)
+    judge[row_item], said[row_item] = views["value"], views["binary"]  # every row of an item holds its value
     return system_agreement(
-        label_type, [str(named[i]) for i in kept_ids], human, views["value"][first], said=said, **bootstrap
+        label_type, [str(named[i]) for i in item_ids], human, judge, said=said if has_cut else None, **bootstrap
     )

@@ -125,7 +125,7 @@ def run(args: argparse.Namespace) -> int:
     from judges.agreement.policy import Policy
     from judges.agreement.predictions import read_predictions
     from judges.agreement.report import metric_table, write_report
-    from judges.agreement.report_figures import comparison_table
+    from judges.agreement.report_figures import comparison_table, reading_line
     from judges.agreement.threshold import Calibration
     from judges.labels.mapping import parse_label_map
     from judges.labels.registry import open_labels
@@ -201,6 +201,9 @@ def run(args: argparse.Namespace) -> int:
     )
     for result in results:
         print("\n".join(metric_table(result)))
+        print()
+    if line := reading_line(results):
+        print(line)
         print()
     for metric, differences in comparison.items():
         print("\n".join(comparison_table(metric, args.predictions, differences)))

@@ -22,7 +22,7 @@ class LabelPairs:
 
     statistic: Statistic
     ids: tuple[str, ...]
-    groups: tuple[np.ndarray, ...]
+    row_item: np.ndarray  # the item index of each label row (an item's rows are contiguous)
     human: np.ndarray
     judge: np.ndarray
 
@@ -36,7 +36,7 @@ def label_pairs(agreement: MetricAgreement, statistic: str) -> LabelPairs | None
     chosen = [s for s in rows.statistics if s.name == statistic and s.one is not None]
     if not chosen:
         return None
-    return LabelPairs(chosen[0], rows.ids, tuple(rows.groups), rows.human, rows.views[chosen[0].view])
+    return LabelPairs(chosen[0], rows.ids, rows.row_item, rows.human, rows.views[chosen[0].view])
 
 
 def _balanced_accuracy_batch(h: np.ndarray, j: np.ndarray) -> np.ndarray:
@@ -82,14 +82,15 @@ def label_difference(a: LabelPairs, b: LabelPairs) -> Difference | None:
     if a.statistic.name != b.statistic.name or len(a.ids) < 2 or set(a.ids) != set(b.ids):
         return None
     where = {item: n for n, item in enumerate(b.ids)}
-    judge_b = np.concatenate([b.judge[b.groups[where[item]]] for item in a.ids])
+    starts = np.concatenate([[0], np.cumsum(np.bincount(b.row_item))])
+    judge_b = np.concatenate([b.judge[starts[where[item]] : starts[where[item] + 1]] for item in a.ids])
     stat, human, judge_a = a.statistic, a.human, a.judge
     point = stat(human, judge_a) - stat(human, judge_b)
     if not np.isfinite(point):
         return None
     values = [
         _on_resamples(stat, human, judge_a, rows) - _on_resamples(stat, human, judge_b, rows)
-        for rows in resampled_rows(a.groups, RESAMPLES, SEED)
+        for rows in resampled_rows(a.row_item, RESAMPLES, SEED)
     ]
     diffs = np.concatenate(values)
     defined = diffs[np.isfinite(diffs)]

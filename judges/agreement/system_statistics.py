@@ -8,30 +8,31 @@ from itertools import combinations
 import numpy as np
 
 
-def _dot(a: np.ndarray, b: np.ndarray) -> float:
-    """The sum of a * b without BLAS (whose threads stall a vector product by 1,000x on a busy machine)."""
-    return float(np.multiply(a, b).sum())
+def weighted_correlation(
+    x: np.ndarray, y: np.ndarray, w: np.ndarray, scales: tuple[float, float] = (0.0, 0.0)
+) -> float:
+    """Pearson's r of x and y with each item counted w times, from five weighted sums (plain multiply-and-sum:
+    BLAS's threads stall a vector product by 1,000x on a busy machine).
 
-
-def weighted_correlation(x: np.ndarray, y: np.ndarray, w: np.ndarray) -> float:
-    """Pearson's r of x and y with each item counted w times (NaN when either is constant)."""
-    total = w.sum()
-    wx = w * (x - _dot(w, x) / total)
-    dy = y - _dot(w, y) / total
-    sxy, syy = _dot(wx, dy), _dot(w * dy, dy)
-    sxx = _dot(wx, x - _dot(w, x) / total)
-    if sxx <= 1e-12 * _dot(w * x, x) or syy <= 1e-12 * _dot(w * y, y) or sxx == 0 or syy == 0:
+    NaN when either is constant: its spread is rounding noise next to its values, or next to `scales` (the size of
+    the values residuals were taken from, so residuals that are rounding noise around 0 count as constant).
+    """
+    total, wx, wy = w.sum(), w * x, w * y
+    sum_x, sum_y, raw_xx, raw_yy = wx.sum(), wy.sum(), (wx * x).sum(), (wy * y).sum()
+    sxx, syy = raw_xx - sum_x * sum_x / total, raw_yy - sum_y * sum_y / total
+    floor_x, floor_y = max(raw_xx, total * scales[0] ** 2), max(raw_yy, total * scales[1] ** 2)
+    if sxx <= 1e-12 * floor_x or syy <= 1e-12 * floor_y:
         return float("nan")
-    return sxy / float(np.sqrt(sxx * syy))
+    return float(((wx * y).sum() - sum_x * sum_y / total) / np.sqrt(sxx * syy))
 
 
-def weighted_ranks(x: np.ndarray, w: np.ndarray, presort: np.ndarray) -> np.ndarray:
+def weighted_ranks(x: np.ndarray, w: np.ndarray, presort: np.ndarray | None) -> np.ndarray:
     """Average ranks of x in the sample that holds item i w[i] times (scipy's rankdata "average" on that sample).
 
     `presort` turns x into a few ascending runs (one per system), which the stable sort (timsort) merges in
-    near-linear time.
+    near-linear time; None when x already is such runs.
     """
-    order = presort[np.argsort(x[presort], kind="stable")]
+    order = np.argsort(x, kind="stable") if presort is None else presort[np.argsort(x[presort], kind="stable")]
     xs, ws = x[order], w[order]
     new = np.empty(xs.size, dtype=bool)
     new[0] = True
