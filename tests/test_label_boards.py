@@ -269,9 +269,11 @@ def test_where_labels_name_systems_the_board_chooses_by_the_partial_correlation_
 
 
 def test_the_committed_ragchecker_board_reproduces_the_published_figures():
-    """results/ragchecker: each released metric on its own label gives the paper's Pearson x 100 (and the ceiling the
+    """results/ragchecker_leaderboard: each released metric on its own label gives the paper's Pearson x 100 (and the ceiling the
     human-human one); the jury of the three is not crowned unless it beats its best member."""
-    data = json.loads(Path(__file__).parents[1].joinpath("results", "ragchecker", "leaderboard.json").read_text())
+    data = json.loads(
+        Path(__file__).parents[1].joinpath("results", "ragchecker_leaderboard", "leaderboard.json").read_text()
+    )
     by = {(e["evaluation"].rsplit(":", 1)[1], e["candidate"]): e for e in data["entries"]}
     published = {
         ("correctness", "ragchecker-precision"): (49.66, 63.67),
@@ -323,3 +325,10 @@ def test_a_run_folder_or_a_file_with_costs_gives_its_cost_and_latency_and_a_bare
     assert bare_line.count("not measured") == 2
     # no cost, no speed, no trade-off to plot: the Pareto plot is left out only when nothing was measured
     assert list((tmp_path / "board").glob("pareto_*.png"))
+
+
+def test_a_shipped_set_name_stays_a_name_beside_a_folder_of_that_name(tmp_path):
+    (tmp_path / "ragchecker").mkdir()  # e.g. a board written next to its config
+    config = tmp_path / "board.toml"
+    config.write_text(BASELINES + '[[evaluations]]\nkind = "labels"\nsource = "ragchecker"\nmetric = "overall"\n')
+    assert load_config(config).evaluations[0].source == "ragchecker"

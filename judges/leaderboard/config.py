@@ -155,9 +155,11 @@ def _relative_to(data: dict[str, Any], folder: Path) -> dict[str, Any]:
     candidate's `source`, and each evaluation's `source` and `calibration`, when such a file or folder exists there
     (a shipped set name such as `begin-cmu` stays a name)."""
 
+    from judges.labels.registry import SETS
+
     def resolve(value: Any) -> Any:
-        if not isinstance(value, str) or Path(value).is_absolute():
-            return value
+        if not isinstance(value, str) or Path(value).is_absolute() or value.partition(":")[0] in SETS:
+            return value  # a shipped set's name stays a name, even beside a folder of that name
         candidate = folder / value
         return str(candidate) if candidate.exists() else value
 
