@@ -1,5 +1,4 @@
-"""Two leaderboard rows compared on the same items: a paired bootstrap of pass rates (per-item values) or of a
-labelled statistic recomputed on each resample of the items both were measured on."""
+"""Two leaderboard rows compared on the same items: pass rates per item, or a labelled statistic."""
 
 from __future__ import annotations
 

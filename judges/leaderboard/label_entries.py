@@ -1,4 +1,4 @@
-"""Leaderboard rows from human labels: each candidate scores a seeded subset, then agreement with intervals."""
+"""Leaderboard rows from human labels: each candidate's outcome per labelled item, then agreement with intervals."""
 
 from __future__ import annotations
 

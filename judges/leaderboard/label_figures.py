@@ -1,5 +1,4 @@
-"""One labelled leaderboard row from a judge's outcomes per item: agreement measured, the ranking statistic chosen,
-every figure kept, what became of the items the judge lacks, and the rows a paired bootstrap needs."""
+"""One labelled leaderboard row: agreement measured, the ranking statistic chosen, every figure kept."""
 
 from __future__ import annotations
 
@@ -53,8 +52,9 @@ def plain_headline(agreement: MetricAgreement, cut_given: bool) -> str:
 
 def headline(agreement: MetricAgreement, evaluation: Evaluation, cut_given: bool) -> tuple[str, str | None]:
     """The statistic that ranks, and the plain one to show beside it when that is a system-aware figure: the
-    config's `statistic`, else the system-aware figure where the items name two or more systems (partial Spearman,
-    or the macro of per-system balanced accuracy), else the plain one for the label type."""
+    config's `statistic`, else the system-aware figure where the items name two or more systems (partial Spearman
+    controlling for the system, as FRANK, Pagnoni et al. NAACL 2021, ranks factuality metrics; or the macro of
+    per-system balanced accuracy), else the plain one for the label type."""
     plain = plain_headline(agreement, cut_given)
     chosen = evaluation.statistic
     if chosen is None and agreement.systems is not None:

@@ -1,5 +1,4 @@
-"""Juries on labelled sets: the members' outcomes per item (llm, metric, embedding or predictions candidates)
-combined by the jury's rule, then measured like any candidate; a majority counts each member's 0/1 vote."""
+"""Juries on labelled sets: the members' outcomes per item combined by the jury's rule, then measured."""
 
 from __future__ import annotations
 

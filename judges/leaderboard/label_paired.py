@@ -1,5 +1,4 @@
-"""A paired bootstrap of two judges' agreement statistic on the same labelled items: each resample draws items once
-and computes the statistic for both judges on them (as the pass rates are compared, item by item)."""
+"""A paired bootstrap of two judges' agreement statistic, recomputed on each resample of the same items."""
 
 from __future__ import annotations
 
@@ -77,7 +76,8 @@ def _on_resamples(
 
 
 def label_difference(a: LabelPairs, b: LabelPairs) -> Difference | None:
-    """The statistic of a minus that of b with its percentile paired-bootstrap interval; None unless both rest on
+    """The statistic of a minus that of b with its percentile paired-bootstrap interval (paired bootstrap resampling
+    of the items, as Koehn, EMNLP 2004, compares two MT systems on one test set); None unless both rest on
     the same statistic and exactly the same (>= 2) items, or when most resamples leave the statistic undefined."""
     if a.statistic.name != b.statistic.name or len(a.ids) < 2 or set(a.ids) != set(b.ids):
         return None
