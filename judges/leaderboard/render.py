@@ -83,7 +83,7 @@ def markdown(entries: list[Entry], picks: list[Pick], meta: dict[str, Any]) -> s
         "",
         f"Generated {meta['date']} by judgelab {meta['judgelab_version']} from "
         f"`{meta['config']}`. Figures with 95% intervals and the n they rest on. A judge is named best only "
-        "when it beats the best baseline (a paired bootstrap on the same items where per-item values exist, "
+        "when it beats the best baseline (a paired bootstrap on the same items where both rest on them, "
         "else its 95% interval's lower bound above the baseline's figure); ties go to the cheaper, then the "
         "faster by median latency per uncached call. A negative correlation or an AUROC below 0.5 never wins.",
         "",
