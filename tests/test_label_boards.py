@@ -332,3 +332,11 @@ def test_a_shipped_set_name_stays_a_name_beside_a_folder_of_that_name(tmp_path):
     config = tmp_path / "board.toml"
     config.write_text(BASELINES + '[[evaluations]]\nkind = "labels"\nsource = "ragchecker"\nmetric = "overall"\n')
     assert load_config(config).evaluations[0].source == "ragchecker"
+
+
+def test_an_unknown_statistic_is_one_line_naming_the_file_line_and_key(tmp_path):
+    labels = write_labels(tmp_path, [1.0, 0.0])
+    config = tmp_path / "board.toml"
+    config.write_text(BASELINES + evaluation(labels, statistic="partial_pearsn"))
+    with pytest.raises(ConfigError, match=r"board.toml:11: evaluations\[0\].statistic: 'partial_pearsn' is not a"):
+        load_config(config)
