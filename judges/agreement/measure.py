@@ -252,5 +252,5 @@ def measure(
         ceiling_errors=ceiling_errors,
         systems=systems,
         estimate=estimate,
-        rows=MeasuredRows(h, views, row_item, stats),
+        rows=MeasuredRows(h, views, row_item, stats, tuple(item_ids)),
     )

@@ -25,6 +25,7 @@ class MeasuredRows:
     views: dict[str, np.ndarray]
     row_item: np.ndarray  # the item index of each row
     statistics: list[Statistic]
+    ids: tuple[str, ...] = ()  # the id of each item index (the leaderboard pairs two judges by them)
 
 
 @dataclass(frozen=True)

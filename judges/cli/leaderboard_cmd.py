@@ -40,15 +40,17 @@ def dry_run(config: Any) -> int:
     `meta-eval --dry-run`; on labels, one call per labelled item; baselines and embeddings call no judge."""
     from judges.cli.meta_eval_cmd import dry_run as estimate
     from judges.leaderboard.label_entries import labelled_subset
-    from judges.leaderboard.run import applies
+    from judges.leaderboard.run import applies, read_predictions
     from judges.suite.loading import load_unit_tests
 
     labelled = {e.name: labelled_subset(e) for e in config.evaluations if e.kind == "labels"}
-    pairs = [(e, c) for e in config.evaluations for c in config.candidates if applies(c, e, labelled)]
+    read = read_predictions(config, labelled)
+    pairs = [(e, c) for e in config.evaluations for c in config.candidates if applies(c, e, labelled, read)]
     for done, (evaluation, candidate) in enumerate(pairs, 1):
         print(f"[{done}/{len(pairs)}] {candidate.name} ({candidate.kind}) on {evaluation.name}:")
-        if candidate.kind in ("baseline", "embedding"):
-            print("  no judge call" + (" (an embedding per item)" if candidate.kind == "embedding" else ""))
+        if candidate.kind in ("baseline", "embedding", "predictions"):
+            says = {"embedding": " (an embedding per item)", "predictions": " (its outputs are read from its source)"}
+            print("  no judge call" + says.get(candidate.kind, ""))
         elif evaluation.kind == "unit_tests":
             tests = load_unit_tests(evaluation.source, evaluation.split)[: evaluation.limit]
             estimate(tests, candidate.judge(config.cache), 1)
