@@ -5,8 +5,11 @@ Builds synthetic continuous labels on [0, 1] (one annotator, no text; each item 
 answers differ in quality) and a judge's score per item that tracks the label, the system and noise, then runs
 the command a user types (`python -m judges.cli.main agreement --labels L --predictions P`, 1,000 resamples) in a
 new process per size, timed as a whole, its CPU time and peak resident memory read from the kernel (`os.wait4`). It measures
-whatever the command reports, so figures added to `agreement` are measured too. Writes agreement_scale.json and
-agreement_scale.md, with each size's ratios to the smallest.
+whatever the command reports (the plain figures and, the items naming their systems, the partial and system-level
+ones), so figures added to `agreement` are measured too. A second case (`--cases`) gives two judges' scores on the
+labelled items and on a tenth as many unlabelled ones, so the corrected estimates (PPI++) and the paired comparison
+of the two judges run as well. Writes agreement_scale.json and agreement_scale.md, with each size's ratios to the
+smallest of its case.
 """
 
 from __future__ import annotations
@@ -28,26 +31,35 @@ ROOT = Path(__file__).resolve().parent.parent
 SYSTEMS = 9
 
 
-def write_inputs(folder: Path, n: int, seed: int = 0) -> tuple[Path, Path]:
-    """Labelled items (id, label, system; no text) and one judge score per item, as JSON Lines."""
+CASES = {"one": "one judge", "two": "two judges, +10% unlabelled"}
+
+
+def write_inputs(folder: Path, n: int, case: str, seed: int = 0) -> tuple[Path, list[Path]]:
+    """Labelled items (id, label, system; no text) and each judge's score per item, as JSON Lines; in case "two",
+    two judges (the second noisier) who also graded n / 10 items without a label."""
     rng = np.random.default_rng(seed)
-    system = rng.integers(0, SYSTEMS, n)
+    graded = n if case == "one" else n + n // 10
+    system = rng.integers(0, SYSTEMS, graded)
     quality = np.linspace(0.3, 0.7, SYSTEMS)[system]
-    label = np.clip(quality + rng.normal(0, 0.15, n), 0, 1)
-    score = np.clip(0.5 * label + 0.5 * quality + rng.normal(0, 0.1, n), 0, 1)
-    labels, predictions = folder / f"labels-{n}.jsonl", folder / f"predictions-{n}.jsonl"
+    label = np.clip(quality + rng.normal(0, 0.15, graded), 0, 1)
+    labels = folder / f"labels-{n}.jsonl"
     with labels.open("w", encoding="utf-8") as handle:
         handle.writelines(
             f'{{"id": "i{k}", "metric": "faithfulness", "label": {label[k]:.6f}, "label_type": "continuous", '
             f'"scale": [0, 1], "system": "system-{system[k]}"}}\n'
             for k in range(n)
         )
-    with predictions.open("w", encoding="utf-8") as handle:
-        handle.writelines(f'{{"id": "i{k}", "score": {score[k]:.6f}}}\n' for k in range(n))
+    predictions = []
+    for judge, noise in enumerate((0.1, 0.2)[: 1 if case == "one" else 2]):
+        score = np.clip(0.5 * label + 0.5 * quality + rng.normal(0, noise, graded), 0, 1)
+        path = folder / f"predictions-{n}-{judge}.jsonl"
+        with path.open("w", encoding="utf-8") as handle:
+            handle.writelines(f'{{"id": "i{k}", "score": {score[k]:.6f}}}\n' for k in range(graded))
+        predictions.append(path)
     return labels, predictions
 
 
-def run_agreement(labels: Path, predictions: Path, out: Path, resamples: int) -> dict[str, Any]:
+def run_agreement(labels: Path, predictions: list[Path], out: Path, resamples: int) -> dict[str, Any]:
     """One `judgelab agreement` process: its wall time, peak RSS and the figures it reported."""
     command = [
         sys.executable,
@@ -56,8 +68,7 @@ def run_agreement(labels: Path, predictions: Path, out: Path, resamples: int) ->
         "agreement",
         "--labels",
         str(labels),
-        "--predictions",
-        str(predictions),
+        *(part for path in predictions for part in ("--predictions", str(path))),
         "--resamples",
         str(resamples),
         "--out",
@@ -72,8 +83,14 @@ def run_agreement(labels: Path, predictions: Path, out: Path, resamples: int) ->
     stderr = process.stderr.read().decode() if process.stderr else ""
     if os.waitstatus_to_exitcode(status) != 0:
         raise RuntimeError(f"judgelab agreement exited {os.waitstatus_to_exitcode(status)}: {stderr[-500:]}")
-    [metric] = json.loads((out / "agreement.json").read_text(encoding="utf-8"))["metrics"].values()
-    figures = {f["statistic"]: f for f in metric["judge"]}
+    report = json.loads((out / "agreement.json").read_text(encoding="utf-8"))
+    [metric] = report["metrics"].values()
+    system_aware = metric.get("system_aware") or {}
+    figures = {f["statistic"]: f for f in metric["judge"] + [v for v in system_aware.values() if isinstance(v, dict)]}
+    for name in ("judge_only", "labelled_only", "ppi") if metric.get("estimate") else ():
+        figures[f"estimate {name}"] = metric["estimate"][name]
+    for difference in [d for diffs in report.get("comparison", {}).values() for d in diffs]:
+        figures[f"A - B {difference['statistic']}"] = difference
     return {
         "seconds": round(seconds, 2),
         "cpu_seconds": round(usage.ru_utime + usage.ru_stime, 2),
@@ -88,30 +105,35 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", default="10000,100000,1000000", help="item counts, comma-separated")
     parser.add_argument("--resamples", type=int, default=1000)
+    parser.add_argument("--cases", default="one,two", help="one (one judge), two (two judges, +10%% unlabelled)")
     parser.add_argument("--out", default="results/benchmarks")
     args = parser.parse_args()
     sizes = [int(s) for s in args.sizes.split(",")]
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
-        for n in sizes:
-            labels, predictions = write_inputs(folder, n)
-            row = {"items": n, **run_agreement(labels, predictions, folder / f"out-{n}", args.resamples)}
-            rows.append(row)
-            print(
-                f"{n:>9,} items: {row['seconds']:.1f} s ({row['cpu_seconds']:.1f} s CPU, load {row['load_average']}), "
-                f"{row['peak_rss_mb']:.0f} MB peak RSS",
-                flush=True,
-            )
-            labels.unlink()
-            predictions.unlink()
-    first = rows[0]
+        for case in args.cases.split(","):
+            for n in sizes:
+                labels, predictions = write_inputs(folder, n, case)
+                measured = run_agreement(labels, predictions, folder / f"out-{case}-{n}", args.resamples)
+                rows.append({"case": CASES[case], "items": n, **measured})
+                print(
+                    f"{CASES[case]}, {n:>9,} items: {measured['seconds']:.1f} s ({measured['cpu_seconds']:.1f} s CPU, "
+                    f"load {measured['load_average']}), {measured['peak_rss_mb']:.0f} MB peak RSS",
+                    flush=True,
+                )
+                for path in [labels, *predictions]:
+                    path.unlink()
     for row in rows:
+        first = next(r for r in rows if r["case"] == row["case"])
         row["time_ratio"] = round(row["seconds"] / first["seconds"], 2)
         row["cpu_ratio"] = round(row["cpu_seconds"] / first["cpu_seconds"], 2)
         row["memory_ratio"] = round(row["peak_rss_mb"] / first["peak_rss_mb"], 2)
     result = {
-        "command": f"python benchmarks/bench_agreement_scale.py --sizes {args.sizes} --resamples {args.resamples}",
+        "command": (
+            f"python benchmarks/bench_agreement_scale.py --sizes {args.sizes} --resamples {args.resamples} "
+            f"--cases {args.cases}"
+        ),
         "machine": f"{os.cpu_count()} cores, Python {platform.python_version()}",
         "systems": SYSTEMS,
         "resamples": args.resamples,
@@ -124,17 +146,18 @@ def main() -> None:
         "# `judgelab agreement` at scale",
         "",
         f"`{result['command']}` on {result['machine']}: continuous labels (no text, {SYSTEMS} systems), one judge "
-        f"score per item, {args.resamples} bootstrap resamples; one process per size, timed whole (reading both "
-        "files, every figure and interval, writing the report); CPU time (user + system) and peak RSS from the "
+        f"score per item (or two judges' scores, also on a tenth as many unlabelled items), {args.resamples} "
+        "bootstrap resamples; one process per size, timed whole (reading the files, every figure and interval, "
+        "writing the report); CPU time (user + system) and peak RSS from the "
         "kernel. The load average is the machine's (other processes sharing its cores): where it is above the core "
         "count, wall time stretches and CPU time is the fairer figure.",
         "",
-        "| items | wall time (s) | CPU time (s) | load average | peak RSS (MB) | wall ratio | CPU ratio | "
+        "| case | items | wall time (s) | CPU time (s) | load average | peak RSS (MB) | wall ratio | CPU ratio | "
         "memory ratio | figures |",
-        "|---|---|---|---|---|---|---|---|---|",
+        "|---|---|---|---|---|---|---|---|---|---|",
     ]
     lines += [
-        f"| {r['items']:,} | {r['seconds']} | {r['cpu_seconds']} | {r['load_average']} | {r['peak_rss_mb']} | "
+        f"| {r['case']} | {r['items']:,} | {r['seconds']} | {r['cpu_seconds']} | {r['load_average']} | {r['peak_rss_mb']} | "
         f"{r['time_ratio']} | {r['cpu_ratio']} | {r['memory_ratio']} | {', '.join(r['figures'])} |"
         for r in rows
     ]

@@ -110,6 +110,9 @@ def test_undefined_statistics_are_nan_not_errors():
 # --- statistics chosen by the label type and the judge's scale ----------------------------------------------
 
 
+CHANCE = ["cohen_kappa", "gwet_ac1"]
+
+
 @pytest.mark.parametrize(
     "label_type, scale, judge, names",
     [
@@ -120,8 +123,13 @@ def test_undefined_statistics_are_nan_not_errors():
             ["pearson", "spearman", "kendall_tau_b", "weighted_kappa", "krippendorff_alpha"],
         ),
         (LabelType.CONTINUOUS, (0, 1), [0, 0.5, 1], ["pearson", "spearman", "kendall_tau_b", "krippendorff_alpha"]),
-        (LabelType.BINARY, (0, 1), [0, 1, 1], ["balanced_accuracy", "f1", "mcc", "krippendorff_alpha"]),
-        (LabelType.BINARY, (0, 1), [0.2, 0.7], ["balanced_accuracy", "f1", "mcc", "krippendorff_alpha", "auroc"]),
+        (LabelType.BINARY, (0, 1), [0, 1, 1], ["balanced_accuracy", "f1", "mcc", *CHANCE, "krippendorff_alpha"]),
+        (
+            LabelType.BINARY,
+            (0, 1),
+            [0.2, 0.7],
+            ["balanced_accuracy", "f1", "mcc", *CHANCE, "krippendorff_alpha", "auroc"],
+        ),
         (
             LabelType.PREFERENCE,
             (-2, 2),

@@ -139,7 +139,7 @@ def test_kendall_takes_the_fisher_z_interval_above_its_size_close_to_the_bootstr
     assert asymptotic.ci == pytest.approx(expected, abs=1e-6)
     width = boot.ci[1] - boot.ci[0]
     assert abs(asymptotic.ci[0] - boot.ci[0]) < 0.15 * width and abs(asymptotic.ci[1] - boot.ci[1]) < 0.15 * width
-    assert st.KENDALL.bootstrap_items == st.KENDALL_BOOTSTRAP_ITEMS == 20_000
+    assert st.KENDALL.bootstrap_items == st.BOOTSTRAP_ITEMS == 20_000
 
 
 def test_interval_alpha_on_a_million_distinct_values_holds_no_values_by_values_matrix():

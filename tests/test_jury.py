@@ -137,11 +137,11 @@ def test_rules_combine_verdicts_and_leave_failed_members_out():
     assert combine([failed, failed], "mean").is_failure
 
 
-def test_a_jury_names_existing_llm_candidates(tmp_path):
+def test_a_jury_names_existing_candidates_with_outputs_per_item(tmp_path):
     unit_tests(tmp_path)
     with pytest.raises(ConfigError, match=r"jury\[0\] \(panel\): member 'Z' is not a candidate"):
         config_file(tmp_path, ["A", "Z"])
-    with pytest.raises(ConfigError, match="member 'always-top' is a baseline, not an llm judge"):
+    with pytest.raises(ConfigError, match="member 'always-top' is a baseline, not a judge with outputs per item"):
         config_file(tmp_path, ["A", "always-top"])
     with pytest.raises(ConfigError, match="rule"):
         config_file(tmp_path, ["A", "B"], rule="vote")

@@ -16,9 +16,9 @@ from cdp import CHROMIUM
 from conftest import ROOT, reply, scripted_judge
 
 from judges.calls.scripted import by_metric
-from judges.runs.compare import changes, comparison_markdown
 from judges.runs.paired_runs import paired_metrics
 from judges.runs.run import Run
+from judges.runs.run_compare import changes, comparison_markdown
 from judges.runs.service import run_task
 from judges.suite.loading import load_unit_tests
 from judges.suite.unit_test_task import UnitTestTask

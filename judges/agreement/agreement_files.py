@@ -6,12 +6,16 @@ import json
 from collections.abc import Sequence
 from datetime import UTC
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from judges import __version__
 from judges.agreement.bootstrap import Figure
 from judges.agreement.confusion import errors_table
 from judges.agreement.result import MetricAgreement
+
+if TYPE_CHECKING:
+    from judges.agreement.paired import PairedDifference
+from judges.agreement.report_figures import comparison_table, estimate_table, reading_line, system_tables
 from judges.pages.markdown import grid
 
 
@@ -80,15 +84,31 @@ def metric_table(result: MetricAgreement) -> list[str]:
         notes.append("- no human-human ceiling: no item was labelled by two annotators")
     if result.errors is not None:
         lines += ["", *errors_table(result.errors, result.label_type, result.ceiling_errors)]
+    if result.systems is not None or result.estimate is not None:
+        lines += ["", *system_tables(result.systems)] if result.systems is not None else []
+        lines += ["", *estimate_table(result.estimate)] if result.estimate is not None else []
     return lines + ([""] + notes if notes else [])
 
 
 def write_report(
-    out_dir: Path, results: Sequence[MetricAgreement], *, labels: dict[str, Any], predictions: dict[str, Any]
+    out_dir: Path,
+    results: Sequence[MetricAgreement],
+    *,
+    labels: dict[str, Any],
+    predictions: dict[str, Any],
+    second: tuple[str, Sequence[MetricAgreement]] | None = None,
+    comparison: dict[str, list[PairedDifference]] | None = None,
 ) -> str:
-    """Write agreement.json and agreement.md into `out_dir`; return the markdown."""
+    """Write agreement.json and agreement.md into `out_dir`; return the markdown.
+
+    With a `second` judge (its predictions path and results) and the `comparison` of the two per metric, the JSON
+    adds `second_judge` and `comparison`, and the markdown their tables.
+    """
     out_dir.mkdir(parents=True, exist_ok=True)
     data = report_dict(results, labels=labels, predictions=predictions)
+    if second is not None:
+        data["second_judge"] = {"path": second[0], "metrics": {r.metric: r.to_dict() for r in second[1]}}
+        data["comparison"] = {m: [d.to_dict() for d in diffs] for m, diffs in (comparison or {}).items()}
     (out_dir / "agreement.json").write_text(json.dumps(data, indent=2), encoding="utf-8")
     header = [
         f"# Agreement with human labels: {labels['name']}",
@@ -98,7 +118,15 @@ def write_report(
         f"{results[0].settings['seed']}, percentile {results[0].settings['confidence']:.0%} intervals.",
         "",
     ]
+
+    reading = reading_line(results)
+    header += [reading, ""] if reading else []
     body = [line for result in results for line in metric_table(result) + [""]]
+    if second is not None:
+        body += [f"## Second judge: `{second[0]}`", ""]
+        body += [line for result in second[1] for line in metric_table(result) + [""]]
+        paths = [predictions["path"], second[0]]
+        body += [line for m, diffs in (comparison or {}).items() for line in comparison_table(m, paths, diffs) + [""]]
     markdown = "\n".join(header + body)
     (out_dir / "agreement.md").write_text(markdown, encoding="utf-8")
     return markdown

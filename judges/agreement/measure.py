@@ -2,15 +2,19 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from judges.agreement.bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED, Figure, ItemRows, figures
 from judges.agreement.confusion import item_weights, judge_errors
+from judges.agreement.corrected_estimate import measure_estimate
 from judges.agreement.label_rows import ceiling_rows, fit_on, grouped, majority_labels, minmax_scale, orient
 from judges.agreement.policy import Policy, apply_policy
 from judges.agreement.predictions import Predictions
-from judges.agreement.result import MetricAgreement
+from judges.agreement.result import MeasuredRows, MetricAgreement
 from judges.agreement.statistics import JudgeScale, choose_statistics, describe_judge
+from judges.agreement.systems import measure_systems
 from judges.agreement.threshold import (
     MIN_CALIBRATION_ITEMS,
     Calibration,
@@ -185,6 +189,12 @@ def measure(
     }
     stats = choose_statistics(label_type, scale, judge_scale)
     judge_figures = figures(stats, h, views, groups, resamples=resamples, seed=seed, confidence=confidence)
+    bootstrap: dict[str, Any] = {"resamples": resamples, "seed": seed, "confidence": confidence}
+    has_cut = cuts is not None or judge_scale.binary or judge_scale.threshold is not None
+    item_ids = [ids[n] for n in kept]
+    row_item = groups.row_item
+    systems = measure_systems(labels, item_ids, h, views, row_item, label_type, has_cut, notes, **bootstrap)
+    estimate = measure_estimate(labels, predictions, turn, judge_scale, **bootstrap)
 
     errors = None
     on_levels = views["binary"] if label_type is LabelType.BINARY else j
@@ -240,4 +250,7 @@ def measure(
         notes=notes,
         errors=errors,
         ceiling_errors=ceiling_errors,
+        systems=systems,
+        estimate=estimate,
+        rows=MeasuredRows(h, views, row_item, stats, tuple(item_ids)),
     )

@@ -5,12 +5,27 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
+
 from judges.agreement.bootstrap import Figure
 from judges.agreement.confusion import JudgeErrors
+from judges.agreement.corrected_estimate import Estimates
 from judges.agreement.policy import OutcomeCounts, Policy
-from judges.agreement.statistics import JudgeScale
+from judges.agreement.statistics import JudgeScale, Statistic
+from judges.agreement.systems import SystemAgreement
 from judges.agreement.threshold import FittedThreshold
 from judges.labels.schema import LabelType
+
+
+@dataclass(frozen=True)
+class MeasuredRows:
+    """The label rows a result was measured on (kept for comparing two judges on the same items; not saved)."""
+
+    human: np.ndarray
+    views: dict[str, np.ndarray]
+    row_item: np.ndarray  # the item index of each row
+    statistics: list[Statistic]
+    ids: tuple[str, ...] = ()  # the id of each item index (the leaderboard pairs two judges by them)
 
 
 @dataclass(frozen=True)
@@ -35,9 +50,16 @@ class MetricAgreement:
     notes: list[str] = field(default_factory=list)  # how the binary cut was made, items set aside, and so on
     errors: JudgeErrors | None = None  # confusion matrix, recall, signed difference (judge grades on the label levels)
     ceiling_errors: JudgeErrors | None = None  # the same between two annotators of an item (first id as "judge")
+    systems: SystemAgreement | None = None  # partial, system-level and per-system figures (items of 2+ systems)
+    estimate: Estimates | None = None  # the corrected mean label, when the judge graded items without a label
+    rows: MeasuredRows | None = field(default=None, compare=False, repr=False)
+
+    def figures(self) -> list[Figure]:
+        """Every judge figure: the plain ones, then the system-aware ones when the items name two or more systems."""
+        return self.judge + (self.systems.figures if self.systems is not None else [])
 
     def figure(self, statistic: str, *, ceiling: bool = False) -> Figure:
-        for fig in self.ceiling if ceiling else self.judge:
+        for fig in self.ceiling if ceiling else self.figures():
             if fig.statistic == statistic:
                 return fig
         raise KeyError(statistic)
@@ -66,4 +88,6 @@ class MetricAgreement:
             "notes": self.notes,
             "errors": None if self.errors is None else self.errors.to_dict(),
             "ceiling_errors": None if self.ceiling_errors is None else self.ceiling_errors.to_dict(),
+            "system_aware": None if self.systems is None else self.systems.to_dict(),
+            "estimate": None if self.estimate is None else self.estimate.to_dict(),
         }

@@ -11,13 +11,16 @@ from typing import Literal
 
 import numpy as np
 
+from judges.agreement import chance
 from judges.agreement import weighted as w
 from judges.labels.schema import LabelType
 
 One = Callable[[np.ndarray, np.ndarray], float]
 Batch = Callable[[np.ndarray, np.ndarray], np.ndarray]
 Asymptotic = Callable[[float, int, float], tuple[float, float]]  # (value, items, confidence) -> interval
-KENDALL_BOOTSTRAP_ITEMS = 20_000  # above this, Kendall's tau-b gets the asymptotic interval (see `kendall_interval`)
+# above this many items, Kendall's tau-b (`kendall_interval`) and the system-aware figures (`system_large`) take an
+# asymptotic interval instead of the bootstrap, whose per-resample sorts and sums would not fit 60 s at 10^6 items
+BOOTSTRAP_ITEMS = 20_000
 
 
 @dataclass(frozen=True)
@@ -73,20 +76,25 @@ def _kendall(h: np.ndarray, j: np.ndarray) -> float:
     return stats.kendalltau(h, j).statistic  # tau-b: corrects for the many ties of ordinal labels
 
 
+def fisher_interval(value: float, dof: float, confidence: float, variance: float = 1.0) -> tuple[float, float]:
+    """A correlation's interval from Fisher's z: tanh(atanh(r) -+ z sqrt(variance / dof))."""
+    from statistics import NormalDist
+
+    z = NormalDist().inv_cdf(0.5 + confidence / 2)
+    centre, half = float(np.arctanh(np.clip(value, -0.999999, 0.999999))), z * float(np.sqrt(variance / dof))
+    return float(np.tanh(centre - half)), float(np.tanh(centre + half))
+
+
 def kendall_interval(value: float, n_items: int, confidence: float) -> tuple[float, float]:
     """Fisher's z of tau with the variance 0.437 / (n - 4) of Fieller, Hartley and Pearson (1957), as Bonett and
     Wright (2000, Psychometrika 65) recommend for Kendall's tau: derived for bivariate normal data, and with n the
     items (not label rows), conservative when items have several annotators."""
-    from statistics import NormalDist
-
-    z = NormalDist().inv_cdf(0.5 + confidence / 2)
-    centre, half = float(np.arctanh(np.clip(value, -0.999999, 0.999999))), z * float(np.sqrt(0.437 / (n_items - 4)))
-    return float(np.tanh(centre - half)), float(np.tanh(centre + half))
+    return fisher_interval(value, n_items - 4, confidence, 0.437)
 
 
 KENDALL_NOTE = (
     f"interval: Fisher z with variance 0.437/(n-4) (Fieller, Hartley and Pearson 1957), not the bootstrap, "
-    f"above {KENDALL_BOOTSTRAP_ITEMS:,} items"
+    f"above {BOOTSTRAP_ITEMS:,} items"
 )
 
 
@@ -160,13 +168,17 @@ def _kendall_statistic(view: str = "value") -> Statistic:
         "kendall_tau_b",
         _kendall,
         view=view,
-        bootstrap_items=KENDALL_BOOTSTRAP_ITEMS,
+        bootstrap_items=BOOTSTRAP_ITEMS,
         asymptotic=kendall_interval,
         asymptotic_note=KENDALL_NOTE,
     )
 
 
 PEARSON = Statistic("pearson", _pearson, weighted=w.pearson)
+KAPPA = Statistic("cohen_kappa", chance.cohen_kappa, view="binary", weighted=w.binary_from_counts("cohen_kappa"))
+AC1 = Statistic(  # beside kappa for skewed labels
+    "gwet_ac1", chance.gwet_ac1, view="binary", weighted=w.binary_from_counts("gwet_ac1")
+)
 SPEARMAN = Statistic("spearman", _spearman, weighted=w.spearman)
 KENDALL = _kendall_statistic()
 BALANCED_ACCURACY = Statistic(
@@ -216,7 +228,7 @@ def choose_statistics(label_type: LabelType, scale: tuple[float, float], judge: 
 
     off_scale = f"the judge's values are not on the label scale [{scale[0]:g}, {scale[1]:g}]"
     if label_type is LabelType.BINARY:
-        cut = [BALANCED_ACCURACY, F1, MCC, alpha("nominal", [0.0, 1.0], "binary")]
+        cut = [BALANCED_ACCURACY, F1, MCC, KAPPA, AC1, alpha("nominal", [0.0, 1.0], "binary")]
         if judge.binary:
             return cut
         if judge.threshold is None:

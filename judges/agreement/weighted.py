@@ -16,6 +16,8 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
+from judges.agreement.chance import from_counts
+
 Prepared = Callable[[np.ndarray], np.ndarray]  # (k, rows) weights -> (k,) values, NaN where undefined
 Weighted = Callable[[np.ndarray, np.ndarray], Prepared]  # (human, judge) on all rows -> its resampled form
 DEGENERATE = 1e-12  # a weighted variance below this share of the mean square is a constant resample
@@ -148,7 +150,8 @@ def quadratic_kappa(levels: Sequence[float]) -> Weighted:
 
 def binary_from_counts(name: str) -> Weighted:
     """Balanced accuracy, F1 (of label 1) or MCC from the weighted 2 x 2 matrix, as scikit-learn defines them:
-    balanced accuracy averages the recall of the human classes present; MCC is 0 where it is undefined."""
+    balanced accuracy averages the recall of the human classes present; MCC is 0 where it is undefined. Cohen's
+    kappa and Gwet's AC1 ("cohen_kappa", "gwet_ac1") from the same matrix, by `chance.from_counts`."""
 
     def weighted(human: np.ndarray, judge: np.ndarray) -> Prepared:
         counts = _confusion((0.0, 1.0), human, judge)
@@ -156,6 +159,8 @@ def binary_from_counts(name: str) -> Weighted:
         def prepared(weights: np.ndarray) -> np.ndarray:
             matrix = counts(weights)
             tn, fp, fn, tp = matrix[:, 0, 0], matrix[:, 0, 1], matrix[:, 1, 0], matrix[:, 1, 1]
+            if name in ("cohen_kappa", "gwet_ac1"):
+                return from_counts(name, tn, fp, fn, tp)
             with np.errstate(invalid="ignore", divide="ignore"):
                 if name == "balanced_accuracy":
                     return np.nanmean(np.stack([tn / (tn + fp), tp / (tp + fn)]), axis=0)

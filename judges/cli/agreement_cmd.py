@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
+from typing import Any
 
 from judges.agreement.policy import Policy
 from judges.agreement.predictions import read_predictions
-from judges.errors import ConfigError
+from judges.errors import ConfigError, InputError
 from judges.labels.label_sets import open_labels
 from judges.labels.mapping import parse_label_map
+from judges.labels.schema import LabelledSet
 from judges.runs.folder import default_run_dir
 
 
@@ -27,9 +29,11 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--predictions",
         required=True,
+        action="append",
         metavar="FILE",
         help="judge outputs: JSONL, a JSON list, or a JSON object {id: score}; or a judgelab run folder (its "
-        "verdicts: grades, nulls and failures)",
+        "verdicts: grades, nulls and failures). Given twice (A, then B), the two judges are also compared on the "
+        "items both graded: paired differences A - B with paired-bootstrap intervals, Williams' test for correlations",
     )
     parser.add_argument("--metric", metavar="M", help="only this metric (default: every metric of the labels)")
     parser.add_argument(
@@ -95,7 +99,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
         "--columns",
         metavar="MAP",
         help="field=path pairs, e.g. input=question,actual_output=answer,label=score (also id, "
-        "references, expected_output, annotator, actual_output_b, metric). Paths may be nested "
+        "references, expected_output, annotator, actual_output_b, metric, system: the system that wrote the answer, "
+        "for the partial and system-level figures). Paths may be nested "
         "(doc.sentences[0]), fan out over annotators (label=annotations.*.label) or be constants "
         "(metric=const:faithfulness); only label is required: no text when the predictions share the ids",
     )
@@ -128,6 +133,7 @@ def parse_scale(text: str | None) -> tuple[float, float] | None:
 def run(args: argparse.Namespace) -> int:
     from judges.agreement.agreement_files import metric_table, write_report  # defers numpy
     from judges.agreement.measure import measure  # defers numpy
+    from judges.agreement.report_figures import comparison_table, reading_line  # defers numpy
     from judges.agreement.threshold import Calibration  # defers numpy
 
     if args.resamples < 100:
@@ -140,6 +146,8 @@ def run(args: argparse.Namespace) -> int:
         raise ConfigError("--threshold gives the cut; --calibration and --calibration-fraction fit one: choose one")
     if args.calibration and args.calibration_fraction is not None:
         raise ConfigError("--calibration and --calibration-fraction: choose one")
+    if len(args.predictions) > 2:
+        raise ConfigError("--predictions: one judge, or two to compare (given A, then B)")
     reading = dict(
         columns=args.columns,
         metric=args.metric,
@@ -156,32 +164,38 @@ def run(args: argparse.Namespace) -> int:
         seed=args.seed,
     )
     metrics = [args.metric] if args.metric else labels.metrics()
-    results = []
+    settings = dict(
+        policy=Policy(args.policy),
+        threshold=args.threshold,
+        calibration=calibration,
+        higher_is_better=args.higher_is_better,
+        resamples=args.resamples,
+        seed=args.seed,
+    )
+    results, second, comparison = [], [], {}
     for metric in metrics:
         subset = labels.for_metric(metric)
-        predictions = read_predictions(
-            args.predictions,
-            id_field=args.id_field,
-            score_field=args.score_field,
-            metric=metric,
-            scale=subset.items[0].scale,
-        )
-        results.append(
-            measure(
-                subset,
-                predictions,
-                policy=Policy(args.policy),
-                threshold=args.threshold,
-                calibration=calibration,
-                higher_is_better=args.higher_is_better,
-                resamples=args.resamples,
-                seed=args.seed,
+        judged = [
+            read_predictions(
+                path,
+                id_field=args.id_field,
+                score_field=args.score_field,
+                metric=metric,
+                scale=subset.items[0].scale,
             )
-        )
+            for path in args.predictions
+        ]
+        results.append(measure(subset, judged[0], **settings))  # type: ignore[arg-type]
+        if len(judged) == 2:
+            second.append(measure(subset, judged[1], **settings))  # type: ignore[arg-type]
+            measured = (results[-1], second[-1])
+            comparison[metric] = compare_on_common_items(subset, judged, metric, settings, measured)
     out_dir = Path(args.out) if args.out else default_run_dir(Path("results/runs"), "agreement", labels.name)
     write_report(
         out_dir,
         results,
+        second=(args.predictions[-1], second) if second else None,
+        comparison=comparison,
         labels={
             "name": labels.name,
             "source": labels.source,
@@ -191,7 +205,7 @@ def run(args: argparse.Namespace) -> int:
             "calibration": args.calibration,
         },
         predictions={
-            "path": args.predictions,
+            "path": args.predictions[0],
             "id_field": args.id_field,
             "score_field": args.score_field,
             "direction": "higher is better" if args.higher_is_better else "lower is better",
@@ -200,5 +214,33 @@ def run(args: argparse.Namespace) -> int:
     for result in results:
         print("\n".join(metric_table(result)))
         print()
+    if line := reading_line(results):
+        print(line)
+        print()
+    for metric, differences in comparison.items():
+        print("\n".join(comparison_table(metric, args.predictions, differences)))
+        print()
     print(f"wrote {out_dir}/agreement.json, agreement.md")
     return 0
+
+
+def compare_on_common_items(
+    subset: Any, judged: list[Any], metric: str, settings: dict[str, Any], measured: tuple[Any, Any]
+) -> list[Any]:
+    """The paired differences (A - B) on the items both graded: both judges measured again on those, unless they
+    are every labelled item (then `measured`, the two judges' results on all of them, are those measures)."""
+    from judges.agreement.measure import measure  # defers numpy
+    from judges.agreement.paired import compare  # defers numpy
+
+    def graded(predictions: Any) -> set[str]:
+        return {i for i in predictions.ids(metric) if (p := predictions.get(i, metric)) and p.score is not None}
+
+    both = graded(judged[0]) & graded(judged[1])
+    common = LabelledSet(subset.name, tuple(i for i in subset.items if i.id in both), subset.source)
+    if not common.items:
+        raise InputError(f"the two judges graded no {metric} item in common", path=judged[1].source)
+    if len(common.items) == len(subset.items):
+        a, b = measured
+    else:
+        a, b = (measure(common, predictions, **settings) for predictions in judged)
+    return compare(a, b, resamples=settings["resamples"], seed=settings["seed"])

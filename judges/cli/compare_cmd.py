@@ -5,8 +5,8 @@ from __future__ import annotations
 import argparse
 
 from judges.errors import ConfigError
-from judges.runs.compare import comparison_markdown
 from judges.runs.run import Run
+from judges.runs.run_compare import comparison_markdown
 
 
 def configure(parser: argparse.ArgumentParser) -> None:

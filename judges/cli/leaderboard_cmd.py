@@ -41,15 +41,17 @@ def dry_run(config: Any) -> int:
     """Each candidate x evaluation the board would run, in its order: for an LLM on unit tests the same estimate as
     `meta-eval --dry-run`; on labels, one call per labelled item; baselines and embeddings call no judge."""
     from judges.cli.meta_eval_cmd import dry_run as estimate  # defers pydantic
-    from judges.leaderboard.build import applies  # defers pydantic
+    from judges.leaderboard.build import applies, read_predictions  # defers pydantic
     from judges.leaderboard.label_entries import labelled_subset  # defers numpy
 
     labelled = {e.name: labelled_subset(e) for e in config.evaluations if e.kind == "labels"}
-    pairs = [(e, c) for e in config.evaluations for c in config.candidates if applies(c, e, labelled)]
+    read = read_predictions(config, labelled)
+    pairs = [(e, c) for e in config.evaluations for c in config.candidates if applies(c, e, labelled, read)]
     for done, (evaluation, candidate) in enumerate(pairs, 1):
         print(f"[{done}/{len(pairs)}] {candidate.name} ({candidate.kind}) on {evaluation.name}:")
-        if candidate.kind in ("baseline", "embedding"):
-            print("  no judge call" + (" (an embedding per item)" if candidate.kind == "embedding" else ""))
+        if candidate.kind in ("baseline", "embedding", "predictions"):
+            says = {"embedding": " (an embedding per item)", "predictions": " (its outputs are read from its source)"}
+            print("  no judge call" + says.get(candidate.kind, ""))
         elif evaluation.kind == "unit_tests":
             tests = load_unit_tests(evaluation.source, evaluation.split)[: evaluation.limit]
             estimate(tests, candidate.judge(config.cache), 1)

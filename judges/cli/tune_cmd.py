@@ -80,7 +80,7 @@ def run(args: argparse.Namespace) -> int:
         progress=lambda message: print(f"judgelab tune: {message}", file=sys.stderr),
     )
     if args.dry_run:
-        from judges.tuning.estimate import plan_tune  # defers pydantic
+        from judges.tuning.tune_estimate import plan_tune  # defers pydantic
 
         print(plan_tune(job).describe())
         return 0

@@ -44,6 +44,7 @@ def parse_alce(data: Any, *, path: str, datasets: tuple[str, ...] = ("asqa", "el
                         annotator="alce",
                         sample=sample,
                         extra={"dataset": dataset, "system": system, "question_id": qid},
+                        system=system,
                     )
                 )
     return items

@@ -54,6 +54,7 @@ class ColumnMapping:
     `--metric` given. Paths may be nested (`doc.sentences[0]`), fan out over a list (`annotations.*.label`: one
     label per annotator, with `annotator=annotations.*.name` or numbered annotators) or be constants
     (`metric=const:faithfulness`). `actual_output_b` is the second answer of a pairwise preference;
+    `system` names the system that wrote the answer (for system-aware agreement);
     `label_values` turns text labels into numbers (e.g. {"yes": 1, "no": 0}).
     """
 
@@ -66,6 +67,7 @@ class ColumnMapping:
     annotator: str | None = None
     actual_output_b: str | None = None
     metric: str | None = None
+    system: str | None = None
     label_values: Mapping[str, float] = field(default_factory=dict)
 
     @classmethod
@@ -86,7 +88,7 @@ class ColumnMapping:
         missing = [name for name in ("label",) if name not in pairs]
         if missing:
             raise ConfigError(f"--columns must name the column of: {', '.join(missing)}")
-        for name in ("input", "actual_output", "id", "metric", "expected_output", "actual_output_b"):
+        for name in ("input", "actual_output", "id", "metric", "expected_output", "actual_output_b", "system"):
             if name in pairs and fans_out(pairs[name]):
                 raise ConfigError(
                     f"--columns: {name} is one value per row; `*` fans out only label, annotator and references"
@@ -199,6 +201,7 @@ def map_rows(
             "/".join(str(_column(row, part, where)) for part in mapping.id.split("+")) if mapping.id else str(line)
         )
         row_metric = str(_column(row, mapping.metric, where, metric))
+        system = _column(row, mapping.system, where)
         for annotator, raw in _annotated(row, mapping, where):
             staged.append(
                 (
@@ -209,15 +212,16 @@ def map_rows(
                     annotator,
                     sample,
                     None if answer_b is None else _text(answer_b, name=str(mapping.actual_output_b), **where),
+                    None if system is None or system == "" else str(system),
                 )
             )
     if not staged:
         raise InputError("no rows to read", path=path or None)
     if scale is None:
-        values = [label for _, _, _, label, _, _, _ in staged]
+        values = [staged_row[3] for staged_row in staged]
         scale = (min(values), max(values)) if min(values) < max(values) else (min(values), min(values) + 1.0)
     items = []
-    for line, item_id, row_metric, label, annotator, sample, answer_b in staged:
+    for line, item_id, row_metric, label, annotator, sample, answer_b, system in staged:
         if problem := check_label(label_type, label, scale):
             raise InputError(problem, path=path, line=line, field=mapping.label)
         items.append(
@@ -232,6 +236,7 @@ def map_rows(
                     annotator=annotator,
                     sample=sample,
                     answer_b=answer_b,
+                    system=system,
                 ),
             )
         )

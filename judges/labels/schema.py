@@ -57,6 +57,7 @@ class LabelledItem:
     sample: Sample
     answer_b: str | None = None
     extra: Mapping[str, Any] = field(default_factory=dict, compare=False)
+    system: str | None = None  # the system (pipeline, model) that wrote the answer, for system-aware agreement
 
     def to_record(self) -> dict[str, Any]:
         """The JSONL record (see `parse_item` for the schema)."""
@@ -74,6 +75,8 @@ class LabelledItem:
         }
         if self.answer_b is not None:
             out["actual_output_b"] = self.answer_b
+        if self.system is not None:
+            out["system"] = self.system
         if self.extra:
             out["extra"] = dict(self.extra)
         return out
@@ -146,7 +149,8 @@ def parse_item(record: dict[str, Any], *, path: str, line: int) -> LabelledItem:
     continuous | preference). The texts may be absent: agreement with predictions that share the ids needs
     none; `input` (the question) is absent for tasks without one (summarisation, dialogue grounded on a snippet),
     `actual_output` (the answer) when only the judge's grades are compared. `scale` ([low, high]) is required except for
-    binary labels. `annotator` defaults to "human"; `references` to []; `expected_output` to "".
+    binary labels. `annotator` defaults to "human"; `references` to []; `expected_output` to "";
+    `system` (string or number: which system wrote the answer) to none.
     Pairwise preferences also need `actual_output_b`. Anything under `extra` is kept as is.
     """
 
@@ -191,6 +195,9 @@ def parse_item(record: dict[str, Any], *, path: str, line: int) -> LabelledItem:
     extra = record.get("extra") or NO_EXTRA
     if not isinstance(extra, dict):
         raise fail("expected an object", "extra")
+    system = record.get("system")
+    if system is not None and (isinstance(system, bool) or not isinstance(system, (str, int))):
+        raise fail(f"expected a string or number, got {json_type(system)}", "system")
     sample = Sample(
         input=record.get("input") or "",
         references=tuple(references),
@@ -209,6 +216,7 @@ def parse_item(record: dict[str, Any], *, path: str, line: int) -> LabelledItem:
         sample=sample,
         answer_b=answer_b,
         extra=extra,
+        system=None if system is None else sys.intern(str(system)),  # a few systems, a million items: one copy each
     )
 
 

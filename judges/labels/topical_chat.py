@@ -42,6 +42,7 @@ def parse_topical_chat(records: Any, *, path: str) -> list[LabelledItem]:
                 annotator="usr-mean-of-3",
                 sample=sample,
                 extra={"system": record["system_id"], "scores": dict(record["scores"])},
+                system=str(record["system_id"]),
             )
         )
     return items

@@ -14,16 +14,38 @@ from judges.files.shipped import bundled_dir
 from judges.leaderboard.config import Candidate, Evaluation, LeaderboardConfig
 from judges.leaderboard.entries import Entry
 from judges.leaderboard.jury import board_jury_entries
+from judges.leaderboard.predictions_source import candidate_predictions, describe
 from judges.leaderboard.unit_test_entries import run_folder, unit_test_entries
 
 
-def applies(candidate: Candidate, evaluation: Evaluation, labelled: dict[str, Any]) -> bool:
-    """Whether the candidate gives the evaluation's grades (`labelled`: each label evaluation's set)."""
+def applies(candidate: Candidate, evaluation: Evaluation, labelled: dict[str, Any], read: dict[Any, Any]) -> bool:
+    """Whether the candidate gives the evaluation's grades (`labelled`: each label evaluation's set; `read`: each
+    predictions candidate's outputs per evaluation)."""
     if evaluation.kind == "unit_tests":
         return candidate.kind in ("llm", "baseline")  # only the GroUSE judge and the baselines give GroUSE grades
     if candidate.kind == "baseline" and candidate.baseline == "oracle":
         return False  # no oracle for human labels
-    return candidate.scores(labelled[evaluation.name].metrics()[0])
+    labels = labelled[evaluation.name]
+    if candidate.kind == "predictions":  # scored where its outputs cover at least one labelled item
+        from judges.leaderboard.label_entries import run_metric_name  # defers numpy
+
+        metric = run_metric_name(candidate, labels.metrics()[0])
+        return any(read[candidate.name, evaluation.name].get(item.id, metric) is not None for item in labels.items)
+    if labels.items[0].label_type.value == "preference":
+        return candidate.kind == "baseline"  # a pair's preference: only predictions made elsewhere give one here
+    return candidate.scores(labels.metrics()[0])
+
+
+def read_predictions(config: LeaderboardConfig, labelled: dict[str, Any]) -> dict[tuple[str, str], Any]:
+    """Every predictions candidate's outputs for each labelled evaluation, read before any call (bad input stops
+    the board here, naming the file, line and field)."""
+
+    return {
+        (c.name, name): candidate_predictions(c, labels.metrics()[0])
+        for c in config.candidates
+        if c.kind == "predictions"
+        for name, labels in labelled.items()
+    }
 
 
 def _file_digest(path: Path) -> str:
@@ -46,7 +68,8 @@ def data_versions(evaluations: list[Evaluation], labelled: dict[str, Any]) -> di
         else:
             labels = labelled[evaluation.name]
             versions[evaluation.name] = (
-                f"{labels.name}, metric {labels.metrics()[0]}, {len({i.id for i in labels.items})}"
+                f"{labels.name}{f' ({labels.source})' if labels.source else ''}, metric {labels.metrics()[0]}, "
+                f"{len({i.id for i in labels.items})}"
                 f" items drawn with seed 0, {len(labels.items)} labels"
             )
     return versions
@@ -56,21 +79,29 @@ def run_leaderboard(
     config: LeaderboardConfig, out: Path, log: Any = sys.stderr
 ) -> tuple[list[Entry], list[Any], dict[str, Any]]:
     from judges.leaderboard.html import render_html  # defers numpy
-    from judges.leaderboard.label_entries import label_entries, labelled_subset  # defers numpy
+    from judges.leaderboard.label_entries import candidate_scores, label_entries, labelled_subset  # defers numpy
+    from judges.leaderboard.label_jury import label_jury_entries  # defers numpy
     from judges.leaderboard.render import plot_filename, plot_pareto, write_tables  # defers numpy
     from judges.leaderboard.select import pick_best  # defers numpy
 
     labelled = {e.name: labelled_subset(e) for e in config.evaluations if e.kind == "labels"}  # fail early
+    read = read_predictions(config, labelled)
     entries: list[Entry] = []
     reports: dict[tuple[str, str], str] = {}
-    pairs = [(e, c) for e in config.evaluations for c in config.candidates if applies(c, e, labelled)]
+    scored: dict[str, dict[str, Any]] = {name: {} for name in labelled}  # evaluation -> candidate -> outcomes
+    pairs = [(e, c) for e in config.evaluations for c in config.candidates if applies(c, e, labelled, read)]
     for done, (evaluation, candidate) in enumerate(pairs, 1):
         print(f"leaderboard [{done}/{len(pairs)}]: {candidate.name} on {evaluation.name}", file=log, flush=True)
         started = time.perf_counter()
         if evaluation.kind == "unit_tests":
             entries += unit_test_entries(candidate, evaluation, config.cache, out / "runs", progress=True)
         else:
-            entries += label_entries(candidate, evaluation, config.cache, labelled[evaluation.name], out / "runs")
+            labels = labelled[evaluation.name]
+            outcomes = candidate_scores(
+                candidate, evaluation, config.cache, labels, out / "runs", read.get((candidate.name, evaluation.name))
+            )
+            scored[evaluation.name][candidate.name] = outcomes
+            entries += label_entries(candidate, evaluation, config.cache, labels, out / "runs", scored=outcomes)
         print(
             f"leaderboard [{done}/{len(pairs)}]: {candidate.name} on {evaluation.name} done in "
             f"{time.perf_counter() - started:.1f} s",
@@ -82,6 +113,12 @@ def run_leaderboard(
             reports[candidate.name, evaluation.name] = report.relative_to(out).as_posix()
 
     entries += board_jury_entries(config, out / "runs")  # from the members' runs: no new call
+    candidates = {c.name: c for c in config.candidates}
+    for evaluation in config.evaluations:
+        if evaluation.kind == "labels" and config.jury:
+            entries += label_jury_entries(
+                config.jury, candidates, evaluation, labelled[evaluation.name], scored[evaluation.name]
+            )
     for jury in config.jury:
         for evaluation in config.evaluations:
             report = run_folder(out / "runs", jury, evaluation) / "report.html"
@@ -102,7 +139,7 @@ def run_leaderboard(
     write_tables(entries, picks, meta, out)
     plots = []
     for pick in picks:
-        if pick.metric in ("total",) or pick.evaluation.startswith("labels"):
+        if pick.metric in ("total",) or pick.evaluation in labelled:
             plot = plot_pareto(entries, pick.evaluation, pick.metric, out / plot_filename(pick.evaluation, pick.metric))
             if plot is not None:
                 plots.append(plot)
@@ -116,6 +153,8 @@ def _describe(candidate: Candidate, entries: list[Entry]) -> str:
         return f"baseline {candidate.baseline}"
     if candidate.kind == "embedding":
         return f"embedding cosine with {candidate.model}"
+    if candidate.kind == "predictions":
+        return describe(candidate)
     if candidate.kind == "metric":
         mapped = ", ".join(f"{label} by {suite}" for label, suite in sorted(candidate.metrics.items()))
         weighting = ", probability-weighted from the top-5 next tokens" if candidate.logprobs else ""

@@ -4,10 +4,31 @@ from __future__ import annotations
 
 # every statistic the leaderboard ranks is higher-is-better unless named here
 LOWER_IS_BETTER = frozenset({"failure_rate", "mae", "rmse", "brier", "ece", "error_rate"})
+# the figures that control for which system wrote the answer (judges.agreement.systems), where labels name systems
+SYSTEM_AWARE = frozenset(
+    {
+        "partial_pearson",
+        "partial_spearman",
+        "system_level_pearson",
+        "system_level_spearman",
+        "system_level_kendall",
+        "system_level_pairwise_accuracy",
+        "balanced_accuracy_system_macro",
+    }
+)
 # statistics whose sign says the judge orders items against the humans: a negative value never wins
-CORRELATIONS = frozenset({"pearson", "spearman", "kendall_tau_b", "mcc", "weighted_kappa", "krippendorff_alpha"})
+CORRELATIONS = frozenset(
+    {"pearson", "spearman", "kendall_tau_b", "mcc", "weighted_kappa", "krippendorff_alpha", "cohen_kappa", "gwet_ac1"}
+    | {name for name in SYSTEM_AWARE if "pearson" in name or "spearman" in name or "kendall" in name}
+)
+# shares of a judge that knows nothing: half the classes, or half the system pairs, told right
+HALF = frozenset({"auroc", "balanced_accuracy", "balanced_accuracy_system_macro", "system_level_pairwise_accuracy"})
 # the figure of a judge that knows nothing: a candidate must beat it even when no baseline has a figure
-CHANCE = {"auroc": 0.5, "balanced_accuracy": 0.5, **{name: 0.0 for name in CORRELATIONS}}
+CHANCE = {**{name: 0.5 for name in HALF}, **{name: 0.0 for name in CORRELATIONS}}
+# every statistic a labelled evaluation may rank by (`statistic` in its table)
+LABEL_STATISTICS = frozenset(
+    CHANCE.keys() | {"f1", "agreement", "agreement_decisive", "krippendorff_alpha"} | SYSTEM_AWARE
+)
 
 
 def higher_is_better(statistic: str) -> bool:
@@ -34,6 +55,6 @@ def never_wins(statistic: str, value: float | None) -> str | None:
         return None
     if statistic in CORRELATIONS and value < 0:
         return f"negative {statistic} ({value:.3f}): orders items against the humans, never wins"
-    if statistic in ("auroc", "balanced_accuracy") and value < 0.5:
+    if statistic in HALF and value < 0.5:
         return f"{statistic} {value:.3f} below chance (0.5), never wins"
     return None

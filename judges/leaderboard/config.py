@@ -10,27 +10,39 @@ from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
 from judges.config.judge import JudgeConfig, build_config
 from judges.errors import ConfigError
 from judges.files.toml_config import read_toml, validate_config
+from judges.files.toml_lines import key_line
+from judges.labels.label_sets import SETS
+from judges.leaderboard.columns import LABEL_STATISTICS
 from judges.leaderboard.jury import Jury, check_juries
+from judges.leaderboard.predictions_source import check_predictions_candidate
 from judges.rag.metric_registry import build_registry
 
-CANDIDATE_KINDS = ("llm", "metric", "baseline", "embedding")
+CANDIDATE_KINDS = ("llm", "metric", "baseline", "embedding", "predictions")
 EVALUATION_KINDS = ("unit_tests", "labels")
 _STRICT = ConfigDict(extra="forbid", frozen=True, strict=True)
 
 
 class Candidate(JudgeConfig):
     """A judge to rank: an LLM with a GroUSE prompt set and parameters, an LLM behind a metric of the RAG suite,
-    a reference baseline, or an embedding score. Its judge keys are JudgeConfig's, with the same defaults as on the
-    command line (`judge(cache)` is the config a run gets)."""
+    a reference baseline, an embedding score, or predictions made elsewhere (a file or a run folder, no call).
+    Its judge keys are JudgeConfig's, with the same defaults as on the command line (`judge(cache)` is the config
+    a run gets)."""
 
     name: str
-    kind: Literal["llm", "metric", "baseline", "embedding"] = "llm"
+    kind: Literal["llm", "metric", "baseline", "embedding", "predictions"] = "llm"
     # llm and metric: a LiteLLM id or local judge (required); embedding: an embedding model
     model: str | None = None  # type: ignore[assignment]
     baseline: str | None = None  # baseline: oracle / always-top / always-lowest / always-null / random
     metrics: dict[str, str] = Field(default_factory=dict)  # metric: labelled metric -> suite metric scoring it
     logprobs: bool = False  # metric: the probability-weighted grade from the judge's top next tokens
     higher_is_better: bool = True  # False for a score where a lower value means a better answer
+    # predictions: a file read as `judgelab agreement --predictions` reads it, or a judgelab run folder
+    source: str | None = None
+    id_field: str = "id"
+    score_field: str = "score"  # FIELD or A_FIELD,B_FIELD (a pair's preference b - a); {metric} = labelled metric
+    threshold: float | None = None  # binary labels: the given cut of a continuous score (as --threshold)
+    cost_field: str | None = None  # a file's per-row cost in USD, when it has one
+    latency_field: str | None = None  # a file's per-row latency in seconds, when it has one
 
     def judge(self, cache: str) -> JudgeConfig:
         """The judge this candidate runs: the keys it sets, over the leaderboard's cache, else the defaults."""
@@ -59,12 +71,16 @@ class Evaluation(BaseModel):
     # labels read from your own file (as `judgelab agreement --columns ... --label-map ...`)
     columns: str | None = None
     label_map: dict[str, float] | None = None
-    label_type: Literal["binary", "ordinal", "continuous"] | None = None
+    label_type: Literal["binary", "ordinal", "continuous", "preference"] | None = None
     scale: tuple[float, float] | None = None
     # where a continuous judge's cut for binary labels is fitted: a labelled file, a fraction, or k-fold
     calibration: str | None = None
     calibration_fraction: float | None = Field(default=None, gt=0, lt=1)
     folds: int = Field(default=5, ge=2)
+    # null, failed and missing judge outcomes on labels: drop the item, count it as wrong, or impute the median
+    policy: Literal["exclude", "wrong", "impute"] = "exclude"
+    statistic: str | None = None  # labels: the statistic that ranks (default: by label type and system names)
+    resamples: int = Field(default=1000, ge=100)  # labels: bootstrap resamples of each figure's interval
 
     def default_name(self) -> str:
         parts = [self.kind, Path(self.source).name]
@@ -118,8 +134,9 @@ def load_config(path: str | Path) -> LeaderboardConfig:
             f"{path}: two evaluations share the name {next(n for n in named if named.count(n) > 1)!r}; "
             "give them distinct `name`s"
         )
-    for evaluation, name in zip(config.evaluations, named):
+    for index, (evaluation, name) in enumerate(zip(config.evaluations, named)):
         object.__setattr__(evaluation, "name", name)  # frozen: the stable name is settled once, here
+        _check_statistic(evaluation, index, path)
     for i, c in enumerate(config.candidates):
         if c.kind in ("llm", "metric", "embedding") and not c.model:
             raise ConfigError(f"{path}: candidates[{i}] ({c.name}) needs a model")
@@ -127,6 +144,8 @@ def load_config(path: str | Path) -> LeaderboardConfig:
             raise ConfigError(f"{path}: candidates[{i}] ({c.name}) needs a baseline name")
         if c.kind == "metric":
             _check_metric_map(c, f"{path}: candidates[{i}] ({c.name})")
+        if c.kind == "predictions":
+            check_predictions_candidate(c, i, path)
     names = [c.name for c in config.candidates]
     if len(set(names)) != len(names):
         raise ConfigError(f"{path}: candidate names must be unique")
@@ -135,12 +154,13 @@ def load_config(path: str | Path) -> LeaderboardConfig:
 
 
 def _relative_to(data: dict[str, Any], folder: Path) -> dict[str, Any]:
-    """Paths in a config are relative to the config file: `cache` (the file's and a candidate's), and each evaluation's `source` and
-    `calibration` when such a file or folder exists there (a shipped set name such as `begin-cmu` stays a name)."""
+    """Paths in a config are relative to the config file: `cache` (the file's and a candidate's), a predictions
+    candidate's `source`, and each evaluation's `source` and `calibration`, when such a file or folder exists there
+    (a shipped set name such as `begin-cmu` stays a name)."""
 
     def resolve(value: Any) -> Any:
-        if not isinstance(value, str) or Path(value).is_absolute():
-            return value
+        if not isinstance(value, str) or Path(value).is_absolute() or value.partition(":")[0] in SETS:
+            return value  # a shipped set's name stays a name, even beside a folder of that name
         candidate = folder / value
         return str(candidate) if candidate.exists() else value
 
@@ -151,7 +171,10 @@ def _relative_to(data: dict[str, Any], folder: Path) -> dict[str, Any]:
 
     out = in_folder(dict(data))
     if isinstance(out.get("candidates"), list):
-        out["candidates"] = [in_folder(c) for c in out["candidates"]]
+        out["candidates"] = [
+            {k: resolve(v) if k == "source" else v for k, v in in_folder(c).items()} if isinstance(c, dict) else c
+            for c in out["candidates"]
+        ]
     if isinstance(out.get("evaluations"), list):
         out["evaluations"] = [
             {k: resolve(v) if k in ("source", "calibration") else v for k, v in e.items()} if isinstance(e, dict) else e
@@ -174,3 +197,19 @@ def _check_metric_map(candidate: Candidate, where: str) -> None:
             raise ConfigError(
                 f"{where}: metrics.{labelled} = {suite!r} is not a suite metric; see `judgelab metrics --list`"
             )
+
+
+def _check_statistic(evaluation: Evaluation, index: int, path: str | Path) -> None:
+    """An evaluation's `statistic` is one the leaderboard can rank labels by."""
+
+    if evaluation.statistic is None:
+        return
+    line = key_line(Path(path).read_text(encoding="utf-8"), ("evaluations", index, "statistic"))
+    where = f"{path}{f':{line}' if line else ''}: evaluations[{index}].statistic"
+    if evaluation.kind != "labels":
+        raise ConfigError(f"{where}: unit tests are ranked by pass rate; statistic applies to labels")
+    if evaluation.statistic not in LABEL_STATISTICS:
+        raise ConfigError(
+            f"{where}: {evaluation.statistic!r} is not a labelled-set statistic; one of "
+            f"{', '.join(sorted(LABEL_STATISTICS))}"
+        )

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
-from typing import Any
+from dataclasses import dataclass, field, fields
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from judges.leaderboard.label_paired import LabelPairs
 
 
 @dataclass
@@ -34,6 +37,13 @@ class Entry:
     # and no recorded latency came with them): ties are broken on this, never on the run's wall time
     latency_s_per_uncached_call: float | None = None
     members: tuple[str, ...] | None = None  # a jury's member candidates: it must also beat the best of them
+    cost_measured: bool = True  # False for predictions made elsewhere whose source records no cost
+    # labels: every figure measured (statistic -> value), and the plain figure beside a system-aware one that ranks
+    figures: dict[str, float | None] | None = None
+    plain_statistic: str | None = None
+    plain_value: float | None = None
+    # labels: what the figure rests on item by item, for a paired bootstrap against another candidate (not written)
+    paired: LabelPairs | None = field(default=None, repr=False, compare=False)
 
     @property
     def is_oracle(self) -> bool:
@@ -49,7 +59,10 @@ class Entry:
         return self.seconds / self.calls if self.calls else 0.0
 
     def to_dict(self, *, item_values: bool = True) -> dict[str, Any]:
-        row = {**asdict(self), "cost_per_1k_calls": self.cost_per_1k_calls, "seconds_per_call": self.seconds_per_call}
+        row = {f.name: getattr(self, f.name) for f in fields(self) if f.name != "paired"}
+        row |= {"cost_per_1k_calls": self.cost_per_1k_calls, "seconds_per_call": self.seconds_per_call}
+        if row["members"] is not None:
+            row["members"] = list(row["members"])
         if not item_values:
             row.pop("item_values")
         return row

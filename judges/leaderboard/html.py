@@ -8,7 +8,7 @@ from typing import Any
 
 from judges.leaderboard.columns import named
 from judges.leaderboard.entries import Entry
-from judges.leaderboard.render import interval, latency, pick_row, shown_value
+from judges.leaderboard.render import any_plain, cost, interval, latency, pick_row, plain, shown_value
 from judges.leaderboard.select import Pick
 from judges.pages.page_template import render_page
 from judges.pages.table import Row, Table, cell, plain_table
@@ -21,6 +21,7 @@ HEADERS = [
     "value",
     "statistic",
     "95% interval",
+    "plain figure (no system control)",
     "n",
     "human ceiling",
     "failure rate",
@@ -40,11 +41,12 @@ def _figure_row(e: Entry, report: str | None) -> Row:
             cell(shown_value(e), e.value if e.value is not None else -1),
             cell(named(e.statistic)),
             cell(interval(e) or None),
+            cell(plain(e) or None, e.plain_value if e.plain_value is not None else -1),
             cell(e.n),
             cell(e.ceiling),
             cell(e.failure_rate),
             cell(e.calls),
-            cell(round(e.cost_per_1k_calls, 4)),
+            cell(cost(e), e.cost_per_1k_calls if e.cost_measured else -1),
             cell(latency(e), e.latency_s_per_uncached_call if e.latency_s_per_uncached_call is not None else -1),
         ],
         cls=e.kind,
@@ -73,7 +75,7 @@ def render_html(
     return render_page(
         "leaderboard.html.jinja",
         meta=meta,
-        picks=plain_table("picks", [pick_row(p) for p in picks]),
+        picks=plain_table("picks", [pick_row(p, any_plain(entries)) for p in picks]),
         excluded=excluded_table,
         figures=Table(
             "leaderboard", HEADERS, [_figure_row(e, reports.get((e.candidate, e.evaluation))) for e in entries]

@@ -31,10 +31,11 @@ if TYPE_CHECKING:
     from judges.runs.run import Run
 
 RULES = ("majority", "median", "mean")
+JURY_MEMBER_KINDS = ("llm", "metric", "embedding", "predictions")
 
 
 class Jury(BaseModel):
-    """A panel of `llm` candidates of the same config and how their grades are combined, item by item and metric
+    """A panel of candidates of the same config and how their grades are combined, item by item and metric
     by metric: `majority` (the most common verdict, a null counting as one; a tie goes to the member listed first),
     `median` (of the grades, the lower middle one for an even count) or `mean` (of the grades); for the last two the
     verdict is null when most members said null. A member whose call failed is left out of that verdict; when every
@@ -48,7 +49,8 @@ class Jury(BaseModel):
 
 
 def check_juries(config: LeaderboardConfig, path: str | Path) -> None:
-    """Each jury's members are distinct `llm` candidates of the config; a jury's name is not a candidate's."""
+    """Each jury's members are distinct candidates of the config with outputs per item (llm, metric, embedding,
+    predictions; only llm members' juries face unit tests); a jury's name is not a candidate's."""
     candidates = {c.name: c for c in config.candidates}
     names = [jury.name for jury in config.jury]
     for index, jury in enumerate(config.jury):
@@ -60,8 +62,11 @@ def check_juries(config: LeaderboardConfig, path: str | Path) -> None:
         for member in jury.members:
             if member not in candidates:
                 raise ConfigError(f"{where}: member {member!r} is not a candidate; known: {', '.join(candidates)}")
-            if candidates[member].kind != "llm":
-                raise ConfigError(f"{where}: member {member!r} is a {candidates[member].kind}, not an llm judge")
+            if candidates[member].kind not in JURY_MEMBER_KINDS:
+                raise ConfigError(
+                    f"{where}: member {member!r} is a {candidates[member].kind}, not a judge with outputs per item "
+                    f"({', '.join(JURY_MEMBER_KINDS)})"
+                )
 
 
 def combine(verdicts: Sequence[Verdict], rule: str) -> Verdict:
@@ -155,13 +160,13 @@ def jury_entries(
 
 def beats_best_member(entry: Entry, group: Sequence[Entry]) -> tuple[bool, str]:
     """Whether a jury's figure beats its best member's on the same items (paired bootstrap), and the evidence."""
-    from judges.runs.paired_difference import paired_difference  # defers numpy
+    from judges.leaderboard.row_compare import compare_entries  # defers numpy
 
     members = [e for e in group if e.candidate in (entry.members or ()) and e.value is not None]
     if not members:
         return False, "no member has a figure to compare"
     best = max(members, key=lambda e: oriented(e.statistic, float(e.value)))  # type: ignore[arg-type]
-    diff = paired_difference(entry.item_values, best.item_values)
+    diff = compare_entries(entry, best)
     if diff is None:
         return False, f"no paired comparison with its best member {best.candidate}"
     ok = diff.low > 0 if higher_is_better(entry.statistic) else diff.high < 0
@@ -169,7 +174,8 @@ def beats_best_member(entry: Entry, group: Sequence[Entry]) -> tuple[bool, str]:
 
 
 def board_jury_entries(config: LeaderboardConfig, runs_dir: Path) -> list[Entry]:
-    """Every jury on every unit-test evaluation, from the members' run folders under `runs_dir` (no call)."""
+    """Every jury of llm members on every unit-test evaluation, from the members' run folders under `runs_dir`
+    (no call); juries on labelled sets are in judges.leaderboard.label_jury."""
 
     candidates = {c.name: c for c in config.candidates}
     entries: list[Entry] = []
@@ -178,6 +184,8 @@ def board_jury_entries(config: LeaderboardConfig, runs_dir: Path) -> list[Entry]
             continue
         tests = load_unit_tests(evaluation.source, evaluation.split)[: evaluation.limit]
         for jury in config.jury:
+            if any(candidates[name].kind != "llm" for name in jury.members):
+                continue  # only GroUSE judges grade unit tests
             members = [Run.load(run_folder(runs_dir, candidates[name], evaluation)) for name in jury.members]
             entries += jury_entries(jury, evaluation, members, tests, run_folder(runs_dir, jury, evaluation))
     return entries

@@ -1,4 +1,4 @@
-"""Leaderboard rows from human labels: each candidate scores a seeded subset, then agreement with intervals."""
+"""Leaderboard rows from human labels: each candidate's outcome per labelled item, then agreement with intervals."""
 
 from __future__ import annotations
 
@@ -10,15 +10,15 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from judges.agreement.measure import measure
 from judges.agreement.predictions import Prediction, Predictions
-from judges.agreement.threshold import Calibration
 from judges.api import grade_samples, run_metrics
 from judges.errors import ConfigError
 from judges.labels.label_sets import open_labels
-from judges.labels.schema import LabelledSet, LabelType
+from judges.labels.schema import LabelledSet
 from judges.leaderboard.config import Candidate, Evaluation
-from judges.leaderboard.entries import Entry, check_stop, noted
+from judges.leaderboard.entries import Entry, check_stop
+from judges.leaderboard.label_figures import labelled_entry
+from judges.leaderboard.predictions_source import candidate_predictions, item_outcomes, measured_costs, run_metric
 from judges.leaderboard.unit_test_entries import run_costs, run_folder
 from judges.rag.embeddings import open_embedder
 from judges.rag.settings import MetricSettings
@@ -26,12 +26,6 @@ from judges.types import Sample, VerdictState
 
 # which GroUSE prompt grades which labelled metric (ALCE utility has no documents: relevancy 1-5 stands in)
 TEMPLATE_FOR = {"faithfulness": "faithfulness", "usefulness": "answer_relevancy"}
-# the figure ranked per label type; for a binary label and a 0/1 judge, AUROC equals balanced accuracy
-HEADLINE = {
-    LabelType.BINARY: ("auroc", "balanced_accuracy"),
-    LabelType.ORDINAL: ("spearman",),
-    LabelType.CONTINUOUS: ("spearman",),
-}
 BASELINE_SCORES = {"always-top": 1.0, "always-lowest": 0.0}
 
 
@@ -51,8 +45,6 @@ def labelled_subset(evaluation: Evaluation) -> LabelledSet:
         labels = labels.for_metric(evaluation.metric)
     if len(labels.metrics()) != 1:
         raise ConfigError(f"{evaluation.name}: choose one metric (has {', '.join(labels.metrics())})")
-    if labels.items[0].label_type.value == "preference":
-        raise ConfigError(f"{evaluation.name}: pairwise sets are scored with `judgelab agreement`, not ranked here")
     ids = sorted({item.id for item in labels.items})
     if evaluation.limit is not None and evaluation.limit < len(ids):
         ids = sorted(random.Random(0).sample(ids, evaluation.limit))
@@ -134,17 +126,17 @@ def _baseline_scores(name: str, samples: dict[str, Sample]) -> dict[str, Predict
     raise ConfigError(f"baseline {name!r} has no meaning on human labels")
 
 
-def _calibration(evaluation: Evaluation) -> Calibration:
-    """Where a continuous judge's cut for binary labels is fitted: the evaluation's calibration file, a fraction of
-    its items, or k-fold cross-fitting."""
+def candidate_scores(
+    candidate: Candidate,
+    evaluation: Evaluation,
+    cache: str,
+    labels: LabelledSet,
+    runs_dir: Path,
+    predictions: Predictions | None = None,
+) -> tuple[dict[str, Prediction], dict[str, Any]]:
+    """The candidate's outcome per labelled item (a predictions candidate's file or run read, `predictions`, others
+    run here) and what it took: calls, cost, latency, seconds, prompt hash, and a note on its run."""
 
-    items = open_labels(evaluation.calibration) if evaluation.calibration else None
-    return Calibration(items=items, fraction=evaluation.calibration_fraction, folds=evaluation.folds)
-
-
-def label_entries(
-    candidate: Candidate, evaluation: Evaluation, cache: str, labels: LabelledSet, runs_dir: Path
-) -> list[Entry]:
     metric = labels.metrics()[0]
     samples = _distinct_samples(labels)
     started = time.perf_counter()
@@ -156,9 +148,30 @@ def label_entries(
     elif candidate.kind == "embedding":
         scores = asyncio.run(_embedding_scores(candidate, metric, samples, cache))
         extra["calls"] = len(samples)  # one score computed per item
+    elif candidate.kind == "predictions":
+        read = predictions or candidate_predictions(candidate, metric)
+        scores = item_outcomes(read, run_metric_name(candidate, metric), list(samples))
+        extra.update(measured_costs(candidate, metric, set(scores)))
     else:
         scores = _baseline_scores(str(candidate.baseline), samples)
-    seconds = time.perf_counter() - started
+    return scores, {**extra, "seconds": time.perf_counter() - started}
+
+
+def run_metric_name(candidate: Candidate, metric: str) -> str:
+    return run_metric(candidate, metric)
+
+
+def label_entries(
+    candidate: Candidate,
+    evaluation: Evaluation,
+    cache: str,
+    labels: LabelledSet,
+    runs_dir: Path,
+    scored: tuple[dict[str, Prediction], dict[str, Any]] | None = None,
+) -> list[Entry]:
+    """The candidate's row on a labelled evaluation (from `scored`, its outcomes, when already read)."""
+
+    scores, extra = scored or candidate_scores(candidate, evaluation, cache, labels, runs_dir)
     failed = sum(p.state is VerdictState.FAILURE for p in scores.values())
     base = dict(
         candidate=candidate.name,
@@ -167,51 +180,22 @@ def label_entries(
         prompts={"llm": candidate.prompts, "metric": "rag"}.get(candidate.kind),
         prompt_sha=extra["prompt_sha"],
         evaluation=evaluation.name,
-        metric=metric,
+        metric=labels.metrics()[0],
         failure_rate=failed / len(scores) if scores else None,
         calls=int(extra["calls"]),
         cost_usd=float(extra["cost_usd"]),
-        seconds=seconds,
+        seconds=float(extra["seconds"]),
         baseline=candidate.baseline if candidate.kind == "baseline" else None,
         latency_s_per_uncached_call=extra.get("latency_s_per_uncached_call"),
+        cost_measured=bool(extra.get("cost_measured", True)),
     )
-    if not any(p.state is VerdictState.GRADE and p.score is not None for p in scores.values()):
-        return noted(
-            [
-                Entry(
-                    **base,
-                    statistic=HEADLINE[labels.items[0].label_type][0],
-                    value=None,
-                    ci_low=None,
-                    ci_high=None,
-                    n=len(samples),
-                    note="no figure: every item came back null or failed",
-                )
-            ],
-            extra.get("note"),
-        )
-    agreement = measure(
+    entry = labelled_entry(
+        base,
+        scores,
         labels,
-        Predictions({(i, None): p for i, p in scores.items()}, candidate.name),
+        evaluation,
         higher_is_better=candidate.higher_is_better,
-        calibration=_calibration(evaluation),
+        threshold=candidate.threshold,
+        note=extra.get("note"),
     )
-    computed = {f.statistic for f in agreement.judge}
-    statistic = next((s for s in HEADLINE[agreement.label_type] if s in computed), HEADLINE[agreement.label_type][0])
-    figure = agreement.figure(statistic) if statistic in computed else None
-    ceiling = next((f for f in agreement.ceiling if f.statistic == statistic), None)
-    return noted(
-        [
-            Entry(
-                **base,
-                statistic=statistic,
-                value=figure.value if figure else None,
-                ci_low=figure.ci[0] if figure and figure.ci else None,
-                ci_high=figure.ci[1] if figure and figure.ci else None,
-                n=figure.n_items if figure else agreement.n_items,
-                ceiling=ceiling.value if ceiling else None,
-                note=figure.note if figure else "no figure: the judge's scores do not vary",
-            )
-        ],
-        extra.get("note"),
-    )
+    return [entry]

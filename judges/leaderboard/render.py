@@ -8,7 +8,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from judges.leaderboard.columns import named, oriented
+from judges.leaderboard.columns import SYSTEM_AWARE, named, oriented
 from judges.leaderboard.entries import Entry
 from judges.leaderboard.select import NO_WINNER, Pick
 from judges.pages.markdown import grid
@@ -32,24 +32,49 @@ def latency(entry: Entry) -> str:
         return f"{entry.latency_s_per_uncached_call:.2f}"
     if entry.kind == "baseline":
         return "n/a (no model call)"
+    if entry.kind == "predictions" or not entry.cost_measured:
+        return "not measured"
     return "n/a (no uncached call recorded)"
 
 
-def pick_row(pick: Pick) -> dict[str, str]:
-    """The columns of one pick, shared by the Markdown and HTML tables."""
+def cost(entry: Entry) -> str:
+    """USD per 1,000 calls, or `not measured` for predictions made elsewhere whose source records no cost."""
+    return f"{entry.cost_per_1k_calls:.4f}" if entry.cost_measured else "not measured"
+
+
+def plain(entry: Entry) -> str:
+    """The plain figure shown beside a system-aware one (`spearman 0.580`), or empty."""
+    return f"{entry.plain_statistic} {_fmt(entry.plain_value)}" if entry.plain_statistic else ""
+
+
+def pick_row(pick: Pick, with_plain: bool = False) -> dict[str, str]:
+    """The columns of one pick, shared by the Markdown and HTML tables; `with_plain` adds the plain figure beside
+    a system-aware one (when some evaluation's labels name systems)."""
     best = pick.winner
     base = pick.baseline
-    return {
+    system_aware = [s for s in pick.statistic.split(" / ") if s in SYSTEM_AWARE]
+    decided = pick.test or "-"
+    if system_aware and pick.test:
+        decided = f"{' / '.join(system_aware)} (system-aware), {pick.test}"
+    row = {
         "evaluation": pick.evaluation,
         "metric": pick.metric,
         "statistic": " / ".join(named(s) for s in pick.statistic.split(" / ")),
         "best judge": best.candidate if best else NO_WINNER if pick.reference else "-",
         "value": _fmt(best.value) if best else "-",
         "95% interval": interval(best) if best else "",
+    }
+    if with_plain:
+        row["plain figure"] = plain(best) if best else ""
+    return row | {
         "best baseline": f"{base.candidate} {_fmt(base.value)}" if base else "n/a (no baseline with a figure)",
-        "decided by": pick.test or "-",
+        "decided by": decided,
         "why": pick.reason(),
     }
+
+
+def any_plain(entries: list[Entry]) -> bool:
+    return any(e.plain_statistic for e in entries)  # some evaluation's labels name systems
 
 
 def markdown(entries: list[Entry], picks: list[Pick], meta: dict[str, Any]) -> str:
@@ -58,15 +83,17 @@ def markdown(entries: list[Entry], picks: list[Pick], meta: dict[str, Any]) -> s
         "",
         f"Generated {meta['date']} by judgelab {meta['judgelab_version']} from "
         f"`{meta['config']}`. Figures with 95% intervals and the n they rest on. A judge is named best only "
-        "when it beats the best baseline (a paired bootstrap on the same items where per-item values exist, "
+        "when it beats the best baseline (a paired bootstrap on the same items where both rest on them, "
         "else its 95% interval's lower bound above the baseline's figure); ties go to the cheaper, then the "
         "faster by median latency per uncached call. A negative correlation or an AUROC below 0.5 never wins.",
         "",
         "## Best judge per evaluation and metric",
         "",
     ]
+    with_plain = any_plain(entries)
     if picks:
-        lines.append(grid(list(pick_row(picks[0])), [list(pick_row(p).values()) for p in picks]))
+        rows = [pick_row(p, with_plain) for p in picks]
+        lines.append(grid(list(rows[0]), [list(row.values()) for row in rows]))
     lines += ["", "## Excluded candidates and why", ""]
     excluded = [[p.evaluation, p.metric, name, why] for p in picks for name, why in p.excluded.items()]
     lines.append(grid(["evaluation", "metric", "candidate", "why"], excluded))
@@ -92,11 +119,12 @@ def markdown(entries: list[Entry], picks: list[Pick], meta: dict[str, Any]) -> s
                 named(e.statistic),
                 shown_value(e),
                 interval(e),
+                *([plain(e)] if with_plain else []),
                 e.n,
                 ceiling,
                 failure,
                 e.calls,
-                f"{e.cost_per_1k_calls:.4f}",
+                cost(e),
                 latency(e),
             ]
         )
@@ -110,6 +138,7 @@ def markdown(entries: list[Entry], picks: list[Pick], meta: dict[str, Any]) -> s
                 "statistic",
                 "value",
                 "95% interval",
+                *(["plain figure"] if with_plain else []),
                 "n",
                 "human ceiling",
                 "failure rate",
@@ -120,11 +149,17 @@ def markdown(entries: list[Entry], picks: list[Pick], meta: dict[str, Any]) -> s
             figures,
         )
     )
+    noted = [e for e in entries if e.note and e.value is not None]
+    if noted:
+        lines += ["", "## Notes on figures", ""]
+        lines += [f"- {e.candidate} on {e.evaluation} ({e.metric}): {e.note}" for e in noted]
     lines += ["", "## Judges", ""]
+    what = meta.get("judges", {})
     judges = {
         e.candidate: [e.candidate, e.kind, e.model or "-", e.prompts or "-", e.prompt_sha or "-"] for e in entries
     }
-    lines.append(grid(["candidate", "kind", "model", "prompts", "prompt hash"], list(judges.values())))
+    judges = {name: [*row, what.get(name, "-")] for name, row in judges.items()}
+    lines.append(grid(["candidate", "kind", "model", "prompts", "prompt hash", "what it is"], list(judges.values())))
     lines += ["", "## Data", ""] + [f"- {name}: {info}" for name, info in meta["data"].items()]
     return "\n".join(lines) + "\n"
 
@@ -202,6 +237,8 @@ def plot_pareto(entries: list[Entry], evaluation: str, metric: str, path: Path) 
     baselines = [e for e in rows if e.kind == "baseline"]
     if not group and not baselines:
         return None
+    if group and not any(e.cost_measured or e.latency_s_per_uncached_call is not None for e in group):
+        return None  # predictions made elsewhere: neither cost nor speed was measured, so there is no trade-off
     import matplotlib
 
     matplotlib.use("Agg")

@@ -9,7 +9,7 @@ from judges.leaderboard.columns import CHANCE, higher_is_better, never_wins, ori
 from judges.leaderboard.config import Selection
 from judges.leaderboard.entries import Entry
 from judges.leaderboard.jury import beats_best_member
-from judges.runs.paired_difference import paired_difference
+from judges.leaderboard.row_compare import compare_entries
 
 NO_WINNER = "no candidate beats the baselines"
 PAIRED, INTERVAL, UNCHECKED = "paired bootstrap", "95% interval vs baseline point", "no baseline to beat"
@@ -62,7 +62,7 @@ def _beats(entry: Entry, baseline: Entry | None, chance: float | None) -> tuple[
     """Whether the entry beats the best baseline (or chance), the test used and its figures."""
     higher = higher_is_better(entry.statistic)
     if baseline is not None:
-        diff = paired_difference(entry.item_values, baseline.item_values)
+        diff = compare_entries(entry, baseline)
         if diff is not None:
             return (diff.low > 0 if higher else diff.high < 0), PAIRED, diff.describe()
         point = float(baseline.value)  # type: ignore[arg-type]
@@ -82,9 +82,17 @@ def _beats(entry: Entry, baseline: Entry | None, chance: float | None) -> tuple[
     )
 
 
+def _same_statistic(entry: Entry, baselines: list[Entry]) -> Entry | None:
+    """The best baseline measured with the entry's statistic, when the baselines' statistics differ."""
+    same = [b for b in baselines if b.statistic == entry.statistic]
+    if not same or len(same) == len(baselines):
+        return None
+    return max(same, key=lambda e: oriented(e.statistic, float(e.value)))  # type: ignore[arg-type]
+
+
 def _tied(entry: Entry, leader: Entry) -> tuple[bool, str]:
     """Whether the leader cannot be told apart from the entry, and the evidence."""
-    diff = paired_difference(leader.item_values, entry.item_values)
+    diff = compare_entries(leader, entry)
     if diff is not None:
         separated = diff.low > 0 if higher_is_better(leader.statistic) else diff.high < 0
         return not separated, diff.describe()
@@ -106,21 +114,28 @@ def _tie_break(tied: list[Entry]) -> tuple[Entry, str, list[str]]:
         ]
     )
 
+    costs_known = all(e.cost_measured for e in tied)
+    if not costs_known:
+        notes.append(
+            "cost not compared: not measured for " + ", ".join(e.candidate for e in tied if not e.cost_measured)
+        )
+
     def key(e: Entry) -> tuple[float, float, float]:
         latency = e.latency_s_per_uncached_call if latencies_known else 0.0
-        return e.cost_per_1k_calls, float(latency or 0.0), -oriented(e.statistic, float(e.value))  # type: ignore[arg-type]
+        cost = e.cost_per_1k_calls if costs_known else 0.0
+        return cost, float(latency or 0.0), -oriented(e.statistic, float(e.value))  # type: ignore[arg-type]
 
     ordered = sorted(tied, key=key)
     winner, runner = ordered[0], ordered[1]
-    if winner.cost_per_1k_calls < runner.cost_per_1k_calls:
+    if costs_known and winner.cost_per_1k_calls < runner.cost_per_1k_calls:
         how = f"cheaper ({winner.cost_per_1k_calls:.4f} vs {runner.cost_per_1k_calls:.4f} USD per 1k calls)"
     elif latencies_known and winner.latency_s_per_uncached_call != runner.latency_s_per_uncached_call:
         how = (
-            f"as cheap and faster ({winner.latency_s_per_uncached_call:.2f} vs "
+            f"{'as cheap and ' if costs_known else ''}faster ({winner.latency_s_per_uncached_call:.2f} vs "
             f"{runner.latency_s_per_uncached_call:.2f} s median per uncached call)"
         )
     else:
-        how = "as cheap and as fast, the higher figure kept"
+        how = "as cheap and as fast, the higher figure kept" if costs_known else "the higher figure kept"
     return winner, how, notes
 
 
@@ -156,7 +171,10 @@ def _group_pick(
     )
     beaten, tests = [], {}
     for entry in contenders:
-        ok, test, figures = _beats(entry, baseline, chance)
+        own = _same_statistic(entry, baselines) or baseline  # a figure is compared with a baseline's of its kind
+        ok, test, figures = _beats(entry, own, chance)
+        if own is not baseline and own is not None:
+            figures = f"vs {own.candidate} ({own.statistic} {own.value:.3f}): {figures}"
         if ok and entry.kind == "jury":
             ok, against = beats_best_member(entry, group)
             if not ok:

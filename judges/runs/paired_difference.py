@@ -12,17 +12,19 @@ RESAMPLES, SEED, CONFIDENCE = 2000, 0, 0.95
 
 @dataclass(frozen=True)
 class Difference:
-    """Mean of (a - b) over the shared items with its percentile bootstrap interval."""
+    """a - b over the shared items (the mean of per-item differences, or of a statistic such as balanced accuracy
+    when `of` names it) with its percentile bootstrap interval."""
 
     n: int
     mean: float
     low: float
     high: float
+    of: str = ""
 
     def describe(self) -> str:
         return (
-            f"paired bootstrap on the same {self.n} items: difference {self.mean:+.3f} "
-            f"[{self.low:+.3f}, {self.high:+.3f}]"
+            f"paired bootstrap{f' of {self.of}' if self.of else ''} on the same {self.n} items: difference "
+            f"{self.mean:+.3f} [{self.low:+.3f}, {self.high:+.3f}]"
         )
 
 

@@ -8,9 +8,9 @@ from typing import Any
 
 from judges.judging.prompts import load_prompt_set
 from judges.pages.markdown import pct, table
-from judges.runs.compare import changes
 from judges.runs.intervals import total_interval, wilson
 from judges.runs.run import Run
+from judges.runs.run_compare import changes
 from judges.tuning.manifest import write_manifest
 from judges.tuning.pipeline import TuneOutcome
 

@@ -13,9 +13,9 @@ from judges.pages.page_template import render_page
 from judges.records import Summary
 from judges.render.sample_rows import mean_text
 from judges.runs.call_totals import call_totals
-from judges.runs.compare import changes, run_figures, split_of, variant
 from judges.runs.paired_runs import as_dict, paired_metrics
 from judges.runs.run import Run
+from judges.runs.run_compare import changes, run_figures, split_of, variant
 from judges.suite.reference import conclusion, summary_beside
 from judges.tuning.manifest import manifest_rows, read_manifest
 from judges.viewer.catalog import catalog, inside, run_entry

@@ -1,0 +1,129 @@
+"""Juries on labelled sets: the members' outcomes per item combined by the jury's rule, then measured."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from judges.agreement.label_rows import orient
+from judges.agreement.predictions import Prediction
+from judges.labels.schema import LabelledSet, LabelType
+from judges.leaderboard.config import Candidate, Evaluation
+from judges.leaderboard.entries import Entry
+from judges.leaderboard.jury import Jury, combine
+from judges.leaderboard.label_figures import HEADLINE, labelled_entry
+from judges.types import FailureKind, Verdict, VerdictState
+
+Scored = tuple[dict[str, Prediction], dict[str, Any]]  # a candidate's outcome per item, and what it took
+MAJORITY_LABELS = (LabelType.BINARY, LabelType.ORDINAL)  # votes need classes (ordinal levels count as classes)
+
+
+def _votes(member: Candidate, scores: dict[str, Prediction], label_type: LabelType, scale: Any) -> Any:
+    """A member's outcome per item as a majority vote (a 0/1 verdict, or a level of the scale), or why it has none."""
+    graded = [p.score for p in scores.values() if p.score is not None]
+    if label_type is LabelType.BINARY and all(v in (0.0, 1.0) for v in graded):
+        cut = 0.5  # 0/1 grades vote as given (a lower-is-better 1 votes 0)
+    elif label_type is LabelType.BINARY and member.threshold is not None:
+        cut = member.threshold
+    elif label_type is LabelType.BINARY:
+        return f"member {member.name} gives continuous scores and no threshold: a majority needs its 0/1 votes"
+    elif all(scale[0] <= v <= scale[1] and float(v).is_integer() for v in graded):
+        turned, _ = orient(list(scores.values()), scale, member.higher_is_better)
+        return dict(zip(scores, turned))
+    else:
+        return f"member {member.name} gives scores off the label levels: a majority needs votes on them"
+
+    def vote(score: float) -> float:
+        return float(score >= cut) if member.higher_is_better else float(score <= cut)
+
+    return {i: p if p.score is None else Prediction(i, p.state, vote(p.score), p.message) for i, p in scores.items()}
+
+
+def _turned(member: Candidate, scores: dict[str, Prediction], scale: Any) -> dict[str, Prediction]:
+    """A member's scores with a lower-is-better member turned around (as agreement turns it), for median and mean."""
+    turned, _ = orient(list(scores.values()), scale, member.higher_is_better)
+    return dict(zip(scores, turned))
+
+
+def _verdict(prediction: Prediction) -> Verdict:
+    if prediction.state is VerdictState.FAILURE:
+        return Verdict.failed(FailureKind.UPSTREAM_FAILED, prediction.message or "member failed")
+    if prediction.state is VerdictState.NULL or prediction.score is None:
+        return Verdict.null()
+    return Verdict.graded(float(prediction.score))
+
+
+def jury_scores(
+    jury: Jury, members: list[Candidate], scored: list[dict[str, Prediction]], labels: LabelledSet
+) -> dict[str, Prediction] | str:
+    """The jury's outcome per item from the members that have one (an item none has stays missing), or why it
+    cannot be combined on these labels."""
+    first = labels.items[0]
+    if jury.rule == "majority":
+        if first.label_type not in MAJORITY_LABELS:
+            return f"majority combines votes on binary or ordinal labels; these are {first.label_type.value}: use median or mean"
+        ready = [_votes(m, s, first.label_type, first.scale) for m, s in zip(members, scored)]
+        problems = [r for r in ready if isinstance(r, str)]
+        if problems:
+            return problems[0]
+    else:
+        ready = [_turned(m, s, first.scale) for m, s in zip(members, scored)]
+    out = {}
+    for item in dict.fromkeys(i.id for i in labels.items):
+        given = [outcomes[item] for outcomes in ready if item in outcomes]
+        if not given:
+            continue
+        verdict = combine([_verdict(p) for p in given], jury.rule)
+        out[item] = Prediction(item, verdict.state, verdict.grade, verdict.message if verdict.is_failure else None)
+    return out
+
+
+def label_jury_entries(
+    juries: list[Jury],
+    candidates: Mapping[str, Candidate],
+    evaluation: Evaluation,
+    labels: LabelledSet,
+    scored: Mapping[str, Scored],
+) -> list[Entry]:
+    """Each jury's row on one labelled evaluation, from its members' outcomes there (no call); costs summed."""
+
+    entries = []
+    for jury in juries:
+        members = [candidates[name] for name in jury.members]
+        base: dict[str, Any] = dict(
+            candidate=jury.name,
+            kind="jury",
+            model=None,
+            prompts=None,
+            prompt_sha=None,
+            evaluation=evaluation.name,
+            metric=labels.metrics()[0],
+            members=tuple(jury.members),
+        )
+        absent = [m.name for m in members if m.name not in scored]
+        outcomes: dict[str, Prediction] | str = (
+            f"no outputs here from {', '.join(absent)}"
+            if absent
+            else jury_scores(jury, members, [scored[m.name][0] for m in members], labels)
+        )
+        if isinstance(outcomes, str):
+            statistic = evaluation.statistic or HEADLINE[labels.items[0].label_type][0]
+            entries.append(
+                Entry(**base, statistic=statistic, value=None, ci_low=None, ci_high=None, n=0, note=outcomes)
+            )
+            continue
+        costs = [scored[m.name][1] for m in members]
+        latencies: list[float | None] = [c.get("latency_s_per_uncached_call") for c in costs]
+        base |= dict(
+            calls=sum(int(c["calls"]) for c in costs),
+            cost_usd=sum(float(c["cost_usd"]) for c in costs),
+            seconds=sum(float(c["seconds"]) for c in costs),
+            cost_measured=all(c.get("cost_measured", True) for c in costs),
+            # the members are asked side by side: the jury waits for the slowest
+            latency_s_per_uncached_call=None if None in latencies else max(x for x in latencies if x is not None),
+            failure_rate=sum(p.state is VerdictState.FAILURE for p in outcomes.values()) / len(outcomes)
+            if outcomes
+            else None,
+        )
+        entries.append(labelled_entry(base, outcomes, labels, evaluation))
+    return entries
