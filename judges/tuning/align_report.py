@@ -101,10 +101,7 @@ def build_report(outcome: AlignOutcome) -> dict[str, Any]:
                     "candidates": [c.name for c in s.candidates],
                     "examples_shown": s.examples,
                     "search_items": s.eval_items,
-                    "rounds": [
-                        {"items": r.tests, "scores": [x.to_dict() for x in r.scores], "kept": r.kept}
-                        for r in s.halving.rounds
-                    ],
+                    "rounds": [r.to_dict("items") for r in s.halving.rounds],
                     "chosen": s.winner.name,
                     "ended": s.halving.ended,
                     "message": s.halving.message,
@@ -113,10 +110,7 @@ def build_report(outcome: AlignOutcome) -> dict[str, Any]:
             },
             "decoding_rounds": None
             if outcome.decoding is None
-            else [
-                {"items": r.tests, "scores": [x.to_dict() for x in r.scores], "kept": r.kept}
-                for r in outcome.decoding.rounds
-            ],
+            else [r.to_dict("items") for r in outcome.decoding.rounds],
             "budget": {"budget_calls": job.budget_calls, "max_cost": job.max_cost},
             **outcome.search_ledger.to_dict(),
         },

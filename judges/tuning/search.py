@@ -48,6 +48,10 @@ class Round:
     scores: list[Score]
     kept: list[str]
 
+    def to_dict(self, unit: str = "tests") -> dict[str, Any]:
+        """The round as a report writes it; `unit` names what it was scored on ("tests", or "items" of labels)."""
+        return {unit: self.tests, "scores": [score.to_dict() for score in self.scores], "kept": self.kept}
+
 
 @dataclass
 class Halving:

@@ -79,22 +79,14 @@ def build_report(outcome: TuneOutcome) -> dict[str, Any]:
                     "candidates": [c.name for c in s.candidates],
                     "examples_from_train": s.examples,
                     "search_tests": s.eval_tests,
-                    "rounds": [
-                        {"tests": r.tests, "scores": [x.to_dict() for x in r.scores], "kept": r.kept}
-                        for r in s.halving.rounds
-                    ],
+                    "rounds": [r.to_dict() for r in s.halving.rounds],
                     "chosen": s.winner.name,
                     "ended": s.halving.ended,
                     "message": s.halving.message,
                 }
                 for s in outcome.searches
             },
-            "decoding_rounds": None
-            if outcome.decoding is None
-            else [
-                {"tests": r.tests, "scores": [x.to_dict() for x in r.scores], "kept": r.kept}
-                for r in outcome.decoding.rounds
-            ],
+            "decoding_rounds": None if outcome.decoding is None else [r.to_dict() for r in outcome.decoding.rounds],
             "budget": outcome.budget,
             **outcome.search_ledger.to_dict(),
         },
