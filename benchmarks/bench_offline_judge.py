@@ -15,8 +15,11 @@ logits of every position only for logprob requests, the compact prompt set), sid
 4. The main job's tests in file order against prompt-prefix order (benchmarks/offline_order.py): wall time, and the
    prompt tokens llama.cpp read and the tokens it generated, counted in the server's own log.
 5. The prompt tokens llama.cpp must read for the main job under each prompt layout and call order, counted with the
-   model's tokenizer (benchmarks/offline_layouts.py): why the shipped layout and prefix order were kept.
-Writes results/benchmarks/offline_judge.{json,md}; `--parts order,layouts` runs parts 4 and 5 alone (parts 1-3 keep
+   model's tokenizer (benchmarks/offline_layouts.py).
+6. The main job as shipped against each metric's instructions moved before the sample on a server that keeps several
+   prompts' states (benchmarks/offline_states.py, not adopted): side by side and each alone, tokens read, pass rates,
+   verdicts that differ.
+Writes results/benchmarks/offline_judge.{json,md}; `--parts states,layouts` runs parts 6 and 5 alone (the others keep
 their last figures, dated).
 """
 
@@ -98,8 +101,9 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=1, help="whole-process runs of each row (median kept)")
     parser.add_argument(
         "--parts",
-        default="earlier,order,layouts",
-        help="comma-separated, of: earlier (parts 1-3), order (4), layouts (5); a part not run keeps its last figures",
+        default="earlier,order,layouts,states",
+        help="comma-separated, of: earlier (parts 1-3), order (4), layouts (5), states (6); a part not run keeps its "
+        "last figures",
     )
     args = parser.parse_args()
     parts = set(args.parts.split(","))
@@ -120,6 +124,15 @@ def main() -> None:
             with open(os.devnull, "wb") as quiet:  # made once before, as on every run after a machine's first
                 served_copy(smollm2_path(), quiet)
             result["order"] = measure((32,), args.repeats, work)
+        if "states" in parts:
+            from offline_states import measure as measure_states
+
+            from judges.calls.gguf_encoding import served_copy
+            from judges.calls.local_server import smollm2_path
+
+            with open(os.devnull, "wb") as quiet:  # made once before, as on every run after a machine's first
+                served_copy(smollm2_path(), quiet)
+            result["states"] = measure_states(32, work)
         if "layouts" in parts:
             from offline_layouts import count
 
@@ -234,6 +247,10 @@ def render(result: dict) -> str:
         from offline_order import render_order
 
         lines += ["", *render_order(result["order"])]
+    if "states" in result:
+        from offline_states import render_states
+
+        lines += ["", *render_states(result["states"])]
     if "layouts" in result:
         from offline_layouts import render_layouts
 

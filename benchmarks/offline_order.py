@@ -47,14 +47,15 @@ def server_counts(log: str) -> dict:
     }
 
 
-def order_job(order: str, limit: int, work: Path) -> dict:
+def order_job(order: str, limit: int, work: Path, code: str | None = None, options: tuple[str, ...] = ()) -> dict:
+    """One whole `judgelab meta-eval` run (the code in ORDERS[order] unless `code` is given), its server's counts."""
     from judges.runs.run import Run
 
     out = Path(tempfile.mkdtemp(prefix="order-", dir=work))
     log = out / "server.log"
     cache = out / "cache.sqlite"  # new: every call a miss
-    command = [sys.executable, "-c", ORDERS[order], "meta-eval", "--cache", str(cache), "--quiet"]
-    command += ["--limit", str(limit), "--out", str(out / "run")]
+    command = [sys.executable, "-c", code or ORDERS[order], "meta-eval", "--cache", str(cache), "--quiet"]
+    command += ["--limit", str(limit), "--out", str(out / "run"), *options]
     env = {**os.environ, "PYTHONPATH": str(ROOT), "SERVER_LOG": str(log)}
     load_before = os.getloadavg()[0]
     started = time.perf_counter()
