@@ -128,7 +128,7 @@ def measure(limit: int, work: Path) -> dict:
 
 
 def render_states(part: dict) -> list[str]:
-    from judges.render.markdown import table
+    from judges.pages.markdown import table
     from judges.types import ALL_METRICS
 
     short = ["AR", "C", "F", "U", "PA", "NR"]
