@@ -3,7 +3,6 @@ what a constant judge scores), the cost of the search and of one judged item, an
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
@@ -20,7 +19,7 @@ from judges.tuning.align_measure import (
     run_predictions,
     statistic_value,
 )
-from judges.tuning.manifest import write_manifest
+from judges.tuning.manifest import write_tuning_report
 
 NEVER_USED = (
     "The held-out items were never used to choose: the search, its few-shot examples and the decoding choice used "
@@ -263,8 +262,5 @@ def report_markdown(report: dict[str, Any]) -> str:
 
 def write_align_report(outcome: AlignOutcome, out: Path) -> dict[str, Any]:
     report = build_report(outcome)
-    out.mkdir(parents=True, exist_ok=True)
-    (out / "report.json").write_text(json.dumps(report, indent=2, ensure_ascii=False), encoding="utf-8")
-    (out / "report.md").write_text(report_markdown(report), encoding="utf-8")
-    write_manifest(outcome.tuned_folder, manifest_of(report, outcome))
+    write_tuning_report(out, report, report_markdown(report), outcome.tuned_folder, manifest_of(report, outcome))
     return report

@@ -15,6 +15,16 @@ def write_manifest(folder: Path, manifest: dict[str, Any]) -> Path:
     return path
 
 
+def write_tuning_report(
+    out: Path, report: dict[str, Any], markdown: str, tuned_folder: Path, manifest: dict[str, Any]
+) -> None:
+    """A tuning's report (`report.json`, `report.md` in `out`) and the tuned folder's manifest."""
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "report.json").write_text(json.dumps(report, indent=2, ensure_ascii=False), encoding="utf-8")
+    (out / "report.md").write_text(markdown, encoding="utf-8")
+    write_manifest(tuned_folder, manifest)
+
+
 def read_manifest(folder: str | Path | None) -> dict[str, Any] | None:
     """The folder's manifest, or None when it has none (or it cannot be read as a JSON object)."""
     if not folder:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
@@ -11,7 +10,7 @@ from judges.pages.markdown import pct, table
 from judges.runs.intervals import total_interval, wilson
 from judges.runs.run import Run
 from judges.runs.run_compare import changes
-from judges.tuning.manifest import write_manifest
+from judges.tuning.manifest import write_tuning_report
 from judges.tuning.pipeline import TuneOutcome
 
 NEVER_USED = (
@@ -199,10 +198,7 @@ def report_markdown(report: dict[str, Any]) -> str:
 
 def write_report(outcome: TuneOutcome, out: Path) -> dict[str, Any]:
     report = build_report(outcome)
-    out.mkdir(parents=True, exist_ok=True)
-    (out / "report.json").write_text(json.dumps(report, indent=2, ensure_ascii=False), encoding="utf-8")
-    (out / "report.md").write_text(report_markdown(report), encoding="utf-8")
-    write_manifest(outcome.tuned_folder, manifest_of(report, outcome))
+    write_tuning_report(out, report, report_markdown(report), outcome.tuned_folder, manifest_of(report, outcome))
     return report
 
 
