@@ -219,6 +219,17 @@ def test_a_reason_is_the_judges_or_a_plain_line_and_never_contradicts_the_grade(
     assert reason(entry).startswith(shown)
 
 
+def test_a_low_grade_on_a_five_point_scale_keeps_its_reason_even_when_it_says_fails():
+    """The contradiction check reads faithfulness's pass/fail reasons only: relevancy graded 1 of 5 "fails" rightly."""
+    from judges.records import MetricRecord
+    from judges.runs.failures import reason
+    from judges.types import Verdict
+
+    why = "The answer fails to address the question."
+    entry = MetricRecord("answer_relevancy", Verdict.graded(1.0, why))
+    assert reason(entry) == why
+
+
 def test_the_leaderboard_dry_run_lists_each_pair_and_calls_nothing(tmp_path, capsys, monkeypatch):
     monkeypatch.chdir(tmp_path)
     config = tmp_path / "board.toml"

@@ -12,6 +12,7 @@ from judges.records import ItemRecord, MetricRecord
 from judges.types import ALL_METRICS, Outcome, Verdict, VerdictState
 
 NOT_PASSED = (Outcome.WRONG_GRADE, Outcome.FAILURE)
+PASS_FAIL = "faithfulness"  # the metric whose prompt asks for "all pass" or the failing sentence
 REASON_SHOWN = 200  # characters of a reason shown in a table cell
 # The shipped faithfulness prompts ask for "all pass" or the first failing sentence, copied; a small judge sometimes
 # writes a sentence saying that sentences fail beside a passing grade (or "all pass" beside a failing one).
@@ -28,7 +29,7 @@ def reason(entry: MetricRecord | Mapping[str, Any]) -> str:
         entry = MetricRecord.from_json("", entry)
     text = " ".join(entry.why.split())
     verdict = entry.verdict
-    if verdict.state is VerdictState.GRADE and text and contradicts(verdict.grade, text):
+    if verdict.state is VerdictState.GRADE and text and entry.metric == PASS_FAIL and contradicts(verdict.grade, text):
         return f"graded {given(verdict)}; the reason written contradicts the grade (its raw reply is in report.html)"
     if text:
         return text
@@ -38,7 +39,7 @@ def reason(entry: MetricRecord | Mapping[str, Any]) -> str:
 
 
 def contradicts(grade: float | None, text: str) -> bool:
-    """Whether a pass/fail grade's reason says the opposite: "all pass" beside a 0, or sentences failing beside a 1."""
+    """Whether a faithfulness grade's reason says the opposite: "all pass" beside a 0, or sentences failing beside a 1."""
     if grade == 0:
         return bool(_ALL_PASS.match(text))
     if grade == 1:
