@@ -18,7 +18,7 @@ from judges.tuning.candidates import Candidate, Example, build_candidates
 from judges.tuning.runner import BudgetStop, CandidateRunner, write_prompt_folder
 from judges.tuning.search import Halving, Score, halve
 from judges.tuning.space import TuneSpace
-from judges.tuning.stages import Budget, tag_of
+from judges.tuning.stages import Budget, chosen_candidate, tag_of
 from judges.types import Sample
 
 
@@ -79,8 +79,7 @@ class LabelSearch:
 
     @property
     def winner(self) -> Candidate:
-        chosen = self.halving.winner
-        return next((c for c in self.candidates if c.name == chosen), self.candidates[0])
+        return chosen_candidate(self.candidates, self.halving)
 
 
 def label_grade(mean_label: float, scale: tuple[float, float], template: str) -> float:

@@ -31,8 +31,12 @@ class MetricSearch:
 
     @property
     def winner(self) -> Candidate:
-        chosen = self.halving.winner
-        return next((c for c in self.candidates if c.name == chosen), self.candidates[0])
+        return chosen_candidate(self.candidates, self.halving)
+
+
+def chosen_candidate(candidates: Sequence[Candidate], halving: Halving) -> Candidate:
+    """The candidate the halving chose, or the base (the first) when no round ran."""
+    return next((c for c in candidates if c.name == halving.winner), candidates[0])
 
 
 def search_order(tests: Sequence[UnitTest], seed: int) -> list[UnitTest]:
