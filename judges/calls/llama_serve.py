@@ -1,10 +1,17 @@
-"""llama.cpp's OpenAI-compatible server, with greedy schema-constrained decoding that tries the top token first and
-logits kept for every position only when a request asks for logprobs."""
+"""llama.cpp's OpenAI-compatible server, with greedy schema-constrained decoding that tries the top token first,
+logits kept for every position only when a request asks for logprobs, and every completion run on one thread."""
 
 from __future__ import annotations
 
+import asyncio
 import ctypes
-from typing import Any
+import functools
+from collections.abc import AsyncIterator, Callable, Iterable
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any, ParamSpec, TypeVar
+
+P = ParamSpec("P")
+T = TypeVar("T")
 
 # llama-cpp-python masks the whole vocabulary (49k tokens for SmolLM2) against the JSON grammar before every greedy
 # step: about 7 ms a token here, as long as the model's own step. When the model's top token already fits the
@@ -115,11 +122,46 @@ def logits_for_every_position(options: dict[str, Any]) -> bool:
     return any(options.get(name) is not None for name in ("logprobs", "logits_processor", "logit_bias"))
 
 
+# llama.cpp's CPU backend (built with OpenMP here) keeps a team of worker threads for each thread that calls it, and an
+# idle team spins for a while before it sleeps. llama-cpp-python's server hands each request to any thread of AnyIO's
+# pool, so consecutive requests ran on different threads and one team's spinning took a core from the next one's work:
+# replaying the main job's first 40 requests alternately from two threads took 29.0 s against 21.6 s from one
+# (decoding 14.4 s against 8.5 s; the same replies). The server answers one request at a time anyway.
+@functools.cache
+def compute_thread() -> ThreadPoolExecutor:
+    """The server's one compute thread, started with its first completion."""
+    return ThreadPoolExecutor(max_workers=1, thread_name_prefix="llama-compute")
+
+
+async def run_on_compute_thread(function: Callable[P, T], *args: P.args, **kwargs: P.kwargs) -> T:
+    """`starlette.concurrency.run_in_threadpool`, on the one compute thread."""
+    return await asyncio.get_running_loop().run_in_executor(
+        compute_thread(), functools.partial(function, *args, **kwargs)
+    )
+
+
+async def iterate_on_compute_thread(iterator: Iterable[T]) -> AsyncIterator[T]:
+    """`starlette.concurrency.iterate_in_threadpool` (streamed replies), each step on the one compute thread."""
+    steps, done = iter(iterator), object()
+    while (item := await run_on_compute_thread(next, steps, done)) is not done:
+        yield item  # type: ignore[misc]  # `done` is the only other value next() returns
+
+
+def one_compute_thread() -> None:
+    """Make llama-cpp-python's server run every completion, streamed or not, on `compute_thread()`."""
+    from llama_cpp.server import app
+
+    app.run_in_threadpool = run_on_compute_thread  # type: ignore[attr-defined,assignment]
+    app.iterate_in_threadpool = iterate_on_compute_thread  # type: ignore[attr-defined]
+
+
 def main() -> None:
-    """`python -m judges.calls.llama_serve --model ...`: the server with the sampler installed."""
+    """`python -m judges.calls.llama_serve --model ...`: the server with the sampler installed and one compute
+    thread."""
     from llama_cpp.server import __main__ as server
 
     install()
+    one_compute_thread()
     serve: Any = server.main  # untyped in llama-cpp-python
     serve()
 
