@@ -19,6 +19,8 @@ logits of every position only for logprob requests, the compact prompt set), sid
 6. The main job as shipped against each metric's instructions moved before the sample on a server that keeps several
    prompts' states (benchmarks/offline_states.py, not adopted): side by side and each alone, tokens read, pass rates,
    verdicts that differ.
+7. The main job with the server's completions on any thread of AnyIO's pool against all on one compute thread
+   (benchmarks/offline_thread.py): alternating whole processes, wall time, llama.cpp's reading and decoding times.
 Writes results/benchmarks/offline_judge.{json,md}; `--parts states,layouts` runs parts 6 and 5 alone (the others keep
 their last figures, dated).
 """
@@ -101,9 +103,9 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=1, help="whole-process runs of each row (median kept)")
     parser.add_argument(
         "--parts",
-        default="earlier,order,layouts,states",
-        help="comma-separated, of: earlier (parts 1-3), order (4), layouts (5), states (6); a part not run keeps its "
-        "last figures",
+        default="earlier,order,layouts,states,thread",
+        help="comma-separated, of: earlier (parts 1-3), order (4), layouts (5), states (6), thread (7); a part not run "
+        "keeps its last figures",
     )
     args = parser.parse_args()
     parts = set(args.parts.split(","))
@@ -133,6 +135,15 @@ def main() -> None:
             with open(os.devnull, "wb") as quiet:  # made once before, as on every run after a machine's first
                 served_copy(smollm2_path(), quiet)
             result["states"] = measure_states(32, work)
+        if "thread" in parts:
+            from offline_thread import measure as measure_thread
+
+            from judges.calls.gguf_encoding import served_copy
+            from judges.calls.local_server import smollm2_path
+
+            with open(os.devnull, "wb") as quiet:  # made once before, as on every run after a machine's first
+                served_copy(smollm2_path(), quiet)
+            result["thread"] = measure_thread(32, max(args.repeats, 3), work)
         if "layouts" in parts:
             from offline_layouts import count
 
@@ -251,6 +262,10 @@ def render(result: dict) -> str:
         from offline_states import render_states
 
         lines += ["", *render_states(result["states"])]
+    if "thread" in result:
+        from offline_thread import render_thread
+
+        lines += ["", *render_thread(result["thread"])]
     if "layouts" in result:
         from offline_layouts import render_layouts
 
