@@ -129,6 +129,21 @@ def resampler(stat: Statistic, human: np.ndarray, judge: np.ndarray, rows: ItemR
     )
 
 
+def paired_differences(
+    pairs: Mapping[str, tuple[Resampler, Resampler]], rows: ItemRows, resamples: int, seed: int
+) -> dict[str, np.ndarray]:
+    """Each pair's A - B on every resample, the same seeded resamples of the items for both judges and every pair (a
+    paired bootstrap: Koehn, EMNLP 2004); resamples where a statistic is undefined give nan."""
+    drawn: dict[str, list[np.ndarray]] = {name: [] for name in pairs}
+    for index in resample_blocks(rows.n_items, resamples, seed):
+        weights = rows.weights(index)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            for name, (on_a, on_b) in pairs.items():
+                drawn[name].append(on_a(index, weights) - on_b(index, weights))
+    return {name: np.concatenate(values) if values else np.empty(0) for name, values in drawn.items()}
+
+
 def figures(
     stats: Sequence[Statistic],
     human: np.ndarray,

@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from judges.agreement.bootstrap import ItemRows, percentile_interval, resample_blocks, resampler
+from judges.agreement.bootstrap import ItemRows, paired_differences, percentile_interval, resampler
 from judges.agreement.result import MetricAgreement
 from judges.errors import InputError
 
@@ -87,22 +87,15 @@ def compare(
     n_items = items.n_items
     values = {s.name: (s(rows_a.human, rows_a.views[s.view]), t(rows_b.human, rows_b.views[t.view])) for s, t in pairs}
     too_many = {s.name for s, _ in pairs if s.bootstrap_items is not None and n_items > s.bootstrap_items}
-    resampled = [
-        (
-            s.name,
+    resampled = {
+        s.name: (
             resampler(s, rows_a.human, rows_a.views[s.view], items),
             resampler(t, rows_b.human, rows_b.views[t.view], items),
         )
         for s, t in pairs
         if s.name not in too_many
-    ]
-    drawn: dict[str, list[np.ndarray]] = {name: [] for name, _, _ in resampled}
-    for index in resample_blocks(n_items, resamples, seed):  # the same resampled items for both judges
-        weights = items.weights(index)
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            for name, on_a, on_b in resampled:
-                drawn[name].append(on_a(index, weights) - on_b(index, weights))
+    }
+    drawn = paired_differences(resampled, items, resamples, seed)
     out = []
     for s, t in pairs:
         value_a, value_b = values[s.name]
@@ -111,9 +104,7 @@ def compare(
                 PairedDifference(s.name, _finite(value_a), _finite(value_b), None, None, n_items, note="undefined")
             )
             continue
-        ci, undefined = (
-            (None, 0) if s.name in too_many else percentile_interval(np.concatenate(drawn[s.name]), confidence)
-        )
+        ci, undefined = (None, 0) if s.name in too_many else percentile_interval(drawn[s.name], confidence)
         williams: tuple[float | None, float | None] = (None, None)
         if s.name in WILLIAMS and n_items > 3:
             r23 = _judges_correlation(s.name, rows_a.views[s.view], rows_b.views[t.view])

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import warnings
 from dataclasses import dataclass
 
 import numpy as np
 
-from judges.agreement.bootstrap import ItemRows, percentile_interval, resample_blocks, resampler
+from judges.agreement.bootstrap import ItemRows, paired_differences, percentile_interval, resampler
 from judges.agreement.result import MetricAgreement
 from judges.agreement.statistics import Statistic
 from judges.runs.paired_difference import CONFIDENCE, RESAMPLES, SEED, Difference
@@ -51,14 +50,9 @@ def label_difference(a: LabelPairs, b: LabelPairs) -> Difference | None:
     if not np.isfinite(point):
         return None
     items = ItemRows(a.row_item, len(a.ids))
-    on_a, on_b = resampler(stat, human, judge_a, items), resampler(stat, human, judge_b, items)
-    drawn = []
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        for index in resample_blocks(len(a.ids), RESAMPLES, SEED):  # the same resampled items for both judges
-            weights = items.weights(index)
-            drawn.append(on_a(index, weights) - on_b(index, weights))
-    ci, _ = percentile_interval(np.concatenate(drawn), CONFIDENCE)
+    pair = (resampler(stat, human, judge_a, items), resampler(stat, human, judge_b, items))
+    drawn = paired_differences({stat.name: pair}, items, RESAMPLES, SEED)
+    ci, _ = percentile_interval(drawn[stat.name], CONFIDENCE)
     if ci is None:
         return None
     return Difference(len(a.ids), float(point), ci[0], ci[1], of=stat.name)
