@@ -47,6 +47,22 @@ def server_counts(log: str) -> dict:
     }
 
 
+def server_columns(run: dict) -> dict:
+    """What llama.cpp did in a run, as table columns: the prompt tokens it read and the tokens it generated, with
+    the time each took."""
+    return {
+        "prompt tokens read": run["prompt_tokens_read"],
+        "reading (s)": f"{run['prompt_read_s']:.1f}",
+        "tokens generated": run["tokens_generated"],
+        "generating (s)": f"{run['generation_s']:.1f}",
+    }
+
+
+def load_span(run: dict) -> str:
+    """The machine's load average before and after a run."""
+    return f"{run['load_average'][0]:.1f}-{run['load_average'][1]:.1f}"
+
+
 def order_job(order: str, limit: int, work: Path, code: str | None = None, options: tuple[str, ...] = ()) -> dict:
     """One whole `judgelab meta-eval` run (the code in ORDERS[order] unless `code` is given), its server's counts."""
     from judges.runs.run import Run
@@ -130,12 +146,9 @@ def render_order(part: dict) -> list[str]:
                     "order": r["order"],
                     "tests": r["tests"],
                     "wall (s)": f"{r['wall_s']:.1f}",
-                    "load avg": f"{r['load_average'][0]:.1f}-{r['load_average'][1]:.1f}",
+                    "load avg": load_span(r),
                     "prompt tokens sent": r["prompt_tokens_sent"],
-                    "prompt tokens read": r["prompt_tokens_read"],
-                    "reading (s)": f"{r['prompt_read_s']:.1f}",
-                    "tokens generated": r["tokens_generated"],
-                    "generating (s)": f"{r['generation_s']:.1f}",
+                    **server_columns(r),
                     **{n: f"{100 * r['pass_rates'][m]:.1f}%" for n, m in zip(short, ALL_METRICS, strict=True)},
                     "total": f"{100 * r['total']:.1f}%",
                     "verdicts (replies) unlike before": f"{r['verdicts_differing']} ({r['replies_differing']})",

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from offline_layouts import instructions_first
-from offline_order import KEEP_LOG, MAIN, order_job
+from offline_order import KEEP_LOG, MAIN, load_span, order_job, server_columns
 
 BENCHMARKS = Path(__file__).resolve().parent
 STATES_BYTES = 256 << 20  # about a dozen prompts' states (23 kB a token for SmolLM2): a few calls back per metric
@@ -152,11 +152,8 @@ def render_states(part: dict) -> list[str]:
                     "run": r["mode"],
                     "config": r["config"],
                     "wall (s)": f"{r['wall_s']:.1f}",
-                    "load avg": f"{r['load_average'][0]:.1f}-{r['load_average'][1]:.1f}",
-                    "prompt tokens read": r["prompt_tokens_read"],
-                    "reading (s)": f"{r['prompt_read_s']:.1f}",
-                    "tokens generated": r["tokens_generated"],
-                    "generating (s)": f"{r['generation_s']:.1f}",
+                    "load avg": load_span(r),
+                    **server_columns(r),
                     **{n: f"{100 * r['pass_rates'][m]:.1f}%" for n, m in zip(short, ALL_METRICS, strict=True)},
                     "total": f"{100 * r['total']:.1f}%",
                     "verdicts unlike shipped (AR/C/F/U/PA/NR)": f"{r['verdicts_differing']} ("

@@ -8,7 +8,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from offline_order import KEEP_LOG, MAIN, order_job
+from offline_order import KEEP_LOG, MAIN, load_span, order_job, server_columns
 
 # in the judgelab process: start the server with one_compute_thread turned off
 ANY_POOL_THREAD = (
@@ -79,11 +79,8 @@ def render_thread(part: dict) -> list[str]:
                     "config": r["config"],
                     "wall (s), median": f"{r['wall_s']:.1f}",
                     "every run (s)": ", ".join(f"{w:.1f}" for w in r["walls_s"]),
-                    "load avg": f"{r['load_average'][0]:.1f}-{r['load_average'][1]:.1f}",
-                    "prompt tokens read": r["prompt_tokens_read"],
-                    "reading (s)": f"{r['prompt_read_s']:.1f}",
-                    "tokens generated": r["tokens_generated"],
-                    "generating (s)": f"{r['generation_s']:.1f}",
+                    "load avg": load_span(r),
+                    **server_columns(r),
                     "total": f"{100 * r['total']:.1f}%",
                     "replies unlike the first run": r["replies_differing"],
                 }

@@ -15,7 +15,9 @@ from judges.runs.summarizer import summarize
 from judges.types import FailureKind, Outcome, Verdict, VerdictState
 
 ROOT = Path(__file__).resolve().parent.parent
-COMMITTED = ROOT / "results" / "runs" / "smollm2-default--unit_tests_unit_tests_test_first-32"
+# the offline leaderboard's SmolLM2 unit-test run as written on 2026-11-23 (run.json and results.jsonl), kept as it was
+# when the board was rebuilt, so that a folder of an earlier version is still read
+EARLIER = ROOT / "tests" / "data" / "unit_test_run_2026-11-23"
 COMMITTED_GRADE = ROOT / "results" / "runs" / "smollm2-default--labels_alce_40-items"
 
 
@@ -75,7 +77,7 @@ def test_a_not_applicable_metric_keeps_its_flag_and_reason():
 
 
 def test_a_committed_unit_test_run_folder_of_an_earlier_version_loads_as_typed_records():
-    run = Run.load(COMMITTED)
+    run = Run.load(EARLIER)
     assert run.kind == "unit_tests" and len(run.records) == 32 and run.summary.n_items == 32
     first = run.records[0]
     assert first.id == "uk-repairing-standard/highest-marks-1" and first.test_type == "Highest marks 1"
@@ -90,7 +92,7 @@ def test_a_committed_unit_test_run_folder_of_an_earlier_version_loads_as_typed_r
     assert all(isinstance(e.outcome, Outcome) for r in run.records for e in r.metrics.values())
     # the summary read from run.json is the one the records give, figure for figure
     assert summarize(run.records, run.kind) == run.summary
-    lines = [json.loads(line) for line in (COMMITTED / "results.jsonl").read_text(encoding="utf-8").splitlines()]
+    lines = [json.loads(line) for line in (EARLIER / "results.jsonl").read_text(encoding="utf-8").splitlines()]
     for line, record in zip(lines, run.records, strict=True):
         assert _without_empty_calls(record.to_json()) == _without_empty_calls(line)
     frame = run.to_pandas()
@@ -115,8 +117,8 @@ def test_the_live_counter_and_the_totals_share_one_set_of_counts_and_write_the_k
     for usage_class, own in ((CallCounter, "retries"), (Usage, "priced_cost")):
         assert issubclass(usage_class, CallCounts)
         assert [f.name for f in dataclasses.fields(usage_class)] == [*shared, own]
-    meta = json.loads((COMMITTED / "run.json").read_text(encoding="utf-8"))
-    line = json.loads((COMMITTED / "results.jsonl").read_text(encoding="utf-8").splitlines()[0])
+    meta = json.loads((EARLIER / "run.json").read_text(encoding="utf-8"))
+    line = json.loads((EARLIER / "results.jsonl").read_text(encoding="utf-8").splitlines()[0])
     # the same keys in the same order as committed folders: run.json's usage is the counter's, the rest totals
     assert list(CallCounter().to_json()) == list(meta["usage"])
     assert list(Usage().to_json()) == list(meta["summary"]["usage"]) == list(line["usage"])
@@ -138,7 +140,7 @@ def test_an_unreadable_record_names_the_file_and_line(tmp_path):
 
 
 def test_summary_goes_to_json_and_back():
-    summary = Run.load(COMMITTED).summary
+    summary = Run.load(EARLIER).summary
     assert Summary.from_json(json.loads(json.dumps(summary.to_json()))) == summary
 
 
