@@ -263,3 +263,45 @@ def test_pytest_plugin_user_errors_are_one_line(tmp_path):
         assert result.returncode == 4, output
         assert output == [f"ERROR: judgelab: {name}: {expected}" + output[0].split(expected, 1)[1]], output
         assert "Traceback" not in result.stderr
+
+
+def test_pytest_plugin_names_a_missing_api_key_once_before_collecting(tmp_path):
+    """A gate whose judge needs a key that is not set stops as the CLI does, in one line before any call, instead of
+    failing every bar and every unit test with the same message."""
+    (tmp_path / "judge.toml").write_text('[judge]\nmodel = "gpt-4o-mini"\n[tests]\nlimit = 8\n[min]\ntotal = 0.5\n')
+    env = {k: v for k, v in ENV.items() if k != "OPENAI_API_KEY"}
+    result = subprocess.run(
+        [sys.executable, "-m", "pytest", "--judgelab", "judge.toml", "-p", "no:cacheprovider", str(tmp_path)],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=tmp_path,
+        timeout=120,
+    )
+    output = (result.stdout + result.stderr).strip().splitlines()
+    assert result.returncode == 4, output
+    assert output == ["ERROR: judgelab: missing API key for gpt-4o-mini: set OPENAI_API_KEY in the environment"]
+    assert not (tmp_path / "results").exists()  # no run folder: nothing ran
+
+
+def test_a_gate_replaying_recorded_replies_needs_no_api_key(tmp_path, stub):
+    """Recorded once against an endpoint, the gate then runs in CI from its cache alone: no network, no key."""
+    judge = f'model = "openai/stub"\ncache = "{tmp_path / "c.sqlite"}"\n'
+    rest = f'[tests]\nsource = "{TESTS}"\nlimit = 4\n[min]\nfaithfulness = 0.0\n'
+    (tmp_path / "record.toml").write_text(f'[judge]\n{judge}api_base = "{stub}"\n{rest}')
+    (tmp_path / "replay.toml").write_text(f'[judge]\n{judge}cache_mode = "replay"\n{rest}')
+    recorded = judgelab("validate", "--config", str(tmp_path / "record.toml"), cwd=tmp_path)
+    assert recorded.returncode == 0, recorded.stderr
+    env = {k: v for k, v in ENV.items() if k != "OPENAI_API_KEY"}
+    result = subprocess.run(
+        [sys.executable, "-m", "pytest", "--judgelab", "replay.toml", "-p", "no:cacheprovider", str(tmp_path)],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=tmp_path,
+        timeout=300,
+    )
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-2000:]
+    assert "collected 5 items" in result.stdout and "missing API key" not in result.stdout + result.stderr
+    run = json.loads(next((tmp_path / "results" / "runs").glob("*-gate-replay/run.json")).read_text())
+    assert run["summary"]["usage"]["cached_calls"] == run["summary"]["usage"]["calls"] > 0

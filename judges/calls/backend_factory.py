@@ -42,12 +42,14 @@ def open_backend(
     client: str | None = None,
     api_bases: Sequence[str] = (),
     per_deployment: int,
+    replay: bool = False,
 ) -> Iterator[Backend]:
     """The backend for `model` (the lean one or LiteLLM's, see `default_client`), with the local llama.cpp server
     started on the first call that needs it and stopped afterwards. Several `api_bases` are deployments of one
     judge: calls are spread over them, at most `per_deployment` at once on each.
 
-    `connection` holds credential-like arguments (api_key, extra headers): sent, never cached or logged.
+    `connection` holds credential-like arguments (api_key, extra headers): sent, never cached or logged. `replay`:
+    the run answers from recorded replies only and calls nothing, so no API key is needed.
     Nothing heavy is imported and nothing is started here: a fully cached run never needs it.
     """
 
@@ -73,7 +75,8 @@ def open_backend(
         return
     connection = dict(connection or {})
     if not connection.get("api_key"):
-        check_api_key(model)
+        if not replay:
+            check_api_key(model)
         if model.api_base and client == "litellm" and missing_keys(model):
             connection["api_key"] = "none"  # a self-hosted server (vLLM, llama.cpp, Ollama) needs no key
     bases: list[str | None] = [*api_bases] or [model.api_base]

@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from judges.calls.api_keys import check_api_key
 from judges.errors import ConfigError
 from judges.files.toml_config import read_toml, validate_config
 from judges.records import Summary
@@ -109,6 +110,17 @@ def run_gate(config: GateConfig, out: Path | None, tests: list[Any] | None = Non
     judge = build_config(config.judge)
     run = run_unit_tests(tests, judge, out=out, data=str(source or "unit_tests (shipped)"), split=split)
     return check_bars(run.summary, config.bars), run
+
+
+def check_gate_judge(config: GateConfig) -> None:
+    """What a run checks before its first call, checked before pytest collects the gate: the [judge] section as a
+    judge, and the provider's API key unless the gate replays recorded replies (one line, as the CLI says it,
+    instead of one failure per item)."""
+    from judges.config.judge import build_config  # defers pydantic
+
+    judge = build_config(config.judge)
+    if judge.cache_mode != "replay" and not judge.connection_extra().get("api_key"):
+        check_api_key(judge.judge_model())
 
 
 @dataclass

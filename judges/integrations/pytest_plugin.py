@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from judges.errors import JudgelabError
-from judges.integrations.gate import GateConfig, gate_tests, run_gate
+from judges.integrations.gate import GateConfig, check_gate_judge, gate_tests, run_gate
 from judges.runs.drift import drift, drift_lines
 from judges.runs.failures import listing, misses
 from judges.runs.folder import default_run_dir
@@ -39,8 +39,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    """Read and check the gate's config (and its unit tests) before collection: a missing or bad file is one line,
-    no traceback, and pytest stops with its usage-error exit code (4)."""
+    """Read and check the gate's config, its unit tests and its judge before collection: a missing or bad file, or a
+    missing API key, is one line, no traceback, and pytest stops with its usage-error exit code (4)."""
     path = config.getoption("judgelab")
     if not path:
         return
@@ -48,6 +48,7 @@ def pytest_configure(config: pytest.Config) -> None:
     try:
         gate = GateConfig.load(path)
         tests = gate_tests(gate)
+        check_gate_judge(gate)
     except JudgelabError as err:
         raise pytest.UsageError(f"judgelab: {err}") from None
     out = config.getoption("judgelab_out")

@@ -54,6 +54,7 @@ def open_runtime(config: JudgeConfig) -> Iterator[tuple[JudgeModel, CallRuntime]
             client=config.client,
             api_bases=bases,
             per_deployment=per_deployment,
+            replay=cache.mode is CacheMode.REPLAY,
         ) as backend:
             yield model, CallRuntime(backend, cache, settings)
     finally:
