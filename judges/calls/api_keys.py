@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from judges.calls.litellm_backend import import_litellm
 from judges.calls.model_spec import JudgeModel
 from judges.calls.prices import provider
@@ -42,3 +44,10 @@ def check_api_key(model: JudgeModel) -> None:
     missing = missing_keys(model)
     if missing:
         raise BackendUnavailable(f"missing API key for {model.name}: set {', '.join(missing)} in the environment")
+
+
+def check_key(model: JudgeModel, connection: dict[str, Any], *, replay: bool) -> None:
+    """Fail before any call when the provider's API key is missing: not when the connection carries a key, nor when
+    the run answers from recorded replies alone (`replay`)."""
+    if not replay and not connection.get("api_key"):
+        check_api_key(model)

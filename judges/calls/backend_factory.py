@@ -7,7 +7,7 @@ import contextlib
 from collections.abc import Iterator, Sequence
 from typing import Any
 
-from judges.calls.api_keys import check_api_key, missing_keys
+from judges.calls.api_keys import check_key, missing_keys
 from judges.calls.backend import Backend
 from judges.calls.deferred import DeferredBackend
 from judges.calls.deployments import DeploymentRouter
@@ -74,11 +74,9 @@ def open_backend(
             server.stop()
         return
     connection = dict(connection or {})
-    if not connection.get("api_key"):
-        if not replay:
-            check_api_key(model)
-        if model.api_base and client == "litellm" and missing_keys(model):
-            connection["api_key"] = "none"  # a self-hosted server (vLLM, llama.cpp, Ollama) needs no key
+    check_key(model, connection, replay=replay)
+    if not connection.get("api_key") and model.api_base and client == "litellm" and missing_keys(model):
+        connection["api_key"] = "none"  # a self-hosted server (vLLM, llama.cpp, Ollama) needs no key
     bases: list[str | None] = [*api_bases] or [model.api_base]
     if len(bases) == 1:
         backend = _client_backend(client, bases[0], timeout_s, connection)

@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from judges.calls.api_keys import check_api_key
+from judges.calls.api_keys import check_key
 from judges.errors import ConfigError
 from judges.files.toml_config import read_toml, validate_config
 from judges.records import Summary
@@ -119,8 +119,7 @@ def check_gate_judge(config: GateConfig) -> None:
     from judges.config.judge import build_config  # defers pydantic
 
     judge = build_config(config.judge)
-    if judge.cache_mode != "replay" and not judge.connection_extra().get("api_key"):
-        check_api_key(judge.judge_model())
+    check_key(judge.judge_model(), judge.connection_extra(), replay=judge.cache_mode == "replay")
 
 
 @dataclass
