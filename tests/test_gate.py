@@ -24,6 +24,18 @@ def judgelab(*args, cwd):
     )
 
 
+def pytest_gate(config_name, folder, env=ENV):
+    """`pytest --judgelab CONFIG FOLDER` run from `folder`, as a team would run its gate."""
+    return subprocess.run(
+        [sys.executable, "-m", "pytest", "--judgelab", config_name, "-p", "no:cacheprovider", str(folder)],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=folder,
+        timeout=300,
+    )
+
+
 @pytest.fixture(scope="module")
 def stub():
     with stub_server(latency_ms=1) as base:
@@ -251,14 +263,7 @@ def test_pytest_plugin_user_errors_are_one_line(tmp_path):
     """`pytest --judgelab missing.toml` (or a file that is not TOML) says so in one line: no traceback."""
     (tmp_path / "bad.toml").write_text("judge = [\n")
     for name, expected in (("missing.toml", "config file not found"), ("bad.toml", "not valid TOML")):
-        result = subprocess.run(
-            [sys.executable, "-m", "pytest", "--judgelab", name, "-p", "no:cacheprovider", str(tmp_path)],
-            capture_output=True,
-            text=True,
-            env=ENV,
-            cwd=tmp_path,
-            timeout=120,
-        )
+        result = pytest_gate(name, tmp_path)
         output = (result.stdout + result.stderr).strip().splitlines()
         assert result.returncode == 4, output
         assert output == [f"ERROR: judgelab: {name}: {expected}" + output[0].split(expected, 1)[1]], output
@@ -270,14 +275,7 @@ def test_pytest_plugin_names_a_missing_api_key_once_before_collecting(tmp_path):
     failing every bar and every unit test with the same message."""
     (tmp_path / "judge.toml").write_text('[judge]\nmodel = "gpt-4o-mini"\n[tests]\nlimit = 8\n[min]\ntotal = 0.5\n')
     env = {k: v for k, v in ENV.items() if k != "OPENAI_API_KEY"}
-    result = subprocess.run(
-        [sys.executable, "-m", "pytest", "--judgelab", "judge.toml", "-p", "no:cacheprovider", str(tmp_path)],
-        capture_output=True,
-        text=True,
-        env=env,
-        cwd=tmp_path,
-        timeout=120,
-    )
+    result = pytest_gate("judge.toml", tmp_path, env)
     output = (result.stdout + result.stderr).strip().splitlines()
     assert result.returncode == 4, output
     assert output == ["ERROR: judgelab: missing API key for gpt-4o-mini: set OPENAI_API_KEY in the environment"]
@@ -293,14 +291,7 @@ def test_a_gate_replaying_recorded_replies_needs_no_api_key(tmp_path, stub):
     recorded = judgelab("validate", "--config", str(tmp_path / "record.toml"), cwd=tmp_path)
     assert recorded.returncode == 0, recorded.stderr
     env = {k: v for k, v in ENV.items() if k != "OPENAI_API_KEY"}
-    result = subprocess.run(
-        [sys.executable, "-m", "pytest", "--judgelab", "replay.toml", "-p", "no:cacheprovider", str(tmp_path)],
-        capture_output=True,
-        text=True,
-        env=env,
-        cwd=tmp_path,
-        timeout=300,
-    )
+    result = pytest_gate("replay.toml", tmp_path, env)
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-2000:]
     assert "collected 5 items" in result.stdout and "missing API key" not in result.stdout + result.stderr
     run = json.loads(next((tmp_path / "results" / "runs").glob("*-gate-replay/run.json")).read_text())
