@@ -129,6 +129,24 @@ def test_every_command_that_calls_a_judge_has_a_dry_run(args, first, tmp_path, c
     assert printed.startswith(first) and "Nothing was called." in printed and not (tmp_path / "results").exists()
 
 
+def test_the_metrics_dry_run_counts_only_the_samples_each_metric_applies_to(tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    rows = [json.loads(line) for line in SAMPLES.read_text().splitlines()][:3]
+    del rows[1]["expected_output"]  # context precision needs it: this sample is not judged by that metric
+    data = tmp_path / "three.jsonl"
+    data.write_text("".join(json.dumps(row) + "\n" for row in rows))
+    metrics = "ragas_faithfulness,ragas_context_precision,hit_rate"
+    judge = ["--judge", "openai/x", "--api-base", "http://127.0.0.1:9/v1"]
+    assert main(["metrics", "--metrics", metrics, "--data", str(data), "--dry-run", *judge]) == 0
+    assert capsys.readouterr().out.splitlines() == [
+        "3 samples x 3 metrics with openai/x",
+        "dry run: 2 of the 3 metrics ask the judge (ragas_faithfulness, ragas_context_precision): at most 5 first "
+        "calls, one per sample each applies to; metrics that extract claims or generate questions then ask once per "
+        "claim or question. Nothing was called.",
+        "  ragas_context_precision applies to 2 of 3 samples (it needs input, references, expected_output)",
+    ]
+
+
 def test_a_dead_endpoint_gives_one_count_of_failed_calls(tmp_path, capsys, monkeypatch):
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("OPENAI_API_KEY", "sk-fake")

@@ -122,16 +122,29 @@ def run(args: argparse.Namespace) -> int:
 
 
 def dry_run(metrics: list[Any], samples: Sequence[Any], config: JudgeConfig) -> int:
-    """What a metrics run would ask: the metrics that call the judge, and their first calls (a call or more per
-    sample each applies to; claims and generated questions add more, which only the replies decide)."""
-    judged = [spec.name for spec in metrics if spec.uses_judge]
+    """What a metrics run would ask: the metrics that call the judge, and their first calls (one per sample each
+    applies to: a sample missing a field a metric needs is not judged by it; claims and generated questions add
+    more, which only the replies decide)."""
+    judged = [spec for spec in metrics if spec.uses_judge]
+    applies = dict.fromkeys((spec.name for spec in judged), 0)
+    n_samples = 0
+    for sample in samples:
+        n_samples += 1
+        for spec in judged:
+            applies[spec.name] += not sample.missing(spec.needs)
     print(f"{len(samples)} samples x {len(metrics)} metrics with {config.model}")
     print(
         f"dry run: {len(judged)} of the {len(metrics)} metrics ask the judge"
-        + (f" ({', '.join(judged)})" if judged else "")
-        + f": at most {len(samples) * len(judged)} first calls, one per sample each applies to; metrics that "
+        + (f" ({', '.join(applies)})" if judged else "")
+        + f": at most {sum(applies.values())} first calls, one per sample each applies to; metrics that "
         "extract claims or generate questions then ask once per claim or question. Nothing was called."
     )
+    for spec in judged:
+        if applies[spec.name] < n_samples:
+            print(
+                f"  {spec.name} applies to {applies[spec.name]} of {n_samples} samples "
+                f"(it needs {', '.join(spec.needs)})"
+            )
     return 0
 
 
