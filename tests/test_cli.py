@@ -70,6 +70,18 @@ def test_missing_api_key_fails_before_any_call(tmp_path):
     assert not (tmp_path / "run" / "results.jsonl").exists()
 
 
+def test_a_replay_run_needs_no_api_key_and_stops_at_its_first_unrecorded_reply(tmp_path):
+    from judges.calls.cache import CacheMode, ReplyCache
+
+    tests = write_jsonl(tmp_path / "u.jsonl", [record()])
+    ReplyCache(tmp_path / "c.sqlite", CacheMode.READ_WRITE).close()  # a recorded cache, here with no reply in it
+    env = {k: v for k, v in ENV.items() if k != "OPENAI_API_KEY"}
+    args = ["--tests", str(tests), "--out", str(tmp_path / "run"), "--cache", str(tmp_path / "c.sqlite")]
+    result = run_cli("meta-eval", "--judge", "gpt-4o-mini", *args, "--cache-mode", "replay", "--quiet", env=env)
+    assert "missing API key" not in result.stderr and "Traceback" not in result.stderr
+    assert result.returncode == 2 and "replay mode: no recorded reply for a gpt-4o-mini call" in result.stderr
+
+
 def test_bad_unit_test_file_names_line_and_field(tmp_path, capsys):
     bad = record(conditions={**record()["conditions"], "completeness_condition": "5"})
     path = write_jsonl(tmp_path / "u.jsonl", [record(id="a"), bad])
