@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -69,6 +71,17 @@ def scripted_judge(
     )
     model = JudgeModel("scripted", "scripted/model", json_schema=json_schema)
     return GroundedQAJudge(runtime, load_prompt_set("default"), model, {"temperature": 0}), backend
+
+
+def serve_double(monkeypatch: pytest.MonkeyPatch, double: ScriptedBackend) -> ScriptedBackend:
+    """Every run the test opens answers through `double`, behind the backend interface (no server, no network)."""
+
+    @contextlib.contextmanager
+    def open_backend(model: Any, **_: Any) -> Iterator[ScriptedBackend]:
+        yield double
+
+    monkeypatch.setattr("judges.judging.factory.open_backend", open_backend)
+    return double
 
 
 def run_tests(tests: list[Any], judge: GroundedQAJudge, out: Path | None = None, draws: int = 1) -> Any:

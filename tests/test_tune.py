@@ -3,14 +3,13 @@ train, the test split is read once after the choice, a repeated search makes no 
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import json
 import shutil
 from pathlib import Path
 
 import pytest
-from conftest import ROOT, reply
+from conftest import ROOT, reply, serve_double
 
 from judges.calls.scripted import ScriptedBackend
 from judges.config.judge import JudgeConfig
@@ -92,14 +91,7 @@ def space(tmp_path):
 @pytest.fixture
 def backend(monkeypatch):
     """The scripted judge behind the same backend interface every run opens (no server, no network)."""
-    double = ScriptedBackend(script)
-
-    @contextlib.contextmanager
-    def open_backend(model, **_):
-        yield double
-
-    monkeypatch.setattr("judges.judging.factory.open_backend", open_backend)
-    return double
+    return serve_double(monkeypatch, ScriptedBackend(script))
 
 
 def job(tmp_path, folder, space, out="out", **extra):
@@ -297,13 +289,7 @@ def test_tuning_docs_list_every_space_key():
 def test_a_cost_limit_spent_by_the_base_run_is_one_line_and_exit_4(tmp_path, folder, space, monkeypatch, capsys):
     from judges.cli.main import main
 
-    double = ScriptedBackend(script, cost_per_call=0.01)
-
-    @contextlib.contextmanager
-    def open_backend(model, **_):
-        yield double
-
-    monkeypatch.setattr("judges.judging.factory.open_backend", open_backend)
+    double = serve_double(monkeypatch, ScriptedBackend(script, cost_per_call=0.01))
     code = main(
         ["tune", "--judge", "scripted/model", "--no-json-schema", "--tests", str(folder), "--space", str(space)]
         + ["--cache", str(tmp_path / "c.sqlite"), "--out", str(tmp_path / "out"), "--max-cost", "0.05"]
@@ -314,13 +300,7 @@ def test_a_cost_limit_spent_by_the_base_run_is_one_line_and_exit_4(tmp_path, fol
 
 
 def test_decoding_settings_are_searched_after_the_templates_and_used_on_test(tmp_path, folder, monkeypatch):
-    double = ScriptedBackend(warm)  # right on completeness only when sampling at temperature 0.5
-
-    @contextlib.contextmanager
-    def open_backend(model, **_):
-        yield double
-
-    monkeypatch.setattr("judges.judging.factory.open_backend", open_backend)
+    double = serve_double(monkeypatch, ScriptedBackend(warm))  # right on completeness only at temperature 0.5
     space = tmp_path / "decoding.toml"
     space.write_text("[decoding]\ntemperature = [0.0, 0.5]\n\n[metrics.completeness]\n", encoding="utf-8")
     report = write_report(tune(job(tmp_path, folder, space)), tmp_path / "out")
@@ -337,13 +317,7 @@ def warm(request):
 
 
 def test_a_cost_limit_reached_in_a_round_discards_it_and_keeps_the_base(tmp_path, folder, space, monkeypatch):
-    double = ScriptedBackend(script, cost_per_call=0.01)
-
-    @contextlib.contextmanager
-    def open_backend(model, **_):
-        yield double
-
-    monkeypatch.setattr("judges.judging.factory.open_backend", open_backend)
+    serve_double(monkeypatch, ScriptedBackend(script, cost_per_call=0.01))
     report = write_report(tune(job(tmp_path, folder, space, max_cost=1.10)), tmp_path / "out")
     search = report["search"]["metrics"]["completeness"]
     assert search["rounds"] == [] and search["chosen"] == "base__ex0__as_written"

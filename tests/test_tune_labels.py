@@ -4,7 +4,6 @@ the CLI against the stub server writes the tuned prompts, the report and the man
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 import re
@@ -12,7 +11,7 @@ import subprocess
 import sys
 
 import pytest
-from conftest import ROOT, reply, write_jsonl
+from conftest import ROOT, reply, serve_double, write_jsonl
 
 from judges.calls.scripted import ScriptedBackend
 from judges.config.judge import JudgeConfig
@@ -66,17 +65,6 @@ def space(tmp_path):
     return path
 
 
-def scripted(monkeypatch, script):
-    double = ScriptedBackend(script)
-
-    @contextlib.contextmanager
-    def open_backend(model, **_):
-        yield double
-
-    monkeypatch.setattr("judges.judging.factory.open_backend", open_backend)
-    return double
-
-
 def job(tmp_path, labels, space, out="out", progress=lambda message: None, **extra):
     options = JudgeConfig(
         model="scripted/model", prompts="default", cache=str(tmp_path / "cache.sqlite"), json_schema=False
@@ -89,7 +77,7 @@ def job(tmp_path, labels, space, out="out", progress=lambda message: None, **ext
 def test_few_shot_examples_of_the_base_judges_mistakes_lift_held_out_agreement(
     tmp_path, labels_file, space, monkeypatch
 ):
-    backend = scripted(monkeypatch, student)
+    backend = serve_double(monkeypatch, ScriptedBackend(student))
     held_out_from: list[int] = []
 
     def progress(message):
@@ -158,12 +146,12 @@ def test_a_teacher_run_folder_serves_as_the_labels(tmp_path, labels_file, space,
     def teacher(request):
         return reply("faithfulness", LABEL_OF_ANSWER[graded_item(request.messages[0]["content"])])
 
-    scripted(monkeypatch, teacher)
+    serve_double(monkeypatch, ScriptedBackend(teacher))
     samples = [(item.id, item.sample) for item in read_labels(labels_file).items]
     options = JudgeConfig(model="scripted/teacher", prompts="default", cache=str(tmp_path / "t.sqlite"))
     grade_samples(samples, options, metrics=["faithfulness"], out=tmp_path / "teacher-run")
 
-    scripted(monkeypatch, student)
+    serve_double(monkeypatch, ScriptedBackend(student))
     outcome = align(job(tmp_path, tmp_path / "teacher-run", space))
     report = write_align_report(outcome, tmp_path / "out")
     assert outcome.labels.annotators() == ["teacher:scripted/teacher"]
@@ -175,7 +163,7 @@ def test_a_teacher_run_folder_serves_as_the_labels(tmp_path, labels_file, space,
 
 
 def test_preference_labels_are_refused_before_any_call(tmp_path, space, monkeypatch):
-    backend = scripted(monkeypatch, student)
+    backend = serve_double(monkeypatch, ScriptedBackend(student))
     pairs = [
         {**item, "label": 1, "label_type": "preference", "scale": [-1, 1], "actual_output_b": "other"} for item in ITEMS
     ]
@@ -240,7 +228,7 @@ def test_your_own_csv_with_columns_and_a_decoding_search_through_the_cli(tmp_pat
             return reply("faithfulness", 1)
         return reply("faithfulness", LABEL_OF_ANSWER[graded_item(request.messages[0]["content"])])
 
-    backend = scripted(monkeypatch, warm)
+    backend = serve_double(monkeypatch, ScriptedBackend(warm))
     path = tmp_path / "mine.csv"
     with path.open("w", newline="", encoding="utf-8") as handle:
         writer = csv.writer(handle)
