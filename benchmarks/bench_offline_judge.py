@@ -206,9 +206,10 @@ def earlier(work: Path, repeats: int) -> dict:
 
 
 def render(result: dict) -> str:
+    from offline_order import pass_rate_columns
+
     from judges.pages.markdown import table
 
-    short = ["AR", "C", "F", "U", "PA", "NR"]
     lines = [
         f"# Offline judge: SmolLM2-135M in llama.cpp, before and after ({result['date']}, {result['cpus']} CPUs)",
         "",
@@ -230,8 +231,7 @@ def render(result: dict) -> str:
                     "calls": r["calls"],
                     "prompt tokens sent": r["prompt_tokens"],
                     "completion tokens": r["completion_tokens"],
-                    **{name: f"{100 * r['pass_rates'][m]:.1f}%" for name, m in zip(short, METRICS, strict=True)},
-                    "total": f"{100 * r['total']:.1f}%",
+                    **pass_rate_columns(r),
                 }
                 for r in result["rows"]
             ]

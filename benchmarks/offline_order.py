@@ -58,6 +58,15 @@ def server_columns(run: dict) -> dict:
     }
 
 
+def pass_rate_columns(run: dict) -> dict:
+    """A run's pass rate per metric, as table columns under the metrics' short names, and the total."""
+    from judges.types import ALL_METRICS
+
+    short = ["AR", "C", "F", "U", "PA", "NR"]
+    rates = {n: f"{100 * run['pass_rates'][m]:.1f}%" for n, m in zip(short, ALL_METRICS, strict=True)}
+    return {**rates, "total": f"{100 * run['total']:.1f}%"}
+
+
 def load_span(run: dict) -> str:
     """The machine's load average before and after a run."""
     return f"{run['load_average'][0]:.1f}-{run['load_average'][1]:.1f}"
@@ -127,9 +136,7 @@ def measure(limits: tuple[int, ...], repeats: int, work: Path) -> dict:
 
 def render_order(part: dict) -> list[str]:
     from judges.pages.markdown import table
-    from judges.types import ALL_METRICS
 
-    short = ["AR", "C", "F", "U", "PA", "NR"]
     return [
         f"## The tests' order ({part['date']}, {part['cpus']} CPUs)",
         "",
@@ -149,8 +156,7 @@ def render_order(part: dict) -> list[str]:
                     "load avg": load_span(r),
                     "prompt tokens sent": r["prompt_tokens_sent"],
                     **server_columns(r),
-                    **{n: f"{100 * r['pass_rates'][m]:.1f}%" for n, m in zip(short, ALL_METRICS, strict=True)},
-                    "total": f"{100 * r['total']:.1f}%",
+                    **pass_rate_columns(r),
                     "verdicts (replies) unlike before": f"{r['verdicts_differing']} ({r['replies_differing']})",
                 }
                 for r in part["rows"]

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from offline_layouts import instructions_first
-from offline_order import KEEP_LOG, MAIN, load_span, order_job, server_columns
+from offline_order import KEEP_LOG, MAIN, load_span, order_job, pass_rate_columns, server_columns
 
 BENCHMARKS = Path(__file__).resolve().parent
 STATES_BYTES = 256 << 20  # about a dozen prompts' states (23 kB a token for SmolLM2): a few calls back per metric
@@ -131,7 +131,6 @@ def render_states(part: dict) -> list[str]:
     from judges.pages.markdown import table
     from judges.types import ALL_METRICS
 
-    short = ["AR", "C", "F", "U", "PA", "NR"]
     return [
         f"## Each metric's instructions read once per run: measured, not adopted ({part['date']}, {part['cpus']} CPUs)",
         "",
@@ -154,8 +153,7 @@ def render_states(part: dict) -> list[str]:
                     "wall (s)": f"{r['wall_s']:.1f}",
                     "load avg": load_span(r),
                     **server_columns(r),
-                    **{n: f"{100 * r['pass_rates'][m]:.1f}%" for n, m in zip(short, ALL_METRICS, strict=True)},
-                    "total": f"{100 * r['total']:.1f}%",
+                    **pass_rate_columns(r),
                     "verdicts unlike shipped (AR/C/F/U/PA/NR)": f"{r['verdicts_differing']} ("
                     + "/".join(str(r["verdicts_differing_by_metric"][m]) for m in ALL_METRICS)
                     + ")",
