@@ -190,18 +190,18 @@ def measure_estimate(
     label_type, metric = first.label_type, first.metric
     if label_type is LabelType.PREFERENCE:
         return None
-    labelled = {item.id for item in labels.items}
-    if all(i in labelled for i, m in predictions.by_key if m in (metric, None)):  # the usual case: nothing to correct
-        return None
     sums: dict[str, list[float]] = {}
     for item in labels.items:
         sums.setdefault(item.id, []).append(item.label)
+    graded_ids = predictions.ids(metric)
+    if graded_ids <= sums.keys():  # the usual case: every graded item is labelled, nothing to correct
+        return None
 
     def graded(item_id: str) -> float | None:
         found = predictions.get(item_id, metric)
         return None if found is None or found.score is None else float(turn(found.score))
 
-    unlabelled = [v for i in sorted(predictions.ids(metric) - sums.keys()) if (v := graded(i)) is not None]
+    unlabelled = [v for i in sorted(graded_ids - sums.keys()) if (v := graded(i)) is not None]
     pairs = [(float(np.mean(values)), v) for i, values in sums.items() if (v := graded(i)) is not None]
     if not unlabelled or len(pairs) < 2:
         return None

@@ -13,6 +13,7 @@ from judges.errors import ConfigError, InputError
 from judges.files.checked import json_type, read_json_file
 from judges.files.jsonl import read_jsonl
 from judges.labels.mapping import get_field
+from judges.records import MetricRecord
 from judges.runs.run import Run
 from judges.types import VerdictState
 
@@ -188,6 +189,13 @@ def read_predictions(
     return Predictions(by_key, source=str(path))
 
 
+def record_prediction(item_id: str, entry: MetricRecord) -> Prediction:
+    """A run record's verdict on one metric as a prediction: its grade, its null, or its failure with its kind."""
+    verdict = entry.verdict
+    message = verdict.failure_kind.value if verdict.failure_kind else verdict.message
+    return Prediction(item_id, verdict.state, entry.value, message)
+
+
 def run_predictions(folder: str | Path) -> Predictions:
     """A judgelab run folder's verdicts (first draw): a grade, a null, or a failure with its kind, per item and metric."""
 
@@ -197,9 +205,7 @@ def run_predictions(folder: str | Path) -> Predictions:
         if record.draw != 0:
             continue
         for metric, entry in record.metrics.items():
-            verdict = entry.verdict
-            message = verdict.failure_kind.value if verdict.failure_kind else verdict.message
-            by_key[(record.id, metric)] = Prediction(record.id, verdict.state, entry.value, message)
+            by_key[(record.id, metric)] = record_prediction(record.id, entry)
     if not by_key:
         raise InputError("the run folder holds no verdicts", path=str(folder))
     return Predictions(by_key, source=str(folder))

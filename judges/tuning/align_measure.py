@@ -19,7 +19,7 @@ from judges.agreement.bootstrap import (
 from judges.agreement.label_rows import grouped
 from judges.agreement.measure import measure
 from judges.agreement.policy import Policy
-from judges.agreement.predictions import Prediction, Predictions
+from judges.agreement.predictions import Prediction, Predictions, record_prediction
 from judges.agreement.result import MetricAgreement
 from judges.agreement.statistics import BALANCED_ACCURACY, SPEARMAN
 from judges.errors import ConfigError
@@ -45,10 +45,7 @@ def run_predictions(run: Run, template: str) -> Predictions:
     by_key: dict[tuple[str, str | None], Prediction] = {}
     for record in run.records:
         if record.draw == 0 and template in record.metrics:
-            entry = record.metrics[template]
-            verdict = entry.verdict
-            message = verdict.failure_kind.value if verdict.failure_kind else verdict.message
-            by_key[(record.id, None)] = Prediction(record.id, verdict.state, entry.value, message)
+            by_key[(record.id, None)] = record_prediction(record.id, record.metrics[template])
     return Predictions(by_key, source=str(run.config.get("prompts", {}).get("folder", "")))
 
 
