@@ -20,7 +20,8 @@ logits of every position only for logprob requests, the compact prompt set), sid
    prompts' states (benchmarks/offline_states.py, not adopted): side by side and each alone, tokens read, pass rates,
    verdicts that differ.
 7. The main job with the server's completions on any thread of AnyIO's pool against all on one compute thread
-   (benchmarks/offline_thread.py): alternating whole processes, wall time, llama.cpp's reading and decoding times.
+   (benchmarks/offline_thread.py): alternating whole processes, wall time, llama.cpp's reading and decoding times;
+   then the job's requests replayed in this process from one thread and alternately from two.
 Writes results/benchmarks/offline_judge.{json,md}; `--parts states,layouts` runs parts 6 and 5 alone (the others keep
 their last figures, dated).
 """

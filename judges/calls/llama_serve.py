@@ -125,8 +125,8 @@ def logits_for_every_position(options: dict[str, Any]) -> bool:
 # llama.cpp's CPU backend (built with OpenMP here) keeps a team of worker threads for each thread that calls it, and an
 # idle team spins for a while before it sleeps. llama-cpp-python's server hands each request to any thread of AnyIO's
 # pool, so consecutive requests ran on different threads and one team's spinning took a core from the next one's work:
-# replaying the main job's first 40 requests alternately from two threads took 29.0 s against 21.6 s from one
-# (decoding 14.4 s against 8.5 s; the same replies). The server answers one request at a time anyway.
+# replaying the main job's 96 requests alternately from two threads took 67.6 s against 52.6 s from one (generating
+# 33.8 s against 19.7 s; the same replies; benchmarks/offline_thread.py). The server answers one request at a time.
 @functools.cache
 def compute_thread() -> ThreadPoolExecutor:
     """The server's one compute thread, started with its first completion."""
