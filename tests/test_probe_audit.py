@@ -16,7 +16,7 @@ from judges.api import load_tests
 from judges.cli.main import main
 from judges.labelling.label_server import make_server
 from judges.labelling.pairs import PairSession, is_audit
-from judges.probes.audit import KEY_FILE, PAIRS_FILE, draw_pairs, expected_choice, read_pairs, score
+from judges.probes.audit import KEY_FILE, PAIRS_FILE, agrees_with, draw_pairs, read_pairs, score
 from judges.probes.probe_registry import shipped_probes
 from judges.probes.task import perturb
 
@@ -33,7 +33,7 @@ def oracle_answers(key: dict, annotator: str = "oracle") -> list[dict]:
             "pair": pair_id,
             "annotator": annotator,
             "answers": {
-                m: expected_choice(entry["expects"][m], entry["original"]) if m in entry["expects"] else "same"
+                m: entry["original"] if entry["expects"].get(m) == "lower" else "same"
                 for m in ("answer_relevancy", "completeness", "faithfulness")
             },
         }
@@ -184,3 +184,10 @@ def test_the_published_audits_are_the_pairs_the_probes_make_today(tmp_path, fold
     ]
     result = score(key, answers)
     assert (result.overall.agree, result.overall.n) == agree
+
+
+def test_a_grader_agrees_with_never_higher_when_the_perturbed_answer_is_no_better():
+    assert agrees_with("not higher", "a", "same") and agrees_with("not higher", "a", "a")
+    assert not agrees_with("not higher", "a", "b")  # b, the perturbed answer, judged better: the bias
+    assert agrees_with("lower", "b", "b") and not agrees_with("lower", "b", "same")
+    assert agrees_with("same", "a", "same") and not agrees_with("same", "a", "a")

@@ -117,11 +117,13 @@ def test_a_position_biased_judge_fails_the_swap_probe_and_holds_on_the_others(tm
     for (probe, metric), row in found.items():
         if metric == "usefulness":  # judged only when relevancy is null: never here
             assert (row.n, row.rate) == (0, None)
+        elif row.measures == "bias":  # a grade at the ceiling cannot go higher: such pairs are skipped
+            assert row.rate in (None, 1.0) and row.n <= row.pairs == applied[probe], (probe, metric, row)
         elif probe != "swap_answers":
             assert row.rate == 1.0, (probe, metric, row)
             assert row.n == applied[probe] == row.pairs and row.failed == 0
         assert row.oracle == 1.0
-        assert row.constant == (1.0 if row.measures == "invariance" else 0.0)
+        assert row.constant == (0.0 if row.measures == "sensitivity" else 1.0)
     low, high = found["swap_answers", "completeness"].low, found["swap_answers", "completeness"].high
     assert low == 0.0 and 0.29 < high < 0.31  # Wilson's upper bound for 0 of 9
     summary = (tmp_path / "run" / "summary.md").read_text()
@@ -142,6 +144,9 @@ def test_a_constant_judge_is_perfectly_invariant_and_never_sensitive(tmp_path):
     for row in run.summary.part.rows:
         if row.metric == "usefulness":
             continue  # not asked while relevancy is graded
+        if row.measures == "bias":  # every original at the ceiling: no pair could show a raise
+            assert (row.rate, row.n, row.pairs) == (None, 0, 3), row
+            continue
         assert row.rate == (1.0 if row.measures == "invariance" else 0.0), row
         assert row.n == 3
 

@@ -7,7 +7,8 @@ import dataclasses
 
 import pytest
 
-from judges.probes.base import EXPECTATIONS, Skip
+from judges.probes.analysis import Given, compare
+from judges.probes.base import EXPECTATIONS, NOT_HIGHER, Skip
 from judges.probes.claim_probes import UNSUPPORTED_CLAIM, DropCitedFact, UnsupportedClaim, WrongCitation
 from judges.probes.form import CLOSING_SENTENCE, BulletsVersusProse, ClosingSentence
 from judges.probes.framing import AUTHORITY, RESTATEMENT, AuthorityFraming, Verbosity
@@ -208,7 +209,9 @@ def test_every_probe_declares_in_its_docstring_what_each_metric_must_do(probe):
     assert set(probe.expects.values()) <= set(EXPECTATIONS)
     for metric, expectation in probe.expects.items():
         assert metric in doc
-        word = {"same": "Invariance", "swapped": "swapped", "lower": "Sensitivity"}[expectation]
+        word = {"same": "Invariance", "swapped": "swapped", "lower": "Sensitivity", "not higher": "Never higher"}[
+            expectation
+        ]
         assert word in doc
 
 
@@ -219,3 +222,26 @@ def test_probes_are_chosen_by_name_and_an_unknown_name_is_refused():
 
     with pytest.raises(ConfigError, match="unknown probe 'nope'"):
         probes_named(["nope"])
+
+
+def test_verbosity_and_authority_declare_never_higher_as_a_blind_audit_found():
+    # both graders of a blind audit lowered relevancy for the restatement (12 of 12) and one lowered faithfulness for
+    # the authority preface (6 of 12): "stay" is wrong by construction, "never higher" holds
+    for probe in (Verbosity(), AuthorityFraming()):
+        assert probe.expects == dict.fromkeys(GROUSE_METRICS, NOT_HIGHER)
+
+
+@pytest.mark.parametrize(
+    "before, after, outcome",
+    [
+        ((("grade", 4.0), None), (("grade", 4.0), None), "held"),
+        ((("grade", 4.0), None), (("grade", 2.0), None), "held"),
+        ((("grade", 4.0), None), (("grade", 5.0), None), "missed"),
+        ((("grade", 4.0), None), (("null", None), None), "missed"),
+        ((("grade", 5.0), None), (("grade", 5.0), None), "skipped"),  # at the ceiling: a raise cannot show
+        ((("null", None), None), (("grade", 5.0), None), "skipped"),
+    ],
+)
+def test_never_higher_holds_when_the_grade_stays_or_falls_and_skips_the_ceiling(before, after, outcome):
+    assert compare("answer_relevancy", NOT_HIGHER, Given(*before), Given(*after)) == outcome
+    assert compare("answer_relevancy", NOT_HIGHER, Given(*before), Given(None, None, failed=True)) == "failed"

@@ -8,7 +8,7 @@ from collections import Counter
 from dataclasses import dataclass
 
 from judges.judging.replies import GRADE_SPECS
-from judges.probes.base import INVARIANCE, LOWER, ORIGINAL, SAME, SWAPPED
+from judges.probes.base import LOWER, NOT_HIGHER, ORIGINAL, SAME, SWAPPED
 from judges.probes.probe_registry import shipped_probes
 from judges.probes.probe_summary import ProbeMiss, ProbeRow, ProbeSummary
 from judges.records import ItemRecord, MetricRecord
@@ -16,6 +16,7 @@ from judges.runs.intervals import wilson
 from judges.types import VerdictState
 
 HELD, MISSED, FAILED, SKIPPED = "held", "missed", "failed", "skipped"
+MEASURES = {SAME: "invariance", SWAPPED: "invariance", LOWER: "sensitivity", NOT_HIGHER: "bias"}
 
 
 @dataclass(frozen=True)
@@ -45,7 +46,8 @@ def given(entry: MetricRecord | None) -> Given | None:
 
 def compare(metric: str, expects: str, before: Given | None, after: Given | None) -> str:
     """HELD when the judge did what the probe declares, MISSED when not, FAILED when a call failed, SKIPPED when
-    the pair says nothing (a verdict not asked for, answer 1 not graded, or a grade already at the floor)."""
+    the pair says nothing (a verdict not asked for, answer 1 not graded, a grade already at the floor for LOWER or
+    at the ceiling for NOT_HIGHER)."""
     if before is None or after is None:
         return SKIPPED
     if before.failed or after.failed:
@@ -56,9 +58,13 @@ def compare(metric: str, expects: str, before: Given | None, after: Given | None
         if before.expected is None or after.expected is None:
             return SKIPPED
         return HELD if (before.actual, before.expected) == (after.expected, after.actual) else MISSED
-    floor = GRADE_SPECS[metric][1][0]
     state, grade = before.actual or ("null", None)
-    if state != "grade" or grade is None or grade <= floor:
+    if expects == NOT_HIGHER:
+        if state != "grade" or grade is None or grade >= GRADE_SPECS[metric][1][-1]:
+            return SKIPPED  # a grade at the ceiling cannot reveal a judge that raises it
+        kept = after.actual is not None and after.actual[0] == "grade" and float(after.actual[1] or 0) <= grade
+        return HELD if kept else MISSED
+    if state != "grade" or grade is None or grade <= GRADE_SPECS[metric][1][0]:
         return SKIPPED
     moved = after.actual is not None and after.actual[0] == "grade" and float(after.actual[1] or 0) < grade
     return HELD if moved else MISSED
@@ -67,6 +73,9 @@ def compare(metric: str, expects: str, before: Given | None, after: Given | None
 def _baseline(metric: str, expects: str, oracle: bool) -> str:
     """The outcome of a judge that grades everything the top grade (constant), or as the probe declares (oracle)."""
     top = float(GRADE_SPECS[metric][1][-1])
+    if expects == NOT_HIGHER:  # the top grade could not show a raise: both judges keep one below it
+        kept = Given(("grade", top - 1), ("grade", top))
+        return compare(metric, expects, kept, kept)
     before = Given(("grade", top), ("grade", top))
     lowered = top - 1 if oracle and expects == LOWER else top
     return compare(metric, expects, before, Given(("grade", lowered), ("grade", top)))
@@ -141,7 +150,7 @@ class ProbeTally:
                         probe=name,
                         metric=metric,
                         expects=expectation,
-                        measures="invariance" if expectation in INVARIANCE else "sensitivity",
+                        measures=MEASURES[expectation],
                         held=held,
                         n=n,
                         rate=held / n if n else None,

@@ -13,7 +13,7 @@ from typing import Any
 
 from judges.errors import InputError
 from judges.files.jsonl import append_jsonl, read_jsonl
-from judges.probes.base import LOWER, ORIGINAL, SAME
+from judges.probes.base import LOWER, NOT_HIGHER, ORIGINAL, SAME
 from judges.runs.intervals import wilson
 from judges.types import Sample
 
@@ -106,13 +106,15 @@ def read_pairs(path: str | Path) -> list[AuditPair]:
     return pairs
 
 
-def expected_choice(expectation: str, original_side: str) -> str:
-    """The answer a grader gives when the probe's declaration holds: "same", or the original's side (LOWER: the
-    perturbed answer deserves the lower grade)."""
+def agrees_with(expectation: str, original_side: str, choice: str) -> bool:
+    """Whether a grader's choice agrees with the probe's declaration: "same" for SAME; the original's side for LOWER
+    (the perturbed answer deserves the lower grade); either for NOT_HIGHER (the perturbed answer is no better)."""
     if expectation == SAME:
-        return "same"
+        return choice == "same"
     if expectation == LOWER:
-        return original_side
+        return choice == original_side
+    if expectation == NOT_HIGHER:
+        return choice in ("same", original_side)
     raise ValueError(expectation)
 
 
@@ -144,16 +146,17 @@ def score(key: Mapping[str, Any], answers: Iterable[Mapping[str, Any]]) -> Audit
     latest: dict[tuple[str, str], Mapping[str, str]] = {}
     for answer in answers:
         latest[str(answer["annotator"]), str(answer["pair"])] = answer.get("answers") or {}
-    found: dict[str, list[tuple[str, bool, bool, str]]] = {}  # probe -> (pair, agrees, declared same, shown)
+    found: dict[str, list[tuple[str, bool, bool, str]]] = {}  # probe -> (pair, agrees, "same" would agree, shown)
     for (annotator, pair_id), given in sorted(latest.items()):
         entry = key["pairs"].get(pair_id)
         if entry is None:
             raise InputError(f"an answer for pair {pair_id!r}, which the audit's key does not hold")
         for metric, expectation in entry["expects"].items():
             if given.get(metric) in CHOICES:
-                agrees = given[metric] == expected_choice(expectation, entry["original"])
+                agrees = agrees_with(expectation, entry["original"], given[metric])
                 shown = f"{pair_id} {metric}: {annotator} chose {given[metric]}"
-                found.setdefault(entry["probe"], []).append((pair_id, agrees, expectation == SAME, shown))
+                same_agrees = agrees_with(expectation, entry["original"], "same")
+                found.setdefault(entry["probe"], []).append((pair_id, agrees, same_agrees, shown))
     rows = [_row(probe, judged) for probe, judged in sorted(found.items())]
     overall = _row("all probes", [j for judged in found.values() for j in judged])
     return AuditScore(rows, overall, sorted({annotator for annotator, _ in latest}))

@@ -13,7 +13,10 @@ from judges.types import ABSTENTION_SENTENCE, GROUSE_METRICS, Sample, UnitTest
 SAME = "same"  # invariance: the grade must not move
 SWAPPED = "swapped"  # invariance under an exchange: answer 1's and answer 2's grades must trade places
 LOWER = "lower"  # sensitivity: the grade of the answer under test must go down
-EXPECTATIONS = (SAME, SWAPPED, LOWER)
+# a bias check: the grade must not go up (words that add no claim may fairly cost a grade: a restated sentence is
+# less relevant, an unsourced claim of expertise less faithful; a judge biased by them raises it)
+NOT_HIGHER = "not higher"
+EXPECTATIONS = (SAME, SWAPPED, LOWER, NOT_HIGHER)
 INVARIANCE = (SAME, SWAPPED)
 ORIGINAL = "original"  # the probe name of a sample judged unchanged
 
@@ -71,7 +74,7 @@ class Probe(Protocol):
 
     name: str
     changes: str
-    expects: ClassVar[dict[str, str]]  # metric -> SAME | SWAPPED | LOWER
+    expects: ClassVar[dict[str, str]]  # metric -> SAME | SWAPPED | LOWER | NOT_HIGHER
 
     def apply(self, sample: Sample, key: str, known: Known | None = None) -> Sample | Skip:
         """The perturbed sample (deterministic in `key`, the item's id), or a Skip saying why the probe's

@@ -6,7 +6,7 @@ from __future__ import annotations
 import dataclasses
 from typing import ClassVar
 
-from judges.probes.base import SAME, Known, Skip, abstains, abstains_only, every_metric
+from judges.probes.base import NOT_HIGHER, Known, Skip, abstains, abstains_only, every_metric
 from judges.probes.form import BULLET, is_list, joiner
 from judges.probes.text_surgery import cited, sentences
 from judges.types import ABSTENTION_SENTENCE, Sample
@@ -22,13 +22,14 @@ class Verbosity:
     its citations, after "To restate the first point:" (verbosity bias: Zheng et al. 2023, "Judging LLM-as-a-Judge
     with MT-Bench and Chatbot Arena", section 3.3). Not applied to an answer that is the abstention sentence alone.
 
-    Invariance: answer_relevancy, completeness, faithfulness and usefulness must stay the same (no new claim, the
-    repeated one cited as before).
+    Never higher: answer_relevancy, completeness, faithfulness and usefulness must not go up (no new claim, the
+    repeated one cited as before; a judge biased towards longer answers raises them). Not "stay": a restated sentence
+    may fairly cost answer relevancy, as both graders of a blind audit of these pairs judged (12 of 12).
     """
 
     name = "verbosity"
     changes = f"answer 2 ends with {RESTATEMENT!r} and its own first cited sentence again"
-    expects: ClassVar[dict[str, str]] = every_metric(SAME)
+    expects: ClassVar[dict[str, str]] = every_metric(NOT_HIGHER)
 
     def apply(self, sample: Sample, key: str, known: Known | None = None) -> Sample | Skip:
         text = (sample.actual_output or "").rstrip()
@@ -51,13 +52,14 @@ class AuthorityFraming:
     Chen et al. 2024, "Humans or LLMs as the Judge? A Study on Judgement Bias"); the answer itself is left word for
     word. Not applied to an answer that abstains: it must begin with the abstention sentence.
 
-    Invariance: answer_relevancy, completeness, faithfulness and usefulness must stay the same (the preface states
-    nothing about the question and cites nothing).
+    Never higher: answer_relevancy, completeness, faithfulness and usefulness must not go up (the preface states
+    nothing about the question and cites nothing; a judge swayed by authority raises them). Not "stay": an unsourced
+    claim of expertise may fairly cost faithfulness, as one grader of a blind audit judged (6 of 12).
     """
 
     name = "authority_framing"
     changes = f"answer 2 begins with {AUTHORITY!r}"
-    expects: ClassVar[dict[str, str]] = every_metric(SAME)
+    expects: ClassVar[dict[str, str]] = every_metric(NOT_HIGHER)
 
     def apply(self, sample: Sample, key: str, known: Known | None = None) -> Sample | Skip:
         text = (sample.actual_output or "").strip()

@@ -17,10 +17,11 @@ if TYPE_CHECKING:
     from judges.runs.run import Run
 
 MAX_LISTED = 40
-MUST = {"same": "stay", "swapped": "swap", "lower": "go lower"}
+MUST = {"same": "stay", "swapped": "swap", "lower": "go lower", "not higher": "never go higher"}
 EXPLAINED = (
     "Invariance: the share of pairs whose grade stayed (for swap_answers: traded places with answer 1's). "
     "Sensitivity: the share of pairs whose grade went lower, over pairs whose original grade could go lower. "
+    "Bias (never higher): the share of pairs whose grade did not go up, over pairs whose original could go up. "
     "Failed calls are counted apart, never as a miss. The oracle does what each probe declares; a constant judge "
     "(the same grade for everything) is perfectly invariant and never sensitive, so an invariance rate means "
     "little unless the sensitivity rates are well above the constant's 0%."
