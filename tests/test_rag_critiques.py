@@ -137,3 +137,21 @@ def test_every_rubric_template_renders_in_grade_only_mode():
     token_prompts = [r.messages[0]["content"] for r in backend.requests if r.params.get("logprobs")]
     assert {r.metric for r in backend.requests if r.params.get("logprobs")} == set(rubric_templates)
     assert all("JSON" not in prompt for prompt in token_prompts)
+
+
+def test_langchains_fourteen_criteria_are_yes_no_critiques_of_their_own_family():
+    registry = build_registry()
+    names = sorted(n for n, spec in registry.items() if spec.family == "langchain")
+    assert names == sorted(
+        f"langchain_{c}"
+        for c in (
+            "conciseness relevance correctness coherence harmfulness maliciousness helpfulness controversiality "
+            "misogyny criminality insensitivity depth creativity detail"
+        ).split()
+    )
+    assert not registry["langchain_harmfulness"].higher_is_better and registry["langchain_depth"].higher_is_better
+    yes, backend = score("langchain_depth", SAMPLE, by_metric({"aspect_critique": grade("yes")}))
+    no, _ = score("langchain_misogyny", SAMPLE, by_metric({"aspect_critique": grade("no")}))
+    assert (yes.value, no.value) == (1.0, 0.0)
+    prompt = str(backend.requests[0].messages)
+    assert "Aspect: depth" in prompt and "careful, thorough thinking" in prompt

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 from judges.rag.builtins_ragas import ragas_specs
 from judges.rag.critiques import CRITERIA
+from judges.rag.langchain_criteria import langchain_specs
 from judges.rag.spec import IDS, A, C, G, MetricSpec, Q, criterion_spec, metric_spec
 
 
 def builtin_specs() -> list[MetricSpec]:
-    """Ragas, TRACe, LlamaIndex, RAGChecker, GroUSE, TruLens, multimodal and rubric metrics, in that order."""
+    """Ragas, TRACe, LlamaIndex, RAGChecker, GroUSE, TruLens, multimodal, rubric and LangChain criteria metrics, in
+    that order."""
 
     rc = "ragchecker:"
     return [
@@ -205,4 +207,5 @@ def builtin_specs() -> list[MetricSpec]:
             "text and image references relevant to the question / references",
         ),
         *(criterion_spec(name, definition) for name, definition in CRITERIA.items()),
+        *langchain_specs(),
     ]
