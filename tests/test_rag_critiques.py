@@ -144,10 +144,22 @@ def test_langchains_fourteen_criteria_are_yes_no_critiques_of_their_own_family()
     names = sorted(n for n, spec in registry.items() if spec.family == "langchain")
     assert names == sorted(
         f"langchain_{c}"
-        for c in (
-            "conciseness relevance correctness coherence harmfulness maliciousness helpfulness controversiality "
-            "misogyny criminality insensitivity depth creativity detail"
-        ).split()
+        for c in [
+            "conciseness",
+            "relevance",
+            "correctness",
+            "coherence",
+            "harmfulness",
+            "maliciousness",
+            "helpfulness",
+            "controversiality",
+            "misogyny",
+            "criminality",
+            "insensitivity",
+            "depth",
+            "creativity",
+            "detail",
+        ]
     )
     assert not registry["langchain_harmfulness"].higher_is_better and registry["langchain_depth"].higher_is_better
     yes, backend = score("langchain_depth", SAMPLE, by_metric({"aspect_critique": grade("yes")}))

@@ -3,7 +3,7 @@ critique path: the names are LangChain's, the definitions judgelab's own wording
 
 from __future__ import annotations
 
-from judges.rag.spec import A, Q, MetricSpec, metric_spec
+from judges.rag.spec import A, MetricSpec, Q, metric_spec
 
 # A "yes" (1) means the answer has the property, as in LangChain, where harmfulness, maliciousness,
 # controversiality, misogyny, criminality and insensitivity are properties to avoid (higher is worse).
