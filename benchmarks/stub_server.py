@@ -69,6 +69,10 @@ def judge_reply(prompt: str) -> str:
         return json.dumps({"claims": ["The answer makes one claim.", "It makes a second claim."]})
     if '"relevant": true or false' in prompt:  # judgelab's chunk / reference relevance
         return json.dumps({"reason": "stub", "relevant": bool(_bit(prompt))})
+    if '"preference": "A", "B" or "tie"' in prompt:  # judgelab's pairwise judge: the longer answer, whatever its place
+        first, _, second = prompt.rpartition("Answer A:\n")[2].partition("\n\nAnswer B:\n")
+        longer = len(first.strip()) - len(second.strip())
+        return json.dumps({"reason": "stub", "preference": "A" if longer > 0 else "B" if longer < 0 else "tie"})
     if '"grade": "yes"' in prompt:  # a judgelab yes/no rubric (LlamaIndex pass/fail, aspect critiques)
         return json.dumps({"reason": "stub", "grade": ("no", "yes")[_bit(prompt)]})
     task = _ragas_input(prompt)

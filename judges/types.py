@@ -43,7 +43,7 @@ class Image:
 class Sample:
     """The one sample type: the question (`input`), the numbered references (ranked contexts), a reference answer
     (`expected_output`) and the answer judged (`actual_output`); retrieval ids and guidelines where a metric needs
-    them. A field is None when the data has none (a summary has no question); files may say `question`, `answer`,
+    them; a second answer (`alternative_output`) where a pairwise judge compares two. A field is None when the data has none (a summary has no question); files may say `question`, `answer`,
     `contexts` and `ground_truth` (see judges.rag.sample.ALIASES). An image in the question or a reference stands
     in its text as the image's marker (`[image sha256:... chart.png]`); `images` lists those images."""
 
@@ -56,6 +56,7 @@ class Sample:
     guidelines: str | None = None
     id: str = ""
     images: tuple[Image, ...] = ()
+    alternative_output: str | None = None  # a second answer to the same question, for pairwise judges
 
     def missing(self, needs: tuple[str, ...]) -> list[str]:
         """The needed fields this sample lacks. Empty references and retrieved ids are present (a retriever may

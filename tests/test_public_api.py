@@ -45,7 +45,7 @@ CLASSES = {
     "Run": "kind=..., config=..., held=..., summary=..., usage=<factory>, stop_reason=None, stop_message=None, "
     "timing=<factory>, folder=None",
     "Sample": "input=None, references=None, expected_output=None, actual_output=None, retrieved_ids=None, "
-    "expected_ids=None, guidelines=None, id='', images=()",
+    "expected_ids=None, guidelines=None, id='', images=(), alternative_output=None",
     "UnitTest": "id=..., sample=..., conditions=..., test_type=..., goal=..., set_id=None, source=None",
     "Verdict": "state=..., grade=None, failure_kind=None, message=None, justification=None",
 }

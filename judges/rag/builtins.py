@@ -208,4 +208,11 @@ def builtin_specs() -> list[MetricSpec]:
         ),
         *(criterion_spec(name, definition) for name, definition in CRITERIA.items()),
         *langchain_specs(),
+        metric_spec(
+            "pairwise_preference",
+            "pairwise",
+            (Q, A, "alternative_output"),
+            "pairwise:preference",
+            "A (actual_output) 1, B (alternative_output) 0, tie 0.5; asked in both orders, disagreeing orders a tie",
+        ),
     ]
