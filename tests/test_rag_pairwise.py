@@ -10,6 +10,7 @@ from rag_helpers import score
 from stub import stats, stub_server
 
 from judges.calls.scripted import by_metric
+from judges.cli.main import main
 from judges.types import Sample
 
 SAMPLE = Sample(
@@ -28,7 +29,7 @@ def said(letter):
 
 def test_a_judge_that_always_prefers_the_first_position_scores_ties_only():
     result, backend = score("pairwise_preference", SAMPLE, by_metric({"pairwise_preference": said("A")}))
-    assert (result.value, result.details["preference"], result.details["position_consistent"]) == (0.5, "tie", False)
+    assert (result.value, result.details["preference"], result.details["position_consistent"]) == (0.0, "tie", False)
     prompts = [str(request.messages) for request in backend.requests]
     assert len(prompts) == 2  # asked in both orders
     first, second = (p.partition("Answer A:")[2] for p in prompts)
@@ -38,11 +39,11 @@ def test_a_judge_that_always_prefers_the_first_position_scores_ties_only():
 def test_a_judge_consistent_across_orders_gives_its_preference():
     # A first: the sample's answer is A; B first: the sample's answer is shown as B, so a judge preferring it says B
     result, _ = score("pairwise_preference", SAMPLE, by_metric({"pairwise_preference": [said("A"), said("B")]}))
-    assert (result.value, result.details["preference"], result.details["position_consistent"]) == (1.0, "A", True)
+    assert (result.value, result.details["preference"], result.details["position_consistent"]) == (-1.0, "A", True)
     result, _ = score("pairwise_preference", SAMPLE, by_metric({"pairwise_preference": [said("B"), said("A")]}))
-    assert (result.value, result.details["preference"]) == (0.0, "B")
+    assert (result.value, result.details["preference"]) == (1.0, "B")
     result, _ = score("pairwise_preference", SAMPLE, by_metric({"pairwise_preference": said("tie")}))
-    assert (result.value, result.details["preference"], result.details["position_consistent"]) == (0.5, "tie", True)
+    assert (result.value, result.details["preference"], result.details["position_consistent"]) == (0.0, "tie", True)
 
 
 def test_a_sample_without_an_alternative_answer_is_not_applicable():
@@ -73,3 +74,11 @@ def test_metrics_pairwise_preference_asks_each_pair_in_both_orders_through_the_c
     records = [json.loads(line) for line in (out / "results.jsonl").read_text().splitlines()]
     found = {r["id"]: r["metrics"]["pairwise_preference"]["details"]["preference"] for r in records}
     assert found == {"longer-first": "A", "longer-second": "B", "same-length": "tie"}
+    # the verdicts carry the sign preference labels use: agreement scores the run on them (2 of 3 agree)
+    labels = tmp_path / "labels.jsonl"
+    common = {"metric": "pairwise_preference", "label_type": "preference", "scale": [-1, 1], "annotator": "h"}
+    common |= {"input": "Q?", "actual_output": "a", "actual_output_b": "b"}  # a preference label names its pair
+    wanted = {"longer-first": -1, "longer-second": 1, "same-length": -1}
+    labels.write_text("".join(json.dumps({"id": i, "label": label, **common}) + "\n" for i, label in wanted.items()))
+    assert main(["agreement", "--labels", str(labels), "--predictions", str(out), "--out", str(tmp_path / "a")]) == 0
+    assert "| agreement          | 0.6667  |" in (tmp_path / "a" / "agreement.md").read_text()

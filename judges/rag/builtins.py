@@ -213,6 +213,7 @@ def builtin_specs() -> list[MetricSpec]:
             "pairwise",
             (Q, A, "alternative_output"),
             "pairwise:preference",
-            "A (actual_output) 1, B (alternative_output) 0, tie 0.5; asked in both orders, disagreeing orders a tie",
+            "A (actual_output) -1, B (alternative_output) +1, tie 0; asked in both orders, disagreeing orders a tie",
+            value_range=(-1.0, 1.0),
         ),
     ]

@@ -19,8 +19,9 @@ SCHEMA = {
     "properties": {"reason": reason_schema(), "preference": {"enum": ["A", "B", "tie"]}},
     "required": ["reason", "preference"],
 }
-# the verdict's value: the sample's own answer (A) preferred 1, the alternative (B) 0, a tie 0.5
-VALUES = {"A": 1.0, "B": 0.0, "tie": 0.5}
+# the verdict's value, as preference labels have it (judges.labels.schema.LabelType.PREFERENCE): the sample's own
+# answer (A) preferred -1, the alternative (B) +1, a tie 0; so `agreement` scores a pairwise run on preference labels
+VALUES = {"A": -1.0, "B": 1.0, "tie": 0.0}
 SWAP = {"A": "B", "B": "A", "tie": "tie"}
 
 

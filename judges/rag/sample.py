@@ -20,7 +20,7 @@ ALIASES: dict[str, tuple[str, ...]] = {
     "retrieved_ids": ("retrieved_ids",),
     "expected_ids": ("expected_ids", "reference_ids"),
     "guidelines": ("guidelines",),
-    "alternative_output": ("alternative_output", "answer_b", "response_b"),
+    "alternative_output": ("alternative_output", "actual_output_b", "answer_b", "response_b"),
 }
 LIST_FIELDS = ("references", "retrieved_ids", "expected_ids")
 INPUTS = tuple(ALIASES)
