@@ -13,7 +13,7 @@ from stub import stub_server
 from judges.errors import ConfigError
 from judges.leaderboard.config import Selection, load_config
 from judges.leaderboard.entries import Entry
-from judges.leaderboard.render import pareto_front
+from judges.leaderboard.pareto import pareto_front
 from judges.leaderboard.select import pick_best
 
 # the labelled evaluations read the miniature sets of tests/miniature_sets.py, so the board builds in any clone
@@ -191,7 +191,7 @@ def test_markdown_names_each_statistic_and_its_direction_and_every_n_a_reason():
 
 
 def test_plot_names_are_safe_for_any_evaluation_name_and_baselines_are_drawn(tmp_path):
-    from judges.leaderboard.render import plot_filename, plot_pareto
+    from judges.leaderboard.pareto import plot_filename, plot_pareto
 
     name = plot_filename("labels:/data/my set?.csv", "faithfulness")
     assert name.startswith("pareto_labels_data_my_set_.csv_faithfulness_") and name.endswith(".png")

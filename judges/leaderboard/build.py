@@ -81,8 +81,10 @@ def run_leaderboard(
     from judges.leaderboard.html import render_html  # defers numpy
     from judges.leaderboard.label_entries import candidate_scores, label_entries, labelled_subset  # defers numpy
     from judges.leaderboard.label_jury import label_jury_entries  # defers numpy
-    from judges.leaderboard.render import plot_filename, plot_pareto, write_tables  # defers numpy
+    from judges.leaderboard.pareto import plot_filename, plot_pareto  # defers numpy
+    from judges.leaderboard.render import write_tables  # defers numpy
     from judges.leaderboard.select import pick_best  # defers numpy
+    from judges.leaderboard.standings import assign_standings  # defers numpy
 
     labelled = {e.name: labelled_subset(e) for e in config.evaluations if e.kind == "labels"}  # fail early
     read = read_predictions(config, labelled)
@@ -124,6 +126,7 @@ def run_leaderboard(
             report = run_folder(out / "runs", jury, evaluation) / "report.html"
             if report.is_file():
                 reports[jury.name, evaluation.name] = report.relative_to(out).as_posix()
+    assign_standings(entries)
     picks = pick_best(entries, config.selection)
     meta = {
         "date": datetime.now(UTC).isoformat(timespec="seconds"),

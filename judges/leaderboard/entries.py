@@ -42,6 +42,11 @@ class Entry:
     figures: dict[str, float | None] | None = None
     plain_statistic: str | None = None
     plain_value: float | None = None
+    # the place among the candidates of its evaluation and metric resting on the same items (standings.py): the
+    # rank by value, its 95% interval over the bootstrap resamples, and the tie group (1 = the top group)
+    rank: int | None = None
+    rank_interval: tuple[int, int] | None = None
+    cluster: int | None = None
     # labels: what the figure rests on item by item, for a paired bootstrap against another candidate (not written)
     paired: LabelPairs | None = field(default=None, repr=False, compare=False)
 
@@ -61,8 +66,9 @@ class Entry:
     def to_dict(self, *, item_values: bool = True) -> dict[str, Any]:
         row = {f.name: getattr(self, f.name) for f in fields(self) if f.name != "paired"}
         row |= {"cost_per_1k_calls": self.cost_per_1k_calls, "seconds_per_call": self.seconds_per_call}
-        if row["members"] is not None:
-            row["members"] = list(row["members"])
+        for name in ("members", "rank_interval"):
+            if row[name] is not None:
+                row[name] = list(row[name])
         if not item_values:
             row.pop("item_values")
         return row

@@ -8,7 +8,7 @@ from typing import Any
 
 from judges.leaderboard.columns import named
 from judges.leaderboard.entries import Entry
-from judges.leaderboard.render import any_plain, cost, interval, latency, pick_row, plain, shown_value
+from judges.leaderboard.render import any_plain, cost, interval, latency, pick_row, plain, shown_value, standing
 from judges.leaderboard.select import Pick
 from judges.pages.page_template import render_page
 from judges.pages.table import Row, Table, cell, plain_table
@@ -21,6 +21,7 @@ HEADERS = [
     "value",
     "statistic",
     "95% interval",
+    "rank [95%], tie group",
     "plain figure (no system control)",
     "n",
     "human ceiling",
@@ -41,6 +42,7 @@ def _figure_row(e: Entry, report: str | None) -> Row:
             cell(shown_value(e), e.value if e.value is not None else -1),
             cell(named(e.statistic)),
             cell(interval(e) or None),
+            cell(standing(e) or None, e.rank if e.rank is not None else 99),
             cell(plain(e) or None, e.plain_value if e.plain_value is not None else -1),
             cell(e.n),
             cell(e.ceiling),
