@@ -91,7 +91,11 @@ def _same_statistic(entry: Entry, baselines: list[Entry]) -> Entry | None:
 
 
 def _tied(entry: Entry, leader: Entry) -> tuple[bool, str]:
-    """Whether the leader cannot be told apart from the entry, and the evidence."""
+    """Whether the leader cannot be told apart from the entry, and the evidence: the same tie group where both are
+    ranked (standings.py), else a paired bootstrap of the two, else their intervals."""
+    if entry.cluster is not None and leader.cluster is not None:
+        same = entry.cluster == leader.cluster
+        return same, f"tie group {entry.cluster}" + ("" if same else f", the leader's is {leader.cluster}")
     diff = compare_entries(leader, entry)
     if diff is not None:
         separated = diff.low > 0 if higher_is_better(leader.statistic) else diff.high < 0
