@@ -190,8 +190,11 @@ class Stub:
         response = await self._chat(request)
         if response.prepared:  # a fault that has sent (part of) its reply already
             return response
-        await response.prepare(request)  # sent here, so the span ends when the reply has gone out
-        await response.write_eof()
+        try:
+            await response.prepare(request)  # sent here, so the span ends when the reply has gone out
+            await response.write_eof()
+        except ConnectionResetError:  # the client gave up on it (its timeout, or its run stopped)
+            return response
         self.last_at = time.perf_counter()
         return response
 

@@ -88,7 +88,8 @@ def test_a_retry_after_over_the_cap_stops_the_run_as_an_unusable_endpoint(tmp_pa
         result = judgelab("evaluate", base, tmp_path / "run")
         served = stats(base)
     _, meta = complete_folder(tmp_path / "run", result, "endpoint_unusable")
-    assert served["fault_429"] == 1  # not asked again: the wait it asks is over the 60 s judgelab waits
+    # the first sample's two first calls, each once: neither is asked again, the wait is over the 60 s judgelab waits
+    assert served["fault_429"] == 2 and meta["usage"]["retries"] == 0
     assert "asks to wait 3600 s before the next call (Retry-After), over the 60 s judgelab waits" in meta["stop_message"]
 
 
@@ -99,7 +100,8 @@ def test_a_server_error_or_a_broken_body_on_every_call_stops_the_run(fault, tmp_
         result = judgelab("evaluate", base, tmp_path / "run", "--max-attempts", "1")
         served = stats(base)
     _, meta = complete_folder(tmp_path / "run", result, "endpoint_unusable")
-    assert served[f"fault_{fault}"] == 3
+    # the third failure stops the run; the call queued beside it (its sample asks two at once) may have gone out
+    assert served[f"fault_{fault}"] in (3, 4) and meta["usage"]["retries"] == 0
     named = {"500": "HTTP 500", "truncated": "the reply was cut off", "invalid_json": "the reply is not JSON"}[fault]
     assert named in meta["stop_message"]
 
