@@ -23,10 +23,10 @@ class Deployment:
 
 class DeploymentRouter:
     """Sends each call to the least busy deployment that is up. A deployment that refuses connections is skipped
-        at once for the rest of the call (the next one is tried); one that fails with a retryable error (429, 5xx,
-        timeout) is set aside for `cooldown_s` (or the longer wait its Retry-After asks, a hint the runtime then does not
-    see while another deployment is up), so the runtime's retry lands elsewhere. Retries, limits and the budget
-        stay in the runtime."""
+    at once for the rest of the call (the next one is tried); one that fails with a retryable error (429, 5xx,
+    timeout) is set aside for `cooldown_s`, or for as long as its Retry-After asks (a hint then kept from the runtime
+    while another deployment is up), so the runtime's retry lands elsewhere. Retries, limits and the budget stay in
+    the runtime."""
 
     def __init__(self, backends: list[tuple[str, Backend]], per_deployment: int, cooldown_s: float = 5.0) -> None:
         if not backends:
