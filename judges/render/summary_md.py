@@ -51,7 +51,10 @@ def summary_markdown(run: Run) -> str:
         lines += parts.markdown(run)
     else:
         lines += _verdict_table(summary, config.get("metric_info") or {})
-        lines += [line for found in near_constant_lines(summary) for line in ("", f"**Near-constant judge:** {found}.")]
+        if run.kind == RunKind.GRADE:  # a judge's grades (a metrics run's scores may come from no judge)
+            lines += [
+                line for found in near_constant_lines(summary) for line in ("", f"**Near-constant judge:** {found}.")
+            ]
         lines += _sample_table(run)
     lines += ["", failures_line(run)]
     return "\n".join(lines) + "\n"
