@@ -45,8 +45,8 @@ class RuntimeSettings:
     timeout_s: float = 120.0  # per call
     backoff_initial_s: float = 1.0
     backoff_max_s: float = 30.0
-    # the longest Retry-After waited (the OpenAI and Anthropic clients' and LiteLLM's bound); a longer one says the
-    # endpoint's rate or quota limit is spent for a while: the run stops as on an unusable endpoint (exit 3)
+    # the longest Retry-After waited (LiteLLM's bound); a longer one is not retried (as the OpenAI client does over its
+    # own 120 s): the endpoint's rate or quota limit is spent for a while, and the run stops as unusable (exit 3)
     retry_after_max_s: float = 60.0
     requests_per_minute: float | None = None
     tokens_per_minute: float | None = None  # counted on the prompt estimate plus max_tokens
