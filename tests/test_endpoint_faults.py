@@ -218,7 +218,9 @@ def test_evaluate_says_when_the_judge_gives_every_sample_the_same_grade(tmp_path
         return reply(request.metric, grade)
 
     serve_double(monkeypatch, ScriptedBackend(varied))
-    main([*argv, "--out", str(tmp_path / "varied"), "--cache-mode", "off"])
+    assert main([*argv, "--out", str(tmp_path / "varied"), "--cache-mode", "off"]) == 0
+    varied_run = Run.load(tmp_path / "varied")
+    assert all(s.graded == 5 and s.top_grade_count < 5 for s in varied_run.summary.metrics.values() if s.graded)
     assert "onstant judge" not in (tmp_path / "varied" / "summary.md").read_text()
 
 
