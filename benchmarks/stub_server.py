@@ -10,6 +10,9 @@ answer-relevancy prompts, and judgelab's claims / claim-support / reference-rele
 metrics'); /v1/embeddings returns unit vectors (or a 500 at --error-rate).
 Multi-part messages (text and `image_url` parts) are read as their text, each image as `[image]`.
 --record FILE appends every chat request's JSON body to FILE, one per line, so a test can check what was sent.
+--fault KIND serves one endpoint fault on every --fault-every'th chat request (1: every one): `hang` (no reply), `429`
+(with `Retry-After: --retry-after`), `500`, `truncated` (the connection closed mid-body) or `invalid_json` (a 200
+whose body is not JSON); --reply-bytes N pads every reply's justifications to N bytes in all (an oversized reply).
 --echo-auth-rate makes a share of chat requests fail with a 400 whose body echoes the request's Authorization
 header and its JSON body, as careless proxies do: a client must not write that error anywhere unmasked.
 Per chat request it parses the JSON body and works the reply out from the messages' text; both are kept (by the
@@ -90,6 +93,22 @@ def judge_reply(prompt: str) -> str:
     return json.dumps({"text": "stub"})
 
 
+def padded(content: str, size: int) -> str:
+    """A JSON reply whose justification strings are padded so that it takes `size` bytes (a valid, oversized reply)."""
+    try:
+        reply = json.loads(content)
+    except ValueError:
+        reply = None
+    if not isinstance(reply, dict):
+        return content + " " * (size - len(content))
+    entries = [reply[key] for key in ("answer_1", "answer_2") if isinstance(reply.get(key), dict)] or [reply]
+    pad = "x" * max(0, (size - len(content)) // len(entries))
+    for entry in entries:
+        key = next((k for k in entry if k.endswith("justification") or k == "reason"), "justification")
+        entry[key] = str(entry.get(key, "")) + pad
+    return json.dumps(reply)
+
+
 CACHED_BODY_BYTES = 64 * 1024  # bodies up to this size are parsed once each (larger ones carry images)
 
 
@@ -166,22 +185,31 @@ class Stub:
         self.last_at: float | None = None  # and of the last chat reply sent
         self.status, self.known_model, self.hang_rate = 0, "", 0.0
         self.record_path = ""
+        self.fault, self.fault_every, self.retry_after, self.reply_bytes = "", 1, 0.0, 0
         self.batches = BatchStore(self.answer, self.stats)
 
     async def chat(self, request: web.Request) -> web.StreamResponse:
         if self.first_at is None:
             self.first_at = time.perf_counter()
         response = await self._chat(request)
-        await response.prepare(request)  # sent here, so the span ends when the reply has gone out
-        await response.write_eof()
+        if response.prepared:  # a fault that has sent (part of) its reply already
+            return response
+        try:
+            await response.prepare(request)  # sent here, so the span ends when the reply has gone out
+            await response.write_eof()
+        except ConnectionResetError:  # the client gave up on it (its timeout, or its run stopped)
+            return response
         self.last_at = time.perf_counter()
         return response
 
-    async def _chat(self, request: web.Request) -> web.Response:
+    async def _chat(self, request: web.Request) -> web.StreamResponse:
         body = parsed_body(await request.read(), request.charset or "utf-8")
         if self.record_path:
             with open(self.record_path, "a", encoding="utf-8") as record:
                 record.write(json.dumps(body) + "\n")
+        self.stats["chat"] += 1
+        if self.fault and self.stats["chat"] % self.fault_every == 0:
+            return await self._fault(request, body)
         if self.status:  # a broken endpoint: every request gets this status (401, 403, 500, ...)
             self.stats[str(self.status)] += 1
             return web.json_response({"error": {"message": f"injected status {self.status}"}}, status=self.status)
@@ -204,6 +232,28 @@ class Stub:
                 return self._reply(body)
             finally:
                 self.in_flight -= 1
+
+    async def _fault(self, request: web.Request, body: dict) -> web.StreamResponse:
+        """One endpoint fault (--fault), counted under its name."""
+        self.stats[f"fault_{self.fault}"] += 1
+        if self.fault == "hang":
+            await asyncio.Event().wait()  # never answers
+        if self.fault == "429":
+            headers = {"Retry-After": f"{self.retry_after:g}"}
+            return web.json_response({"error": {"message": "injected rate limit"}}, status=429, headers=headers)
+        if self.fault == "500":
+            return web.json_response({"error": {"message": "injected server error"}}, status=500)
+        if self.fault == "invalid_json":
+            return web.Response(body=b'{"id": "stub", "choices": [', content_type="application/json")
+        # truncated: the headers promise the whole reply, half of it is sent, then the connection is closed
+        whole = json.dumps(self.answer(body)).encode()
+        response = web.StreamResponse(headers={"Content-Type": "application/json"})
+        response.content_length = len(whole)
+        await response.prepare(request)
+        await response.write(whole[: len(whole) // 2])
+        if request.transport is not None:
+            request.transport.close()
+        return response
 
     def _echo(self, request: web.Request, body: dict) -> web.Response:
         """A 400 that repeats the caller's credentials: the Authorization header and the whole request body."""
@@ -232,6 +282,8 @@ class Stub:
     def answer(self, body: dict, garbage: bool = False) -> dict:
         """The chat-completion JSON for a request: the same online and in a batch's output file."""
         prompt_chars, content, p_yes = prompt_reply(body)
+        if self.reply_bytes and len(content) < self.reply_bytes:
+            content = padded(content, self.reply_bytes)
         if garbage:
             content = "Sorry, the grade is: <<<not json>>>"
         n = int(body.get("n") or 1)
@@ -328,6 +380,8 @@ async def serve(args: argparse.Namespace) -> None:
     )
     stub.status, stub.known_model, stub.hang_rate = args.status, args.model, args.hang_rate
     stub.record_path = args.record
+    stub.fault, stub.fault_every, stub.retry_after = args.fault, max(1, args.fault_every), args.retry_after
+    stub.reply_bytes = args.reply_bytes
     stub.batches.delay_s, stub.batches.fail_rate = args.batch_delay_s, args.batch_fail_rate
     if args.embedding_latency_ms is not None:
         stub.embedding_latency_s = args.embedding_latency_ms / 1000
@@ -361,6 +415,12 @@ def main() -> None:
     parser.add_argument("--status", type=int, default=0, help="answer every chat request with this HTTP status")
     parser.add_argument("--model", default="", help="the only model id served; others get a 404 (default: any)")
     parser.add_argument("--record", default="", metavar="FILE", help="append each chat request's JSON body to FILE")
+    parser.add_argument(
+        "--fault", default="", choices=["", "hang", "429", "500", "truncated", "invalid_json"], help="an endpoint fault"
+    )
+    parser.add_argument("--fault-every", type=int, default=1, help="the fault on every Nth chat request (1: all)")
+    parser.add_argument("--retry-after", type=float, default=0.0, help="the Retry-After seconds of --fault 429")
+    parser.add_argument("--reply-bytes", type=int, default=0, help="pad every chat reply to this many bytes")
     parser.add_argument("--batch-delay-s", type=float, default=1.0, help="seconds a batch takes to complete")
     parser.add_argument("--batch-fail-rate", type=float, default=0.0, help="share of batch lines that fail (400)")
     asyncio.run(serve(parser.parse_args()))

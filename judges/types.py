@@ -91,6 +91,7 @@ class FailureKind(str, Enum):
     UNPARSEABLE = "unparseable"
     REFUSED = "refused"
     UPSTREAM_FAILED = "upstream_failed"  # not asked: a step it depends on failed
+    OVERSIZED = "oversized"  # a reply too large for a record: kept truncated, never parsed
 
 
 class VerdictState(str, Enum):

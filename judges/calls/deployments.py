@@ -24,8 +24,9 @@ class Deployment:
 class DeploymentRouter:
     """Sends each call to the least busy deployment that is up. A deployment that refuses connections is skipped
     at once for the rest of the call (the next one is tried); one that fails with a retryable error (429, 5xx,
-    timeout) is set aside for `cooldown_s`, so the runtime's retry lands elsewhere. Retries, limits and the budget
-    stay in the runtime."""
+    timeout) is set aside for `cooldown_s`, or for as long as its Retry-After asks (a hint then kept from the runtime
+    while another deployment is up), so the runtime's retry lands elsewhere. Retries, limits and the budget stay in
+    the runtime."""
 
     def __init__(self, backends: list[tuple[str, Backend]], per_deployment: int, cooldown_s: float = 5.0) -> None:
         if not backends:
@@ -67,7 +68,9 @@ class DeploymentRouter:
                 return completion
             except CallError as err:
                 if err.retryable or err.endpoint_problem == "connection":
-                    deployment.down_until = time.monotonic() + self.cooldown_s
+                    deployment.down_until = time.monotonic() + max(self.cooldown_s, err.retry_after or 0.0)
+                if err.retry_after is not None and any(d.down_until <= time.monotonic() for d in self.deployments):
+                    err.retry_after = None  # another deployment takes the retry; this one waits as long as it asked
                 refused.add(deployment.name)
                 others_left = len(refused) < len(self._specs)
                 if err.endpoint_problem == "connection" and others_left:

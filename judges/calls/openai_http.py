@@ -58,11 +58,14 @@ def http_error(status: int, body: bytes, headers: Any = None) -> CallError:
 
 
 def transport_error(err: BaseException) -> CallError:
-    """A CallError for a request that got no HTTP reply: a timeout, or no connection (refused, DNS, reset)."""
+    """A CallError for a request that got no whole HTTP reply: a timeout, no connection (refused, DNS, reset), or a
+    body cut off mid-way (retried, but not taken for an endpoint that cannot be reached)."""
     import aiohttp
 
     if isinstance(err, (TimeoutError, aiohttp.ServerTimeoutError)):
         return CallError(FailureKind.TIMEOUT, _clean(f"Timeout: no reply ({type(err).__name__})"), retryable=True)
+    if isinstance(err, aiohttp.ClientPayloadError):  # the server answered, then the body broke off: not a dead host
+        return CallError(FailureKind.API_ERROR, _clean(f"APIError: the reply was cut off: {err}"), retryable=True)
     reason = str(err) or type(err).__name__
     return CallError(
         FailureKind.API_ERROR,

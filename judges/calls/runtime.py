@@ -45,6 +45,9 @@ class RuntimeSettings:
     timeout_s: float = 120.0  # per call
     backoff_initial_s: float = 1.0
     backoff_max_s: float = 30.0
+    # the longest Retry-After waited (LiteLLM's bound); a longer one is not retried (as the OpenAI client does over its
+    # own 120 s): the endpoint's rate or quota limit is spent for a while, and the run stops as unusable (exit 3)
+    retry_after_max_s: float = 60.0
     requests_per_minute: float | None = None
     tokens_per_minute: float | None = None  # counted on the prompt estimate plus max_tokens
     max_cost: float | None = None  # USD; no new call starts once spent
@@ -176,8 +179,15 @@ class CallRuntime:
 
     def _check_endpoint(self, request: CompletionRequest, err: CallError) -> None:
         """Raise EndpointUnusable when the failure says the endpoint cannot serve this run: a refused, unknown or
-        unauthorised endpoint, a timeout before anything answered, or its first calls all failing the same way."""
+        unauthorised endpoint, a Retry-After over `retry_after_max_s`, a timeout before anything answered, or its first
+        calls all failing the same way."""
         problem = err.endpoint_problem
+        if over_retry_after(err, self.settings):
+            wait, cap = err.retry_after or 0.0, self.settings.retry_after_max_s
+            raise EndpointUnusable(
+                f"{self._unusable(request, err)}; it asks to wait {wait:g} s before the next call (Retry-After), over "
+                f"the {cap:g} s judgelab waits: its rate or quota limit is spent; rerun later to resume from the cache"
+            ) from None
         if problem in ("auth", "not_found") or (not self._answered and problem == "connection"):
             raise EndpointUnusable(self._unusable(request, err)) from None
         if self._answered:
@@ -242,8 +252,8 @@ def retrying(
     retry_if: Callable[[BaseException], bool] | None = None,
 ) -> Any:
     """tenacity's retry loop for a provider call: retryable CallErrors only (429, 5xx, connection errors,
-    timeouts; narrowed by `retry_if`), exponential backoff with jitter, a Retry-After hint honoured; the last error
-    is re-raised."""
+    timeouts; narrowed by `retry_if`), exponential backoff with jitter, a Retry-After hint honoured up to
+    `retry_after_max_s` (an error asking a longer wait is not retried); the last error is re-raised."""
     from tenacity import (
         AsyncRetrying,
         RetryCallState,
@@ -257,15 +267,25 @@ def retrying(
     def wait(state: RetryCallState) -> float:
         err = state.outcome.exception() if state.outcome else None
         hinted = getattr(err, "retry_after", None)
-        return min(float(hinted), settings.backoff_max_s) if hinted is not None else jitter(state)
+        return min(float(hinted), settings.retry_after_max_s) if hinted is not None else jitter(state)
+
+    narrowed = retry_if or (lambda e: isinstance(e, CallError) and e.retryable)
+
+    def worth(err: BaseException) -> bool:
+        return narrowed(err) and not (isinstance(err, CallError) and over_retry_after(err, settings))
 
     return AsyncRetrying(
         stop=stop_after_attempt(settings.max_attempts),
         wait=wait,
         reraise=True,
         before_sleep=on_retry,
-        retry=retry_if_exception(retry_if or (lambda e: isinstance(e, CallError) and e.retryable)),
+        retry=retry_if_exception(worth),
     )
+
+
+def over_retry_after(err: CallError, settings: RuntimeSettings) -> bool:
+    """Whether the error asks for a longer wait (Retry-After) than the runtime makes."""
+    return err.retry_after is not None and err.retry_after > settings.retry_after_max_s
 
 
 def estimate_tokens(request: CompletionRequest) -> int:

@@ -14,6 +14,7 @@ from judges.files.checked import problem as value_problem
 from judges.secrets import scrub
 
 DEFAULT_MAX_RECORD_BYTES = 1_000_000  # one record; override with $JUDGELAB_MAX_RECORD_BYTES
+REPLIES_PER_RECORD = 16  # a record holds several calls: one judge reply may take this share of its limit
 
 
 class LineProblem(ValueError):
@@ -28,6 +29,11 @@ def max_record_bytes() -> int:
     """The size limit of one record: $JUDGELAB_MAX_RECORD_BYTES, or 1 MB."""
     text = os.environ.get("JUDGELAB_MAX_RECORD_BYTES", "")
     return int(text) if text.isdigit() else DEFAULT_MAX_RECORD_BYTES
+
+
+def max_reply_bytes() -> int:
+    """The largest judge reply a record keeps whole: a sixteenth of the record limit (62,500 bytes by default)."""
+    return max_record_bytes() // REPLIES_PER_RECORD
 
 
 def numbered_lines(path: str | Path) -> Iterator[tuple[int, bytes]]:

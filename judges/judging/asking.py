@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from typing import Any, TypeVar
 
 from judges.calls.backend import CallError, Completion, CompletionRequest
 from judges.calls.runtime import CallRuntime
+from judges.files.jsonl import REPLIES_PER_RECORD, max_reply_bytes
 from judges.judging.replies import ReplyError
 from judges.types import FailureKind
 
@@ -16,6 +18,7 @@ REASK = (
     "Your reply could not be used: {error}. Reply again with only the JSON object, "
     "in exactly the format the instructions give."
 )
+KEPT_CHARS = 1_000  # the start of an oversized reply that its call record keeps
 
 
 class StepFailed(Exception):
@@ -27,7 +30,8 @@ class StepFailed(Exception):
 
 
 def call_record(template: str, sha256: str, completion: Completion, **extra: Any) -> dict[str, Any]:
-    """What a record keeps of one call: the template, its hash, the raw reply and the accounting."""
+    """What a record keeps of one call: the template, its hash, the raw reply and the accounting (`extra` adds keys,
+    or replaces them: an oversized reply's truncated text)."""
     out = {
         "template": template,
         "prompt_sha256": sha256,
@@ -58,15 +62,39 @@ async def call_logged(
     priority: int,
 ) -> Completion:
     """One call, logged in `calls` with the run's call number whether it answers or fails (a failure raises
-    StepFailed)."""
+    StepFailed). A reply over the limit of one reply (`max_reply_bytes`) is kept truncated, with its size, and
+    fails as `oversized`: unparsed, not asked again, dropped from the cache."""
     number = runtime.next_call_number()
     try:
         completion = await runtime.call(request, priority)
     except CallError as err:
         calls.append({"call": number, **failed_call_record(template, sha256, err)})
         raise StepFailed(err.kind, f"{template}: {err}") from None
+    limit = max_reply_bytes()
+    size = oversize(completion.text, limit)
+    if size is not None:  # never parsed: the grade would rest on a reply the record cannot keep
+        problem = (
+            f"the reply of {size:,} bytes is over the {limit:,}-byte limit of one reply (JUDGELAB_MAX_RECORD_BYTES / "
+            f"{REPLIES_PER_RECORD}); its first {KEPT_CHARS:,} characters are kept"
+        )
+        kept = f"{completion.text[:KEPT_CHARS]} [... truncated by judgelab: the reply was {size:,} bytes]"
+        oversized = FailureKind.OVERSIZED.value
+        extra = {"reply": kept, "reply_bytes": size, "unusable": oversized, "parse_error": problem}
+        calls.append({"call": number, **call_record(template, sha256, completion, **extra)})
+        runtime.discard(request)
+        runtime.usage.note_failure(FailureKind.OVERSIZED)
+        raise StepFailed(FailureKind.OVERSIZED, f"{template}: {problem}")
     calls.append({"call": number, **call_record(template, sha256, completion)})
     return completion
+
+
+def oversize(text: str, limit: int) -> int | None:
+    """The bytes `text` takes in a record (UTF-8, JSON-escaped) when that is over `limit`; None when it fits (a text
+    of at most a sixth of the limit in characters always fits, and is not measured)."""
+    if len(text) * 6 <= limit:
+        return None
+    size = len(json.dumps(text, ensure_ascii=False).encode()) - 2
+    return size if size > limit else None
 
 
 async def ask(

@@ -187,6 +187,10 @@ class MetricSummary:
     pass_rate: float | None = None
     wrong_grade_rate: float | None = None
     failure_rate: float | None = None
+    # the commonest grade and how many graded verdicts gave it (a near-constant judge's sign); absent from folders
+    # written before them, so not compared: such a folder's summary still equals the recount of its records
+    top_grade: float | None = field(default=None, compare=False)
+    top_grade_count: int | None = field(default=None, compare=False)
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> MetricSummary:

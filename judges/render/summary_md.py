@@ -11,6 +11,7 @@ from judges.render.sample_rows import mean_text, sample_rows
 from judges.runs.call_totals import run_call_totals
 from judges.runs.failures import REASON_SHOWN, first_misses, one_line
 from judges.runs.kinds import kind_parts
+from judges.runs.near_constant import near_constant_lines
 from judges.runs.stops import stop_note
 from judges.runs.summarizer import SHORT
 from judges.suite.reference import conclusion, summary_beside
@@ -50,6 +51,10 @@ def summary_markdown(run: Run) -> str:
         lines += parts.markdown(run)
     else:
         lines += _verdict_table(summary, config.get("metric_info") or {})
+        if run.kind == RunKind.GRADE:  # a judge's grades (a metrics run's scores may come from no judge)
+            lines += [
+                line for found in near_constant_lines(summary) for line in ("", f"**Near-constant judge:** {found}.")
+            ]
         lines += _sample_table(run)
     lines += ["", failures_line(run)]
     return "\n".join(lines) + "\n"

@@ -10,7 +10,7 @@ from typing import Any, TextIO
 
 INTERVAL_S = 10.0  # between plain lines when stderr is not a terminal
 PACE_ITEMS = 2  # items finished after the first before a time left is estimated (with one item in flight)
-REPLIED_KINDS = ("unparseable", "refused")  # failures of a call that did reply: already among the replies
+REPLIED_KINDS = ("unparseable", "refused", "oversized")  # failures of a call that did reply: already among the replies
 
 
 def call_counts(calls: int, failures: Mapping[str, int]) -> tuple[int, int]:

@@ -104,6 +104,7 @@ class MetricTotals:
 
     def result(self, unit_tests: bool) -> MetricSummary:
         grades = self.grades
+        top_grade, top_count = Counter(grades).most_common(1)[0] if grades else (None, None)
         counts = MetricSummary(
             n=self.n,
             graded=len(grades),
@@ -114,6 +115,8 @@ class MetricTotals:
             mean=statistics.fmean(grades) if grades else None,
             stdev=statistics.stdev(grades) if len(grades) > 1 else None,
             usage=self.usage.result(),
+            top_grade=top_grade,
+            top_grade_count=top_count,
         )
         if not unit_tests:
             return counts

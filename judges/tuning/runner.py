@@ -12,6 +12,7 @@ from judges.api import grade_samples, run_unit_tests
 from judges.config.judge import JudgeConfig
 from judges.judging.prompts import TEMPLATE_SUFFIX
 from judges.runs.intervals import wilson
+from judges.runs.progress import REPLIED_KINDS
 from judges.runs.run import Run
 from judges.tuning.search import Score
 from judges.types import Outcome, Sample, UnitTest
@@ -46,9 +47,7 @@ class Ledger:
         self.needed += added
         self.cached_calls += usage.cached_calls
         self.new_calls += usage.calls - usage.cached_calls
-        self.new_calls += usage.failed_calls - sum(
-            n for kind, n in usage.failures.items() if kind in ("unparseable", "refused")
-        )
+        self.new_calls += usage.failed_calls - sum(n for kind, n in usage.failures.items() if kind in REPLIED_KINDS)
         self.cost += usage.cost
         self.runs += 1
         return added
