@@ -14,6 +14,7 @@ from judges.files.shipped import bundled_dir
 from judges.leaderboard.config import Candidate, Evaluation, LeaderboardConfig
 from judges.leaderboard.entries import Entry
 from judges.leaderboard.jury import board_jury_entries
+from judges.leaderboard.pareto import plot_filename, plot_pareto
 from judges.leaderboard.predictions_source import candidate_predictions, describe
 from judges.leaderboard.unit_test_entries import run_folder, unit_test_entries
 
@@ -81,7 +82,6 @@ def run_leaderboard(
     from judges.leaderboard.html import render_html  # defers numpy
     from judges.leaderboard.label_entries import candidate_scores, label_entries, labelled_subset  # defers numpy
     from judges.leaderboard.label_jury import label_jury_entries  # defers numpy
-    from judges.leaderboard.pareto import plot_filename, plot_pareto  # defers numpy
     from judges.leaderboard.render import write_tables  # defers numpy
     from judges.leaderboard.select import pick_best  # defers numpy
     from judges.leaderboard.standings import assign_standings  # defers numpy
