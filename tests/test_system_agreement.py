@@ -145,6 +145,17 @@ def test_memory_grows_with_the_systems_never_with_their_pairs():
     assert peak(1000) < 10 * peak(100)
 
 
+def test_systems_of_one_item_say_their_means_never_vary_in_the_resamples():
+    rng = np.random.default_rng(2)
+    human = rng.random(40)
+    judge = human + rng.normal(0, 0.2, 40)
+    systems = [f"s{k}" for k in range(30)] + ["big"] * 10  # 30 systems of one item, one of ten
+    found = system_agreement(LabelType.CONTINUOUS, systems, human, judge, resamples=50, seed=0, confidence=0.95)
+    assert found is not None
+    figure = next(f for f in found.figures if f.statistic == "system_level_pairwise_accuracy")
+    assert figure.note == "across 31 systems, 30 of them with one item (its mean the same in every resample)"
+
+
 def test_counts_give_the_statistics_of_the_expanded_resample():
     from scipy import stats
 

@@ -180,9 +180,13 @@ def system_agreement(
     n, n_systems = int(blocks.codes.size), len(blocks.names)
     large = n > bootstrap_items
     drawn = (_large_draws if large else _bootstrap_draws)(blocks, measure, binary, resamples, seed)
+    single = int((blocks.sizes == 1).sum())
+    across = f"across {n_systems} systems" + (
+        f", {single} of them with one item (its mean the same in every resample)" if single else ""
+    )
     figures = []
     for name, value in values.items():
-        notes = [f"across {n_systems} systems" if name.startswith("system_level") else None]
+        notes = [across if name.startswith("system_level") else None]
         if not np.isfinite(value):
             figures.append(Figure(name, None, None, n, n, note="undefined on these data (constant values)"))
             continue
