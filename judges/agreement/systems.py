@@ -7,7 +7,8 @@ the residuals. System-level correlations follow SummEval (Fabbri et al., TACL 20
 (Pearson, Spearman, Kendall of the per-system means); pairwise accuracy follows Kocmi et al. (WMT 2021): the share
 of system pairs the judge orders as the humans do. Each item stands for one value: the mean of its annotators'
 labels. A resample is a vector of counts (how often each item is drawn, items drawn within their own system), so
-memory stays O(items) and no statistic builds an items x items structure.
+memory stays O(items) and no statistic builds an items x items structure (nor a systems x systems one:
+system_statistics.kendall_rows counts the system pairs in O(S log S)).
 """
 
 from __future__ import annotations
