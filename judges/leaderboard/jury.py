@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from judges.errors import ConfigError
-from judges.leaderboard.columns import higher_is_better, oriented
+from judges.leaderboard.columns import oriented
 from judges.leaderboard.unit_test_entries import run_folder, run_to_entries
 from judges.records import ItemRecord, MetricRecord, Usage
 from judges.records.header import RunKind
@@ -159,18 +159,16 @@ def jury_entries(
 
 
 def beats_best_member(entry: Entry, group: Sequence[Entry]) -> tuple[bool, str]:
-    """Whether a jury's figure beats its best member's on the same items (paired bootstrap), and the evidence."""
-    from judges.leaderboard.row_compare import compare_entries  # defers numpy
+    """Whether a jury's figure beats its best member's, by the rule a candidate beats the best baseline with (a
+    paired bootstrap on the same items, else its 95% interval beyond the member's figure), and the evidence."""
+    from judges.leaderboard.row_compare import beats  # defers numpy
 
     members = [e for e in group if e.candidate in (entry.members or ()) and e.value is not None]
     if not members:
         return False, "no member has a figure to compare"
     best = max(members, key=lambda e: oriented(e.statistic, float(e.value)))  # type: ignore[arg-type]
-    diff = compare_entries(entry, best)
-    if diff is None:
-        return False, f"no paired comparison with its best member {best.candidate}"
-    ok = diff.low > 0 if higher_is_better(entry.statistic) else diff.high < 0
-    return ok, f"vs its best member {best.candidate}: {diff.describe()}"
+    ok, _, figures = beats(entry, best)
+    return ok, f"vs its best member {best.candidate}: {figures}"
 
 
 def board_jury_entries(config: LeaderboardConfig, runs_dir: Path) -> list[Entry]:
