@@ -14,7 +14,7 @@ from judges.errors import BudgetExhausted, ConfigError, InputError
 from judges.files.shipped import bundled_dir
 from judges.judging.prompts import load_prompt_set
 from judges.runs.run import Run
-from judges.tuning.runner import BudgetStop, CandidateRunner, Ledger, write_prompt_folder
+from judges.tuning.runner import BudgetStop, CandidateRunner, Ledger, check_base, check_chosen, write_prompt_folder
 from judges.tuning.search import Halving
 from judges.tuning.space import TuneSpace, load_space
 from judges.tuning.stages import Budget, MetricSearch, decoding_choices, search_decoding, search_metric, tag_of
@@ -102,6 +102,7 @@ def tune(job: TuneJob) -> TuneOutcome:
         raise BudgetExhausted(
             f"--max-cost {job.max_cost:g} USD is spent by the base run on train alone ({err}); nothing was chosen"
         ) from None
+    check_base(runs["base-train"])
     if budget_calls is not None and ledger.needed > budget_calls:
         raise ConfigError(
             f"--budget-calls {budget_calls} is spent by the base run on train alone ({ledger.needed} calls)"
@@ -111,6 +112,7 @@ def tune(job: TuneJob) -> TuneOutcome:
     tuned = dict(base_sources)
     for metric in metrics:
         search = search_metric(metric, space, root, train, base_sources, runner, budget, out, job.progress)
+        check_chosen(metric, search.halving)
         searches.append(search)
         tuned[metric] = search.winner.source
 
@@ -121,6 +123,7 @@ def tune(job: TuneJob) -> TuneOutcome:
     chosen_decoding = "as given"
     if len(choices) > 1:
         decoding = search_decoding(choices, tuned_folder, metrics, train, space, runner, budget, job.progress)
+        check_chosen("decoding", decoding)
         chosen_decoding = decoding.winner or "as given"
     overrides = choices[chosen_decoding]
 
