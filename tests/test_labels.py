@@ -287,7 +287,9 @@ def test_a_partial_mapping_keeps_the_default_column_names(tmp_path):
     ]
     assert [i.annotator for i in labels.items] == ["human", "human"] and labels.items[0].sample.references == ()
     with pytest.raises(InputError, match=r"mine.jsonl:1: missing column \(field 'answer_text'\)"):
-        load_mapped(str(path), ColumnMapping.parse("actual_output=answer_text"), metric="m", label_type=LabelType.BINARY)
+        load_mapped(
+            str(path), ColumnMapping.parse("actual_output=answer_text"), metric="m", label_type=LabelType.BINARY
+        )
     with pytest.raises(InputError, match=r"mine.jsonl:1: no metric: name it with --metric"):
         load_mapped(str(path), ColumnMapping.parse(""), metric=None, label_type=LabelType.BINARY)
 

@@ -392,7 +392,9 @@ def test_a_reply_format_the_judge_cannot_follow_has_no_figure_and_is_not_chosen(
     assert "| good__ex0__grade_only | n/a | n/a (no verdict on any of the 4 tests" in markdown
 
 
-def test_a_unit_test_tuning_whose_every_verdict_failed_exits_5_with_one_line(tmp_path, folder, space, monkeypatch, capsys):
+def test_a_unit_test_tuning_whose_every_verdict_failed_exits_5_with_one_line(
+    tmp_path, folder, space, monkeypatch, capsys
+):
     from judges.cli.main import main
 
     serve_double(monkeypatch, ScriptedBackend(lambda request: "no"))
@@ -435,3 +437,5 @@ def test_every_rewrite_of_a_shipped_prompt_set_keeps_its_templates_variables(pro
         assert len(candidates) == 12
         for candidate in candidates:
             assert variables(source) <= variables(candidate.source), (prompts, metric, candidate.name)
+            if prompts == "grouse" and candidate.instruction == "base":  # its whole sample section, in order
+                assert source.rpartition("[/EVALUATION INSTRUCTIONS]")[2].strip() in candidate.source

@@ -283,7 +283,10 @@ def parses_with_examples(request):
     "limit, says",
     [
         ([], "the base prompts' run is degraded"),
-        (["--fail-on-error", "1"], "faithfulness: no candidate has a figure in round 1 (no grade on any of the 8 items"),
+        (
+            ["--fail-on-error", "1"],
+            "faithfulness: no candidate has a figure in round 1 (no grade on any of the 8 items",
+        ),
     ],
 )
 def test_a_tuning_whose_every_verdict_failed_exits_5_with_one_line_and_no_figure(
@@ -396,7 +399,9 @@ def test_a_plain_labels_file_is_tuned_with_label_type_and_one_metric(tmp_path, s
     assert figures["base"]["value"] == 0.5 and figures["tuned"]["value"] == 1.0
     assert report["split"]["search_items"] + report["split"]["held_out_items"] == 40
 
-    code = main([*common, "--columns", "metric=const:faithfulness", "--label-type", "binary", "--out", str(tmp_path / "p")])
+    code = main(
+        [*common, "--columns", "metric=const:faithfulness", "--label-type", "binary", "--out", str(tmp_path / "p")]
+    )
     assert code == 0, capsys.readouterr().err
     again = json.loads((tmp_path / "p" / "report.json").read_text())
     assert again["held_out"]["faithfulness"]["tuned"]["value"] == 1.0 and again["split"] == report["split"]

@@ -151,7 +151,9 @@ def _required(row: Mapping[str, Any], column: str, where: dict[str, Any]) -> Any
         raise InputError("missing column", field=column, **where) from None
 
 
-def _column(row: Mapping[str, Any], mapping: ColumnMapping, name: str, where: dict[str, Any], default: Any = None) -> Any:
+def _column(
+    row: Mapping[str, Any], mapping: ColumnMapping, name: str, where: dict[str, Any], default: Any = None
+) -> Any:
     """A field's value on a row: its mapped column's (an InputError when the row lacks it), or its default column's
     when the row holds one, else `default`."""
     column, required = mapping.column(name)

@@ -139,12 +139,14 @@ SECTION_MARKER = re.compile(r"\[/?[A-Z][A-Z _]*\]")  # GroUSE's `[SAMPLE]`, `[/E
 
 def graded_material(paragraph: str) -> str:
     """What of the reply paragraph a new reply format must keep: the lines from its first line of template code
-    (`{{` or `{%`: the question, the answers), with the section markers just above it. GroUSE's templates end
-    with the sample after their reply instructions; judgelab's own hold none there (an empty text)."""
+    (`{{` or `{%`: the references, the question, the answers), from the section marker that opens them and the
+    markers just above it when there are any. GroUSE's templates end with the sample after their reply
+    instructions; judgelab's own hold none there (an empty text)."""
     lines = paragraph.split("\n")
     first = next((k for k, line in enumerate(lines) if "{{" in line or "{%" in line), None)
     if first is None:
         return ""
+    first = max((k for k in range(first) if SECTION_MARKER.fullmatch(lines[k].strip())), default=first)
     while first > 0 and SECTION_MARKER.fullmatch(lines[first - 1].strip()):
         first -= 1
     return "\n".join(lines[first:])

@@ -166,4 +166,7 @@ def check_chosen(what: str, halving: Halving) -> None:
 
 def degraded_line(runs: Mapping[str, Run]) -> str | None:
     """The first run the report rests on whose failed verdicts are over --fail-on-error, as one line (None: none)."""
-    return next((f"{run.folder or name}: {run.stop_message}" for name, run in runs.items() if run.stop_reason == "degraded"), None)
+    return next(
+        (f"{run.folder or name}: {run.stop_message}" for name, run in runs.items() if run.stop_reason == "degraded"),
+        None,
+    )

@@ -119,8 +119,8 @@ def halve(names: Sequence[str], n_tests: int, first: int, evaluate: Evaluate, af
             result.message = f"no candidate has a figure in round {index + 1} ({ranked[0].missing}); none is chosen"
             return result
         done_tests = tests
-        if last:
-            result.ended = "tests used up" if tests >= n_tests else "one left"
+        if last or len(alive) == 1:  # one left (the others had no figure): no further round to run
+            result.ended = "tests used up" if last and tests >= n_tests else "one left"
             break
     result.winner = result.rounds[-1].kept[0] if result.rounds else None
     return result
