@@ -111,7 +111,7 @@ def open_labels(
     if named_set:
         return load_set(spec, split=split)
     if Path(spec).is_file():
-        return read_label_log(spec) if is_label_log(spec) else read_labels(spec)
+        return read_label_log(spec) if is_label_log(spec) else _labelled_items(spec)
     close = difflib.get_close_matches(spec, list(SETS), n=3)
     hint = (
         f" (did you mean {' or '.join(close)}?)"
@@ -125,3 +125,19 @@ def _own_file(spec: str) -> bool:
     """A file or saved dataset folder of the user's own (not a labels file written by `judgelab label`)."""
     path = Path(spec)
     return path.is_dir() or (path.is_file() and not is_label_log(spec))
+
+
+def _labelled_items(path: str) -> LabelledSet:
+    """A labelled-item JSONL; a record without a metric or label type is most likely a file of one's own."""
+    try:
+        return read_labels(path)
+    except InputError as err:
+        if err.message != "missing field" or err.field not in ("metric", "label_type"):
+            raise
+        raise InputError(
+            "missing field; read your own file with --label-type (binary, ordinal, continuous) and name its metric "
+            "with --metric (tune: --metrics)",
+            path=err.path,
+            line=err.line,
+            field=err.field,
+        ) from None
