@@ -26,7 +26,7 @@ from judges.tuning.align_data import (
 )
 from judges.tuning.align_measure import objective
 from judges.tuning.align_search import CallLog, LabelSearch, search_decoding_on_labels, search_labels
-from judges.tuning.runner import BudgetStop, CandidateRunner, Ledger, check_base, check_chosen, write_prompt_folder
+from judges.tuning.runner import BudgetStop, CandidateRunner, Ledger, check_base, write_prompt_folder
 from judges.tuning.search import Halving
 from judges.tuning.space import TuneSpace, load_space
 from judges.tuning.stages import Budget, decoding_choices, tag_of
@@ -142,7 +142,6 @@ def align(job: AlignJob) -> AlignOutcome:
             subset(one, split.search), split.search, runs["base-search"], space, root, base_sources, samples,
             runner, budget, out, log, job.progress,
         )  # fmt: skip
-        check_chosen(found.metric, found.halving)
         searches.append(found)
         tuned[found.template] = found.winner.source
     tuned_folder = write_prompt_folder(out / "prompts", tuned)
@@ -156,7 +155,6 @@ def align(job: AlignJob) -> AlignOutcome:
         decoding = search_decoding_on_labels(
             choices, tuned_folder, search_sets, split.search, samples, first, runner, budget, log, job.progress
         )
-        check_chosen("decoding", decoding)
         chosen = decoding.winner or "as given"
     overrides, tag = choices[chosen], tag_of(chosen, choices)
 

@@ -15,7 +15,7 @@ from judges.labels.schema import LabelledSet
 from judges.tuning.align_data import subset, template_for
 from judges.tuning.align_measure import disagreements, objective, run_predictions, statistic_value, ungraded
 from judges.tuning.candidates import Candidate, Example, build_candidates
-from judges.tuning.runner import BudgetStop, CandidateRunner, write_prompt_folder
+from judges.tuning.runner import BudgetStop, CandidateRunner, check_chosen, write_prompt_folder
 from judges.tuning.search import Halving, Score, halve
 from judges.tuning.space import TuneSpace
 from judges.tuning.stages import Budget, chosen_candidate, tag_of
@@ -176,6 +176,7 @@ def search_labels(
 
     first = min(space.search.first_round_items, len(order))
     halving = halve([c.name for c in candidates], len(order), first, evaluate, budget.check)
+    check_chosen(metric, halving)
     return LabelSearch(metric, template, statistic, candidates, shown, len(order), halving)
 
 
@@ -223,4 +224,6 @@ def search_decoding_on_labels(
             return None
         return scores
 
-    return halve(names, len(order), min(first, len(order)), evaluate, budget.check)
+    halving = halve(names, len(order), min(first, len(order)), evaluate, budget.check)
+    check_chosen("decoding", halving)
+    return halving

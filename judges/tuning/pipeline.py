@@ -14,7 +14,7 @@ from judges.errors import BudgetExhausted, ConfigError, InputError
 from judges.files.shipped import bundled_dir
 from judges.judging.prompts import load_prompt_set
 from judges.runs.run import Run
-from judges.tuning.runner import BudgetStop, CandidateRunner, Ledger, check_base, check_chosen, write_prompt_folder
+from judges.tuning.runner import BudgetStop, CandidateRunner, Ledger, check_base, write_prompt_folder
 from judges.tuning.search import Halving
 from judges.tuning.space import TuneSpace, load_space
 from judges.tuning.stages import Budget, MetricSearch, decoding_choices, search_decoding, search_metric, tag_of
@@ -112,7 +112,6 @@ def tune(job: TuneJob) -> TuneOutcome:
     tuned = dict(base_sources)
     for metric in metrics:
         search = search_metric(metric, space, root, train, base_sources, runner, budget, out, job.progress)
-        check_chosen(metric, search.halving)
         searches.append(search)
         tuned[metric] = search.winner.source
 
@@ -123,7 +122,6 @@ def tune(job: TuneJob) -> TuneOutcome:
     chosen_decoding = "as given"
     if len(choices) > 1:
         decoding = search_decoding(choices, tuned_folder, metrics, train, space, runner, budget, job.progress)
-        check_chosen("decoding", decoding)
         chosen_decoding = decoding.winner or "as given"
     overrides = choices[chosen_decoding]
 
