@@ -411,3 +411,40 @@ def test_a_plain_labels_file_is_tuned_with_label_type_and_one_metric(tmp_path, s
     assert code == 0, capsys.readouterr().err
     again = json.loads((tmp_path / "p" / "report.json").read_text())
     assert again["held_out"]["faithfulness"]["tuned"]["value"] == 1.0 and again["split"] == report["split"]
+
+
+def test_a_tuned_folder_whose_runs_are_degraded_is_reported_and_exits_5(
+    tmp_path, labels_file, space, monkeypatch, capsys
+):
+    """The tuned prompts fail on a quarter of the items (over --fail-on-error 0.1): the report is written, its
+    difference on the items both sides graded, and the command ends like any degraded run: exit 5, one line."""
+    from judges.cli.main import main
+
+    def flaky_student(request):
+        prompt = request.messages[0]["content"]
+        if "Worked examples" in prompt and int(re.findall(r"\(answer (\d+)\)\.$", graded_item(prompt))[0]) % 4 == 1:
+            return unparseable(request)
+        return student(request)
+
+    serve_double(monkeypatch, ScriptedBackend(flaky_student))
+    out = tmp_path / "out"
+    code = main(
+        ["tune", "--labels", str(labels_file), "--metrics", "faithfulness", "--space", str(space)]
+        + ["--judge", "scripted/model", "--prompts", "default", "--no-json-schema", "--resamples", "200"]
+        + ["--cache", str(tmp_path / "c.sqlite"), "--out", str(out)]
+    )
+    captured = capsys.readouterr()
+    lines = [line for line in captured.err.splitlines() if not line.startswith("judgelab tune: ")]
+    assert code == 5 and len(lines) == 1, captured.err
+    assert re.fullmatch(
+        rf"judgelab: degraded run: {re.escape(str(out))}/runs/tuned-(search|held-out): \d+ of \d+ faithfulness "
+        r"verdicts failed \(\d+%, over --fail-on-error 0\.1\), mostly unparseable \(\d+\)",
+        lines[0],
+    )
+    report = json.loads((out / "report.json").read_text())
+    assert report["search"]["metrics"]["faithfulness"]["chosen"] == "base__ex2__as_written"
+    difference = report["held_out"]["faithfulness"]["difference"]
+    held = report["split"]["held_out_items"]
+    failed = held - round(report["held_out"]["faithfulness"]["tuned"]["graded_share"] * held)
+    assert failed > 0 and difference["n_items"] == held - failed and difference["n_held_out"] == held
+    assert captured.out.startswith("# judgelab tune --labels: scripted/model")
