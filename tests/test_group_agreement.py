@@ -67,3 +67,29 @@ def test_agreement_with_a_group_column_reports_per_group_figures(tmp_path):
     assert math.isclose(per_group["pairwise_accuracy_tie_calibrated"], 5 / 6)
     assert result["per_group"]["tie_threshold"] == 1.0 and result["per_group"]["groups"] == 2
     assert "Items in 2 groups" in (tmp_path / "a" / "agreement.md").read_text()
+
+
+def test_a_board_ranks_by_the_tie_calibrated_pairwise_accuracy_within_groups(tmp_path):
+    rng = np.random.default_rng(5)
+    human = rng.integers(1, 6, size=300).astype(float)
+    groups = [f"q{n // 3}" for n in range(300)]  # a hundred questions of three answers
+    rows = [{"id": f"a{n}", "question_id": g, "label": h} for n, (g, h) in enumerate(zip(groups, human, strict=True))]
+    labels = tmp_path / "labels.jsonl"
+    labels.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    text = ""
+    for name, noise in (("close", 0.3), ("far", 3.0)):
+        scores = human + rng.normal(0, noise, human.size)
+        path = tmp_path / f"{name}.jsonl"
+        path.write_text("".join(json.dumps({"id": f"a{n}", "score": float(s)}) + "\n" for n, s in enumerate(scores)))
+        text += f'[[candidates]]\nname = "{name}"\nkind = "predictions"\nsource = "{path}"\n\n'
+    text += (
+        f'[[evaluations]]\nkind = "labels"\nsource = "{labels}"\nname = "qa"\nmetric = "quality"\n'
+        'label_type = "ordinal"\nscale = [1, 5]\ncolumns = "group=question_id"\n'
+        'statistic = "pairwise_accuracy_tie_calibrated"\nresamples = 200\n'
+    )
+    config = tmp_path / "board.toml"
+    config.write_text(text)
+    assert main(["leaderboard", str(config), "--out", str(tmp_path / "board")]) == 0
+    data = json.loads((tmp_path / "board" / "leaderboard.json").read_text())
+    [pick] = data["picks"]
+    assert pick["best"] == "close" and pick["statistic"].startswith("pairwise_accuracy_tie_calibrated")

@@ -48,7 +48,7 @@ class ColumnMapping:
     """Which column (a field path) of the user's rows holds each field of a labelled item.
 
     A field not mapped keeps its default column, its own name (`label`, `id`, `input`, `references`,
-    `expected_output`, `actual_output`, `annotator`, `actual_output_b`, `metric`, `system`: the labelled-item
+    `expected_output`, `actual_output`, `annotator`, `actual_output_b`, `metric`, `system`, `group`: the labelled-item
     file's names), so a plain file needs no mapping and a partial one renames only what differs. A mapped column
     must be there on every row; a default one may be absent, except `label`. Absent, the texts are empty (labels and
     predictions that share ids need none; `input` is absent for tasks without a question), `id` is the line (CSV,
@@ -57,7 +57,8 @@ class ColumnMapping:
     (`doc.sentences[0]`), fan out over a list (`annotations.*.label`: one label per annotator, with
     `annotator=annotations.*.name` or numbered annotators) or be constants (`metric=const:faithfulness`).
     `actual_output_b` is the second answer of a pairwise preference; `system` names the system that wrote the
-    answer (for system-aware agreement); `label_values` turns text labels into numbers (e.g. {"yes": 1, "no": 0}).
+    answer (for system-aware agreement), `group` the question or source items share (per-group agreement);
+    `label_values` turns text labels into numbers (e.g. {"yes": 1, "no": 0}).
     """
 
     label: str | None = None
@@ -70,6 +71,7 @@ class ColumnMapping:
     actual_output_b: str | None = None
     metric: str | None = None
     system: str | None = None
+    group: str | None = None
     label_values: Mapping[str, float] = field(default_factory=dict)
 
     def column(self, name: str) -> tuple[str, bool]:
@@ -94,7 +96,7 @@ class ColumnMapping:
                 for path in column.strip().split("+") if name.strip() == "id" else [column.strip()]:
                     tokens(path)  # a malformed path is a ConfigError now, not on the first row
             pairs[name.strip()] = column.strip()
-        for name in ("input", "actual_output", "id", "metric", "expected_output", "actual_output_b", "system"):
+        for name in ("input", "actual_output", "id", "metric", "expected_output", "actual_output_b", "system", "group"):
             if name in pairs and fans_out(pairs[name]):
                 raise ConfigError(
                     f"--columns: {name} is one value per row; `*` fans out only label, annotator and references"
@@ -188,7 +190,8 @@ NO_METRIC = "no metric: name it with --metric (tune: one metric in --metrics) or
 def _staged_row(
     line: int, row: Mapping[str, Any], mapping: ColumnMapping, metric: str | None, label_type: LabelType, path: str
 ) -> list[tuple[Any, ...]]:
-    """One row's labels as (line, id, metric, label, annotator, sample, second answer, system), one per annotator."""
+    """One row's labels as (line, id, metric, label, annotator, sample, second answer, system, group), one per
+    annotator."""
     where: dict[str, Any] = {"path": path, "line": line}
 
     def text(name: str) -> str:
@@ -217,7 +220,7 @@ def _staged_row(
     row_metric = _column(row, mapping, "metric", where, metric)
     if row_metric is None:
         raise InputError(NO_METRIC, **where)
-    system = _column(row, mapping, "system", where)
+    system, group = (_column(row, mapping, name, where) for name in ("system", "group"))
     return [
         (
             line,
@@ -228,6 +231,7 @@ def _staged_row(
             sample,
             None if answer_b is None else text("actual_output_b"),
             None if system is None or system == "" else str(system),
+            None if group is None or group == "" else str(group),
         )
         for annotator, raw in _annotated(row, mapping, where)
     ]
@@ -255,7 +259,7 @@ def map_rows(
         values = [staged_row[3] for staged_row in staged]
         scale = (min(values), max(values)) if min(values) < max(values) else (min(values), min(values) + 1.0)
     items = []
-    for line, item_id, row_metric, label, annotator, sample, answer_b, system in staged:
+    for line, item_id, row_metric, label, annotator, sample, answer_b, system, group in staged:
         if problem := check_label(label_type, label, scale):
             raise InputError(problem, path=path, line=line, field=mapping.column("label")[0])
         items.append(
@@ -271,6 +275,7 @@ def map_rows(
                     sample=sample,
                     answer_b=answer_b,
                     system=system,
+                    group=group,
                 ),
             )
         )
