@@ -182,3 +182,60 @@ def test_pairs_keep_the_first_runs_order_and_test_the_discordant_pairs_exactly()
     none = Pairs.of({"a": 1.0}, {"b": 1.0})
     assert (none.n, none.means(), none.mcnemar_p(), none.difference()) == (0, None, None, None)
     assert Pairs.of({"a": 1.0}, {"a": 0.0}).difference() is None  # a bootstrap needs two pairs
+
+
+def scripted_run(tmp_path: Path, name: str, grades: Any, task: str = "unit_tests") -> Run:
+    """The 32 tests (or their samples, graded with no conditions) judged by a scripted judge: `grades(metric, case)`."""
+    from conftest import scripted_judge
+
+    from judges.runs.tasks import GradeTask
+
+    def script(request: Any) -> str:
+        case = int(request.messages[0]["content"].split("(case ")[1].split(")")[0])
+        return reply(request.metric, grades(request.metric, case))
+
+    judge, _ = scripted_judge(script)
+    tests = load_unit_tests(unit_test_file(tmp_path))
+    made = UnitTestTask(tests, judge) if task == "unit_tests" else GradeTask([(t.id, t.sample) for t in tests], judge)
+    return run_task(made, judge.runtime, tmp_path / name, {"judge": "scripted"})
+
+
+FAITHFUL_LOST = set(range(0, 32, 3))  # 11 tests that lose faithfulness after
+
+
+def unfaithful_after(metric: str, case: int) -> Any:
+    """Completeness 3 on every test (its condition is ==5: no test passes every metric), faithfulness 0 on the lost."""
+    return {"answer_relevancy": 5, "completeness": 3, "faithfulness": 0 if case in FAITHFUL_LOST else 1}[metric]
+
+
+def faithful(metric: str, case: int) -> Any:
+    return {"answer_relevancy": 5, "completeness": 3, "faithfulness": 1}[metric]
+
+
+def test_compare_of_unit_test_runs_whose_tests_never_pass_every_metric_gives_no_test_level_flip(tmp_path):
+    from judges.runs.run_compare import comparison_markdown
+
+    before, after = scripted_run(tmp_path, "a", faithful), scripted_run(tmp_path, "b", unfaithful_after)
+    text = comparison_markdown([before, after])
+    assert "## a -> b: 11 flipped outcomes (0 now pass, 11 now do not)" in text
+    [faithfulness] = [line for line in text.splitlines() if line.startswith("| faithfulness")]
+    assert [cell.strip() for cell in faithfulness.split("|")[3:7]] == ["100.0%", "65.6%", "0", "11"]
+    # the test-level outcome (every metric passed) flipped nowhere: said as such, with no McNemar p from nothing
+    assert "Drift a -> b (each test's pass on every metric) over 32 tests both completed:" in text
+    assert "- passed every metric: 0.0% -> 0.0% of the tests" in text
+    assert "- flipped: none (no test passed every metric in either run: compare each metric's outcomes)" in text
+    assert "McNemar's exact test p" not in text and "0 lost, 0 gained" not in text
+    assert text.index("| faithfulness") < text.index("Drift a -> b")  # the per-metric flips come first
+
+
+def test_compare_of_graded_runs_that_differ_counts_changed_verdicts_and_prints_no_drift(tmp_path):
+    from judges.runs.run_compare import comparison_markdown
+
+    before = scripted_run(tmp_path, "a", faithful, task="grade")
+    after = scripted_run(tmp_path, "b", unfaithful_after, task="grade")
+    assert before.kind == after.kind == "grade"
+    text = comparison_markdown([before, after])
+    assert "## a -> b: 11 changed verdicts" in text and "Drift" not in text and "McNemar" not in text
+    [faithfulness] = [line for line in text.splitlines() if line.startswith("| faithfulness")]
+    cells = [cell.strip() for cell in faithfulness.split("|")[2:8]]
+    assert cells == ["32", "1.000", "0.656", "0", "11", cells[5]] and cells[5].startswith("-0.344 [")

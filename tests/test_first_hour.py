@@ -155,11 +155,29 @@ def test_a_dead_endpoint_gives_one_count_of_failed_calls(tmp_path, capsys, monke
     captured = capsys.readouterr()
     usage = json.loads((tmp_path / "run" / "run.json").read_text())["usage"]
     failed = sum(usage["failures"].values())
-    assert failed > 0 and usage["calls"] == 0
+    assert failed > 0 and usage["calls"] == usage["failed_calls"] == failed and usage["replies"] == 0
     kinds = ", ".join(f"{n} {kind}" for kind, n in usage["failures"].items())
     line = f"Calls: {failed} (0 from cache, {failed} failed: {kinds})"
     assert line in (tmp_path / "run" / "summary.md").read_text() and line in captured.out
     assert f"; {failed} of {failed} calls failed: {kinds}" in captured.err
+
+
+def test_unusable_replies_are_failed_calls_in_run_json_as_in_summary_md(tmp_path):
+    from conftest import record, reply, run_tests, scripted_judge, write_jsonl
+
+    from judges.suite.loading import load_unit_tests
+
+    def script(request):  # faithfulness replies that cannot be read, asked once more each, the rest well formed
+        return "no grade here" if request.metric == "faithfulness" else reply(request.metric, 5)
+
+    judge, backend = scripted_judge(script)
+    tests = load_unit_tests(write_jsonl(tmp_path / "t.jsonl", [record(id=f"t{n}") for n in range(3)]))
+    run_tests(tests, judge, tmp_path / "run")
+    usage = json.loads((tmp_path / "run" / "run.json").read_text())["usage"]
+    assert usage["failures"] == {"unparseable": 6}  # three tests, each asked twice
+    assert usage["failed_calls"] == 6 and usage["calls"] == usage["replies"] == len(backend.requests) > 6
+    line = f"Calls: {usage['calls']} (0 from cache, 6 failed: 6 unparseable)"
+    assert line in (tmp_path / "run" / "summary.md").read_text()
 
 
 @pytest.mark.parametrize(

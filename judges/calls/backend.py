@@ -76,6 +76,7 @@ class CallError(Exception):
         self.endpoint_problem = endpoint_problem
 
 
+@runtime_checkable
 class Backend(Protocol):
     """Anything that turns a CompletionRequest into a Completion, or raises CallError."""
 

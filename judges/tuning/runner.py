@@ -45,10 +45,7 @@ class Ledger:
         usage = run.summary.usage
         self.needed += added
         self.cached_calls += usage.cached_calls
-        self.new_calls += usage.calls - usage.cached_calls
-        self.new_calls += usage.failed_calls - sum(
-            n for kind, n in usage.failures.items() if kind in ("unparseable", "refused")
-        )
+        self.new_calls += usage.calls - usage.cached_calls  # calls made, a call that got no reply included
         self.cost += usage.cost
         self.runs += 1
         return added
