@@ -26,8 +26,8 @@ import difflib
 import functools
 import importlib
 import sys
-from dataclasses import dataclass
 from collections.abc import Callable
+from dataclasses import dataclass
 from importlib.metadata import entry_points
 from typing import Any
 

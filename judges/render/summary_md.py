@@ -42,7 +42,8 @@ def summary_markdown(run: Run) -> str:
     if note is not None:
         lines += [f"**{note[0]}:** {note[1]}", ""]
     lines += [
-        f"{summary.n_items} items " + (f"from {config['data']}" if config.get("data") else NOT_FROM_A_FILE)
+        f"{summary.n_items} items "
+        + (f"from {config['data']}" if config.get("data") else NOT_FROM_A_FILE)
         + (f" (split {config['split']})" if config.get("split") else "")
         + ".",
         "",

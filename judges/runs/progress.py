@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import sys
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from typing import Any, TextIO
 
 INTERVAL_S = 10.0  # between plain lines when stderr is not a terminal
