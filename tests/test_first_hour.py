@@ -207,6 +207,44 @@ def test_a_slip_gets_one_line_naming_the_right_name(args, expected, capsys):
     assert len(err.splitlines()) == 1 and expected in err
 
 
+def test_a_run_of_samples_given_in_code_says_so_where_a_file_would_be_named(tmp_path, monkeypatch, capsys):
+    from judges.api import grade_samples, load_samples
+
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    samples = list(load_samples(SAMPLES, limit=2))  # Sample objects: the run reads no file
+    with stub_server(latency_ms=1) as base:
+        grade_samples(samples, "openai/stub", api_base=base, cache_mode="off", out=tmp_path / "run")
+    assert main(["show", str(tmp_path / "run"), "--print"]) == 0
+    printed = capsys.readouterr().out
+    assert "2 items passed in code, not read from a file." in printed and "None" not in printed
+    page = (tmp_path / "run" / "report.html").read_text(encoding="utf-8")
+    assert "2 items passed in code, not read from a file;" in page
+
+
+@pytest.mark.parametrize(
+    ("args", "expected"),
+    [
+        (
+            ["meta-eval", "--split", "tset"],
+            "judgelab meta-eval: error: argument --split: invalid choice: 'tset' (choose from 'train', 'test'); "
+            "see judgelab meta-eval --help",
+        ),
+        (
+            ["metrics", "--limit", "ten"],
+            "judgelab metrics: error: argument --limit: invalid int value: 'ten'; see judgelab metrics --help",
+        ),
+        (
+            ["label"],
+            "judgelab label: error: the following arguments are required: SUBCOMMAND; see judgelab label --help",
+        ),
+    ],
+)
+def test_a_value_argparse_refuses_gets_one_line_and_exit_2_not_the_usage(args, expected, capsys):
+    with pytest.raises(SystemExit) as stopped:
+        main(args)
+    assert stopped.value.code == 2 and capsys.readouterr().err.splitlines() == [expected]
+
+
 def _parsers(parser: argparse.ArgumentParser, name: str = "judgelab"):
     yield name, parser
     for action in parser._actions:
