@@ -159,8 +159,13 @@ def load_each(group: str, make: Callable[[str, Any], Any] = lambda name, target:
 
 
 def warn(err: PluginError) -> None:
-    """A broken package's entry passed over: one line on stderr."""
-    print(f"judgelab: warning: {err}; its names are left out", file=sys.stderr)
+    """A broken package's entry passed over: one line on stderr, once in a process however often it is passed."""
+    _warn_once(str(err))
+
+
+@functools.cache
+def _warn_once(message: str) -> None:
+    print(f"judgelab: warning: {message}; its names are left out", file=sys.stderr)
 
 
 def one_line(err: BaseException) -> str:

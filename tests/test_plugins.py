@@ -267,6 +267,7 @@ def test_a_broken_probe_package_is_left_out_of_every_probe_with_a_warning(
     assert [probe.name for probe in probes_named(["swap_answers"])] == ["swap_answers"]
     assert capsys.readouterr().err == ""
     assert [probe.name for probe in shipped_probes()] == list(plugins.BUILTINS["probes"])
+    assert [probe.name for probe in probes_named([])] == list(plugins.BUILTINS["probes"])  # warned once
     [warning] = capsys.readouterr().err.splitlines()
     assert "package judgelab-broken 0.1, entry point judgelab.probes 'broken_thing'" in warning
     assert warning.endswith("RuntimeError: no probe; its names are left out")
