@@ -191,7 +191,7 @@ def _check_metric_map(candidate: Candidate, where: str) -> None:
             f'{where}: a metric candidate needs metrics = {{labelled_metric = "suite_metric"}}, '
             'e.g. {faithfulness = "llamaindex_faithfulness"}'
         )
-    registry = build_registry()
+    registry = build_registry(using=candidate.metrics.values())
     for labelled, suite in candidate.metrics.items():
         if suite not in registry:
             raise ConfigError(

@@ -138,8 +138,10 @@ def _read(verdict: Verdict) -> Verdict:
 
 
 def _summed(usages: Sequence[Usage]) -> Usage:
-    keys = ("calls", "cached_calls", "failed_calls", "prompt_tokens", "completion_tokens", "cost", "priced_cost")
-    return Usage(**{key: sum(getattr(usage, key) for usage in usages) for key in keys})
+    keys = ("calls", "replies", "cached_calls", "failed_calls", "prompt_tokens", "completion_tokens", "cost")
+    summed = Usage(**{key: sum(getattr(usage, key) for usage in usages) for key in keys})
+    summed.priced_cost = sum(usage.priced_cost for usage in usages)
+    return summed
 
 
 def jury_entries(

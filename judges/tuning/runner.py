@@ -13,7 +13,6 @@ from judges.config.judge import JudgeConfig
 from judges.errors import TooManyFailures
 from judges.judging.prompts import TEMPLATE_SUFFIX
 from judges.runs.intervals import wilson
-from judges.runs.progress import REPLIED_KINDS
 from judges.runs.run import Run
 from judges.tuning.search import Halving, Score, no_figure
 from judges.types import Outcome, Sample, UnitTest
@@ -47,8 +46,7 @@ class Ledger:
         usage = run.summary.usage
         self.needed += added
         self.cached_calls += usage.cached_calls
-        self.new_calls += usage.calls - usage.cached_calls
-        self.new_calls += usage.failed_calls - sum(n for kind, n in usage.failures.items() if kind in REPLIED_KINDS)
+        self.new_calls += usage.calls - usage.cached_calls  # calls made, a call that got no reply included
         self.cost += usage.cost
         self.runs += 1
         return added
