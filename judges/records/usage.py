@@ -27,7 +27,11 @@ JSON_ORDER = (
 )
 
 
-REPLIED_KINDS = ("unparseable", "refused")  # failures of a call that did reply: counted among the replies too
+REPLIED_KINDS = (
+    "unparseable",
+    "refused",
+    "oversized",
+)  # failures of a call that did reply: counted among the replies too
 
 
 @dataclass

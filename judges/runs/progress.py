@@ -10,18 +10,6 @@ from typing import Any, TextIO
 
 INTERVAL_S = 10.0  # between plain lines when stderr is not a terminal
 PACE_ITEMS = 2  # items finished after the first before a time left is estimated (with one item in flight)
-<<<<<<< HEAD
-REPLIED_KINDS = ("unparseable", "refused", "oversized")  # failures of a call that did reply: already among the replies
-
-
-def call_counts(calls: int, failures: Mapping[str, int]) -> tuple[int, int]:
-    """(calls made, calls failed) from a usage counter: replies plus the calls that got none, and every failure
-    (a reply that could not be used counts once among the calls and once among the failures). The progress line
-    and the run's last line both count this way, from the same counter (the runtime's usage)."""
-    asked = calls + sum(n for kind, n in failures.items() if kind not in REPLIED_KINDS)
-    return asked, sum(failures.values())
-=======
->>>>>>> plugins
 
 
 def clock_text(seconds: float) -> str:
