@@ -162,9 +162,10 @@ def _side_figure(side: dict[str, Any]) -> str:
 def _difference_line(difference: dict[str, Any]) -> str:
     if difference["value"] is None:
         return f"Tuned minus base: n/a ({difference['reason']})."
-    dropped = difference["n_held_out"] - difference["n_items"]
+    both = difference.get("n_items", 0)
+    dropped = difference.get("n_held_out", 0) - both
     return (
-        f"Tuned minus base, paired bootstrap on the same items (the {difference['n_items']} both graded"
+        f"Tuned minus base, paired bootstrap on the same items (the {both} both graded"
         + (f"; {dropped} failed or null on one side, left out" if dropped else "")
         + f"): {_figure(difference['value'])} [{_figure(difference['ci_low'])}, {_figure(difference['ci_high'])}]."
     )
