@@ -19,7 +19,7 @@ from judges.calls.model_spec import DEFAULT_JUDGE, IMAGE_MAX_SIDE, JudgeModel, d
 from judges.config.fields import RANGES, Cli
 from judges.errors import ConfigError
 from judges.plugins import names
-from judges.secrets import credential_paths, split_credentials
+from judges.secrets import credential_paths, mask_url, scrub_text, split_credentials
 
 CacheModeName = Literal["read-write", "read-only", "off", "replay"]
 
@@ -195,6 +195,16 @@ class JudgeConfig(BaseModel):
             return []
         return [self.api_base] if isinstance(self.api_base, str) else list(self.api_base)
 
+    def shown_api_base(self) -> str | list[str] | None:
+        """The API base(s) as recorded and printed: each URL's credentials masked (`mask_url`)."""
+        shown = [mask_url(url) for url in self.api_bases()]
+        return shown[0] if isinstance(self.api_base, str) else shown or None
+
+    def endpoint(self) -> str:
+        """The judge's endpoint named in a line about it: its API bases (masked), or who serves it."""
+        where = "a local llama.cpp server" if self.judge_model().local else "the provider's API"
+        return ", ".join(mask_url(url) for url in self.api_bases()) or where
+
     def generation_extra(self) -> dict[str, Any]:
         """Extra arguments that shape the reply (part of the cache key and the reports): credential fields at any
         depth (`api_key`, `extra_body.api_key`, `metadata.token`, `extra_headers`) are split out."""
@@ -287,7 +297,9 @@ def describe(where: str, problem: Any) -> str:
         hint = f"did you mean {near[0]!r}?" if near else f"expected one of {', '.join(JUDGE_FIELDS)}"
         return f"unknown judge option {where!r}; {hint}"
     message = str(problem["msg"]).removeprefix("Value error, ")
-    return f"{where} {message[:1].lower()}{message[1:]}, got {problem.get('input')!r}"
+    # the extras may hold a key (not yet known as one when their JSON is broken): never echoed; URLs masked
+    given = "" if where.lstrip("-") == "extra" else f", got {problem.get('input')!r}"
+    return scrub_text(f"{where} {message[:1].lower()}{message[1:]}{given}")
 
 
 def judge_config(judge: str | JudgeConfig | None = None, **changes: Any) -> JudgeConfig:

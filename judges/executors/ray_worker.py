@@ -48,7 +48,7 @@ class JudgeWorker:
             max_attempts=config.max_attempts,
             requests_per_minute=config.rpm * share if config.rpm else None,
             tokens_per_minute=config.tpm * share if config.tpm else None,
-            endpoint=", ".join(config.api_bases()) or ("a local llama.cpp server" if model.local else "the provider"),
+            endpoint=config.endpoint(),
             early_timeout_stops=not model.local,
         )
         self._stack = contextlib.ExitStack()

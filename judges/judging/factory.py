@@ -43,7 +43,7 @@ def open_runtime(config: JudgeConfig) -> Iterator[tuple[JudgeModel, CallRuntime]
         requests_per_minute=config.rpm,
         tokens_per_minute=config.tpm,
         max_cost=config.max_cost,
-        endpoint=", ".join(bases) or ("a local llama.cpp server" if model.local else "the provider's API"),
+        endpoint=config.endpoint(),
         early_timeout_stops=not model.local,
     )
     try:

@@ -14,7 +14,7 @@ def run_config(options: JudgeConfig, prompts: Any, **extra: Any) -> dict[str, An
     return {
         "judgelab_version": __version__,
         "judge": options.model,
-        "api_base": options.api_base,
+        "api_base": options.shown_api_base(),
         "prompts": None
         if prompts is None
         else {"name": prompts.name, "folder": str(prompts.folder), "sha256": prompts.hashes()},
