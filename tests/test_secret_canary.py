@@ -5,6 +5,7 @@ query key)."""
 
 from __future__ import annotations
 
+import base64
 import json
 import os
 import subprocess
@@ -15,8 +16,6 @@ import pytest
 from conftest import ROOT, write_jsonl
 from stub import stats, stub_server
 
-from judges.secrets import basic_token
-
 CANARY = "CANARY7f3e"  # every planted credential holds it
 KEY = f"sk-{CANARY}-environment-key"
 USER, PASSWORD = f"{CANARY}-user", f"{CANARY}-password"
@@ -24,7 +23,7 @@ QUERY_KEY = f"{CANARY}-query-key"
 HEADER = f"{CANARY}-header-token"
 EXTRA = json.dumps({"extra_headers": {"X-Gateway-Token": HEADER}})
 # what must never be written or printed: the canary, and the Basic token its userinfo makes (base64 hides it)
-FORBIDDEN = (CANARY, basic_token(USER, PASSWORD))
+FORBIDDEN = (CANARY, base64.b64encode(f"{USER}:{PASSWORD}".encode()).decode())
 TESTS = ROOT / "unit_tests" / "test.jsonl"
 TUNE_ITEMS = [
     {
@@ -95,7 +94,7 @@ def command(name: str, folder: Path, api_base: str) -> list[str]:
         space = folder / "space.toml"
         space.write_text(SPACE)
         tune = ["--labels", str(labels), "--metrics", "faithfulness", "--space", str(space)]
-        return ["tune", *tune, "--resamples", "50", *judge, "--prompts", "default", *out]
+        return ["tune", *tune, "--resamples", "100", *judge, "--prompts", "default", *out]
     assert name == "leaderboard"
     config = folder / "board.toml"
     values = {"cache": folder / "c.sqlite", "base": api_base, "header": HEADER, "tests": ROOT / "unit_tests"}
