@@ -164,3 +164,15 @@ def test_with_litellm_and_a_key_the_key_wins_and_nothing_is_shown(stub, tmp_path
     assert_no_canary(tmp_path, result)
     served = stats(stub, reset=True)
     assert served["auth_bearer"] > 0 and "auth_basic" not in served and served["query_key"] == served["auth_bearer"]
+
+
+@pytest.mark.parametrize("client", ["lean", "litellm"])
+def test_an_unusable_endpoint_is_named_with_its_credentials_masked(client, tmp_path):
+    dead = with_credentials("http://127.0.0.1:9/v1")  # nothing listens
+    args = [*command("meta-eval", tmp_path, dead), "--client", client, "--quiet"]
+    result = run_with_canary(tmp_path, args, key=None)
+    assert result.returncode == 3, result.stderr[-3000:]
+    assert_no_canary(tmp_path, result)
+    named = "judge openai/stub at http://***@127.0.0.1:9/v1?api-version=1&key=*** is unusable"
+    assert named in result.stderr.splitlines()[-1]
+    assert named in (tmp_path / "out" / "summary.md").read_text()
