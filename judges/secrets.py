@@ -150,7 +150,14 @@ def _split(url: str) -> tuple[str, str | None, str, str, str | None, str | None]
     userinfo, at, host = rest[:end].rpartition("@")
     rest, hashmark, fragment = rest[end:].partition("#")
     path, qmark, query = rest.partition("?")
-    return scheme + sep, (userinfo if at else None), host, path, (query if qmark else None), (fragment if hashmark else None)
+    return (
+        scheme + sep,
+        (userinfo if at else None),
+        host,
+        path,
+        (query if qmark else None),
+        (fragment if hashmark else None),
+    )
 
 
 def _mask_params(text: str) -> str:

@@ -214,7 +214,10 @@ def test_scrub_text_masks_every_url_in_a_message():
     from judges.secrets import scrub_text
 
     message = "POST http://me:pw@host/v1/chat/completions?key=abc failed; see 'https://x/y?token=1&n=2'."
-    assert scrub_text(message) == "POST http://***@host/v1/chat/completions?key=*** failed; see 'https://x/y?token=***&n=2'."
+    assert (
+        scrub_text(message)
+        == "POST http://***@host/v1/chat/completions?key=*** failed; see 'https://x/y?token=***&n=2'."
+    )
 
 
 def test_url_credentials_are_registered_as_written_decoded_and_as_their_basic_token():

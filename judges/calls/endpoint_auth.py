@@ -13,7 +13,14 @@ from collections.abc import Mapping
 from typing import Any
 from urllib.parse import parse_qsl
 
-from judges.secrets import basic_token, register_url_secrets, split_userinfo
+from judges.secrets import basic_token, mask_url, register_url_secrets, split_userinfo
+
+
+def endpoint_name(api_bases: list[str], local: bool) -> str:
+    """The judge's endpoint as a line about it names it: its API bases (masked), or who serves it."""
+    return ", ".join(mask_url(url) for url in api_bases) or (
+        "a local llama.cpp server" if local else "the provider's API"
+    )
 
 
 def has_authorization(headers: Mapping[str, object]) -> bool:

@@ -142,7 +142,6 @@ class LiteLLMBackend:
             raise CallError(FailureKind.API_ERROR, "the model rejected the call's parameters")
         return _to_completion(litellm, response, time.perf_counter() - started)
 
-
     def _query_client(self, model: str) -> Any:
         """An OpenAI client (of this event loop) that adds the API base's query to every URL it requests."""
         if provider(model) not in OPENAI_COMPATIBLE:
@@ -156,7 +155,9 @@ class LiteLLMBackend:
 
             key = self._connection.get("api_key") or os.environ.get("OPENAI_API_KEY") or "none"
             base = self._connection["api_base"]
-            self._client = openai.AsyncOpenAI(api_key=key, base_url=base, default_query=dict(self._query), max_retries=0)
+            self._client = openai.AsyncOpenAI(
+                api_key=key, base_url=base, default_query=dict(self._query), max_retries=0
+            )
             self._client_loop = loop
         return self._client
 

@@ -9,8 +9,8 @@ import time
 from typing import TYPE_CHECKING, Any
 
 from judges.calls.backend import CallError, Completion, CompletionRequest
-from judges.calls.prices import call_cost, price_table
 from judges.calls.endpoint_auth import endpoint_auth
+from judges.calls.prices import call_cost, price_table
 from judges.secrets import mask_url, register_secret, register_secrets_in, scrub_text
 from judges.types import FailureKind
 

@@ -19,7 +19,7 @@ from judges.calls.model_spec import DEFAULT_JUDGE, IMAGE_MAX_SIDE, JudgeModel, d
 from judges.config.fields import RANGES, Cli
 from judges.errors import ConfigError
 from judges.plugins import names
-from judges.secrets import credential_paths, mask_url, scrub_text, split_credentials
+from judges.secrets import credential_paths, scrub_text, split_credentials
 
 CacheModeName = Literal["read-write", "read-only", "off", "replay"]
 
@@ -194,16 +194,6 @@ class JudgeConfig(BaseModel):
         if self.api_base is None:
             return []
         return [self.api_base] if isinstance(self.api_base, str) else list(self.api_base)
-
-    def shown_api_base(self) -> str | list[str] | None:
-        """The API base(s) as recorded and printed: each URL's credentials masked (`mask_url`)."""
-        shown = [mask_url(url) for url in self.api_bases()]
-        return shown[0] if isinstance(self.api_base, str) else shown or None
-
-    def endpoint(self) -> str:
-        """The judge's endpoint named in a line about it: its API bases (masked), or who serves it."""
-        where = "a local llama.cpp server" if self.judge_model().local else "the provider's API"
-        return ", ".join(mask_url(url) for url in self.api_bases()) or where
 
     def generation_extra(self) -> dict[str, Any]:
         """Extra arguments that shape the reply (part of the cache key and the reports): credential fields at any
