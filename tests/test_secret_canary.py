@@ -130,6 +130,16 @@ def assert_no_canary(folder: Path, result: subprocess.CompletedProcess[str]) -> 
 COMMANDS = ["meta-eval", "evaluate", "metrics", "validate", "probe", "tune", "leaderboard"]
 
 
+def test_the_canary_covers_every_command_that_takes_a_judge():
+    from judges.cli.main import COMMANDS as ALL
+    from judges.cli.main import build_parser
+
+    parser = build_parser()
+    commands = next(a for a in parser._actions if a.dest == "command").choices
+    with_a_judge = {name for name in ALL if "--api-base" in commands[name]._option_string_actions}
+    assert with_a_judge | {"leaderboard"} == set(COMMANDS)  # the leaderboard's judges are in its TOML
+
+
 @pytest.mark.parametrize("name", COMMANDS)
 def test_no_credential_reaches_a_file_or_a_stream(name, stub, tmp_path):
     stats(stub, reset=True)
