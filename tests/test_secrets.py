@@ -266,3 +266,18 @@ def test_litellm_is_given_the_base_without_credentials_the_basic_header_and_the_
     )
     assert litellm_endpoint({"api_base": url}) == ({"api_base": "http://127.0.0.1:9/v1"}, [("key", "gw-query-key-2")])
     assert litellm_endpoint({"api_key": "k"}) == ({"api_key": "k"}, [])
+
+
+def test_litellm_refuses_a_query_it_cannot_keep_for_a_provider_that_is_not_openai_compatible():
+    import asyncio
+
+    import pytest
+
+    from judges.calls.backend import CompletionRequest
+    from judges.calls.litellm_backend import LiteLLMBackend
+    from judges.errors import ConfigError
+
+    backend = LiteLLMBackend(api_base="http://127.0.0.1:9/v1?key=gw-query-key-3", api_key="none")
+    request = CompletionRequest("anthropic/claude-3-5-haiku-latest", ({"role": "user", "content": "hi"},))
+    with pytest.raises(ConfigError, match="--client litellm cannot keep the query of --api-base for anthropic/"):
+        asyncio.run(backend.complete(request))
