@@ -13,6 +13,7 @@ import typing_extensions
 from judges.errors import ConfigError
 from judges.files.checked import MAX_DEPTH, problem
 from judges.files.toml_lines import key_line
+from judges.secrets import scrub_text
 
 Model = TypeVar("Model")
 
@@ -74,7 +75,7 @@ def describe_problem(model: type, problem: dict[str, Any]) -> str:
         return f"unknown key {where!r}; {hint}"
     if kind == "missing":
         return f"missing key {where!r}"
-    shown = repr(problem.get("input"))
+    shown = scrub_text(repr(problem.get("input")))  # masked before the cut: an api_base's credentials never shown
     shown = shown if len(shown) <= 60 else shown[:57] + "..."
     message = problem["msg"].removeprefix("Value error, ")
     return f"{where or 'top level'}: {message[:1].lower()}{message[1:]}, got {shown}"

@@ -16,6 +16,9 @@ from judges.leaderboard.columns import LABEL_STATISTICS
 from judges.leaderboard.jury import Jury, check_juries
 from judges.leaderboard.predictions_source import check_predictions_candidate
 from judges.rag.metric_registry import build_registry
+from judges.secrets import scrub
+
+_NOT_SHOWN = ("model", "prompts", "api_base", "cache")  # named elsewhere in the notes, or not the judge's
 
 CANDIDATE_KINDS = ("llm", "metric", "baseline", "embedding", "predictions")
 EVALUATION_KINDS = ("unit_tests", "labels")
@@ -49,8 +52,10 @@ class Candidate(JudgeConfig):
         return build_config({"cache": cache, **self.given()})
 
     def judge_settings(self) -> dict[str, object]:
-        """The judge keys set beside the model, prompts, endpoint and cache (shown in the leaderboard's notes)."""
-        return {k: v for k, v in self.given().items() if k not in ("model", "prompts", "api_base", "cache")}
+        """The judge keys set beside the model, prompts, endpoint and cache (shown in the leaderboard's notes), with
+        the credential fields of `extra` masked."""
+        shown: dict[str, object] = scrub({k: v for k, v in self.given().items() if k not in _NOT_SHOWN})
+        return shown
 
     def scores(self, labelled_metric: str) -> bool:
         """Whether this candidate gives a score for a labelled metric (a metric candidate only for those it maps)."""
