@@ -5,6 +5,7 @@ end to end (calibrate, apply on a held-out half, the queue opened by the labelli
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 
@@ -32,8 +33,12 @@ def reference_lambda(phats: np.ndarray, correct: np.ndarray, alpha: float, delta
     def risk(lam: float) -> float:
         return float((~correct[phats >= lam]).sum() / n_lambda(lam))
 
+    @functools.cache
+    def bound(wrong: float, kept: int) -> float:  # cached on what it depends on: the port's only liberty
+        return float(brentq(lambda r: binom.cdf(wrong, kept, r) - delta, 0, 0.9999))
+
     def upper_bound(lam: float) -> float:
-        return float(brentq(lambda r: binom.cdf(risk(lam) * n_lambda(lam), n_lambda(lam), r) - delta, 0, 0.9999))
+        return bound(risk(lam) * n_lambda(lam), n_lambda(lam))
 
     lambdas = np.array([lam for lam in np.linspace(0, 1, 5000) if n_lambda(lam) >= 30])
     if upper_bound(lambdas[-1]) > alpha:
@@ -53,16 +58,15 @@ AGREES = np.array([c not in WRONG_AT for c in CONFIDENCES])
 def test_the_threshold_is_the_reference_implementations_on_fixed_data():
     # By hand: the first candidate keeping 30 items is 0.70 (1 disagreement: P(Bin(30, 0.15) <= 1) = 0.048 <= 0.1,
     # rejected), down to 0.65 (35 kept, 1 wrong: 0.024); 0.64 keeps 36 with 2 wrong (0.078, rejected); 0.63 keeps 37
-    # with 3 wrong: P(Bin(37, 0.15) <= 3) = 0.174 > 0.1, the first non-rejection. The threshold is 0.64.
+    # with 3 wrong: P(Bin(37, 0.15) <= 3) = 0.174 > 0.1, the first non-rejection. The candidates are the grid
+    # k / 4999: the threshold is the lowest grid point keeping the 36 items, 3150 / 4999 (0.63013), the reference's.
     assert binom.cdf(1, 30, 0.15) == pytest.approx(0.0480, abs=1e-4)
     assert binom.cdf(2, 36, 0.15) == pytest.approx(0.0776, abs=1e-4)
     assert binom.cdf(3, 37, 0.15) == pytest.approx(0.1736, abs=1e-4)
     choice = choose_threshold(CONFIDENCES, AGREES, target=0.85, delta=0.1)
-    assert choice.threshold == 0.64
+    assert choice.threshold == pytest.approx(3150 / 4999, abs=1e-15)
     assert (choice.chosen.kept, choice.chosen.agreeing) == (36, 34)
-    reference = reference_lambda(CONFIDENCES, AGREES, alpha=0.15, delta=0.1)
-    assert 0.63 < reference <= 0.64  # the same kept items: confidence >= 0.64
-    assert set(np.flatnonzero(CONFIDENCES >= reference)) == set(np.flatnonzero(CONFIDENCES >= choice.threshold))
+    assert choice.threshold == reference_lambda(CONFIDENCES, AGREES, alpha=0.15, delta=0.1)
 
 
 def _seeded_judge(seed: int) -> tuple[np.ndarray, np.ndarray]:
@@ -73,14 +77,13 @@ def _seeded_judge(seed: int) -> tuple[np.ndarray, np.ndarray]:
 
 
 @pytest.mark.parametrize(
-    ("seed", "threshold", "kept"), [(0, 0.843, 114), (1, 0.916, 46), (4, 0.755, 166), (5, 0.687, 190), (6, 0.819, 118)]
+    ("seed", "grid_point", "kept"), [(0, 4210, 114), (1, 4570, 46), (4, 3765, 166), (5, 3420, 190), (6, 4080, 118)]
 )
-def test_the_threshold_keeps_what_the_reference_keeps_on_seeded_judges(seed, threshold, kept):
+def test_the_threshold_is_the_references_on_seeded_judges(seed, grid_point, kept):
     phats, correct = _seeded_judge(seed)
     ours = choose_threshold(phats, correct, target=0.85, delta=0.1)
-    reference = reference_lambda(phats, correct, alpha=0.15, delta=0.1)
-    assert (ours.threshold, ours.chosen.kept) == (threshold, kept)
-    assert np.array_equal(phats >= reference, phats >= ours.threshold)
+    assert ours.threshold == pytest.approx(grid_point / 4999, abs=1e-15) and ours.chosen.kept == kept
+    assert ours.threshold == reference_lambda(phats, correct, alpha=0.15, delta=0.1)
 
 
 @pytest.mark.parametrize("seed", [2, 3])

@@ -19,7 +19,7 @@ def plot_calibration(steps: Sequence[Calibrated], target: float, path: Path) -> 
     fig, axes = plt.subplots(1, len(steps), figsize=(4.5 * len(steps), 4), squeeze=False)
     for ax, step in zip(axes[0], steps, strict=True):
         offered = step.choice.offered
-        points = [(s.kept / offered, s.agreement) for s in step.choice.steps] if offered else []
+        points = [(s.kept / offered, s.agreement) for s in step.choice.steps if s.kept]
         if points:
             ax.plot([x for x, _ in points], [y for _, y in points], "-", color="tab:blue", label="as the threshold moves")
         ax.axhline(target, linestyle="--", color="grey", label=f"target {target:g}")

@@ -9,6 +9,7 @@ import numpy as np
 from scipy import stats
 
 MIN_KEPT = 30  # the first threshold tested keeps at least this many items, as in the reference implementation
+GRID_POINTS = 5000  # candidate thresholds: this many evenly spaced in [0, 1], as in the reference implementation
 
 
 @dataclass(frozen=True)
@@ -53,8 +54,9 @@ def choose_threshold(
 ) -> ThresholdChoice:
     """Fixed-sequence testing from the most confident down.
 
-    The candidates are the distinct confidences, highest first, from the first that keeps at least `min_kept`
-    items. At each, the exact binomial test of H0: the kept items' disagreement rate is above 1 - target, at level
+    The candidates are GRID_POINTS thresholds evenly spaced in [0, 1], highest first, from the first that keeps at
+    least `min_kept` items (a grid fixed in advance, as the reference's: a candidate per distinct confidence would
+    test near-identical sets one item apart where confidences crowd near 1, and stop at the first unlucky item). At each, the exact binomial test of H0: the kept items' disagreement rate is above 1 - target, at level
     delta (rejected when P(Binomial(kept, 1 - target) <= disagreeing) <= delta); the first non-rejection stops the
     sequence, and the threshold is the last rejected candidate. When the first candidate is not rejected (or no
     candidate keeps `min_kept` items) the judge keeps nothing: unlike the reference code, which then keeps its 30 most
@@ -65,16 +67,18 @@ def choose_threshold(
     agree = agrees[usable].astype(bool)
     order = np.argsort(-conf, kind="stable")
     conf, agree = conf[order], agree[order]
-    candidates = np.unique(conf)[::-1]
-    kept = len(conf) - np.searchsorted(conf[::-1], candidates, side="left")
+    grid = np.linspace(0, 1, GRID_POINTS)[::-1]
+    kept_at_grid = len(conf) - np.searchsorted(conf[::-1], grid, side="left")
+    # grid points keeping the same items make one test: each set of kept items once, at its lowest grid point
+    last_of_set = np.flatnonzero(np.diff(np.append(kept_at_grid, -1)) != 0)
+    candidates, kept = grid[last_of_set], kept_at_grid[last_of_set]
+    candidates, kept = candidates[kept > 0], kept[kept > 0]
     agreeing = np.concatenate([[0], np.cumsum(agree)])[kept]
     disagreeing = kept - agreeing
-    p_values = stats.binom.cdf(disagreeing, kept, 1 - target)
-    rejects = p_values <= delta
+    rejects = stats.binom.cdf(disagreeing, kept, 1 - target) <= delta
     bounds = disagreement_upper_bound(disagreeing, kept, delta)
-    eligible = kept >= min_kept
     threshold, tested = None, np.zeros(len(candidates), dtype=bool)
-    for n in np.flatnonzero(eligible):
+    for n in np.flatnonzero(kept >= min_kept):
         tested[n] = True
         if not rejects[n]:
             break
