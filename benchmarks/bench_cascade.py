@@ -100,11 +100,16 @@ def authors_cascade(labels, probs, models, calib, test, fallback=False) -> tuple
 def write_half(folder: Path, labels, probs, ids: np.ndarray, tag: str) -> dict[str, Path]:
     folder.mkdir(parents=True, exist_ok=True)
     paths = {"labels": folder / f"labels_{tag}.jsonl"}
-    rows = [{"id": f"p{i}", "metric": "preference_b", "label": int(labels[i]), "label_type": "binary", "scale": [0, 1]} for i in ids]
+    rows = [
+        {"id": f"p{i}", "metric": "preference_b", "label": int(labels[i]), "label_type": "binary", "scale": [0, 1]}
+        for i in ids
+    ]
     paths["labels"].write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
     for model in MODELS:
         paths[model] = folder / f"{model}_{tag}.jsonl"
-        paths[model].write_text("".join(json.dumps({"id": f"p{i}", "score": float(probs[model][i])}) + "\n" for i in ids), encoding="utf-8")
+        paths[model].write_text(
+            "".join(json.dumps({"id": f"p{i}", "score": float(probs[model][i])}) + "\n" for i in ids), encoding="utf-8"
+        )
     return paths
 
 
@@ -184,8 +189,13 @@ def markdown(report: dict[str, Any], command: str) -> str:
                 f"| {case} | {name.replace('_', ' ')} | {pct(s['mean_kept_agreement'])} | {pct(s['mean_coverage'])} "
                 f"| {s['splits_keeping_nothing']} | {s['splits_below_target']} |"
             )
-        lines.append(f"| {case} | (the authors' fallback fired in {data['authors_with_fallback']['splits_where_the_fallback_fired']} splits) | | | | |")
-    lines += ["", "The paper reports ~43% coverage at ~93% agreement for gpt-4-turbo alone and ~51% at ~89% for the cascade."]
+        lines.append(
+            f"| {case} | (the authors' fallback fired in {data['authors_with_fallback']['splits_where_the_fallback_fired']} splits) | | | | |"
+        )
+    lines += [
+        "",
+        "The paper reports ~43% coverage at ~93% agreement for gpt-4-turbo alone and ~51% at ~89% for the cascade.",
+    ]
     return "\n".join(lines) + "\n"
 
 

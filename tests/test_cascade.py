@@ -140,7 +140,9 @@ def _halves(tmp_path, n=400, seed=3):
     ]
     files = {"labels": write_jsonl(tmp_path / "labels.jsonl", rows[: n // 2])}
     for name, scores in (("cheap", cheap), ("strong", strong)):
-        files[name] = write_jsonl(tmp_path / f"{name}.jsonl", [{"id": i, "score": float(s)} for i, s in zip(ids, scores, strict=True)])
+        files[name] = write_jsonl(
+            tmp_path / f"{name}.jsonl", [{"id": i, "score": float(s)} for i, s in zip(ids, scores, strict=True)]
+        )
         part = [{"id": i, "score": float(s)} for i, s in zip(ids, scores, strict=True) if i in set(test)]
         files[f"{name}_test"] = write_jsonl(tmp_path / f"{name}_test.jsonl", part)
     return files, calib, test
@@ -186,7 +188,9 @@ def test_calibrate_then_apply_on_the_held_out_half(tmp_path, capsys):
     assert escalated, "the synthetic judges leave some items to people"
     queue = read_queue(applied / "queue.jsonl")
     assert [item.id for item in queue] == escalated
-    session = LabellingSession(queue, "faithfulness", scale_for("faithfulness", "binary"), "", "ann", tmp_path / "l.jsonl")
+    session = LabellingSession(
+        queue, "faithfulness", scale_for("faithfulness", "binary"), "", "ann", tmp_path / "l.jsonl"
+    )
     assert session.resume_position() == 0
     session.record(0, "label", 1)
     assert session.resume_position() == 1

@@ -66,7 +66,9 @@ def headline(record: dict[str, Any]) -> str:
     judges = record["judges"]
     first, rest = judges[0], judges[1:]
     target, confidence = percent(record["target"], 1), percent(1 - record["delta"], 1)
-    parts = [f"{first['name']} decides {percent(first['kept'], n)} of items at >= {target} agreement ({confidence} confidence)"]
+    parts = [
+        f"{first['name']} decides {percent(first['kept'], n)} of items at >= {target} agreement ({confidence} confidence)"
+    ]
     parts += [f"{j['name']} {percent(j['kept'], n)} more" for j in rest]
     parts.append(f"{percent(record['escalated'], n)} go to people")
     return "; ".join(parts)
@@ -104,7 +106,15 @@ def judge_rows(record: dict[str, Any]) -> list[list[Any]]:
     ]
 
 
-HEADERS = ["judge", "confidence threshold", "items reaching it", "kept", "share of all", "agreement", "disagreement bound"]
+HEADERS = [
+    "judge",
+    "confidence threshold",
+    "items reaching it",
+    "kept",
+    "share of all",
+    "agreement",
+    "disagreement bound",
+]
 
 
 def explanation(record: dict[str, Any]) -> list[str]:

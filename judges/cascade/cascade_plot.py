@@ -21,7 +21,9 @@ def plot_calibration(steps: Sequence[Calibrated], target: float, path: Path) -> 
         offered = step.choice.offered
         points = [(s.kept / offered, s.agreement) for s in step.choice.steps if s.kept]
         if points:
-            ax.plot([x for x, _ in points], [y for _, y in points], "-", color="tab:blue", label="as the threshold moves")
+            ax.plot(
+                [x for x, _ in points], [y for _, y in points], "-", color="tab:blue", label="as the threshold moves"
+            )
         ax.axhline(target, linestyle="--", color="grey", label=f"target {target:g}")
         chosen = step.choice.chosen
         if chosen is not None:

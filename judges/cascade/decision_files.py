@@ -36,7 +36,9 @@ def judge_samples(judges: Sequence[Judge]) -> tuple[dict[str, Sample], list[str]
     return samples, notes
 
 
-def queue_of(decisions: Sequence[Decision], metric: str, samples: Mapping[str, Sample], calibration: str) -> list[QueueItem]:
+def queue_of(
+    decisions: Sequence[Decision], metric: str, samples: Mapping[str, Sample], calibration: str
+) -> list[QueueItem]:
     """The escalated items, in the cascade's order, as a labelling queue for `metric`."""
     escalated = [d.id for d in decisions if d.decided_by is None]
     return [
@@ -85,9 +87,7 @@ def summary_lines(decisions: Sequence[Decision], judges: Sequence[Judge], calibr
     return lines
 
 
-def write_decisions(
-    out: Path, decisions: Sequence[Decision], summary: list[str], queue: list[QueueItem]
-) -> list[Path]:
+def write_decisions(out: Path, decisions: Sequence[Decision], summary: list[str], queue: list[QueueItem]) -> list[Path]:
     """decisions.jsonl, summary.md and queue.jsonl in `out`."""
     out.mkdir(parents=True, exist_ok=True)
     path = out / "decisions.jsonl"

@@ -28,7 +28,9 @@ def configure(parser: argparse.ArgumentParser) -> None:
         "calibrate",
         help="choose each judge's confidence threshold on labelled items (fixed-sequence testing, exact binomial)",
     )
-    calibrate.add_argument("--labels", required=True, metavar="SET_OR_FILE", help="labelled items, as `agreement` reads them")
+    calibrate.add_argument(
+        "--labels", required=True, metavar="SET_OR_FILE", help="labelled items, as `agreement` reads them"
+    )
     calibrate.add_argument("--predictions", required=True, action="append", metavar="NAME=SOURCE", help=JUDGES_HELP)
     calibrate.add_argument("--metric", metavar="M", help="the metric (default: the labels' one metric)")
     calibrate.add_argument(
@@ -52,7 +54,9 @@ def configure(parser: argparse.ArgumentParser) -> None:
     apply = sub.add_parser("apply", help="apply a calibration to judge outputs: decisions, summary, labelling queue")
     apply.add_argument("calibration", metavar="CALIBRATION_JSON", help="calibration.json of `cascade calibrate`")
     apply.add_argument("--predictions", required=True, action="append", metavar="NAME=SOURCE", help=JUDGES_HELP)
-    apply.add_argument("--out", required=True, metavar="DIR", help="folder for decisions.jsonl, summary.md, queue.jsonl")
+    apply.add_argument(
+        "--out", required=True, metavar="DIR", help="folder for decisions.jsonl, summary.md, queue.jsonl"
+    )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -150,7 +154,9 @@ def apply(args: argparse.Namespace) -> int:
     decisions = decide(judges, thresholds, rule)
     samples, notes = judge_samples(judges)
     summary = summary_lines(decisions, judges, calibration) + notes
-    written = write_decisions(Path(args.out), decisions, summary, queue_of(decisions, metric, samples, args.calibration))
+    written = write_decisions(
+        Path(args.out), decisions, summary, queue_of(decisions, metric, samples, args.calibration)
+    )
     print(summary[0].removeprefix("# "))
     print(f"wrote {', '.join(str(p) for p in written)}")
     return 0
