@@ -8,18 +8,24 @@ from __future__ import annotations
 import functools
 import json
 import re
+from dataclasses import replace
 
 import numpy as np
 import pytest
 from conftest import write_jsonl
+from labelling_helpers import graded_run, samples_file
 from scipy.optimize import brentq
 from scipy.stats import binom
 
+from judges.agreement import predictions
+from judges.agreement.predictions import record_prediction
 from judges.cascade.fixed_sequence import choose_threshold
 from judges.cli.main import main
+from judges.errors import InputError
 from judges.labelling.queue import read_queue
 from judges.labelling.scales import scale_for
 from judges.labelling.session import LabellingSession
+from judges.types import Verdict
 
 
 def reference_lambda(phats: np.ndarray, correct: np.ndarray, alpha: float, delta: float) -> float:
@@ -222,3 +228,46 @@ def test_a_confidence_outside_0_1_names_the_file_line_and_field(tmp_path, capsys
     err = capsys.readouterr().err.strip()
     assert code == 2 and "\n" not in err
     assert err.startswith(f"judgelab: error: {bad}:3: a confidence lies in [0, 1], got 1.5 (field 'confidence')")
+
+
+def test_a_run_records_confidence_is_read_like_a_files_column(tmp_path, capsys):
+    class Entry:  # a run record's verdict on one metric, with the `confidence` a run may write on it
+        verdict = Verdict.graded(1.0)
+        value = 1.0
+        confidence = 1.5
+
+    with pytest.raises(InputError, match=r"a confidence lies in \[0, 1\], got 1.5 \(field 'confidence'\)"):
+        record_prediction("x1", Entry())  # type: ignore[arg-type]
+    Entry.confidence = 0.7
+    assert record_prediction("x1", Entry()).confidence == 0.7  # type: ignore[arg-type]
+
+
+def test_run_folders_as_judges_carry_their_config_cost_and_the_samples_text(tmp_path, monkeypatch, capsys):
+    # runs write no confidence yet: here a verdict of 1 states 0.95 and a verdict of 0 states 0.6
+    read = predictions.record_prediction
+    stated = lambda item_id, entry: replace(read(item_id, entry), confidence=0.95 if entry.value == 1 else 0.6)
+    monkeypatch.setattr(predictions, "record_prediction", stated)
+    flagged = set(range(0, 80, 8))
+    data = samples_file(tmp_path / "samples.jsonl", n=80, flagged=flagged)
+    runs = {
+        name: graded_run(tmp_path / name, data, name, lambda prompt: 0 if "FLAGGED" in prompt else 1)
+        for name in ("cheap", "strong")
+    }
+    rows = [
+        {"id": f"s{i:02d}", "metric": "faithfulness", "label": 1, "label_type": "binary", "scale": [0, 1]}
+        for i in range(40)
+    ]  # the judges call the flagged answers unfaithful; the people do not
+    labels = write_jsonl(tmp_path / "labels.jsonl", rows)
+    judges = [a for name, run in runs.items() for a in ("--predictions", f"{name}={run}")]
+    out = tmp_path / "calibration"
+    assert main(["cascade", "calibrate", "--labels", str(labels), "--target", "0.85", "--out", str(out), *judges]) == 0
+    record = json.loads((out / "calibration.json").read_text())
+    cheap, strong = record["judges"]
+    assert (cheap["kept"], cheap["agreement"], strong["offered"], strong["threshold"]) == (35, 1.0, 5, None)
+    assert cheap["run_config"]["judge"] == "cheap" and cheap["cost_per_item_usd"] == 0.0
+    assert "Cost per 1,000 items: $0.0000 with the cascade" in (out / "calibration.md").read_text()
+    applied = tmp_path / "applied"
+    assert main(["cascade", "apply", str(out / "calibration.json"), "--out", str(applied), *judges]) == 0
+    queue = read_queue(applied / "queue.jsonl")
+    assert [item.id for item in queue] == [f"s{i:02d}" for i in sorted(flagged)]
+    assert all(item.sample.actual_output.endswith("FLAGGED") for item in queue)
