@@ -181,8 +181,8 @@ def test_calibrate_then_apply_on_the_held_out_half(tmp_path, capsys):
     applied = tmp_path / "applied"
     code = main(
         ["cascade", "apply", str(out / "calibration.json"), "--out", str(applied)]
-        + ["--predictions", f"cheap={files['cheap_test']}", "--predictions", f"strong={files['strong_test']}"]
-    )
+        + ["--predictions", str(files["cheap_test"]), "--predictions", str(files["strong_test"])]
+    )  # bare sources: named after the calibration's judges at their places
     assert code == 0
     decisions = [json.loads(line) for line in (applied / "decisions.jsonl").read_text().splitlines()]
     assert [d["id"] for d in decisions] == test

@@ -35,18 +35,22 @@ class Judge:
         return self.predictions.ids(self.metric)
 
 
-def parse_judge_spec(text: str) -> tuple[str, str]:
-    """`NAME=SOURCE` as (name, source)."""
+def parse_judge_spec(text: str) -> tuple[str | None, str]:
+    """`NAME=SOURCE` as (name, source); a bare SOURCE (an existing path, or one without `=`) has no name."""
     name, sep, source = text.partition("=")
-    if not sep or not name.strip() or not source.strip():
+    if not sep or Path(text).exists():
+        return None, text
+    if not name.strip() or not source.strip():
         raise ConfigError(f"--predictions: expected NAME=SOURCE (a predictions file or a run folder), got {text!r}")
     return name.strip(), source.strip()
 
 
-def open_judge(spec: str, metric: str) -> Judge:
-    """The judge `NAME=SOURCE` on `metric`: a predictions file (`id`, `score`, optional `confidence`) or a run folder."""
+def open_judge(spec: str, metric: str, default_name: str | None = None) -> Judge:
+    """The judge `NAME=SOURCE` on `metric`: a predictions file (`id`, `score`, optional `confidence`) or a run folder.
+    A bare SOURCE is named `default_name`, else after its file or folder."""
     name, source = parse_judge_spec(spec)
     path = Path(source)
+    name = name or default_name or path.stem
     if not path.exists():
         raise InputError("no predictions file or run folder here", path=source)
     predictions = read_predictions(path, metric=metric)
@@ -58,9 +62,10 @@ def open_judge(spec: str, metric: str) -> Judge:
     return Judge(name, source, predictions, metric, run_config=run.config, cost_per_item=cost)
 
 
-def open_judges(specs: Sequence[str], metric: str) -> list[Judge]:
-    """Every judge, cheapest first as given; names are unique."""
-    judges = [open_judge(spec, metric) for spec in specs]
+def open_judges(specs: Sequence[str], metric: str, default_names: Sequence[str] | None = None) -> list[Judge]:
+    """Every judge, cheapest first as given (a bare SOURCE named by `default_names` at its place); names are unique."""
+    names_given = list(default_names or [None] * len(specs))
+    judges = [open_judge(spec, metric, name) for spec, name in zip(specs, names_given, strict=True)]
     names = [judge.name for judge in judges]
     if repeated := sorted({n for n in names if names.count(n) > 1}):
         raise ConfigError(f"--predictions: the judge name {repeated[0]!r} is given twice; each judge needs its own")

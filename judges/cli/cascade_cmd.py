@@ -17,7 +17,8 @@ from judges.labels.schema import LabelledSet, LabelType
 
 JUDGES_HELP = (
     "a judge as NAME=SOURCE: a predictions file (JSONL or JSON of `id`, `score`, optional `confidence` in [0, 1]) "
-    "or a judgelab run folder; give one per judge, cheapest first"
+    "or a judgelab run folder; give one per judge, cheapest first (a bare SOURCE is named after its file, or in "
+    "`apply` after the calibration's judge at its place)"
 )
 
 
@@ -143,12 +144,13 @@ def apply(args: argparse.Namespace) -> int:
     calibration = read_calibration(args.calibration)
     calibrated = [str(j["name"]) for j in calibration["judges"]]
     given = [parse_judge_spec(spec)[0] for spec in args.predictions]
-    if given != calibrated:
+    if len(given) != len(calibrated) or any(g not in (None, c) for g, c in zip(given, calibrated, strict=False)):
+        shown = ", ".join(g or "(unnamed)" for g in given)
         raise ConfigError(
-            f"--predictions: the calibration's judges are {', '.join(calibrated)} (in that order); got {', '.join(given)}"
+            f"--predictions: the calibration's judges are {', '.join(calibrated)} (in that order); got {shown}"
         )
     metric = str(calibration["metric"])
-    judges = open_judges(args.predictions, metric)
+    judges = open_judges(args.predictions, metric, calibrated)
     rule = VerdictRule(LabelType(calibration["label_type"]), float(calibration["cut"]))
     thresholds = [None if j["threshold"] is None else float(j["threshold"]) for j in calibration["judges"]]
     decisions = decide(judges, thresholds, rule)
