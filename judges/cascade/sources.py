@@ -64,7 +64,7 @@ def open_judge(spec: str, metric: str, default_name: str | None = None) -> Judge
 
 def open_judges(specs: Sequence[str], metric: str, default_names: Sequence[str] | None = None) -> list[Judge]:
     """Every judge, cheapest first as given (a bare SOURCE named by `default_names` at its place); names are unique."""
-    names_given = list(default_names or [None] * len(specs))
+    names_given: list[str | None] = list(default_names) if default_names else [None] * len(specs)
     judges = [open_judge(spec, metric, name) for spec, name in zip(specs, names_given, strict=True)]
     names = [judge.name for judge in judges]
     if repeated := sorted({n for n in names if names.count(n) > 1}):
