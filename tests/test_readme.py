@@ -62,7 +62,7 @@ def test_run_folder_names_match_a_real_run(tmp_path, command):
     assert files == listed == {"results.jsonl", "run.json", "summary.md", "report.html"}
     line = f"wrote {tmp_path / 'run'}/results.jsonl, run.json, summary.md, report.html"
     assert line in result.stdout.splitlines()
-    assert "`wrote <folder>/results.jsonl, run.json, summary.md,\nreport.html`" in README
+    assert "`wrote <folder>/results.jsonl, run.json, summary.md, report.html`" in " ".join(README.split())
 
 
 def test_labelling_file_names_match_the_commands(tmp_path, capsys):
