@@ -31,6 +31,8 @@ def read_toml(path: str | Path) -> dict[str, Any]:
         raise ConfigError(f"{path}: not UTF-8 text (byte {err.start + 1}); save the config as UTF-8") from None
     except tomllib.TOMLDecodeError as err:
         raise ConfigError(f"{path}: not valid TOML: {err}") from None
+    except ValueError:  # a whole number over 4,300 digits, which Python will not convert
+        raise ConfigError(f"{path}: a number of more than 4,300 digits is too large") from None
     except RecursionError:
         raise ConfigError(f"{path}: nested more than {MAX_DEPTH} levels deep") from None
     found = problem(data)

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from judges.errors import ConfigError, InputError
-from judges.files.checked import json_type
+from judges.files.checked import json_type, too_large
 from judges.labels.field_paths import fans_out, get_field, tokens
 from judges.labels.schema import (
     NO_TEXT,
@@ -117,13 +117,24 @@ def _references(value: Any, *, path: str, line: int, name: str) -> tuple[str, ..
     raise InputError("expected a list of texts or one text", path=path, line=line, field=name)
 
 
-def _label(value: Any, mapping: ColumnMapping, *, path: str, line: int) -> float:
+def _label(value: Any, mapping: ColumnMapping, label_type: LabelType, *, path: str, line: int) -> float:
+    """A row's label as a number: a text label through --label-map, a true/false only for binary labels, never a
+    non-finite number or one beyond the float range."""
     if isinstance(value, str) and value.strip() in mapping.label_values:
         return float(mapping.label_values[value.strip()])
     if isinstance(value, bool):
-        return float(value)
+        if label_type is LabelType.BINARY:
+            return float(value)
+        raise InputError(
+            f"expected a number, got the boolean {json.dumps(value)} ({label_type.value} labels are numbers)",
+            path=path,
+            line=line,
+            field=mapping.label,
+        )
     try:
         number = float(value)
+    except OverflowError:
+        raise InputError(too_large(value), path=path, line=line, field=mapping.label) from None
     except (TypeError, ValueError):
         hint = (
             f" (known text labels: {', '.join(mapping.label_values)})"
@@ -133,6 +144,8 @@ def _label(value: Any, mapping: ColumnMapping, *, path: str, line: int) -> float
         raise InputError(f"expected a number, got {value!r}{hint}", path=path, line=line, field=mapping.label) from None
     if math.isnan(number):
         raise InputError("the label is missing (NaN)", path=path, line=line, field=mapping.label)
+    if not math.isfinite(number):
+        raise InputError(f"expected a finite number, got {number}", path=path, line=line, field=mapping.label)
     return number
 
 
@@ -208,7 +221,7 @@ def map_rows(
                     line,
                     item_id,
                     row_metric,
-                    _label(raw, mapping, **where),
+                    _label(raw, mapping, label_type, **where),
                     annotator,
                     sample,
                     None if answer_b is None else _text(answer_b, name=str(mapping.actual_output_b), **where),
