@@ -12,6 +12,7 @@ import sys
 from collections.abc import Sequence
 
 from judges import __version__
+from judges.cli.early_checks import check_args
 from judges.errors import JudgelabError
 from judges.secrets import scrub_text
 
@@ -128,6 +129,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     warnings.filterwarnings("ignore", message=r"coroutine '.*' was never awaited", category=RuntimeWarning)
 
     try:
+        check_args(parser, args)  # before any work: a leaderboard must not compute its whole board to fail on --out
         return int(importlib.import_module(args.module).run(args) or 0)
     except JudgelabError as err:
         if args.debug:

@@ -41,6 +41,17 @@ def read_toml(path: str | Path) -> dict[str, Any]:
     return data
 
 
+def number_pair(value: Any) -> Any:
+    """A pair of numbers as TOML writes it, `[1, 5]`, `[1.0, 5.0]` or `"1,5"` (as on the command line), made the
+    tuple a strict model field takes; anything else is left for the field to refuse in its own words."""
+    if isinstance(value, str) and value.count(",") == 1:
+        try:
+            return tuple(float(part) for part in value.split(","))
+        except ValueError:
+            return value
+    return tuple(value) if isinstance(value, list) else value
+
+
 def validate_config(model: type[Model], data: dict[str, Any], path: str | Path) -> Model:
     """`model.model_validate(data)`; each pydantic error becomes one ConfigError line naming the file and key."""
     from pydantic import ValidationError
