@@ -35,11 +35,11 @@ def parse_label_map(text: str | None) -> dict[str, float]:
     for part in filter(None, (p.strip() for p in (text or "").split(","))):
         name, sep, number = part.rpartition("=")
         try:
-            if not sep or not name.strip():
+            if not sep or not name.strip() or not math.isfinite(float(number)):
                 raise ValueError
             out[name.strip()] = float(number)
         except ValueError:
-            raise ConfigError(f"--label-map: expected TEXT=NUMBER, got {part!r}") from None
+            raise ConfigError(f"--label-map: expected TEXT=NUMBER (a finite number), got {part!r}") from None
     return out
 
 
