@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import socket
-from pathlib import Path
 
 import pytest
 from conftest import ROOT, write_jsonl
@@ -44,7 +43,7 @@ def predictions_file(tmp_path, text):
 )
 def test_a_score_beyond_the_float_range(tmp_path, capsys, digits, message):
     labels = write_jsonl(tmp_path / "l.jsonl", BINARY)
-    predictions = predictions_file(tmp_path, '{"id": "a", "score": ' + "1" * digits + '}\n{"id": "b", "score": 0}\n')
+    predictions = predictions_file(tmp_path, '{"id": "a", "score": ' + "9" * digits + '}\n{"id": "b", "score": 0}\n')
     assert agreement(capsys, tmp_path, labels, predictions) == (2, f"judgelab: error: {predictions}:{message}\n")
 
 
@@ -154,9 +153,18 @@ def test_out_that_cannot_be_written_is_refused_before_any_work(tmp_path, capsys,
 @pytest.mark.parametrize(
     ("argv", "message"),
     [
-        (["agreement", "--labels", "L", "--predictions", "P", "--threshold", "nan"], "--threshold: expected a finite number, got nan"),
-        (["evaluate", "S", "--judge", "openai/x", "--temperature", "inf"], "--temperature: expected a finite number, got inf"),
-        (["agreement", "--labels", "L", "--predictions", "P", "--scale", "1,inf"], "--scale: expected two finite numbers, got '1,inf'"),
+        (
+            ["agreement", "--labels", "L", "--predictions", "P", "--threshold", "nan"],
+            "--threshold: expected a finite number, got nan",
+        ),
+        (
+            ["evaluate", "S", "--judge", "openai/x", "--temperature", "inf"],
+            "--temperature: expected a finite number, got inf",
+        ),
+        (
+            ["agreement", "--labels", "L", "--predictions", "P", "--scale", "1,inf"],
+            "--scale: expected two finite numbers, got '1,inf'",
+        ),
         (["view", "DIR", "--port", "80000", "--no-browser"], "--port: expected 0 (any free port) to 65535, got 80000"),
     ],
 )

@@ -10,7 +10,7 @@ import tempfile
 from pathlib import Path
 
 import pytest
-from conftest import ROOT, record
+from conftest import record
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -27,12 +27,25 @@ DEAD = "http://127.0.0.1:9/v1"  # nothing listens: a file that loads meets an un
 JUDGE = ["--judge", "openai/stub", "--api-base", DEAD, "--cache-mode", "off", "--quiet", "--timeout", "2"]
 
 # JSON tokens written into a record as they are: each one a value some loader once took for a number, or crashed on
-HUGE = ["1" * 309, "-" + "9" * 400, "1" * 4301, "1e999", "-1e999", "1" * 308 + ".5"]
+HUGE = ["9" * 309, "-" + "9" * 400, "1" * 4301, "1e999", "-1e999", "1" * 308 + ".5"]
 LITERALS = ["NaN", "Infinity", "-Infinity", "true", "false", "null", "0", "-1", "3.5", "1e308", "5"]
 SHAPES = ["[]", "{}", "[1, 5]", "[[[[1]]]]", '{"a": [1e400]}', "[true, 5]", '["1", "5"]', "[" * 80 + "]" * 80]
-TEXTS = ['""', '"nan"', '"inf"', '"true"', '"1,5"', '"\\u0000"', '"\\ud800"', '"\\u2028é\\U0001"', '"' + "9" * 400 + '"']
+TEXTS = [
+    '""',
+    '"nan"',
+    '"inf"',
+    '"true"',
+    '"1,5"',
+    '"\\u0000"',
+    '"\\ud800"',
+    '"\\u2028é\\U0001"',
+    '"' + "9" * 400 + '"',
+]
 json_tokens = st.one_of(
-    st.sampled_from(HUGE + LITERALS + SHAPES + TEXTS),
+    st.sampled_from(HUGE),
+    st.sampled_from(LITERALS),
+    st.sampled_from(SHAPES),
+    st.sampled_from(TEXTS),
     st.integers().map(str),
     st.text(max_size=8).map(json.dumps),
 )
@@ -66,33 +79,52 @@ def _record_line(base: dict, changes: list[tuple[str, str | None]]) -> bytes:
     return text.encode("utf-8", "surrogatepass")
 
 
-def records(base: dict) -> st.SearchStrategy[bytes]:
-    names = [*base, "extra", "system", "scale", "annotator"]
-    change = st.tuples(st.sampled_from(names), json_tokens | st.none())
-    return st.lists(change, max_size=3).map(lambda changes: _record_line(base, changes))
+def _numbered(base: dict, n: int) -> dict:
+    """`base` as the n-th record of a file: its own id, and labels and scores that vary (both classes present)."""
+    varied = {"id": f"a{n}"}
+    if "label" in base:
+        varied["label"] = n % 2 if base["label_type"] == "binary" else 1 + n % 5
+    if "score" in base:
+        varied["score"] = n % 2
+    return {**base, **varied}
 
 
-def files(base: dict) -> st.SearchStrategy[bytes]:
-    """A JSONL file of records with hostile fields, raw bytes or NUL lines among them, perhaps torn at the end;
-    or an empty, binary or whole-JSON file."""
-    line = records(base) | st.binary(max_size=24) | st.sampled_from([b"\x00" * 8, b"\xff\xfe", b"{", b"[1, 2]"])
-    lines = st.lists(line, min_size=1, max_size=4)
-    jsonl = st.tuples(lines, st.booleans()).map(lambda t: b"\n".join(t[0]) + (b"\n" if t[1] else b""))
+def files(base: dict, least: int = 1, most: int = 4) -> st.SearchStrategy[bytes]:
+    """Mostly a JSONL file of `least` to `most` records, a few of their fields hostile (one record in four); else one with raw bytes or NUL
+    lines among its records, perhaps torn at the end; or an empty, binary or whole-JSON file."""
+    numbers = [name for name in ("label", "score", "scale") if name in base]
+    names = [*base, "extra", "system", "scale", "annotator", *numbers * 3]  # the number fields most often
+    changes = st.lists(st.tuples(st.sampled_from(names), json_tokens | st.none()), max_size=2)
+    some = st.lists(st.one_of(st.just([]), st.just([]), st.just([]), changes), min_size=least, max_size=most)
+    records = some.map(lambda each: [_record_line(_numbered(base, n), c) for n, c in enumerate(each)])
+    junk = st.binary(max_size=24) | st.sampled_from([b"\x00" * 8, b"\xff\xfe", b"{", b"[1, 2]"])
+    mixed = st.tuples(records, st.lists(st.tuples(st.integers(0, most), junk), max_size=2)).map(_insert_lines)
+    jsonl = st.tuples(records | mixed, st.booleans()).map(lambda t: b"\n".join(t[0]) + (b"\n" if t[1] else b""))
     whole = st.sampled_from([b"", b"\n\n", b"\x00", json.dumps([base]).encode(), b"PAR1\x00\x00PAR1"])
-    return jsonl | whole | st.binary(max_size=64)
+    return st.one_of(jsonl, jsonl, jsonl, whole, st.binary(max_size=64))
 
 
-CELLS = ["1" * 309, "1" * 4301, "nan", "NaN", "inf", "-inf", "1e999", "true", "True", "", "\x00", "é", "3", "0", "1"]
+def _insert_lines(drawn: tuple[list[bytes], list[tuple[int, bytes]]]) -> list[bytes]:
+    lines, inserts = list(drawn[0]), drawn[1]
+    for where, line in inserts:
+        lines.insert(where, line)
+    return lines
+
+
+CELLS = ["9" * 309, "1" * 4301, "nan", "NaN", "inf", "-inf", "1e999", "true", "True", "", "\x00", "é", "3", "0", "1"]
 csv_cells = st.sampled_from(CELLS) | st.text(alphabet=st.characters(blacklist_categories=["Cs"]), max_size=6)
 
 
-def csv_files() -> st.SearchStrategy[bytes]:
-    row = st.tuples(st.sampled_from(["a1", "a2", "", "\x00"]), csv_cells)
-    rows = st.lists(row, min_size=1, max_size=4)
+def csv_files(most: int = 6) -> st.SearchStrategy[bytes]:
+    """A table of `id,label` rows, ids a0, a1, ...: mostly plain labels 1-5, a few hostile cells (the id's too)."""
+    plain = st.sampled_from(["0", "1", "1", "2", "3", "4", "5"])
+    cell = st.one_of(plain, plain, plain, csv_cells)
+    rows = st.lists(st.tuples(st.sampled_from(["", "\x00", None, None, None]), cell), min_size=1, max_size=most)
     return rows.map(
-        lambda rs: ("id,label\n" + "".join(f'{i},"{c.replace(chr(34), "")}"\n' for i, c in rs)).encode(
-            "utf-8", "surrogatepass"
-        )
+        lambda rs: (
+            "id,label\n"
+            + "".join(f'{f"a{n}" if i is None else i},"{c.replace(chr(34), "")}"\n' for n, (i, c) in enumerate(rs))
+        ).encode("utf-8", "surrogatepass")
     )
 
 
@@ -129,7 +161,11 @@ def test_hostile_labels_and_predictions_through_agreement(labels, predictions, c
 def test_hostile_json_predictions_through_agreement(predictions, whole, capsys):
     """The same rows as one JSON document: a list of rows, or {id: score}."""
     rows = [line for line in predictions.decode("utf-8", "replace").splitlines() if line.strip()]
-    text = "[" + ",".join(rows) + "]" if whole == "list" else "{" + ",".join(f'"a{n}": {r}' for n, r in enumerate(rows)) + "}"
+    text = (
+        "[" + ",".join(rows) + "]"
+        if whole == "list"
+        else "{" + ",".join(f'"a{n}": {r}' for n, r in enumerate(rows)) + "}"
+    )
     with tempfile.TemporaryDirectory() as folder:
         labels = Path(folder) / "l.jsonl"
         labels.write_text(json.dumps(LABEL) + "\n" + json.dumps({**LABEL, "id": "a0", "label": 0}) + "\n")
@@ -143,14 +179,14 @@ def test_hostile_json_predictions_through_agreement(predictions, whole, capsys):
 def test_hostile_csv_labels_through_agreement(table, label_type, capsys):
     with tempfile.TemporaryDirectory() as folder:
         (Path(folder) / "l.csv").write_bytes(table)
-        (Path(folder) / "p.jsonl").write_text('{"id": "a1", "score": 1}\n{"id": "a2", "score": 0}\n')
+        (Path(folder) / "p.jsonl").write_text("".join(f'{{"id": "a{n}", "score": {n % 3}}}\n' for n in range(6)))
         args = ["agreement", "--labels", Path(folder) / "l.csv", "--columns", "id=id,label=label", "--metric", "m"]
         args += ["--label-type", label_type, *(["--scale", "1,5"] if label_type == "ordinal" else [])]
         args += ["--predictions", Path(folder) / "p.jsonl", "--resamples", "100", "--out", Path(folder) / "out"]
         assert _cli(capsys, args) in (0, 2)
 
 
-TOML_TOKENS = ["1" * 309, "1" * 4301, "nan", "inf", "-inf", "true", "[1, 5]", "[1.0, 5.0]", '"1,5"', "[true, 5]"]
+TOML_TOKENS = ["9" * 309, "1" * 4301, "nan", "inf", "-inf", "true", "[1, 5]", "[1.0, 5.0]", '"1,5"', "[true, 5]"]
 TOML_TOKENS += ["[[1]]", '"\\u0000"', "1979-05-27", "{a = 1}", "-1", "0", "0.5", '"x"', "[]", "[" * 70 + "]" * 70]
 BOARD_KEYS = ["scale", "limit", "resamples", "folds", "calibration_fraction", "label_type", "metric", "columns"]
 CANDIDATE_KEYS = ["threshold", "temperature", "score_field", "source", "max_tokens", "timeout"]
@@ -180,7 +216,7 @@ def test_hostile_leaderboard_configs_through_the_cli(evaluation, candidate, pred
 
 
 @CASES
-@given(labels=files(ORDINAL) | csv_files(), mapped=st.booleans())
+@given(labels=files(ORDINAL, least=8, most=10) | csv_files(most=10), mapped=st.booleans())
 def test_hostile_tuning_labels_through_the_cli(labels, mapped, capsys, key):
     """`tune --labels`: a file that loads goes on to the dead endpoint (exit 3); every other file is exit 2."""
     with tempfile.TemporaryDirectory() as folder:
@@ -219,7 +255,7 @@ def test_a_309_digit_score_is_one_line_exit_2(tmp_path, capsys):
     labels = tmp_path / "l.jsonl"
     labels.write_text(json.dumps(LABEL) + "\n" + json.dumps({**LABEL, "id": "a2", "label": 0}) + "\n")
     predictions = tmp_path / "p.jsonl"
-    predictions.write_text('{"id": "a1", "score": ' + "1" * 309 + '}\n{"id": "a2", "score": 0}\n')
+    predictions.write_text('{"id": "a1", "score": ' + "9" * 309 + '}\n{"id": "a2", "score": 0}\n')
     code = main(["agreement", "--labels", str(labels), "--predictions", str(predictions), "--out", str(tmp_path / "o")])
     assert (code, capsys.readouterr().err) == (
         2,

@@ -83,7 +83,7 @@ def not_json_lines(raw: bytes, expects: str = "") -> str | None:
     wanted = f"JSON Lines expected: one JSON object per line{f', with the fields {expects}' if expects else ''}"
     if text.startswith("["):
         return f"the file holds a JSON list, not JSON Lines; {wanted}"
-    if text == "{" or text.startswith('{"') and text.endswith(("{", "[", ",")):
+    if text == "{" or (text.startswith('{"') and text.endswith(("{", "[", ","))):
         return f"the file holds one JSON document spread over lines, not JSON Lines; {wanted}"
     if not text.startswith("{") and ("," in text or "\t" in text):
         kind = "TSV" if "\t" in text else "CSV"

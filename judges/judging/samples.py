@@ -11,7 +11,6 @@ from judges.files.record_file import RecordFile
 from judges.images.reading import ImageProblem, has_parts, parts_text
 from judges.types import Image, Sample
 
-
 SAMPLE_FIELDS = "input, references, actual_output (and id, expected_output)"
 
 
