@@ -88,7 +88,7 @@ def test_a_csv_given_to_evaluate_is_one_line(tmp_path, capsys):
     code, err = run(capsys, "evaluate", table, "--judge", "openai/x", "--api-base", "http://127.0.0.1:9/v1")
     assert (code, err) == (
         2,
-        f"judgelab: error: {table}: the file looks like CSV (its first line is "
+        f"judgelab: error: {table}:1: the file looks like CSV (its first line is "
         "'id,input,actual_output,references'), not JSON Lines; JSON Lines expected: one JSON object per line, "
         "with the fields input, references, actual_output (and id, expected_output)\n",
     )
@@ -102,13 +102,13 @@ def test_a_json_list_given_for_json_lines_is_one_line(tmp_path, capsys, indent):
     code, err = agreement(capsys, tmp_path, labels, predictions)
     assert (code, err) == (
         2,
-        f"judgelab: error: {labels}: the file holds a JSON list, not JSON Lines; JSON Lines expected: one JSON "
+        f"judgelab: error: {labels}:1: the file holds a JSON list, not JSON Lines; JSON Lines expected: one JSON "
         "object per line\n",
     )
     code, err = agreement(capsys, tmp_path, write_jsonl(tmp_path / "l2.jsonl", BINARY), predictions)
     assert (code, err) == (
         2,
-        f"judgelab: error: {predictions}: the file holds a JSON list, not JSON Lines; JSON Lines expected: one "
+        f"judgelab: error: {predictions}:1: the file holds a JSON list, not JSON Lines; JSON Lines expected: one "
         "JSON object per line, with the fields id and a score\n",
     )
 

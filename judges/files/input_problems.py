@@ -96,7 +96,7 @@ def read_records(path: str | Path, problems: Problems, expects: str = "") -> lis
         except LineProblem as problem:
             hint = None if records or problems.lines else not_json_lines(raw, expects)
             if hint:
-                raise InputError(hint, path=str(path)) from None
+                raise InputError(hint, path=str(path), line=number) from None
             problems.add(str(problem), number, problem.field)
     if not records and not problems.lines:
         problems.add("the file holds no records (one JSON object per line expected)")

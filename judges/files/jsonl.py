@@ -81,7 +81,7 @@ def not_json_lines(raw: bytes, expects: str = "") -> str | None:
     JSON document, or a CSV or TSV table), as one line ending in what is expected; else None."""
     text = raw[:4096].decode("utf-8", "replace").lstrip("\ufeff").strip()
     wanted = f"JSON Lines expected: one JSON object per line{f', with the fields {expects}' if expects else ''}"
-    if text.startswith("["):
+    if text == "[" or (text.startswith("[") and text[1:].lstrip().startswith("{")):  # a list of objects
         return f"the file holds a JSON list, not JSON Lines; {wanted}"
     if text == "{" or (text.startswith('{"') and text.endswith(("{", "[", ","))):
         return f"the file holds one JSON document spread over lines, not JSON Lines; {wanted}"
@@ -102,7 +102,7 @@ def read_jsonl(path: str | Path, expects: str = "") -> Iterator[tuple[int, dict[
         except LineProblem as problem:
             hint = not_json_lines(raw, expects) if first else None
             if hint:
-                raise InputError(hint, path=str(path)) from None
+                raise InputError(hint, path=str(path), line=number) from None
             raise InputError(str(problem), path=str(path), line=number, field=problem.field) from None
         first = False
 

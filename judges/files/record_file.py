@@ -75,7 +75,7 @@ class RecordFile(OnDemand[T]):
             except LineProblem as problem:
                 hint = None if records or problems.lines else not_json_lines(raw, expects)
                 if hint:
-                    raise InputError(hint, path=str(path)) from None
+                    raise InputError(hint, path=str(path), line=number) from None
                 problems.add(str(problem), number, problem.field)
                 continue
             records += 1

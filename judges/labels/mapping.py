@@ -39,7 +39,7 @@ def parse_label_map(text: str | None) -> dict[str, float]:
                 raise ValueError
             out[name.strip()] = float(number)
         except ValueError:
-            raise ConfigError(f"--label-map: expected TEXT=NUMBER (a finite number), got {part!r}") from None
+            raise ConfigError(f"--label-map: expected TEXT=NUMBER, got {part!r}") from None
     return out
 
 
