@@ -264,3 +264,15 @@ def test_view_answers_400_or_404_to_malformed_requests(tmp_path, capsys):
         server.shutdown()
         server.server_close()
     assert "Traceback" not in capsys.readouterr().err
+
+
+def test_a_port_already_taken(tmp_path, capsys):
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        code, err = run(capsys, "view", tmp_path, "--port", port, "--no-browser")
+    assert (code, err) == (
+        2,
+        f"judgelab: error: --port {port}: cannot listen on 127.0.0.1:{port} (Address already in use)\n",
+    )

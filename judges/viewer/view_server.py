@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, unquote, urlsplit
 
-from judges.errors import JudgelabError
+from judges.errors import ConfigError, JudgelabError
 from judges.viewer import pages
 from judges.viewer.catalog import inside
 
@@ -115,4 +115,7 @@ class ViewerHandler(BaseHTTPRequestHandler):
 def make_server(root: Path, port: int = 0) -> ThreadingHTTPServer:
     """A server over `root` on 127.0.0.1 (`port` 0: any free port); the caller runs `serve_forever`."""
     handler = type("BoundViewerHandler", (ViewerHandler,), {"root": root.resolve()})
-    return ThreadingHTTPServer((HOST, port), handler)
+    try:
+        return ThreadingHTTPServer((HOST, port), handler)
+    except OSError as err:  # the port is taken, or reserved
+        raise ConfigError(f"--port {port}: cannot listen on {HOST}:{port} ({err.strerror or err})") from None
