@@ -57,7 +57,11 @@ def passes_unwalked(text: str) -> bool:
 
 def too_large(number: int) -> str:
     """Why a whole number beyond LARGEST_NUMBER is refused (it has no float: no grade, label or setting can hold it)."""
-    return f"a number of {len(str(number)):,} digits is too large (the largest is about {LARGEST_NUMBER:.3g})"
+    try:
+        digits = f"{len(str(abs(number))):,}"
+    except ValueError:  # more digits than Python converts to text
+        digits = "more than 4,300"
+    return f"a number of {digits} digits is too large (the largest is about {LARGEST_NUMBER:.3g})"
 
 
 def decode_error_text(err: ValueError) -> str:
@@ -66,7 +70,7 @@ def decode_error_text(err: ValueError) -> str:
     if isinstance(err, json.JSONDecodeError):
         return json_error_text(err)
     if "integer string conversion" in str(err):
-        return "a number of more than 4,300 digits is too large (the largest is about 1.8e+308)"
+        return f"a number of more than 4,300 digits is too large (the largest is about {LARGEST_NUMBER:.3g})"
     return f"not valid JSON ({str(err).splitlines()[0][:200]})"
 
 
