@@ -276,3 +276,14 @@ def test_a_port_already_taken(tmp_path, capsys):
         2,
         f"judgelab: error: --port {port}: cannot listen on 127.0.0.1:{port} (Address already in use)\n",
     )
+
+
+@pytest.mark.parametrize(("token", "shown"), [("Infinity", "inf"), ("-1e999", "-inf"), ("NaN", "nan")])
+def test_a_label_that_is_not_a_finite_number(tmp_path, capsys, token, shown):
+    predictions = predictions_file(tmp_path, '{"id": "a", "score": 1}\n')
+    labels = tmp_path / "l.jsonl"
+    labels.write_text('{"id": "a", "metric": "m", "label": ' + token + ', "label_type": "continuous", "scale": [0, 1]}')
+    assert agreement(capsys, tmp_path, labels, predictions) == (
+        2,
+        f"judgelab: error: {labels}:1: expected a finite number, got {shown} (field 'label')\n",
+    )

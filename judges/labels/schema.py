@@ -171,8 +171,8 @@ def parse_item(record: dict[str, Any], *, path: str, line: int) -> LabelledItem:
         raise fail(f"expected a number, got the boolean {str(label).lower()}", "label")
     if not isinstance(label, (int, float)):
         raise fail(f"expected a number, got {label!r}", "label")
-    if abs(label) > LARGEST_NUMBER:
-        raise fail(too_large(int(label)), "label")
+    if isinstance(label, int) and abs(label) > LARGEST_NUMBER:
+        raise fail(too_large(label), "label")
     if not math.isfinite(label):
         raise fail(f"expected a finite number, got {label}", "label")
     scale = record.get("scale", default_scale(label_type))
