@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import math
 from pathlib import Path
 from typing import Any
 
@@ -127,6 +128,8 @@ def parse_scale(text: str | None) -> tuple[float, float] | None:
         low, high = (float(v) for v in text.split(","))
     except ValueError:
         raise ConfigError(f"--scale: expected LOW,HIGH, got {text!r}") from None
+    if not (math.isfinite(low) and math.isfinite(high)):
+        raise ConfigError(f"--scale: expected two finite numbers, got {text!r}")
     if low >= high:
         raise ConfigError("--scale: LOW must be below HIGH")
     return low, high

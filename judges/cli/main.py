@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from typing import NoReturn
 
 from judges import __version__
+from judges.cli.early_checks import check_args
 from judges.errors import JudgelabError
 from judges.secrets import scrub_text
 
@@ -141,6 +142,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     warnings.filterwarnings("ignore", message=r"coroutine '.*' was never awaited", category=RuntimeWarning)
 
     try:
+        check_args(parser, args)  # before any work: a leaderboard must not compute its whole board to fail on --out
         return int(importlib.import_module(args.module).run(args) or 0)
     except JudgelabError as err:
         if args.debug:

@@ -27,7 +27,7 @@ CacheModeName = Literal["read-write", "read-only", "off", "replay"]
 class JudgeConfig(BaseModel):
     """A judge (model, prompts, generation parameters, capabilities) and how its calls run."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True, allow_inf_nan=False)
 
     # the judge
     model: Annotated[str, Cli("any LiteLLM model id, or a local judge", "MODEL", flag="--judge")] = DEFAULT_JUDGE

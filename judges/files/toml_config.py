@@ -32,12 +32,25 @@ def read_toml(path: str | Path) -> dict[str, Any]:
         raise ConfigError(f"{path}: not UTF-8 text (byte {err.start + 1}); save the config as UTF-8") from None
     except tomllib.TOMLDecodeError as err:
         raise ConfigError(f"{path}: not valid TOML: {err}") from None
+    except ValueError:  # a whole number over 4,300 digits, which Python will not convert
+        raise ConfigError(f"{path}: a number of more than 4,300 digits is too large") from None
     except RecursionError:
         raise ConfigError(f"{path}: nested more than {MAX_DEPTH} levels deep") from None
     found = problem(data)
     if found is not None:
         raise ConfigError(f"{path}: {found[0] or 'top level'}: {found[1]}")
     return data
+
+
+def number_pair(value: Any) -> Any:
+    """A pair of numbers as TOML writes it, `[1, 5]`, `[1.0, 5.0]` or `"1,5"` (as on the command line), made the
+    tuple a strict model field takes; anything else is left for the field to refuse in its own words."""
+    if isinstance(value, str) and value.count(",") == 1:
+        try:
+            return tuple(float(part) for part in value.split(","))
+        except ValueError:
+            return value
+    return tuple(value) if isinstance(value, list) else value
 
 
 def validate_config(model: type[Model], data: dict[str, Any], path: str | Path) -> Model:

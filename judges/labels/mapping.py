@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import contextlib
 import json
-import math
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, fields
 from pathlib import Path
@@ -13,6 +12,7 @@ from typing import Any
 from judges.errors import ConfigError, InputError
 from judges.files.checked import json_type
 from judges.labels.field_paths import fans_out, get_field, tokens
+from judges.labels.label_values import label_number, parse_label_map
 from judges.labels.schema import (
     NO_TEXT,
     LabelledItem,
@@ -27,20 +27,6 @@ from judges.labels.tables import iter_rows
 from judges.types import Sample
 
 __all__ = ["ColumnMapping", "get_field", "iter_rows", "load_mapped", "map_rows", "parse_label_map"]
-
-
-def parse_label_map(text: str | None) -> dict[str, float]:
-    """`--label-map "Fully attributable=1,Generic=0,yes=1,no=0"`: text labels to numbers (the last `=` splits)."""
-    out: dict[str, float] = {}
-    for part in filter(None, (p.strip() for p in (text or "").split(","))):
-        name, sep, number = part.rpartition("=")
-        try:
-            if not sep or not name.strip():
-                raise ValueError
-            out[name.strip()] = float(number)
-        except ValueError:
-            raise ConfigError(f"--label-map: expected TEXT=NUMBER, got {part!r}") from None
-    return out
 
 
 @dataclass(frozen=True)
@@ -125,25 +111,9 @@ def _references(value: Any, *, path: str, line: int, name: str) -> tuple[str, ..
     raise InputError("expected a list of texts or one text", path=path, line=line, field=name)
 
 
-def _label(value: Any, mapping: ColumnMapping, *, path: str, line: int) -> float:
-    if isinstance(value, str) and value.strip() in mapping.label_values:
-        return float(mapping.label_values[value.strip()])
-    if isinstance(value, bool):
-        return float(value)
-    try:
-        number = float(value)
-    except (TypeError, ValueError):
-        hint = (
-            f" (known text labels: {', '.join(mapping.label_values)})"
-            if mapping.label_values
-            else "; map text labels with --label-map TEXT=NUMBER,..."
-        )
-        raise InputError(
-            f"expected a number, got {value!r}{hint}", path=path, line=line, field=mapping.column("label")[0]
-        ) from None
-    if math.isnan(number):
-        raise InputError("the label is missing (NaN)", path=path, line=line, field=mapping.column("label")[0])
-    return number
+def _label(value: Any, mapping: ColumnMapping, label_type: LabelType, *, path: str, line: int) -> float:
+    field = mapping.column("label")[0]
+    return label_number(value, mapping.label_values, label_type, path=path, line=line, field=field)
 
 
 def _required(row: Mapping[str, Any], column: str, where: dict[str, Any]) -> Any:
@@ -226,7 +196,7 @@ def _staged_row(
             line,
             item_id,
             str(row_metric),
-            _label(raw, mapping, **where),
+            _label(raw, mapping, label_type, **where),
             annotator,
             sample,
             None if answer_b is None else text("actual_output_b"),

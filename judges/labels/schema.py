@@ -11,7 +11,7 @@ from enum import Enum
 from typing import Any
 
 from judges.errors import InputError
-from judges.files.checked import id_problem, json_type
+from judges.files.checked import LARGEST_NUMBER, id_problem, json_type, too_large
 from judges.types import Sample
 
 NO_TEXT = Sample(input="", references=(), expected_output="")  # one shared sample for every label without text
@@ -171,8 +171,14 @@ def parse_item(record: dict[str, Any], *, path: str, line: int) -> LabelledItem:
     except ValueError:
         raise fail(f"must be one of {', '.join(t.value for t in LabelType)}", "label_type") from None
     label = record["label"]
-    if isinstance(label, bool) or not isinstance(label, (int, float)) or not math.isfinite(label):
+    if isinstance(label, bool):
+        raise fail(f"expected a number, got the boolean {str(label).lower()}", "label")
+    if not isinstance(label, (int, float)):
         raise fail(f"expected a number, got {label!r}", "label")
+    if isinstance(label, int) and abs(label) > LARGEST_NUMBER:
+        raise fail(too_large(label), "label")
+    if not math.isfinite(label):
+        raise fail(f"expected a finite number, got {label}", "label")
     scale = record.get("scale", default_scale(label_type))
     if (
         not isinstance(scale, (list, tuple))

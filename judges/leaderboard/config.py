@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, PrivateAttr
 
 from judges.config.judge import JudgeConfig, build_config
 from judges.errors import ConfigError
-from judges.files.toml_config import read_toml, validate_config
+from judges.files.toml_config import number_pair, read_toml, validate_config
 from judges.files.toml_lines import key_line
 from judges.labels.label_sets import SETS
 from judges.leaderboard.columns import LABEL_STATISTICS
@@ -22,7 +22,7 @@ _NOT_SHOWN = ("model", "prompts", "api_base", "cache")  # named elsewhere in the
 
 CANDIDATE_KINDS = ("llm", "metric", "baseline", "embedding", "predictions")
 EVALUATION_KINDS = ("unit_tests", "labels")
-_STRICT = ConfigDict(extra="forbid", frozen=True, strict=True)
+_STRICT = ConfigDict(extra="forbid", frozen=True, strict=True, allow_inf_nan=False)
 
 
 class Candidate(JudgeConfig):
@@ -77,7 +77,7 @@ class Evaluation(BaseModel):
     columns: str | None = None
     label_map: dict[str, float] | None = None
     label_type: Literal["binary", "ordinal", "continuous", "preference"] | None = None
-    scale: tuple[float, float] | None = None
+    scale: Annotated[tuple[float, float] | None, BeforeValidator(number_pair)] = None  # [1, 5] or "1,5"
     # where a continuous judge's cut for binary labels is fitted: a labelled file, a fraction, or k-fold
     calibration: str | None = None
     calibration_fraction: float | None = Field(default=None, gt=0, lt=1)

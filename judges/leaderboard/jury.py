@@ -41,7 +41,7 @@ class Jury(BaseModel):
     verdict is null when most members said null. A member whose call failed is left out of that verdict; when every
     member failed, the jury's verdict is a failure."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True, allow_inf_nan=False)
 
     name: str
     members: list[str] = Field(min_length=2)
