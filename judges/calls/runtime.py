@@ -12,7 +12,7 @@ from typing import Any, Protocol
 
 from judges.calls.backend import Backend, CallError, Completion, CompletionRequest
 from judges.calls.cache import CacheMode
-from judges.calls.content_views import estimated_chars
+from judges.calls.content_views import estimate_tokens
 from judges.calls.priority_slots import PrioritySlots
 from judges.errors import BudgetExhausted, EndpointUnusable, ReplayMiss
 from judges.records.usage import RunUsage
@@ -292,11 +292,3 @@ def retrying(
 def over_retry_after(err: CallError, settings: RuntimeSettings) -> bool:
     """Whether the error asks for a longer wait (Retry-After) than the runtime makes."""
     return err.retry_after is not None and err.retry_after > settings.retry_after_max_s
-
-
-def estimate_tokens(request: CompletionRequest) -> int:
-    """Prompt tokens (about 4 characters each, a fixed count per image) plus the completion budget: what a token
-    rate limit counts."""
-
-    prompt_chars = sum(estimated_chars(message["content"]) for message in request.messages)
-    return prompt_chars // 4 + int(request.params.get("max_tokens") or 0)
