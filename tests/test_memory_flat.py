@@ -51,6 +51,7 @@ def peak_mb(command: list[str], folder: Path) -> float:
 
 def flat(peaks: dict[int, float]) -> None:
     small, large = sorted(peaks)
+    print(f"peak RSS {peaks[small]:.1f} MB at {small:,} items, {peaks[large]:.1f} MB at {large:,}")  # with -s
     assert peaks[large] <= RATIO * peaks[small], (
         f"peak RSS {peaks[small]:.1f} MB at {small:,} items, {peaks[large]:.1f} MB at {large:,} "
         f"({peaks[large] / peaks[small]:.2f}x; at most {RATIO}x)"
