@@ -235,3 +235,20 @@ def test_a_predictions_leaderboard_peaks_alike_at_n_and_10n_labels(tmp_path):
         board = json.loads((folder / "board" / "leaderboard.json").read_text())
         assert {e["candidate"] for e in board["entries"]} >= {"judge0", "judge1"}
     flat(peaks)
+
+
+def test_the_first_samples_are_taken_in_item_order_without_reading_the_rest_of_the_run():
+    from judges.records import ItemRecord
+    from judges.render.sample_rows import first_records
+
+    finished = [3, 0, 4, 2, 1, 7, 5, 6]  # the order items finished in, as results.jsonl holds them
+    read = []
+
+    def stream():
+        for order in finished:
+            read.append(order)
+            yield ItemRecord(f"s{order}", {}, order)
+
+    assert [r.order for r in first_records(stream(), 5)] == [0, 1, 2, 3, 4]
+    assert read == [3, 0, 4, 2, 1]  # items 0 to 4 were in: nothing after them was read
+    assert [r.order for r in first_records(iter([ItemRecord(f"s{o}", {}, o) for o in (9, 8, 2)]), 2)] == [2, 8]
