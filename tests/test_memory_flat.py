@@ -1,5 +1,9 @@
 """Memory that does not grow with the data: every command that reads a run or a labelled set (evaluate, metrics,
-probe, agreement, leaderboard, view's pages), run as a process at N and 10 N items, peaks within 1.5x."""
+probe, agreement, leaderboard, view's pages), run as a process at N and 10 N items, peaks within 1.5x.
+
+The judge of evaluate and probe is a test double behind the backend interface, registered as another package
+registers a client (`--client instant`): the loopback stub's reply to each prompt (benchmarks/stub_server.py), made
+in the process, so the runs cost no server and no socket."""
 
 from __future__ import annotations
 
@@ -14,22 +18,52 @@ from typing import Any
 
 import pytest
 from conftest import ROOT
-from stub import stub_server
 
 RATIO = 1.5  # the most the peak may grow from N to 10 N items
-GRADED = 200  # samples judged by evaluate and probe at N (three calls each, through the stub)
-RETRIEVAL = 1_000  # samples of a judge-less metrics run at N
-LABELLED = 2_000  # labelled items of agreement and the leaderboard at N
 SCALE = 10
-WORDS = 1_000  # words of each of a graded sample's three references (about 7 KB): retrieved chunks of a real size
+# N per command, the least at which the code before the fix grew past RATIO (evaluate: 1.21x at 200 samples)
+GRADED = 300  # samples judged by evaluate (three calls each)
+PROBED = 100  # samples judged by probe, each as it is and under one probe
+RETRIEVAL = 600  # samples of a judge-less metrics run
+LABELLED = 1_000  # labelled items of agreement and the leaderboard
+WORDS = 1_500  # words of each of a graded sample's three references (about 11 KB): long retrieved chunks
 
 
 def judgelab(*args: str) -> list[str]:
     return [sys.executable, "-m", "judges.cli.main", *args]
 
 
-def environment() -> dict[str, str]:
-    return {**os.environ, "PYTHONPATH": str(ROOT), "OPENAI_API_KEY": "sk-stub-not-a-key"}
+DOUBLE = '''"""A test double of a judge behind the backend interface: the loopback stub's reply, made in-process."""
+from judges.calls.backend import Completion
+from stub_server import judge_reply, message_text
+
+
+class InstantJudge:
+    def __init__(self, api_base=None, timeout_s=None, connection=None):
+        pass
+
+    async def complete(self, request):
+        prompt = "\\n".join(message_text(m.get("content", "")) for m in request.messages)
+        reply = judge_reply(prompt)
+        return Completion(reply, prompt_tokens=len(prompt) // 4, completion_tokens=len(reply) // 4)
+'''
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory) -> Path:
+    """The double's module, laid out as pip installs a package, with its entry point under judgelab.backends."""
+    folder = tmp_path_factory.mktemp("site")
+    (folder / "judgelab_instant_judge.py").write_text(DOUBLE, encoding="utf-8")
+    info = folder / "judgelab_instant_judge-0.1.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: judgelab-instant-judge\nVersion: 0.1\n")
+    (info / "entry_points.txt").write_text("[judgelab.backends]\ninstant = judgelab_instant_judge:InstantJudge\n")
+    return folder
+
+
+def environment(site: Path | None = None) -> dict[str, str]:
+    path = [str(ROOT), *([str(site), str(ROOT / "benchmarks")] if site else [])]
+    return {**os.environ, "PYTHONPATH": os.pathsep.join(path), "OPENAI_API_KEY": "sk-stub-not-a-key"}
 
 
 def ended(process: subprocess.Popen[bytes], log: Path) -> float:
@@ -40,12 +74,14 @@ def ended(process: subprocess.Popen[bytes], log: Path) -> float:
     return usage.ru_maxrss / 1024
 
 
-def peak_mb(command: list[str], folder: Path) -> float:
-    """Run `command` in `folder` to its end; its peak RSS in MB."""
+def peak_mb(command: list[str], folder: Path, site: Path | None = None) -> float:
+    """Run `command` in `folder` (with the double's package on the path, given its `site`) to its end; its peak
+    RSS in MB."""
     folder.mkdir(parents=True, exist_ok=True)
     log = folder / "output.log"
     with log.open("wb") as out:
-        process = subprocess.Popen(command, stdout=out, stderr=subprocess.STDOUT, env=environment(), cwd=folder)
+        env = environment(site)
+        process = subprocess.Popen(command, stdout=out, stderr=subprocess.STDOUT, env=env, cwd=folder)
         return ended(process, log)
 
 
@@ -64,14 +100,15 @@ def context(k: int, n: int, words: int = WORDS) -> str:
     return head + " " + " ".join(f"clause{(k * 7 + n + i) % 997}" for i in range(words))
 
 
-def write_samples(path: Path, n: int) -> Path:
-    """`n` grounded-QA samples, every question distinct (so every call is), each with three long references."""
+def write_samples(path: Path, n: int, words: int = WORDS) -> Path:
+    """`n` grounded-QA samples, every question distinct (so every call is), each with three references of `words`
+    words."""
     with path.open("w", encoding="utf-8") as out:
         for k in range(n):
             row = {
                 "id": f"s{k}",
                 "input": f"How long is statutory leave in region {k}?",
-                "references": [context(k, r) for r in range(3)],
+                "references": [context(k, r, words) for r in range(3)],
                 "expected_output": f"It lasts {20 + k % 40} weeks [1].",
                 "actual_output": f"Statutory leave in region {k} lasts {20 + k % 40} weeks [1]. It is paid [2].",
             }
@@ -87,7 +124,7 @@ def write_retrieval(path: Path, n: int) -> Path:
                 "id": f"q{k}",
                 "question": f"Which chunks answer question {k}?",
                 "answer": f"Chunks {k % 7} and {k % 5}.",
-                "contexts": [context(k, r, WORDS // 5) for r in range(3)],
+                "contexts": [context(k, r, 300) for r in range(3)],
                 "retrieved_ids": [f"c{(k + j) % 11}" for j in range(5)],
                 "expected_ids": [f"c{(k + k % 6) % 11}", f"c{k % 13}"],
             }
@@ -113,43 +150,34 @@ def write_labels(folder: Path, n: int) -> tuple[Path, list[Path]]:
     return labels, judges
 
 
-@pytest.fixture(scope="module")
-def stub():
-    with stub_server(latency_ms=0, max_concurrency=256) as base:
-        yield base
-
-
-def judge_options(base: str, folder: Path) -> list[str]:
-    """The stub as an OpenAI-compatible judge, the reply cache on (as users run), few items in flight (so the
+def judge_options(folder: Path) -> list[str]:
+    """The double as an OpenAI-compatible judge, the reply cache on (as users run), few items in flight (so the
     smaller run holds as many at once as the larger one)."""
-    return ["--judge", "openai/stub", "--api-base", base, "--cache", str(folder / "cache.sqlite")] + [
-        "--concurrency",
-        "8",
-        "--quiet",
-    ]
+    judge = ["--judge", "openai/stub", "--client", "instant", "--api-base", "http://127.0.0.1:9/v1"]
+    return judge + ["--cache", str(folder / "cache.sqlite"), "--concurrency", "8", "--quiet"]
 
 
-def test_evaluate_peaks_alike_at_n_and_10n_samples(stub, tmp_path):
+def test_evaluate_peaks_alike_at_n_and_10n_samples(site, tmp_path):
     peaks = {}
     for n in (GRADED, SCALE * GRADED):
         folder = tmp_path / str(n)
         folder.mkdir()
         samples = write_samples(folder / "samples.jsonl", n)
-        command = judgelab("evaluate", str(samples), "--out", str(folder / "run"), *judge_options(stub, folder))
-        peaks[n] = peak_mb(command, folder)
+        command = judgelab("evaluate", str(samples), "--out", str(folder / "run"), *judge_options(folder))
+        peaks[n] = peak_mb(command, folder, site)
         assert json.loads((folder / "run" / "run.json").read_text())["summary"]["n_items"] == n
     flat(peaks)
 
 
-def test_probe_peaks_alike_at_n_and_10n_samples(stub, tmp_path):
+def test_probe_peaks_alike_at_n_and_10n_samples(site, tmp_path):
     peaks = {}
-    for n in (GRADED, SCALE * GRADED):
+    for n in (PROBED, SCALE * PROBED):
         folder = tmp_path / str(n)
         folder.mkdir()
-        samples = write_samples(folder / "samples.jsonl", n)
-        options = judge_options(stub, folder)
+        samples = write_samples(folder / "samples.jsonl", n, WORDS // 3)
+        options = judge_options(folder)
         command = judgelab("probe", "--data", str(samples), "--probe", "closing_sentence", "--out", "run", *options)
-        peaks[n] = peak_mb(command, folder)
+        peaks[n] = peak_mb(command, folder, site)
         plan = json.loads((folder / "run" / "run.json").read_text())["config"]["probe_plan"]
         assert plan["samples"] == n and plan["applied"] == {"closing_sentence": n}
     flat(peaks)

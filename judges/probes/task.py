@@ -88,10 +88,10 @@ class ProbeItems(OnDemand[Item]):
         self.samples, self.probes, self.known = samples, probes, known
         skipped: dict[str, Counter[str]] = {probe.name: Counter() for probe in probes}
         self.plan = planned(len(samples), probes, perturbed(samples, probes, known, skipped), skipped)
-        self.count = len(samples) + sum(self.plan.applied.values())
+        self.made = len(samples) + sum(self.plan.applied.values())  # the originals and their perturbed copies
 
     def __len__(self) -> int:
-        return self.count
+        return self.made
 
     def __iter__(self) -> Iterator[Item]:
         for order, (sample_id, probe, sample) in enumerate(perturbed(self.samples, self.probes, self.known)):
