@@ -65,6 +65,15 @@ def sizes_markdown(result: dict[str, Any]) -> list[str]:
     return lines
 
 
+def made_by(sized: dict[str, Any]) -> str:
+    """The line naming the command, the date and the note of a sizes part run alone."""
+    small = sized["runs"][0]["samples"]
+    command = f"python benchmarks/bench_scale.py --only sizes --local-samples {small}"
+    command += f" --prompts {sized['prompts']}" if sized.get("prompts", "default") != "default" else ""
+    command += " --before SCALE_JSON" if sized.get("before") else ""
+    return f"Made by `{command}` on {sized['date']}. {sized.get('note') or ''}".rstrip()
+
+
 def _sized(sized: dict[str, Any]) -> list[str]:
     """One sizes part: its table (and the older code's rows above its own, when it has them) and its ratio."""
     small, large = sized["runs"]
@@ -74,8 +83,7 @@ def _sized(sized: dict[str, Any]) -> list[str]:
         f"## One process, local executor: {small['samples']:,} and {large['samples']:,} samples"
         + (f", `--prompts {prompts}`" if prompts != "default" else ""),
         "",
-        *([f"Measured {sized['date']}. {sized.get('note') or ''}".rstrip()] if sized.get("date") else []),
-        *([""] if sized.get("date") else []),
+        *([made_by(sized), ""] if sized.get("date") else []),
         ("| code " if before else "")
         + "| samples | calls | wall s | calls/s | peak RSS MB | after the last record s | share of the run "
         "| report.html MB | results.jsonl MB |",
@@ -97,8 +105,8 @@ def _sized(sized: dict[str, Any]) -> list[str]:
         + (f" ({before['label']}: {before['peak_ratio']}x)" if before else "")
         + " (the samples are checked in one pass and read again from the file as the run reaches them; records "
         "go to results.jsonl as they finish)",
-        "- after the last record: run.json, summary.md and report.html, from one pass over results.jsonl (summary.md "
-        "reads only its first samples)",
+        "- after the last record: run.json, summary.md and report.html, from one pass over results.jsonl"
+        + (" (summary.md reads only its first samples)" if sized.get("date") else ""),
         "",
     ]
     return lines
