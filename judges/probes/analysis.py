@@ -88,9 +88,9 @@ class ProbeTally:
     """Told each finished record of a probe run (`add`, in any order), it pairs each perturbed item with its
     original as soon as both are in, so a probe run holds none of its records: it keeps each original's verdicts, a
     perturbed item's only until its original comes, and per probe and metric the outcomes counted and the first
-    LISTED pairs missed. `result()` is the summary per probe and metric: the rate (invariance, or the right direction) with its
-    Wilson interval and n, the failures counted apart, the oracle's and a constant judge's rates on the same pairs,
-    and those pairs missed. A sample id names one sample (the loaders refuse duplicate ids)."""
+    LISTED pairs missed. `result()` is the summary per probe and metric: the rate (invariance, or the right
+    direction) with its Wilson interval and n, the failures counted apart, the oracle's and a constant judge's rates
+    on the same pairs, and those pairs missed. A sample id names one sample (the loaders refuse duplicate ids)."""
 
     def __init__(self) -> None:
         self.declared = {probe.name: dict(probe.expects) for probe in shipped_probes()}
