@@ -392,18 +392,17 @@ def test_a_plain_labels_file_is_tuned_with_label_type_and_one_metric(tmp_path, s
     common = ["tune", "--labels", str(plain), "--judge", "scripted/model", "--prompts", "default", "--no-json-schema"]
     common += ["--space", str(space), "--cache", str(tmp_path / "c.sqlite"), "--resamples", "200"]
 
-    assert main([*common, "--metrics", "faithfulness", "--out", str(tmp_path / "x")]) == 2  # no label type: one line
-    err = capsys.readouterr().err.strip()
-    assert err == (
-        f"judgelab: error: {plain}:1: missing field; read your own file with --label-type (binary, ordinal, "
-        "continuous) and name its metric with --metric (tune: --metrics) (field 'metric')"
-    )
     code = main([*common, "--metrics", "faithfulness", "--label-type", "binary", "--out", str(tmp_path / "o")])
     assert code == 0, capsys.readouterr().err
     report = json.loads((tmp_path / "o" / "report.json").read_text())
     figures = report["held_out"]["faithfulness"]
     assert figures["base"]["value"] == 0.5 and figures["tuned"]["value"] == 1.0
     assert report["split"]["search_items"] + report["split"]["held_out_items"] == 40
+
+    # no label type named: faithfulness grades pass/fail, so its labels are read as binary
+    assert main([*common, "--metrics", "faithfulness", "--out", str(tmp_path / "x")]) == 0
+    plain_report = json.loads((tmp_path / "x" / "report.json").read_text())
+    assert plain_report["held_out"] == report["held_out"] and plain_report["split"] == report["split"]
 
     code = main(
         [*common, "--columns", "metric=const:faithfulness", "--label-type", "binary", "--out", str(tmp_path / "p")]

@@ -130,6 +130,9 @@ def _align(args: argparse.Namespace, config: object) -> int:
         "split": args.split,
         "label_map": parse_label_map(args.label_map),
     }
+    if reading["label_type"] is None and reading["metric"] and not args.columns:
+        reading["label_type"], scale = metric_labels(str(reading["metric"]), args.labels)
+        reading["scale"] = reading["scale"] or scale
     job = AlignJob(
         options=config.merged(max_cost=None),
         out=Path(args.out),
@@ -150,3 +153,27 @@ def _align(args: argparse.Namespace, config: object) -> int:
     print((job.out / "report.md").read_text(encoding="utf-8"), end="")
     print(f"wrote {job.out}/report.md, report.json, prompts/ (with manifest.json), runs/, search/calls.jsonl")
     return _degraded(outcome.runs)
+
+
+def metric_labels(metric: str, labels: str) -> tuple[str | None, tuple[float, float] | None]:
+    """The label type (and scale) a plain file of one's own is read with when none is named: the tuned metric's own
+    grades say it (binary for a pass/fail metric such as faithfulness, ordinal on its grades otherwise). None for a
+    named set, a labels file written by judgelab, or a labelled-item file whose rows say their label type."""
+    import json
+
+    from judges.judging.replies import GRADE_SPECS
+    from judges.labels.label_log import is_label_log
+
+    path = Path(labels)
+    if metric not in GRADE_SPECS or not path.is_file():
+        return None, None
+    with path.open(encoding="utf-8", errors="replace") as lines:
+        first = next((line for line in lines if line.strip()), "")
+    try:
+        row = json.loads(first)
+    except ValueError:
+        row = None  # not JSON Lines: a CSV or TSV of one's own
+    if (isinstance(row, dict) and "label_type" in row) or is_label_log(labels):
+        return None, None
+    grades = GRADE_SPECS[metric][1]
+    return ("binary", None) if tuple(grades) == (0, 1) else ("ordinal", (float(min(grades)), float(max(grades))))
