@@ -168,8 +168,7 @@ def verdict_line(checks: list[Any], written: str) -> str:
 
 def certify(args: argparse.Namespace, texts: list[str] | None) -> int:
     """Certify the judge's outputs on the labels; 0 when every bound reaches its bar, 1 when one misses."""
-    from judges.agreement.certification import LEVEL, TWO_SIDED_FOR_BOOTSTRAP, recall_checks  # defers scipy
-    from judges.agreement.certification import statistic_checks  # defers scipy
+    from judges.agreement import certification as bounds  # defers numpy
     from judges.agreement.measure import measure  # defers numpy
     from judges.agreement.policy import Policy  # defers numpy
     from judges.agreement.predictions import read_predictions  # defers numpy
@@ -201,20 +200,20 @@ def certify(args: argparse.Namespace, texts: list[str] | None) -> int:
         higher_is_better=not args.lower_is_better,
         resamples=args.resamples or 1000,
         seed=getattr(args, "seed", 0),
-        confidence=TWO_SIDED_FOR_BOOTSTRAP,
+        confidence=bounds.TWO_SIDED_FOR_BOOTSTRAP,
     )
     checks = []
     if args.min_recall is not None:
         if result.errors is None:
             raise ConfigError("the judge's scores are not 0/1 grades: give --threshold T to cut them")
-        checks += recall_checks(result.errors, args.min_recall)
-    checks += statistic_checks(result.figures(), bars)
+        checks += bounds.recall_checks(result.errors, args.min_recall)
+    checks += bounds.statistic_checks(result.figures(), bars)
     sha256 = labels_sha256(subset)
     reused = reuse_of(args, subset, sha256)
     certified = all(check.passed for check in checks)
     record = {
         "certified": certified,
-        "level": f"one-sided {LEVEL:.0%} lower bounds",
+        "level": f"one-sided {bounds.LEVEL:.0%} lower bounds",
         "checks": [check.to_dict() for check in checks],
         "labels": {"name": subset.name, "spec": args.labels, "source": subset.source, "sha256": sha256},
         "predictions": {"source": args.predictions, "metric": metrics[0]},
