@@ -47,5 +47,8 @@ def error_correlation(errors: Sequence[Mapping[str, float]]) -> ErrorCorrelation
         return ErrorCorrelation(None, None, 0, len(common), "no two members whose errors vary over the common items")
     mean = float(np.mean(correlations))
     skipped = len(errors) * (len(errors) - 1) // 2 - len(correlations)
-    note = f"{skipped} member pairs left out: a member's errors do not vary" if skipped else None
-    return ErrorCorrelation(mean, effective_members(len(errors), mean), len(correlations), len(common), note)
+    notes = [f"{skipped} member pairs left out: a member's errors do not vary"] if skipped else []
+    effective = effective_members(len(errors), mean)
+    if effective is None:
+        notes.append("errors so anti-correlated that n / (1 + (n - 1) * r) has no positive denominator")
+    return ErrorCorrelation(mean, effective, len(correlations), len(common), "; ".join(notes) or None)
