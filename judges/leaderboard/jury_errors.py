@@ -9,6 +9,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+ROUNDING = 1e-9  # a denominator this small is zero: correlations of exactly -1 / (n - 1) come out near it
+
 
 @dataclass(frozen=True)
 class ErrorCorrelation:
@@ -24,9 +26,9 @@ class ErrorCorrelation:
 
 def effective_members(n: int, mean_correlation: float) -> float | None:
     """n / (1 + (n - 1) * r): n members whose errors correlate at r are worth that many independent ones (None
-    when the denominator is not positive: errors that anti-correlate so much have no such count)."""
+    when the denominator is not positive, to rounding: errors that anti-correlate so much have no such count)."""
     denominator = 1 + (n - 1) * mean_correlation
-    return n / denominator if denominator > 0 else None
+    return n / denominator if denominator > ROUNDING else None
 
 
 def error_correlation(errors: Sequence[Mapping[str, float]]) -> ErrorCorrelation:

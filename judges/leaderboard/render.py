@@ -188,7 +188,7 @@ def jury_lines(entries: list[Entry]) -> list[str]:
             e.candidate,
             ", ".join(e.members or ()),
             _fmt(e.error_correlation) if e.error_correlation is not None else f"n/a ({e.error_note or 'no figure'})",
-            _fmt(e.effective_members, 2),
+            _fmt(e.effective_members, 2) if e.effective_members is not None else f"n/a ({e.error_note or 'no figure'})",
             e.error_items if e.error_items is not None else "-",
         ]
         for e in juries
