@@ -7,6 +7,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+from judges.agreement.policy import Policy
+from judges.agreement.predictions import read_predictions
 from judges.cli.agreement_cmd import add_own_label_options, label_reading
 from judges.cli.cascade_cmd import labels_sha256
 from judges.config.judge import JudgeConfig
@@ -15,6 +17,7 @@ from judges.files.checked import read_json_file
 from judges.labels.label_sets import open_labels
 from judges.labels.schema import LabelledSet, LabelType
 from judges.runs.folder import default_run_dir
+from judges.runs.run import Run
 from judges.tuning.manifest import MANIFEST_NAME, read_manifest
 
 CERTIFY_ONLY = ("predictions", "min_recall", "chosen_by", "columns", "label_map", "label_type", "scale", "metric")
@@ -142,8 +145,6 @@ def reuse_entry(path: Path, spec: str, labels: LabelledSet, sha256: str) -> dict
 
 def reuse_of(args: argparse.Namespace, labels: LabelledSet, sha256: str) -> list[dict[str, Any]]:
     """Every --chosen-by record, and the tuned prompts a run folder's config names, checked for these labels."""
-    from judges.runs.run import Run  # defers the run folder's readers
-
     paths = [Path(p) for p in args.chosen_by or []]
     source = Path(args.predictions)
     if source.is_dir():
@@ -170,8 +171,6 @@ def certify(args: argparse.Namespace, texts: list[str] | None) -> int:
     """Certify the judge's outputs on the labels; 0 when every bound reaches its bar, 1 when one misses."""
     from judges.agreement import certification as bounds  # defers numpy
     from judges.agreement.measure import measure  # defers numpy
-    from judges.agreement.policy import Policy  # defers numpy
-    from judges.agreement.predictions import read_predictions  # defers numpy
 
     check_mode(args)
     bars = statistic_bars(texts)

@@ -7,8 +7,6 @@ import itertools
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-import numpy as np
-
 ROUNDING = 1e-9  # a denominator this small is zero: correlations of exactly -1 / (n - 1) come out near it
 
 
@@ -34,6 +32,7 @@ def effective_members(n: int, mean_correlation: float) -> float | None:
 def error_correlation(errors: Sequence[Mapping[str, float]]) -> ErrorCorrelation:
     """From each member's error per item (1/0 error indicators, or signed errors for graded labels), keyed by item
     id: Pearson correlations over the items every member has, averaged over the pairs of members."""
+    import numpy as np  # defers numpy
     from scipy.stats import pearsonr  # defers scipy
 
     common = sorted(set.intersection(*(set(member) for member in errors))) if errors else []
