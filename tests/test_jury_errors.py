@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import math
 
 import pytest
@@ -66,3 +67,28 @@ def test_a_unit_test_jury_of_two_twins_and_a_third_member_is_worth_three_on_rele
     assert total.error_items == 180
     assert total.error_correlation == pytest.approx(5 / 17, abs=1e-12)
     assert total.effective_members == pytest.approx(17 / 9, abs=1e-9)
+
+
+def test_graded_members_off_the_label_scale_are_min_max_scaled_before_their_signed_errors(tmp_path):
+    from judges.agreement.predictions import Prediction
+    from judges.labels.label_sets import open_labels
+    from judges.leaderboard.config import Candidate
+    from judges.leaderboard.label_jury import member_errors
+    from judges.types import VerdictState
+
+    rows = [
+        {"id": i, "metric": "faithfulness", "label": v, "label_type": "ordinal", "scale": [1, 5], "actual_output": i}
+        for i, v in zip("abcd", (1, 2, 3, 5))
+    ]
+    path = tmp_path / "labels.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    labels = open_labels(str(path))
+    # a percentage judge [0, 25, 75, 100] scaled onto 1-5 is [1, 2, 4, 5]: errors [0, 0, 1, 0]; the others grade
+    # on the scale: errors [1, 0, 0, 0] and [0, 1, 1, 0]; r = -1/3, 1/sqrt(3), -1/sqrt(3): mean -1/9, worth 27/7
+    members = {"percent": (0, 25, 75, 100), "second": (2, 2, 3, 5), "third": (1, 3, 4, 5)}
+    scored = [
+        {i: Prediction(i, VerdictState.GRADE, float(s)) for i, s in zip("abcd", scores)} for scores in members.values()
+    ]
+    figures = member_errors([Candidate(name=n, kind="predictions", source="x") for n in members], scored, labels)
+    assert figures.mean_correlation == pytest.approx(-1 / 9, abs=1e-12)
+    assert figures.effective_members == pytest.approx(27 / 7, abs=1e-9)

@@ -5,7 +5,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from judges.agreement.label_rows import orient
+import numpy as np
+
+from judges.agreement.label_rows import minmax_scale, orient
 from judges.agreement.predictions import Prediction
 from judges.labels.schema import LabelledSet, LabelType
 from judges.leaderboard.config import Candidate, Evaluation
@@ -79,6 +81,18 @@ def jury_scores(
     return out
 
 
+def on_label_scale(scores: dict[str, Prediction], first: Any) -> dict[str, Prediction]:
+    """A member's grades as they stand when every one lies on the label scale, else (and always for preferences,
+    as agreement scales a preference difference) min-max scaled onto it, so that its signed errors mean
+    distances on the label scale whatever scale the member grades on."""
+    graded = {i: float(p.score) for i, p in scores.items() if p.score is not None}
+    low, high = first.scale
+    if first.label_type is not LabelType.PREFERENCE and all(low <= v <= high for v in graded.values()):
+        return scores
+    scaled = dict(zip(graded, minmax_scale(np.array(list(graded.values()), dtype=float), first.scale).tolist()))
+    return {i: Prediction(i, p.state, scaled[i], p.message) if i in scaled else p for i, p in scores.items()}
+
+
 def member_errors(
     members: list[Candidate], scored: list[dict[str, Prediction]], labels: LabelledSet
 ) -> ErrorCorrelation:
@@ -95,7 +109,7 @@ def member_errors(
     if binary:
         outcomes = [_votes(m, s, first.label_type, first.scale) for m, s in zip(members, scored)]
     else:
-        outcomes = [_turned(m, s, first.scale) for m, s in zip(members, scored)]
+        outcomes = [on_label_scale(_turned(m, s, first.scale), first) for m, s in zip(members, scored)]
     if problems := [o for o in outcomes if isinstance(o, str)]:
         return ErrorCorrelation(None, None, 0, 0, problems[0])
     errors = [
