@@ -20,8 +20,10 @@ from judges.runs.folder import default_run_dir
 from judges.runs.run import Run
 from judges.tuning.manifest import MANIFEST_NAME, read_manifest
 
-CERTIFY_ONLY = ("predictions", "min_recall", "chosen_by", "columns", "label_map", "label_type", "scale", "metric")
-CERTIFY_ONLY += ("threshold", "policy", "id_field", "score_field", "lower_is_better", "resamples")
+CERTIFY_ONLY = (
+    *("predictions", "min_recall", "chosen_by", "columns", "label_map", "label_type", "scale", "metric"),
+    *("threshold", "policy", "id_field", "score_field", "lower_is_better", "resamples"),
+)
 GATE_ONLY = {"tests": "--tests", "limit": "--limit", "max": "--max", "config": "--config", "junit": "--junit"}
 GATE_ONLY |= {"dry_run": "--dry-run", "baseline": "--baseline"}
 OPTIMISTIC = {
