@@ -1,4 +1,4 @@
-"""`judgelab validate`: run a judge on unit tests and exit 1 when it misses a bar; writes JUnit XML."""
+"""`judgelab validate`: the unit-test gate (exit 1 on a missed bar; JUnit XML), or certifying outputs on --labels."""
 
 from __future__ import annotations
 
