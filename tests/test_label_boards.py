@@ -387,3 +387,19 @@ def test_a_jury_on_over_20000_items_from_nine_systems_is_crowned_over_its_member
     [pick] = data["picks"]
     assert pick["best"] == "panel", pick
     assert f"95% interval lower bound {panel['ci_low']:.3f} > {best:.3f}" in pick["why"]
+
+
+def test_a_jury_on_labels_reports_its_members_error_correlation_and_effective_size(seven):
+    folder, _, _, _, _, data = seven
+    # each member of the panel errs on its own third of the 120 items: every pair correlates at
+    # (0 - 1/9) / (2/9) = -1/2, and n / (1 + (n - 1) * r) = 3 / 0 has no value
+    panel = rows(data, "panel")
+    assert panel["error_correlation"] == pytest.approx(-0.5, abs=1e-12) and panel["error_items"] == N_ITEMS
+    assert panel["effective_members"] is None and "no positive denominator" in panel["error_note"]
+    weak = rows(data, "weak-panel")
+    assert weak["effective_members"] == pytest.approx(3 / (1 + 2 * weak["error_correlation"]))
+    page = (folder / "board" / "leaderboard.md").read_text()
+    juries = page.partition("## Juries")[2].partition("## Judges")[0]
+    cells = [[c.strip() for c in line.split("|")[1:-1]] for line in juries.splitlines() if line.startswith("| set")]
+    assert cells[0][:5] == ["set", "faithfulness", "panel", "third-a, third-b, third-c", "-0.500"]
+    assert cells[0][5].startswith("n/a (errors so anti-correlated") and cells[0][6] == str(N_ITEMS)

@@ -96,6 +96,13 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--resamples", type=int, default=1000, metavar="N", help="bootstrap resamples (default 1000)")
     parser.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
     own = parser.add_argument_group("your own labelled data")
+    add_own_label_options(own)
+    own.add_argument("--split", metavar="SPLIT", help="split of a hub set or HF dataset")
+
+
+def add_own_label_options(own: Any) -> None:
+    """How your own labelled file is read (`--columns`, `--label-map`, `--label-type`, `--scale`): the options of
+    every command that reads labels as `agreement` does."""
     own.add_argument(
         "--columns",
         metavar="MAP",
@@ -118,7 +125,6 @@ def configure(parser: argparse.ArgumentParser) -> None:
         "yes/no, grades on a scale, scores, or A-vs-B preferences",
     )
     own.add_argument("--scale", metavar="LOW,HIGH", help="label scale, e.g. 1,5 (required for ordinal and preference)")
-    own.add_argument("--split", metavar="SPLIT", help="split of a hub set or HF dataset")
 
 
 def parse_scale(text: str | None) -> tuple[float, float] | None:
@@ -133,6 +139,18 @@ def parse_scale(text: str | None) -> tuple[float, float] | None:
     if low >= high:
         raise ConfigError("--scale: LOW must be below HIGH")
     return low, high
+
+
+def label_reading(args: argparse.Namespace) -> dict[str, Any]:
+    """The keyword arguments of `open_labels` from the label options (`--columns`, `--metric`, and so on)."""
+    return dict(
+        columns=args.columns,
+        metric=args.metric,
+        label_type=args.label_type,
+        scale=parse_scale(args.scale),
+        split=args.split,
+        label_map=parse_label_map(args.label_map),
+    )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -153,14 +171,7 @@ def run(args: argparse.Namespace) -> int:
         raise ConfigError("--calibration and --calibration-fraction: choose one")
     if len(args.predictions) > 2:
         raise ConfigError("--predictions: one judge, or two to compare (given A, then B)")
-    reading = dict(
-        columns=args.columns,
-        metric=args.metric,
-        label_type=args.label_type,
-        scale=parse_scale(args.scale),
-        split=args.split,
-        label_map=parse_label_map(args.label_map),
-    )
+    reading = label_reading(args)
     labels = open_labels(args.labels, **reading)  # type: ignore[arg-type]
     calibration = Calibration(
         items=open_labels(args.calibration, **reading) if args.calibration else None,  # type: ignore[arg-type]

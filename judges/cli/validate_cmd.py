@@ -1,4 +1,4 @@
-"""`judgelab validate`: run a judge on unit tests and exit 1 when it misses a bar; writes JUnit XML."""
+"""`judgelab validate`: the unit-test gate (exit 1 on a missed bar; JUnit XML), or certifying outputs on --labels."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from judges.api import load_tests, run_unit_tests
+from judges.cli.certify_cmd import add_certify_options, certify, check_mode
 from judges.cli.finish import finish_run
 from judges.cli.meta_eval_cmd import default_out, dry_run
 from judges.cli.options import add_judge_options, add_test_options, config_from_args
@@ -27,7 +28,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
         "--min",
         action="append",
         metavar="METRIC=RATE",
-        help="lowest acceptable pass rate, e.g. --min faithfulness=0.9 --min total=0.8",
+        help="lowest acceptable pass rate, e.g. --min faithfulness=0.9 --min total=0.8; with --labels, the lowest "
+        "acceptable lower bound of an agreement statistic, e.g. --min cohen_kappa=0.6",
     )
     parser.add_argument(
         "--max",
@@ -52,9 +54,13 @@ def configure(parser: argparse.ArgumentParser) -> None:
         help="an earlier run of the same judge on the same tests: also fail (exit 1) when the pass rate fell "
         "significantly (McNemar's exact test)",
     )
+    add_certify_options(parser)
 
 
 def run(args: argparse.Namespace) -> int:
+    check_mode(args)
+    if args.labels is not None:
+        return certify(args, args.min)
     bars = [Bar.parse(text, "min") for text in args.min or []] + [Bar.parse(text, "max") for text in args.max or []]
     from_file: dict[str, object] = {}
     if args.config:

@@ -37,6 +37,12 @@ class Entry:
     # and no recorded latency came with them): ties are broken on this, never on the run's wall time
     latency_s_per_uncached_call: float | None = None
     members: tuple[str, ...] | None = None  # a jury's member candidates: it must also beat the best of them
+    # a jury's members: the mean pairwise Pearson correlation of their errors on the items all graded (error_items),
+    # and the effective number of independent members n / (1 + (n - 1) * that correlation)
+    error_correlation: float | None = None
+    effective_members: float | None = None
+    error_items: int | None = None
+    error_note: str | None = None  # why either is missing, or pairs left out
     cost_measured: bool = True  # False for predictions made elsewhere whose source records no cost
     # labels: every figure measured (statistic -> value), and the plain figure beside a system-aware one that ranks
     figures: dict[str, float | None] | None = None

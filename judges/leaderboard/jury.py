@@ -14,7 +14,8 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from judges.errors import ConfigError
 from judges.leaderboard.columns import oriented
-from judges.leaderboard.unit_test_entries import run_folder, run_to_entries
+from judges.leaderboard.jury_errors import ErrorCorrelation, error_correlation
+from judges.leaderboard.unit_test_entries import item_passes, run_folder, run_to_entries
 from judges.records import ItemRecord, MetricRecord, Usage
 from judges.records.header import RunKind
 from judges.runs.folder import save_run
@@ -23,7 +24,7 @@ from judges.runs.summarizer import median_latency, summarize
 from judges.runs.tasks import sample_fields
 from judges.suite.loading import load_unit_tests
 from judges.suite.scoring import score_unit_test
-from judges.types import GROUSE_METRICS, FailureKind, Verdict, VerdictState
+from judges.types import ALL_METRICS, GROUSE_METRICS, FailureKind, Verdict, VerdictState
 
 if TYPE_CHECKING:
     from judges.leaderboard.config import Evaluation, LeaderboardConfig
@@ -153,11 +154,36 @@ def jury_entries(
     base = dict(candidate=jury.name, kind="jury", model=None, evaluation=evaluation.name, prompts=None, prompt_sha=None)
     entries = run_to_entries(run, base, 0.0)
     latencies = [median_latency(member.records) for member in members]
+    rows = [[r for r in member.records if r.draw == 0] for member in members]
     for entry in entries:
         entry.members = tuple(jury.members)
+        metrics = ALL_METRICS if entry.metric == "total" else (entry.metric,)
+        set_error_figures(entry, unit_test_errors(rows, metrics))
         # the members are asked side by side: the jury waits for the slowest
         entry.latency_s_per_uncached_call = None if None in latencies else max(x for x in latencies if x is not None)
     return entries
+
+
+def unit_test_errors(rows: Sequence[Sequence[ItemRecord]], metrics: Sequence[str]) -> ErrorCorrelation:
+    """The members' error correlation on unit tests: 1 where a member missed the test's condition on a metric, 0
+    where it met it (a failed verdict is no error and is left out), over every (test, metric) of `metrics`."""
+    errors = [
+        {
+            f"{test}/{metric}": 1.0 - passed
+            for metric in metrics
+            for test, passed in item_passes(list(member), metric).items()
+        }
+        for member in rows
+    ]
+    return error_correlation(errors)
+
+
+def set_error_figures(entry: Entry, figures: ErrorCorrelation) -> None:
+    """A jury row's error correlation, effective members and the items they rest on."""
+    entry.error_correlation = figures.mean_correlation
+    entry.effective_members = figures.effective_members
+    entry.error_items = figures.n_items
+    entry.error_note = figures.note
 
 
 def beats_best_member(entry: Entry, group: Sequence[Entry]) -> tuple[bool, str]:

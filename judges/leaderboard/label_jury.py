@@ -5,12 +5,15 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from judges.agreement.label_rows import orient
+import numpy as np
+
+from judges.agreement.label_rows import minmax_scale, orient
 from judges.agreement.predictions import Prediction
 from judges.labels.schema import LabelledSet, LabelType
 from judges.leaderboard.config import Candidate, Evaluation
 from judges.leaderboard.entries import Entry
-from judges.leaderboard.jury import Jury, combine
+from judges.leaderboard.jury import Jury, combine, set_error_figures
+from judges.leaderboard.jury_errors import ErrorCorrelation, error_correlation
 from judges.leaderboard.label_figures import HEADLINE, labelled_entry
 from judges.types import FailureKind, Verdict, VerdictState
 
@@ -78,6 +81,48 @@ def jury_scores(
     return out
 
 
+def on_label_scale(scores: dict[str, Prediction], first: Any) -> dict[str, Prediction]:
+    """A member's grades as they stand when every one lies on the label scale, else (and always for preferences,
+    as agreement scales a preference difference) min-max scaled onto it, so that its signed errors mean
+    distances on the label scale whatever scale the member grades on."""
+    graded = {i: float(p.score) for i, p in scores.items() if p.score is not None}
+    low, high = first.scale
+    if first.label_type is not LabelType.PREFERENCE and all(low <= v <= high for v in graded.values()):
+        return scores
+    scaled = dict(zip(graded, minmax_scale(np.array(list(graded.values()), dtype=float), first.scale).tolist()))
+    return {i: Prediction(i, p.state, scaled[i], p.message) if i in scaled else p for i, p in scores.items()}
+
+
+def member_errors(
+    members: list[Candidate], scored: list[dict[str, Prediction]], labels: LabelledSet
+) -> ErrorCorrelation:
+    """Each member's error per item against the mean human label: on binary labels 1 where its 0/1 vote differs
+    from the label (items whose annotators disagree left out), on graded labels its signed error (score - label);
+    the correlation of these over the jury's members, or why there is none."""
+    first = labels.items[0]
+    human: dict[str, list[float]] = {}
+    for item in labels.items:
+        human.setdefault(item.id, []).append(item.label)
+    truth = {i: sum(values) / len(values) for i, values in human.items()}
+    binary = first.label_type is LabelType.BINARY
+    outcomes: list[Any]
+    if binary:
+        outcomes = [_votes(m, s, first.label_type, first.scale) for m, s in zip(members, scored)]
+    else:
+        outcomes = [on_label_scale(_turned(m, s, first.scale), first) for m, s in zip(members, scored)]
+    if problems := [o for o in outcomes if isinstance(o, str)]:
+        return ErrorCorrelation(None, None, 0, 0, problems[0])
+    errors = [
+        {
+            i: (float(p.score != truth[i]) if binary else float(p.score) - truth[i])
+            for i, p in outcome.items()
+            if p.score is not None and i in truth and (not binary or truth[i] in (0.0, 1.0))
+        }
+        for outcome in outcomes
+    ]
+    return error_correlation(errors)
+
+
 def label_jury_entries(
     juries: list[Jury],
     candidates: Mapping[str, Candidate],
@@ -125,5 +170,7 @@ def label_jury_entries(
             if outcomes
             else None,
         )
-        entries.append(labelled_entry(base, outcomes, labels, evaluation))
+        entry = labelled_entry(base, outcomes, labels, evaluation)
+        set_error_figures(entry, member_errors(members, [scored[m.name][0] for m in members], labels))
+        entries.append(entry)
     return entries

@@ -164,6 +164,7 @@ def markdown(entries: list[Entry], picks: list[Pick], meta: dict[str, Any]) -> s
     if noted:
         lines += ["", "## Notes on figures", ""]
         lines += [f"- {e.candidate} on {e.evaluation} ({e.metric}): {e.note}" for e in noted]
+    lines += jury_lines(entries)
     lines += ["", "## Judges", ""]
     what = meta.get("judges", {})
     judges = {
@@ -173,6 +174,32 @@ def markdown(entries: list[Entry], picks: list[Pick], meta: dict[str, Any]) -> s
     lines.append(grid(["candidate", "kind", "model", "prompts", "prompt hash", "what it is"], list(judges.values())))
     lines += ["", "## Data", ""] + [f"- {name}: {info}" for name, info in meta["data"].items()]
     return "\n".join(lines) + "\n"
+
+
+def jury_lines(entries: list[Entry]) -> list[str]:
+    """The juries' members and how independent their errors are (none when the board has no jury)."""
+    juries = [e for e in entries if e.kind == "jury" and e.members]
+    if not juries:
+        return []
+    rows = [
+        [
+            e.evaluation,
+            e.metric,
+            e.candidate,
+            ", ".join(e.members or ()),
+            _fmt(e.error_correlation) if e.error_correlation is not None else f"n/a ({e.error_note or 'no figure'})",
+            _fmt(e.effective_members, 2) if e.effective_members is not None else f"n/a ({e.error_note or 'no figure'})",
+            e.error_items if e.error_items is not None else "-",
+        ]
+        for e in juries
+    ]
+    head = ["evaluation", "metric", "jury", "members", "error correlation", "effective members", "items"]
+    intro = (
+        "The mean pairwise Pearson correlation of the members' errors (1/0 per item on unit tests and binary labels, "
+        "the signed error on graded labels) over the items every member graded, and the number of independent "
+        "members the jury is worth, n / (1 + (n - 1) * correlation)."
+    )
+    return ["", "## Juries", "", intro, "", grid(head, rows)]
 
 
 def pick_dict(pick: Pick) -> dict[str, Any]:

@@ -1,0 +1,160 @@
+"""Certifying a judge before it gates: one-sided 95% lower bounds against bars, and how many labels would decide."""
+
+from __future__ import annotations
+
+import functools
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from judges.agreement.bootstrap import Figure
+from judges.agreement.confusion import JudgeErrors
+from judges.errors import ConfigError
+
+LEVEL = 0.95  # every bound is a one-sided 95% lower bound
+TWO_SIDED_FOR_BOOTSTRAP = 2 * LEVEL - 1  # the percentile interval whose lower end is that one-sided bound (0.90)
+MOST_LABELS = 10**9  # the scan for "labels that would decide" stops here
+
+
+def exact_lower_bound(successes: float, trials: float, level: float = LEVEL) -> float:
+    """The one-sided Clopper-Pearson lower bound of a proportion: the `1 - level` quantile of
+    Beta(k, n - k + 1), 0 when k is 0 (scipy's binomtest(k, n, alternative="greater").proportion_ci(level,
+    "exact").low for whole counts; the same formula at a fractional k, the observed rate times a larger n)."""
+    from scipy.stats import beta  # defers scipy
+
+    if trials <= 0:
+        raise ValueError("a lower bound needs at least one trial")
+    if successes <= 0:
+        return 0.0
+    return float(beta.ppf(1 - level, successes, trials - successes + 1))
+
+
+def smallest_deciding_n(bound_at: Callable[[int], float], bar: float, start: int) -> int | None:
+    """The smallest n >= `start` whose bound reaches `bar` (the bound grows with n at a fixed rate), found by
+    doubling then bisection; None when not even MOST_LABELS reach it."""
+    if bound_at(start) >= bar:
+        return start
+    low, high = start, start * 2
+    while bound_at(high) < bar:
+        if high >= MOST_LABELS:
+            return None
+        low, high = high, min(high * 2, MOST_LABELS)
+    while high - low > 1:  # bound_at(low) < bar <= bound_at(high)
+        middle = (low + high) // 2
+        low, high = (middle, high) if bound_at(middle) < bar else (low, middle)
+    return high
+
+
+@dataclass(frozen=True)
+class BoundCheck:
+    """One bar: the statistic, its observed value and lower bound, how it was bounded, and (when it misses) the
+    labels that would decide it at the observed rates, or None when no number would (`reason` says why)."""
+
+    statistic: str
+    bar: float
+    value: float | None
+    lower_bound: float | None
+    n: int
+    method: str
+    labelled: int  # labels the figure rests on now (label rows for a recall, items for a bootstrap figure)
+    labels_needed: int | None = None  # labels in all (of every class) at which the bound would reach the bar
+    reason: str | None = None
+
+    @property
+    def passed(self) -> bool:
+        return self.lower_bound is not None and self.lower_bound >= self.bar
+
+    def more_labels(self) -> int | None:
+        return None if self.labels_needed is None else max(self.labels_needed - self.labelled, 1)
+
+    def describe(self) -> str:
+        if self.value is None or self.lower_bound is None:
+            return f"FAIL {self.statistic} >= {self.bar:g}: undefined ({self.reason})"
+        head = (
+            f"{'PASS' if self.passed else 'FAIL'} {self.statistic} >= {self.bar:g}: observed {self.value:.3f} "
+            f"on {self.n}, 95% lower bound {self.lower_bound:.3f} ({self.method})"
+        )
+        if self.passed:
+            return head
+        more = self.more_labels()
+        if more is None:
+            return f"{head}; {self.reason}"
+        return f"{head}; about {more} more labels ({self.labels_needed} in all), at the observed rates, would decide it"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "statistic": self.statistic,
+            "bar": self.bar,
+            "value": self.value,
+            "lower_bound": self.lower_bound,
+            "n": self.n,
+            "method": self.method,
+            "passed": self.passed,
+            "labels_needed": self.labels_needed,
+            "labelled": self.labelled,
+            "more_labels": None if self.passed else self.more_labels(),
+            "reason": self.reason,
+        }
+
+
+BELOW = "no number of labels: the observed rate is below the bar"
+EQUAL = "no number of labels: the observed rate only equals the bar"
+CLOPPER_PEARSON = "one-sided exact Clopper-Pearson"
+
+
+def rate_check(name: str, hits: int, total: int, bar: float, rows: int, undefined: str) -> BoundCheck:
+    """The bar on a rate of `hits` in `total` (a recall: the label rows of one class, of `rows` in all)."""
+    check = functools.partial(BoundCheck, name, bar, method=CLOPPER_PEARSON, labelled=rows)
+    if total == 0:
+        return check(None, None, 0, reason=undefined)
+    rate = hits / total
+    bound = exact_lower_bound(hits, total)
+    if bound >= bar:
+        return check(rate, bound, total)
+    if rate <= bar and rate < 1.0:
+        return check(rate, bound, total, reason=BELOW if rate < bar else EQUAL)
+    needed = smallest_deciding_n(lambda n: exact_lower_bound(rate * n, n), bar, total)
+    if needed is None:
+        return check(rate, bound, total, reason=f"no number of labels up to {MOST_LABELS:,}")
+    return check(rate, bound, total, labels_needed=math.ceil(needed * rows / total))
+
+
+def recall_checks(errors: JudgeErrors, bar: float) -> list[BoundCheck]:
+    """Binary labels: sensitivity (TPR, recall of human 1) and specificity (TNR, recall of human 0), each with
+    its exact lower bound, from the confusion matrix (rows judge, columns human; over label rows)."""
+    (judge0_human0, judge0_human1), (judge1_human0, judge1_human1) = errors.matrix
+    positives, negatives = judge0_human1 + judge1_human1, judge0_human0 + judge1_human0
+    rows = positives + negatives
+    return [
+        rate_check("sensitivity (tpr)", judge1_human1, positives, bar, rows, "no item labelled 1: label both classes"),
+        rate_check("specificity (tnr)", judge0_human0, negatives, bar, rows, "no item labelled 0: label both classes"),
+    ]
+
+
+def figure_check(figure: Figure, bar: float) -> BoundCheck:
+    """A bar on a bootstrap figure's lower end (the 90% two-sided percentile interval's, a one-sided 95% bound);
+    the labels that would decide it shrink the interval's lower half-width as 1 / sqrt(n)."""
+    n = figure.n_items
+    check = functools.partial(BoundCheck, figure.statistic, bar, method="bootstrap percentile", labelled=n)
+    if figure.value is None or figure.ci is None:
+        return check(figure.value, None, n, reason=figure.note or "no interval")
+    value, low = figure.value, figure.ci[0]
+    if low >= bar:
+        return check(value, low, n)
+    if value <= bar:
+        return check(value, low, n, reason="no number of labels: the observed value is not above the bar")
+    needed = math.ceil(n * ((value - low) / (value - bar)) ** 2)
+    return check(value, low, n, labels_needed=max(needed, n + 1))
+
+
+def statistic_checks(figures: Sequence[Figure], bars: dict[str, float]) -> list[BoundCheck]:
+    """Each `--min STAT=VALUE` bar against its figure; an unknown statistic is named with the ones measured."""
+    by_name = {figure.statistic: figure for figure in figures}
+    checks = []
+    for name, bar in bars.items():
+        if name not in by_name:
+            known = ", ".join(f.statistic for f in figures if f.value is not None)
+            raise ConfigError(f"--min {name}=...: no such statistic for these labels; measured: {known}")
+        checks.append(figure_check(by_name[name], bar))
+    return checks

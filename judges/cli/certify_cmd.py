@@ -1,0 +1,233 @@
+"""`judgelab validate --labels`: certify a judge's outputs on labels before it gates (lower bounds against bars)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+from typing import Any
+
+from judges.agreement.policy import Policy
+from judges.agreement.predictions import read_predictions
+from judges.cli.agreement_cmd import add_own_label_options, label_reading
+from judges.cli.cascade_cmd import labels_sha256
+from judges.config.judge import JudgeConfig
+from judges.errors import ConfigError
+from judges.files.checked import read_json_file
+from judges.labels.label_sets import open_labels
+from judges.labels.schema import LabelledSet, LabelType
+from judges.runs.folder import default_run_dir
+from judges.runs.run import Run
+from judges.tuning.manifest import MANIFEST_NAME, read_manifest
+
+CERTIFY_ONLY = (
+    *("predictions", "min_recall", "chosen_by", "columns", "label_map", "label_type", "scale", "metric"),
+    *("threshold", "policy", "id_field", "score_field", "lower_is_better", "resamples"),
+)
+GATE_ONLY = {"tests": "--tests", "limit": "--limit", "max": "--max", "config": "--config", "junit": "--junit"}
+GATE_ONLY |= {"dry_run": "--dry-run", "baseline": "--baseline"}
+OPTIMISTIC = {
+    "tuned prompts": "optimistic: these labels chose the prompts",
+    "cascade calibration": "optimistic: these labels chose the cascade's thresholds",
+}
+
+
+def add_certify_options(parser: argparse.ArgumentParser) -> None:
+    """The certify mode's options (`--labels` switches to it); none has a default, so what was given is known."""
+    group = parser.add_argument_group(
+        "certify on labels (--labels): the judge's outputs against human labels, read as `judgelab agreement` "
+        "reads them; exit 1 when a 95% lower bound misses its bar"
+    )
+    group.add_argument("--labels", metavar="SET_OR_FILE", help="labelled items, as `agreement` reads them")
+    group.add_argument(
+        "--predictions", metavar="SOURCE", help="the judge's outputs: a predictions file or a judgelab run folder"
+    )
+    group.add_argument(
+        "--min-recall",
+        type=float,
+        metavar="R",
+        help="binary labels: the one-sided 95%% exact (Clopper-Pearson) lower bounds of sensitivity and specificity "
+        "must both reach R; other statistics with --min STAT=VALUE (their bootstrap interval's lower end)",
+    )
+    group.add_argument("--metric", metavar="M", help="the metric (default: the labels' one metric)")
+    group.add_argument("--threshold", type=float, metavar="T", help="cut of a continuous score on binary labels")
+    group.add_argument(
+        "--policy", choices=["exclude", "wrong", "impute"], help="null, failed and missing outcomes (default exclude)"
+    )
+    group.add_argument("--id-field", metavar="FIELD", help="prediction id field (default id)")
+    group.add_argument("--score-field", metavar="FIELD", help="prediction score field (default score)")
+    group.add_argument(
+        "--lower-is-better", action="store_true", default=None, help="a lower judge score means a better answer"
+    )
+    group.add_argument("--resamples", type=int, metavar="N", help="bootstrap resamples for --min (default 1000)")
+    group.add_argument(
+        "--chosen-by",
+        action="append",
+        metavar="PATH",
+        help="a tuned prompt folder (its manifest.json) or a cascade calibration.json: named as reused when its "
+        "labels are these (a run folder's own tuned prompts are checked without it)",
+    )
+    add_own_label_options(group)
+
+
+def check_mode(args: argparse.Namespace) -> None:
+    """One line when flags of the two modes are mixed (the unit-test gate, or certifying on --labels)."""
+    if args.labels is None:
+        given = [f"--{name.replace('_', '-')}" for name in CERTIFY_ONLY if getattr(args, name, None) is not None]
+        if given:
+            raise ConfigError(f"{', '.join(given)}: only with --labels (certifying a judge's outputs on labels)")
+        return
+    gate = [flag for name, flag in GATE_ONLY.items() if getattr(args, name, None) not in (None, False)]
+    judge = [
+        f"--{name.replace('_', '-')}" for name in JudgeConfig.model_fields if name != "seed" and hasattr(args, name)
+    ]
+    if gate or judge:
+        raise ConfigError(
+            f"--labels certifies outputs already made and calls no judge: drop {', '.join(gate + judge)} "
+            "(they belong to the unit-test gate)"
+        )
+    if args.predictions is None:
+        raise ConfigError("--labels needs --predictions SOURCE (a predictions file or a run folder)")
+    if args.min_recall is not None and not 0 < args.min_recall <= 1:
+        raise ConfigError(f"--min-recall: a rate in (0, 1], e.g. 0.8; got {args.min_recall:g}")
+
+
+def statistic_bars(texts: list[str] | None) -> dict[str, float]:
+    """`--min STAT=VALUE` bars on agreement statistics (e.g. --min cohen_kappa=0.6)."""
+    bars: dict[str, float] = {}
+    for text in texts or []:
+        name, sep, value = text.partition("=")
+        try:
+            bars[name.strip()] = float(value)
+        except ValueError:
+            raise ConfigError(f"bad --min {text!r}: expected STAT=VALUE, e.g. --min cohen_kappa=0.6") from None
+        if not sep or not name.strip():
+            raise ConfigError(f"bad --min {text!r}: expected STAT=VALUE, e.g. --min cohen_kappa=0.6")
+    return bars
+
+
+def labels_hash_in(data: dict[str, Any]) -> str | None:
+    """The labels' hash a calibration.json or a manifest.json records (`labels.sha256`, or `labels_hash`)."""
+    described = data.get("labels")
+    found = data.get("labels_hash") or (described.get("sha256") if isinstance(described, dict) else None)
+    return found if isinstance(found, str) else None
+
+
+def same_labels(described: Any, spec: str, labels: LabelledSet) -> str | None:
+    """What a record's `labels` entry matches these labels on (its spec, or the same source file), else None."""
+    if not isinstance(described, dict):
+        return None
+    if described.get("spec") == spec:
+        return "spec"
+    source = described.get("source")
+    if source and labels.source and Path(str(source)).resolve() == Path(labels.source).resolve():
+        return "source"
+    return None
+
+
+def reuse_entry(path: Path, spec: str, labels: LabelledSet, sha256: str) -> dict[str, Any]:
+    """Whether the labels that chose a tuned folder's prompts, or a cascade's thresholds, are these labels."""
+    folder = path if path.is_dir() else path.parent
+    if path.is_dir() and (path / MANIFEST_NAME).is_file():
+        data, kind = read_manifest(path), "tuned prompts"
+    elif path.name == MANIFEST_NAME:
+        data, kind = read_manifest(folder), "tuned prompts"
+    else:
+        data = read_json_file(path / "calibration.json" if path.is_dir() else path)
+        kind = "cascade calibration"
+    if not isinstance(data, dict):
+        raise ConfigError(f"--chosen-by {path}: neither a tuned prompt folder (manifest.json) nor a calibration.json")
+    recorded = labels_hash_in(data)
+    matched = "sha256" if recorded == sha256 else same_labels(data.get("labels"), spec, labels)
+    entry: dict[str, Any] = {"path": str(path), "kind": kind, "reused": matched is not None, "matched_on": matched}
+    if matched:
+        entry["note"] = OPTIMISTIC[kind]
+    return entry
+
+
+def reuse_of(args: argparse.Namespace, labels: LabelledSet, sha256: str) -> list[dict[str, Any]]:
+    """Every --chosen-by record, and the tuned prompts a run folder's config names, checked for these labels."""
+    paths = [Path(p) for p in args.chosen_by or []]
+    source = Path(args.predictions)
+    if source.is_dir():
+        prompts = Run.load(source).config.get("prompts")
+        folder = prompts.get("folder") if isinstance(prompts, dict) else None
+        if folder and (Path(folder) / MANIFEST_NAME).is_file():
+            paths.append(Path(folder))
+    return [reuse_entry(path, args.labels, labels, sha256) for path in paths]
+
+
+def verdict_line(checks: list[Any], written: str) -> str:
+    """The last line: certified or not, and the labels that would decide every missed bar (or that none would)."""
+    missed = [check for check in checks if not check.passed]
+    head = f"{'NOT CERTIFIED' if missed else 'CERTIFIED'}: {len(checks) - len(missed)}/{len(checks)} bounds reach their bars"
+    more = [check.more_labels() for check in missed]
+    if missed and None in more:
+        head += "; no number of labels would decide every bar at the observed rates"
+    elif missed:
+        head += f"; about {max(m for m in more if m is not None)} more labels, at the observed rates, would decide them"
+    return f"{head}; wrote {written}"
+
+
+def certify(args: argparse.Namespace, texts: list[str] | None) -> int:
+    """Certify the judge's outputs on the labels; 0 when every bound reaches its bar, 1 when one misses."""
+    from judges.agreement import certification as bounds  # defers numpy
+    from judges.agreement.measure import measure  # defers numpy
+
+    check_mode(args)
+    bars = statistic_bars(texts)
+    labels = open_labels(args.labels, **label_reading(args))
+    metrics = [args.metric] if args.metric else labels.metrics()
+    if len(metrics) != 1:
+        raise ConfigError(f"--metric: the labels have several metrics ({', '.join(metrics)}); choose one")
+    subset = labels.for_metric(metrics[0])
+    binary = subset.items[0].label_type is LabelType.BINARY
+    if args.min_recall is not None and not binary:
+        raise ConfigError("--min-recall is for binary labels; bound another statistic with --min STAT=VALUE")
+    if args.min_recall is None and not bars:
+        raise ConfigError("nothing to certify: give --min-recall R (binary labels) or --min STAT=VALUE")
+    predictions = read_predictions(
+        args.predictions,
+        id_field=args.id_field or "id",
+        score_field=args.score_field or "score",
+        metric=metrics[0],
+        scale=subset.items[0].scale,
+    )
+    result = measure(
+        subset,
+        predictions,
+        policy=Policy(args.policy or "exclude"),
+        threshold=args.threshold,
+        higher_is_better=not args.lower_is_better,
+        resamples=args.resamples or 1000,
+        seed=getattr(args, "seed", 0),
+        confidence=bounds.TWO_SIDED_FOR_BOOTSTRAP,
+    )
+    checks = []
+    if args.min_recall is not None:
+        if result.errors is None:
+            raise ConfigError("the judge's scores are not 0/1 grades: give --threshold T to cut them")
+        checks += bounds.recall_checks(result.errors, args.min_recall)
+    checks += bounds.statistic_checks(result.figures(), bars)
+    sha256 = labels_sha256(subset)
+    reused = reuse_of(args, subset, sha256)
+    certified = all(check.passed for check in checks)
+    record = {
+        "certified": certified,
+        "level": f"one-sided {bounds.LEVEL:.0%} lower bounds",
+        "checks": [check.to_dict() for check in checks],
+        "labels": {"name": subset.name, "spec": args.labels, "source": subset.source, "sha256": sha256},
+        "predictions": {"source": args.predictions, "metric": metrics[0]},
+        "reused": reused,
+        "agreement": result.to_dict(),
+    }
+    out = Path(args.out) if args.out else default_run_dir(Path("results/runs"), "certify", subset.name)
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "certification.json").write_text(json.dumps(record, indent=2) + "\n", encoding="utf-8")
+    for check in checks:
+        print(check.describe())
+    for entry in reused:
+        if entry["reused"]:
+            print(f"reused: {entry['kind']} {entry['path']} ({entry['note']})")
+    print(verdict_line(checks, f"{out}/certification.json"))
+    return 0 if certified else 1
