@@ -4,12 +4,15 @@ folder, report once on the test split (or the held-out items)."""
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from pathlib import Path
 from typing import Any
 
 from judges.cli.agreement_cmd import parse_scale
 from judges.errors import ConfigError, TooManyFailures
+from judges.judging.replies import GRADE_SPECS
+from judges.labels.label_log import is_label_log
 from judges.labels.mapping import parse_label_map
 
 
@@ -159,11 +162,6 @@ def metric_labels(metric: str, labels: str) -> tuple[str | None, tuple[float, fl
     """The label type (and scale) a plain file of one's own is read with when none is named: the tuned metric's own
     grades say it (binary for a pass/fail metric such as faithfulness, ordinal on its grades otherwise). None for a
     named set, a labels file written by judgelab, or a labelled-item file whose rows say their label type."""
-    import json
-
-    from judges.judging.replies import GRADE_SPECS
-    from judges.labels.label_log import is_label_log
-
     path = Path(labels)
     if metric not in GRADE_SPECS or not path.is_file():
         return None, None
