@@ -99,21 +99,27 @@ def grade_samples(
     *,
     metrics: Sequence[str] | None = None,
     out: str | Path | None = None,
+    draws: int = 1,
     progress: bool = False,
     data: str | None = None,
     **options: Unpack[JudgeSettings],
 ) -> Run:
-    """Grade a user's samples with a GroUSE judge: the full pipeline, or only the named metrics."""
+    """Grade a user's samples with a GroUSE judge: the full pipeline, or only the named metrics; with `draws` K,
+    each K times, the modal verdict recorded with the share of draws that gave it as its confidence."""
 
     opts = judge_config(judge, **options)
+    if draws < 1:
+        raise ConfigError("draws must be at least 1")
     prompts = load_prompt_set(opts.prompts)
     # one pass over the samples (a file is read again, not held): every template renders, the judge can see them
     check_can_see(opts.judge_model(), rendered(prompts, samples, metrics))
-    config = run_config(opts, prompts, data=data, n_samples=len(samples), metrics=list(metrics or prompts.templates))
+    config = run_config(
+        opts, prompts, data=data, n_samples=len(samples), metrics=list(metrics or prompts.templates), draws=draws
+    )
     with open_judge(opts, prompts) as session:
         config.update(litellm_model=session.model.litellm_model, json_schema=session.model.json_schema)
         executor = open_executor(opts, session.model, session.runtime.settings)
-        task = GradeTask(samples, session.judge, metrics, checked=True)
+        task = GradeTask(samples, session.judge, metrics, checked=True, draws=draws)
         return run_task(task, session.runtime, _out(out), config, progress=progress, executor=executor)
 
 

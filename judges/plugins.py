@@ -27,7 +27,7 @@ from typing import Any
 
 from judges.errors import ConfigError
 
-GROUPS = ("metrics", "probes", "executors", "backends", "kinds", "pages")
+GROUPS = ("metrics", "probes", "executors", "backends", "kinds", "pages", "statistics")
 
 # The built-ins, as the entry points a package would declare (judgelab's own, registered in code so that a source
 # checkout on PYTHONPATH behaves like the installed wheel).
@@ -57,6 +57,8 @@ BUILTINS: dict[str, dict[str, str]] = {
         "summary.md": "judges.render.summary_md:write_summary",
         "report.html": "judges.render.report_html:write_report",
     },
+    # what the run core's summary needs from the agreement statistics above it (the judge's agreement with itself)
+    "statistics": {"draw_consistency": "judges.agreement.self_agreement:draw_consistency"},
 }
 
 # A third-party module a built-in target needs -> the pip extra that installs it
