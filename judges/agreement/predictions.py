@@ -25,12 +25,15 @@ class Prediction:
     """One judge outcome for one item: a score, a legitimate null, or a failure (with its message).
 
     For a pairwise item the score is the judge's preference for answer b (> 0), e.g. score_b - score_a.
+    `confidence` is the judge's own confidence in its verdict, in [0, 1], when the source states one (a file's
+    `confidence` column, a run record's `confidence`); None otherwise.
     """
 
     id: str
     state: VerdictState
     score: float | None = None
     message: str | None = None
+    confidence: float | None = None
 
 
 @dataclass(frozen=True)
@@ -123,7 +126,19 @@ def parse_prediction(
     if any(state is VerdictState.NULL for state, _ in outcomes):
         return Prediction(str(item_id), VerdictState.NULL)
     scores = [score for _, score in outcomes if score is not None]
-    return Prediction(str(item_id), VerdictState.GRADE, score=scores[-1] - scores[0] if len(scores) == 2 else scores[0])
+    confidence = stated_confidence(row.get("confidence"), where={"path": path, "line": line, "field": "confidence"})
+    score = scores[-1] - scores[0] if len(scores) == 2 else scores[0]
+    return Prediction(str(item_id), VerdictState.GRADE, score=score, confidence=confidence)
+
+
+def stated_confidence(value: Any, *, where: dict[str, Any]) -> float | None:
+    """A verdict's stated confidence: None when absent or null, else a number in [0, 1] (anything else an InputError)."""
+    state, number = _number(value, where=where, bounds=None)
+    if state is VerdictState.NULL or number is None:
+        return None
+    if not 0 <= number <= 1:
+        raise InputError(f"a confidence lies in [0, 1], got {number:g}", **where)
+    return number
 
 
 def _rows(path: Path, id_field: str) -> Iterator[tuple[int | None, Mapping[str, Any]]]:
@@ -193,7 +208,9 @@ def record_prediction(item_id: str, entry: MetricRecord) -> Prediction:
     """A run record's verdict on one metric as a prediction: its grade, its null, or its failure with its kind."""
     verdict = entry.verdict
     message = verdict.failure_kind.value if verdict.failure_kind else verdict.message
-    return Prediction(item_id, verdict.state, entry.value, message)
+    where = {"path": f"record {item_id!r}", "field": "confidence"}
+    confidence = stated_confidence(getattr(entry, "confidence", None), where=where) if entry.value is not None else None
+    return Prediction(item_id, verdict.state, entry.value, message, confidence)
 
 
 def run_predictions(folder: str | Path) -> Predictions:

@@ -25,6 +25,10 @@ COMMANDS = {
         "run RAG-suite metrics (Ragas, TRACe, LlamaIndex, RAGChecker, ...) on a dataset",
     ),
     "agreement": ("judges.cli.agreement_cmd", "score a judge's outputs against human labels (with intervals)"),
+    "cascade": (
+        "judges.cli.cascade_cmd",
+        "calibrate judges to keep only the verdicts they can vouch for (a guarantee); apply it, escalating the rest",
+    ),
     "validate": ("judges.cli.validate_cmd", "gate a judge: exit non-zero when it misses a bar (JUnit XML too)"),
     "compare": ("judges.cli.compare_cmd", "what changed between runs: flipped tests, train vs test pass rates"),
     "show": ("judges.cli.show_cmd", "open a run folder's report.html (--serve to serve it, --print for the summary)"),
