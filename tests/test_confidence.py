@@ -1,0 +1,147 @@
+"""A confidence on every verdict and the judge's consistency with itself over draws: the modal verdict of K draws
+and the share that gave it, Krippendorff's alpha over draws (hand-computed, and against the `krippendorff`
+package), `evaluate --draws` against a loopback stub, and `evaluate --cascade` asking the strong judge only about
+what the cheap one did not keep (two stubs counting requests)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import krippendorff
+import numpy as np
+import pytest
+from conftest import write_jsonl
+from labelling_helpers import samples_file
+from stub import stats, stub_server
+
+from judges.agreement.self_agreement import draw_consistency, self_alpha
+from judges.cli.main import main
+from judges.records import Consistency, ItemRecord, MetricRecord, Summary
+from judges.records.draws import MetricConsistency
+from judges.runs.modal_draws import modal_record
+from judges.runs.summarizer import summarize
+from judges.types import FailureKind, Verdict
+
+GRADE, NULL, FAILED = Verdict.graded, Verdict.null("no answer"), Verdict.failed(FailureKind.TIMEOUT, "slow")
+
+
+def drawn(*verdicts: Verdict) -> list[MetricRecord]:
+    return [MetricRecord("m", v, calls=[{"call": n}]) for n, v in enumerate(verdicts)]
+
+
+def test_the_modal_verdict_of_k_draws_carries_the_share_of_draws_that_gave_it():
+    record = modal_record(drawn(GRADE(4), GRADE(2), GRADE(4)))
+    assert (record.verdict, record.confidence) == (GRADE(4), pytest.approx(2 / 3))
+    assert record.draws == [GRADE(4), GRADE(2), GRADE(4)] and [c["call"] for c in record.calls] == [0, 1, 2]
+    # a failed draw gave no grade: one of three draws said 3 (a tie with the null goes to the earlier draw)
+    tied = modal_record(drawn(FAILED, GRADE(3), NULL))
+    assert (tied.verdict, tied.confidence) == (GRADE(3), pytest.approx(1 / 3))
+    null = modal_record(drawn(NULL, GRADE(1), NULL))
+    assert (null.verdict, null.confidence) == (NULL, None)  # a null carries no confidence
+    failed = modal_record(drawn(FAILED, FAILED))
+    assert failed.verdict.is_failure and failed.confidence is None
+
+
+# six items x three draws (a failed draw is missing data); hand-computed on the coincidence matrix:
+# pairable grades: (1,1), (0,1), (1,1), (0,0), (1,1) from the item with a null -> o00 = 2, o01 = o10 = 1, o11 = 6,
+# n0 = 3, n1 = 7, n = 10: alpha = 1 - (n - 1) * 2 / (2 * n0 * n1) = 1 - 18 / 42 = 4 / 7
+ITEMS = [
+    [GRADE(1), GRADE(1)],
+    [GRADE(0), GRADE(1)],
+    [GRADE(1), GRADE(1), FAILED],
+    [GRADE(0), GRADE(0)],
+    [FAILED, GRADE(1)],  # one verdict left: not compared
+    [NULL, GRADE(1), GRADE(1)],  # a null then grades: the verdict changed
+]
+
+
+def test_consistency_over_draws_equals_the_hand_computed_values():
+    assert draw_consistency(ITEMS) == MetricConsistency(items=5, changed=2 / 5, self_alpha=pytest.approx(4 / 7))
+
+
+def test_self_agreement_equals_the_krippendorff_package_on_missing_data():
+    items = [[1, 1, 1], [2, 3, 2], [5, 5], [4, 2, 4], [3], [1, 2, 1]]
+    data = np.full((3, len(items)), np.nan)
+    for unit, grades in enumerate(items):
+        data[: len(grades), unit] = grades
+    expected = krippendorff.alpha(reliability_data=data, level_of_measurement="ordinal")
+    assert self_alpha(items) == pytest.approx(expected, abs=1e-12)
+    assert self_alpha([[2, 2], [2, 2, 2], [4]]) is None  # every pairable grade the same: undefined
+
+
+def test_the_summary_counts_consistency_from_the_records_and_reads_it_back():
+    records = [ItemRecord(f"i{n}", {"m": modal_record(drawn(*draws))}, n) for n, draws in enumerate(ITEMS)]
+    summary = summarize(records, "grade")
+    assert summary.consistency == Consistency(3, {"m": draw_consistency(ITEMS)})
+    assert Summary.from_json(json.loads(json.dumps(summary.to_json()))) == summary
+    line = json.loads(records[0].to_json_line())
+    assert line["metrics"]["m"]["confidence"] == 1.0 and len(line["metrics"]["m"]["draws"]) == 2
+    assert ItemRecord.from_json_line(records[0].to_json_line()) == records[0]
+    assert summarize(records[:1], "grade").consistency is not None
+    old = {"id": "x", "metrics": {"m": {"verdict": {"state": "grade", "grade": 1.0}, "calls": []}}}
+    assert ItemRecord.from_json(old).metrics["m"].confidence is None  # folders written before load unchanged
+
+
+def evaluate(base: str, data: Path, out: Path, cache: Path, *extra: str, model: str = "openai/stub") -> int:
+    return main(
+        ["evaluate", str(data), "--model", model, "--api-base", base, "--cache", str(cache), "--quiet"]
+        + ["--out", str(out), *extra]
+    )
+
+
+def verdicts(folder: Path, metric: str = "faithfulness") -> dict[str, MetricRecord]:
+    lines = (folder / "results.jsonl").read_text().splitlines()
+    return {r.id: r.metrics[metric] for r in map(ItemRecord.from_json_line, lines)}
+
+
+def test_evaluate_with_draws_asks_each_draw_and_writes_a_confidence_per_verdict(tmp_path, monkeypatch):
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-not-a-real-key")
+    data = samples_file(tmp_path / "s.jsonl", n=4)
+    with stub_server(latency_ms=1) as base:
+        assert evaluate(base, data, tmp_path / "run", tmp_path / "c.sqlite", "--draws", "3") == 0
+        asked = stats(base)["requests"]
+    graded = [r for r in map(ItemRecord.from_json_line, (tmp_path / "run/results.jsonl").read_text().splitlines())]
+    calls_per_draw = sum(len(r.calls()) for r in graded) // 3
+    assert asked == 3 * calls_per_draw  # each draw its own request, never the first draw's reply again
+    for record in graded:
+        for entry in record.metrics.values():
+            assert entry.draws is not None and len(entry.draws) == 3
+            assert (entry.confidence is not None) == (entry.value is not None)
+    run = json.loads((tmp_path / "run/run.json").read_text())
+    assert run["config"]["draws"] == 3 and run["summary"]["consistency"]["draws"] == 3
+    assert "## Consistency over 3 draws" in (tmp_path / "run/summary.md").read_text()
+
+
+@pytest.mark.parametrize("labels_agree", [True, False])
+def test_evaluate_cascade_asks_the_strong_judge_only_what_the_cheap_one_did_not_keep(tmp_path, monkeypatch, labels_agree):
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-not-a-real-key")
+    data = samples_file(tmp_path / "s.jsonl", n=40)
+    with stub_server(latency_ms=1) as cheap_url, stub_server(latency_ms=1) as strong_url:
+        for name, url in (("cheap", cheap_url), ("strong", strong_url)):
+            run = (url, data, tmp_path / name, tmp_path / f"{name}.sqlite", "--draws", "3")
+            assert evaluate(*run, model=f"openai/{name}") == 0
+        cheap = verdicts(tmp_path / "cheap")
+        assert all(entry.confidence == 1.0 for entry in cheap.values())  # the stub replies alike to every draw
+        rows = [
+            {"id": i, "metric": "faithfulness", "label_type": "binary", "scale": [0, 1]}
+            | {"label": int(entry.value if labels_agree else 1 - entry.value)}  # type: ignore[operator]
+            for i, entry in cheap.items()
+        ]
+        labels = write_jsonl(tmp_path / "labels.jsonl", rows)
+        judges = ["--predictions", f"cheap={tmp_path / 'cheap'}", "--predictions", f"strong={tmp_path / 'strong'}"]
+        calibrate = ["cascade", "calibrate", "--labels", str(labels), "--target", "0.85", *judges]
+        assert main([*calibrate, "--out", str(tmp_path / "calibration")]) == 0
+        stats(cheap_url, reset=True), stats(strong_url, reset=True)
+        cascade = ["--cascade", str(tmp_path / "calibration/calibration.json")]
+        assert evaluate(cheap_url, data, tmp_path / "cascade", tmp_path / "fresh.sqlite", *cascade) == 0
+        asked = {"cheap": stats(cheap_url).get("requests", 0), "strong": stats(strong_url).get("requests", 0)}
+    # the cheap judge: faithfulness alone on 40 items, 3 draws each (its run config's); the strong one none or all
+    assert asked == {"cheap": 120, "strong": 0 if labels_agree else 120}
+    decisions = [json.loads(line) for line in (tmp_path / "cascade/decisions.jsonl").read_text().splitlines()]
+    assert [d["id"] for d in decisions] == [f"s{i:02d}" for i in range(40)]
+    if labels_agree:
+        assert all(d["decided_by"] == "cheap" and d["verdict"] == cheap[d["id"]].value for d in decisions)
+    else:  # the stub grades alike whichever model it plays: the strong judge disagrees too and keeps nothing
+        assert all(d["decided_by"] is None for d in decisions)
+        assert len((tmp_path / "cascade/queue.jsonl").read_text().splitlines()) >= 40
