@@ -114,7 +114,9 @@ def test_evaluate_with_draws_asks_each_draw_and_writes_a_confidence_per_verdict(
 
 
 @pytest.mark.parametrize("labels_agree", [True, False])
-def test_evaluate_cascade_asks_the_strong_judge_only_what_the_cheap_one_did_not_keep(tmp_path, monkeypatch, labels_agree):
+def test_evaluate_cascade_asks_the_strong_judge_only_what_the_cheap_one_did_not_keep(
+    tmp_path, monkeypatch, labels_agree
+):
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test-not-a-real-key")
     data = samples_file(tmp_path / "s.jsonl", n=40)
     with stub_server(latency_ms=1) as cheap_url, stub_server(latency_ms=1) as strong_url:

@@ -238,7 +238,6 @@ class SummaryBuilder:
         most = max(max(map(len, per_metric.values())) for per_metric in repeated)
         return Stability(len(repeated), most, out)
 
-
     def _test_draws(self) -> dict[str, list[list[Verdict]]]:
         """Per metric, each unit test's verdicts over its draws (one record per draw)."""
         out: dict[str, list[list[Verdict]]] = defaultdict(list)
