@@ -147,3 +147,35 @@ def test_evaluate_cascade_asks_the_strong_judge_only_what_the_cheap_one_did_not_
     else:  # the stub grades alike whichever model it plays: the strong judge disagrees too and keeps nothing
         assert all(d["decided_by"] is None for d in decisions)
         assert len((tmp_path / "cascade/queue.jsonl").read_text().splitlines()) >= 40
+
+
+def test_calibration_of_stated_confidences_is_hand_computed():
+    from judges.agreement.confidence_calibration import ReliabilityBin, confidence_calibration
+
+    found = confidence_calibration("m", [0.95, 0.95, 0.65, 0.6, 1.0, 0.1], [True, False, True, False, True, False])
+    assert found is not None
+    # Brier: (0.05^2 + 0.95^2 + 0.35^2 + 0.6^2 + 0 + 0.1^2) / 6; ECE: (0.1 + 0.6 + 0.35 + 3 * 0.3) / 6
+    assert (found.n, found.brier, found.ece) == (6, pytest.approx(1.3975 / 6), pytest.approx(1.95 / 6))
+    assert found.bins == [
+        ReliabilityBin(0.0, 0.1, 1, 0.1, 0.0),
+        ReliabilityBin(0.5, 0.6, 1, 0.6, 0.0),
+        ReliabilityBin(0.6, 0.7, 1, 0.65, 1.0),
+        ReliabilityBin(0.9, 1.0, 3, pytest.approx(2.9 / 3), pytest.approx(2 / 3)),
+    ]
+    assert confidence_calibration("m", [], []) is None
+
+
+def test_agreement_reports_calibration_where_predictions_state_confidences(tmp_path, capsys):
+    rows = [{"id": f"i{n}", "metric": "faithfulness", "label": n % 2, "label_type": "binary"} for n in range(6)]
+    labels = write_jsonl(tmp_path / "labels.jsonl", rows)
+    said = [(1, 0.9), (1, 0.8), (0, 0.7), (1, 0.6), (0, 1.0), (1, 0.55)]  # wrong on i0 only
+    judged = [{"id": f"i{n}", "score": s, "confidence": c} for n, (s, c) in enumerate(said)]
+    predictions = write_jsonl(tmp_path / "p.jsonl", judged)
+    out = tmp_path / "agreement"
+    assert main(["agreement", "--labels", str(labels), "--predictions", str(predictions), "--out", str(out)]) == 0
+    found = json.loads((out / "agreement.json").read_text())["confidence_calibration"]["faithfulness"]
+    agreed = np.array([0, 1, 1, 1, 1, 1])
+    confidences = np.array([0.9, 0.8, 0.7, 0.6, 1.0, 0.55])
+    assert found["brier"] == pytest.approx(float(np.mean((confidences - agreed) ** 2)))
+    assert [b["n"] for b in found["bins"]] == [2, 1, 1, 1, 1]
+    assert "How well the judge's confidence is calibrated" in (out / "agreement.md").read_text()
