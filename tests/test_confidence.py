@@ -179,3 +179,28 @@ def test_agreement_reports_calibration_where_predictions_state_confidences(tmp_p
     assert found["brier"] == pytest.approx(float(np.mean((confidences - agreed) ** 2)))
     assert [b["n"] for b in found["bins"]] == [2, 1, 1, 1, 1]
     assert "How well the judge's confidence is calibrated" in (out / "agreement.md").read_text()
+
+
+def test_a_grade_from_logprobs_carries_the_likeliest_grades_probability_as_its_confidence():
+    import math
+
+    from rag_helpers import LogprobBackend, score
+    from test_rag_critiques import SAMPLE, grade
+
+    from judges.calls.scripted import by_metric
+
+    steps = json.dumps({"steps": ["Look.", "Grade."]})
+    backend = LogprobBackend(
+        by_metric({"rubric_steps": steps, "rubric_grade": grade(5)}),
+        {"rubric_grade": {"5": math.log(0.4), "4": math.log(0.2), "2": math.log(0.2), "The": math.log(0.2)}},
+    )
+    result, _ = score("rubric_coherence", SAMPLE, backend=backend, logprobs=True)
+    assert result.confidence == pytest.approx(0.5)  # 0.4 of the 0.8 the grade tokens hold
+    backend = LogprobBackend(
+        by_metric({"aspect_critique": grade("no")}),
+        {"aspect_critique": {"No": math.log(0.5), "Yes": math.log(0.3), "The": math.log(0.2)}},
+    )
+    result, _ = score("ragas_aspect_coherence", SAMPLE, backend=backend, logprobs=True)
+    assert result.confidence == pytest.approx(0.625)  # "no": 0.5 / (0.5 + 0.3)
+    result, _ = score("ragas_aspect_coherence", SAMPLE, backend=backend, logprobs=False)
+    assert result.confidence is None  # a grade read from the reply's text states none
