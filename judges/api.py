@@ -137,6 +137,7 @@ def run_metrics(
     judge: str | JudgeConfig = DEFAULT_JUDGE,
     *,
     out: str | Path | None = None,
+    draws: int = 1,
     progress: bool = False,
     data: str | None = None,
     settings: Any = None,
@@ -146,12 +147,15 @@ def run_metrics(
     registry: dict[str, Any] | None = None,
     **options: Unpack[JudgeSettings],
 ) -> Run:
-    """RAG-suite metrics (names or family names) on samples (Sample objects, or a JSONL path)."""
+    """RAG-suite metrics (names or family names) on samples (Sample objects, or a JSONL path); with `draws` K, each
+    sample K times, the modal value recorded with the share of draws that gave it as its confidence."""
     from judges.rag.embeddings import open_embedder  # defers numpy
     from judges.rag.judging import RagJudge  # defers numpy
     from judges.rag.metrics_task import MetricsTask  # defers numpy
 
     opts = judge_config(judge, **options)
+    if draws < 1:
+        raise ConfigError("draws must be at least 1")
     registry = registry if registry is not None else build_registry()
     chosen = select(registry, list(metrics))
     settings = settings or MetricSettings()
@@ -179,13 +183,14 @@ def run_metrics(
         metrics=[s.name for s in chosen],
         embeddings=embedder.name if embedder else None,
         settings=settings.model_dump(),
+        draws=draws,
     )
     needs_judge = any(s.uses_judge for s in involved)
     with metrics_runtime(opts, needs_judge) as (model, runtime):
         config.update(litellm_model=model.litellm_model, json_schema=model.json_schema)
         judge_ = RagJudge(runtime, model, prompts, opts.params(), settings, embedder, grouse)
         executor = open_executor(opts, model, runtime.settings) if needs_judge else None
-        task = MetricsTask(samples, chosen, judge_, registry)
+        task = MetricsTask(samples, chosen, judge_, registry, draws=draws)
         return run_task(task, runtime, _out(out), config, progress=progress, executor=executor)
 
 

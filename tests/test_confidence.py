@@ -204,3 +204,20 @@ def test_a_grade_from_logprobs_carries_the_likeliest_grades_probability_as_its_c
     assert result.confidence == pytest.approx(0.625)  # "no": 0.5 / (0.5 + 0.3)
     result, _ = score("ragas_aspect_coherence", SAMPLE, backend=backend, logprobs=False)
     assert result.confidence is None  # a grade read from the reply's text states none
+
+
+def test_metrics_with_draws_ask_each_draw_and_record_the_modal_value(tmp_path, monkeypatch):
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-not-a-real-key")
+    data = samples_file(tmp_path / "s.jsonl", n=3)
+    asked = {}
+    with stub_server(latency_ms=1) as base:
+        for draws in (1, 2):
+            out = tmp_path / f"run{draws}"
+            command = ["metrics", "--data", str(data), "--metrics", "llamaindex_faithfulness", "--model", "openai/stub"]
+            command += ["--api-base", base, "--cache", str(tmp_path / "c.sqlite"), "--quiet", "--out", str(out)]
+            assert main([*command, "--draws", str(draws)]) == 0
+            asked[draws] = stats(base, reset=True).get("requests", 0)
+    assert asked == {1: 3, 2: 3}  # the first draw's replies from the cache, the second draw asked anew
+    second = verdicts(tmp_path / "run2", "llamaindex_faithfulness")
+    assert all(entry.draws is not None and len(entry.draws) == 2 for entry in second.values())
+    assert all(entry.confidence in (0.5, 1.0) for entry in second.values() if entry.value is not None)

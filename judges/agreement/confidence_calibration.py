@@ -77,7 +77,9 @@ def confidence_calibration(
     counts = np.bincount(bin_of, minlength=BINS)
     filled = np.flatnonzero(counts)
     bins = [
-        ReliabilityBin(round(float(edges[b]), 1), round(float(edges[b + 1]), 1), int(counts[b]), float(mean), float(seen))
+        ReliabilityBin(
+            round(float(edges[b]), 1), round(float(edges[b + 1]), 1), int(counts[b]), float(mean), float(seen)
+        )
         for b, mean, seen in zip(filled, mean_confidence, observed, strict=True)
     ]
     ece = float(sum(b.n * abs(b.mean_confidence - b.observed_agreement) for b in bins) / len(confidence))
