@@ -17,11 +17,12 @@ from stub import stats, stub_server
 
 from judges.agreement.self_agreement import draw_consistency, self_alpha
 from judges.cli.main import main
+from judges.labelling.queue import read_queue
 from judges.records import Consistency, ItemRecord, MetricRecord, Summary
 from judges.records.draws import MetricConsistency
 from judges.runs.modal_draws import modal_record
 from judges.runs.summarizer import summarize
-from judges.types import FailureKind, Verdict
+from judges.types import FailureKind, Outcome, Verdict
 
 GRADE, NULL, FAILED = Verdict.graded, Verdict.null("no answer"), Verdict.failed(FailureKind.TIMEOUT, "slow")
 
@@ -83,6 +84,15 @@ def test_the_summary_counts_consistency_from_the_records_and_reads_it_back():
     assert ItemRecord.from_json(old).metrics["m"].confidence is None  # folders written before load unchanged
 
 
+def test_meta_evals_draws_give_its_consistency_from_one_record_per_draw():
+    records = [
+        ItemRecord(f"t{n}", {"m": MetricRecord("m", verdict, outcome=Outcome.PASS)}, n, draw)
+        for n, draws in enumerate(ITEMS)
+        for draw, verdict in enumerate(draws)
+    ]
+    assert summarize(records, "unit_tests").consistency == Consistency(3, {"m": draw_consistency(ITEMS)})
+
+
 def evaluate(base: str, data: Path, out: Path, cache: Path, *extra: str, model: str = "openai/stub") -> int:
     return main(
         ["evaluate", str(data), "--model", model, "--api-base", base, "--cache", str(cache), "--quiet"]
@@ -111,7 +121,9 @@ def test_evaluate_with_draws_asks_each_draw_and_writes_a_confidence_per_verdict(
             assert (entry.confidence is not None) == (entry.value is not None)
     run = json.loads((tmp_path / "run/run.json").read_text())
     assert run["config"]["draws"] == 3 and run["summary"]["consistency"]["draws"] == 3
-    assert "## Consistency over 3 draws" in (tmp_path / "run/summary.md").read_text()
+    summary = (tmp_path / "run/summary.md").read_text()
+    assert "## Consistency over 3 draws" in summary and " (1.00) |" in summary  # the confidence beside a grade
+    assert "Consistency over 3 draws" in (tmp_path / "run/report.html").read_text()
 
 
 @pytest.mark.parametrize("labels_agree", [True, False])
@@ -147,7 +159,9 @@ def test_evaluate_cascade_asks_the_strong_judge_only_what_the_cheap_one_did_not_
         assert all(d["decided_by"] == "cheap" and d["verdict"] == cheap[d["id"]].value for d in decisions)
     else:  # the stub grades alike whichever model it plays: the strong judge disagrees too and keeps nothing
         assert all(d["decided_by"] is None for d in decisions)
-        assert len((tmp_path / "cascade/queue.jsonl").read_text().splitlines()) >= 40
+        queue = read_queue(tmp_path / "cascade/queue.jsonl")  # the escalated items, as `label serve` opens them
+        assert [item.id for item in queue] == [f"s{i:02d}" for i in range(40)]
+        assert queue[0].sample.actual_output == "Fact 0 is 0 [1]."
 
 
 def test_calibration_of_stated_confidences_is_hand_computed():
