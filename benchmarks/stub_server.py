@@ -1,9 +1,11 @@
 """A loopback OpenAI-compatible stub: fixed latency, a concurrency cap, and injected faults (5xx, 429, garbage).
 
 Run: python benchmarks/stub_server.py --port 0 --latency-ms 200 --max-concurrency 32 --error-rate 0.2
-It prints `READY <port>` once it listens. The OpenAI files and batches endpoints are in stub_batches.py. GET /stats gives request counts
-and `span_s`, the time from the first chat request received to the last chat reply sent (a client's run as the
-server saw it: no start-up, no work after its last call); POST /reset clears them.
+It prints `READY <port>` once it listens. The OpenAI files and batches endpoints are in stub_batches.py. GET /stats
+gives request counts, how chat requests carried credentials (`auth_basic`, `auth_bearer`, `auth_none` by the
+Authorization header's scheme, `query_NAME` per query parameter; any is accepted) and `span_s`, the time from the
+first chat request received to the last chat reply sent (a client's run as the server saw it: no start-up, no work
+after its last call); POST /reset clears them.
 Replies are valid for judgelab's and grouse's judge prompts (two-answer JSON with the metric's grade
 field), judgelab's yes/no rubrics (with top logprobs of "yes" and "no" when asked), and ragas' faithfulness and
 answer-relevancy prompts, and judgelab's claims / claim-support / reference-relevance steps (the multi-modal
@@ -191,6 +193,7 @@ class Stub:
     async def chat(self, request: web.Request) -> web.StreamResponse:
         if self.first_at is None:
             self.first_at = time.perf_counter()
+        self.count_credentials(request)
         response = await self._chat(request)
         if response.prepared:  # a fault that has sent (part of) its reply already
             return response
@@ -254,6 +257,14 @@ class Stub:
         if request.transport is not None:
             request.transport.close()
         return response
+
+    def count_credentials(self, request: web.Request) -> None:
+        """Count how a chat request carried credentials: `auth_basic`, `auth_bearer` or `auth_none` by its
+        Authorization header's scheme (a Basic one is accepted as any other), `query_NAME` per query parameter."""
+        scheme = request.headers.get("Authorization", "").partition(" ")[0].lower() or "none"
+        self.stats[f"auth_{scheme}"] += 1
+        for name in request.query:
+            self.stats[f"query_{name}"] += 1
 
     def _echo(self, request: web.Request, body: dict) -> web.Response:
         """A 400 that repeats the caller's credentials: the Authorization header and the whole request body."""

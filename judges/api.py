@@ -156,9 +156,9 @@ def run_metrics(
     opts = judge_config(judge, **options)
     if draws < 1:
         raise ConfigError("draws must be at least 1")
-    registry = registry if registry is not None else build_registry()
-    chosen = select(registry, list(metrics))
     settings = settings or MetricSettings()
+    registry = registry if registry is not None else build_registry(using=[*metrics, *settings.ragas_score_of])
+    chosen = select(registry, list(metrics))
     components = select(registry, list(settings.ragas_score_of)) if any(s.name == "ragas_score" for s in chosen) else []
     involved = [*chosen, *components]
     if isinstance(samples, (str, Path)):

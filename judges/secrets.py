@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import base64
 import functools
 import os
 import re
 import threading
 from typing import Any
+from urllib.parse import unquote, unquote_plus
 
 MASK = "***"
 DATA_URL = re.compile(r"(data:[\w/+.-]+;base64,)[A-Za-z0-9+/=]+")
@@ -17,6 +19,10 @@ MIN_SECRET_LENGTH = 8
 _CREDENTIAL_KEY = re.compile(
     r"(^|[_\-.])(api[_\-]?key|key|token|secret|password|passwd|authorization|auth|bearer|cookies?|headers?)$", re.I
 )
+# A URL's query parameter that carries a credential: the names above, and signatures (`sig`, `X-Amz-Signature`),
+# OAuth codes and credentials (`code`, `X-Amz-Credential`), sessions, `pass` / `pwd`, `apikey`.
+_CREDENTIAL_PARAM = re.compile(r"(^|[_\-.])(apikey|sig|signature|code|credentials?|session|pass|pwd)$", re.I)
+_URL_IN_TEXT = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://[^\s\"'<>`]+")
 _SECRET_ENV_SUFFIXES = ("_API_KEY", "_TOKEN", "_SECRET", "_PASSWORD")  # of the variable's name, upper-cased
 _registered: set[str] = set()
 _lock = threading.Lock()
@@ -74,9 +80,93 @@ def scrub(value: Any) -> Any:
 
 
 def scrub_text(text: str) -> str:
-    """`text` as it may be stored or printed (an error message may echo the request): every known secret replaced
-    by "***", and the bytes of any image data URL cut."""
+    """`text` as it may be stored or printed (an error message may echo the request): every URL in it masked
+    (`mask_url`), every known secret replaced by "***", and the bytes of any image data URL cut."""
+    if "://" in text:
+        text = _URL_IN_TEXT.sub(lambda found: mask_url(found.group()), text)
     return DATA_URL.sub(r"\1[image bytes]", _mask(text, known_secrets()))
+
+
+def is_credential_param(name: str) -> bool:
+    """Whether a URL query parameter's name says it carries a credential (`key`, `api_key`, `token`, `sig`, ...)."""
+    return _names_credential(name) or _CREDENTIAL_PARAM.search(name) is not None
+
+
+def mask_url(url: str) -> str:
+    """`url` as it may be recorded, printed or logged: its userinfo (`user:password@`) and the values of query (and
+    fragment) parameters named like credentials replaced by "***"; the rest kept as written.
+
+    `http://me:pw@host:8000/v1?api-version=1&key=k` -> `http://***@host:8000/v1?api-version=1&key=***`"""
+    scheme, userinfo, host, path, query, fragment = _split(url)
+    shown = scheme + ("***@" if userinfo is not None else "") + host + path
+    if query is not None:
+        shown += "?" + _mask_params(query)
+    if fragment is not None:
+        shown += "#" + _mask_params(fragment)
+    return shown
+
+
+def split_userinfo(url: str) -> tuple[str, tuple[str, str] | None]:
+    """(`url` without its userinfo, (user, password) percent-decoded or None): what a client sends as a header."""
+    scheme, userinfo, host, path, query, fragment = _split(url)
+    if userinfo is None:
+        return url, None
+    rest = host + path + ("?" + query if query is not None else "") + ("#" + fragment if fragment is not None else "")
+    user, _, password = userinfo.partition(":")
+    return scheme + rest, (unquote(user), unquote(password))
+
+
+def register_url_secrets(url: str | None) -> None:
+    """Register what a URL holds as secrets, so that `scrub` masks them in any string: its userinfo (whole, the user
+    name and the password, as written and decoded, and its Basic token) and its credential query values."""
+    if not url:
+        return
+    _, userinfo, _, _, query, _ = _split(url)
+    found = []
+    if userinfo is not None:
+        user, _, password = userinfo.partition(":")
+        found += [userinfo, user, password, unquote(userinfo), unquote(user), unquote(password)]
+        found.append(basic_token(unquote(user), unquote(password)))
+    for pair in (query or "").split("&"):
+        name, _, value = pair.partition("=")
+        if is_credential_param(unquote_plus(name)):
+            found += [value, unquote_plus(value)]
+    for value in found:
+        register_secret(value)
+
+
+def basic_token(user: str, password: str) -> str:
+    """The token of an `Authorization: Basic` header for a user name and password."""
+    return base64.b64encode(f"{user}:{password}".encode()).decode("ascii")
+
+
+def _split(url: str) -> tuple[str, str | None, str, str, str | None, str | None]:
+    """(scheme with "://", userinfo or None, host[:port], path, query or None, fragment or None), as written (the
+    authority ends at the first "/", "?" or "#", as RFC 3986 reads it)."""
+    scheme, sep, rest = url.partition("://")
+    if not sep:
+        scheme, rest = "", url
+    end = min((i for i in (rest.find(c) for c in "/?#") if i >= 0), default=len(rest))
+    userinfo, at, host = rest[:end].rpartition("@")
+    rest, hashmark, fragment = rest[end:].partition("#")
+    path, qmark, query = rest.partition("?")
+    return (
+        scheme + sep,
+        (userinfo if at else None),
+        host,
+        path,
+        (query if qmark else None),
+        (fragment if hashmark else None),
+    )
+
+
+def _mask_params(text: str) -> str:
+    pairs = text.split("&")
+    for i, pair in enumerate(pairs):
+        name, equals, value = pair.partition("=")
+        if equals and value and is_credential_param(unquote_plus(name)):
+            pairs[i] = f"{name}={MASK}"
+    return "&".join(pairs)
 
 
 def split_credentials(value: Any) -> tuple[Any, Any]:

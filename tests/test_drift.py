@@ -79,7 +79,8 @@ def test_a_judge_that_lost_nothing_passes_and_one_lost_test_is_not_significant(t
     baseline = run_judge(tmp_path, "baseline", set(), "fp_a")
     same = run_judge(tmp_path, "same", set(), "fp_a")
     assert check_drift(baseline, same) is False
-    assert "p = 1 (no significant change at 0.05)" in capsys.readouterr().out
+    printed = capsys.readouterr().out.splitlines()
+    assert "- flipped: none" in printed and not any("McNemar" in line for line in printed)  # no p from no flip
     one = run_judge(tmp_path, "one", {5}, "fp_a")
     result = drift(baseline, one)
     assert result.lost == ["t5"] and result.p_value == 1.0 and not result.fell
@@ -145,7 +146,7 @@ def test_validate_baseline_fails_with_exit_1_and_compare_shows_the_same_statisti
     assert "fp_baseline" in again.stdout and "FAILED" in again.stdout
     assert "replies came from the cache" in again.stdout  # the note: this re-run asked nothing again
     assert all(test in again.stdout for test in lost)
-    assert same.returncode == 0 and "p = 1 (no significant change" in same.stdout
+    assert same.returncode == 0 and "- flipped: none" in same.stdout and "McNemar's" not in same.stdout
     compared = judgelab("compare", str(tmp_path / "baseline"), str(tmp_path / "first"), cwd=tmp_path)
     assert compared.returncode == 0 and "McNemar's exact test p = 0.03125" in compared.stdout
 
@@ -182,3 +183,60 @@ def test_pairs_keep_the_first_runs_order_and_test_the_discordant_pairs_exactly()
     none = Pairs.of({"a": 1.0}, {"b": 1.0})
     assert (none.n, none.means(), none.mcnemar_p(), none.difference()) == (0, None, None, None)
     assert Pairs.of({"a": 1.0}, {"a": 0.0}).difference() is None  # a bootstrap needs two pairs
+
+
+def scripted_run(tmp_path: Path, name: str, grades: Any, task: str = "unit_tests") -> Run:
+    """The 32 tests (or their samples, graded with no conditions) judged by a scripted judge: `grades(metric, case)`."""
+    from conftest import scripted_judge
+
+    from judges.runs.tasks import GradeTask
+
+    def script(request: Any) -> str:
+        case = int(request.messages[0]["content"].split("(case ")[1].split(")")[0])
+        return reply(request.metric, grades(request.metric, case))
+
+    judge, _ = scripted_judge(script)
+    tests = load_unit_tests(unit_test_file(tmp_path))
+    made = UnitTestTask(tests, judge) if task == "unit_tests" else GradeTask([(t.id, t.sample) for t in tests], judge)
+    return run_task(made, judge.runtime, tmp_path / name, {"judge": "scripted"})
+
+
+FAITHFUL_LOST = set(range(0, 32, 3))  # 11 tests that lose faithfulness after
+
+
+def unfaithful_after(metric: str, case: int) -> Any:
+    """Completeness 3 on every test (its condition is ==5: no test passes every metric), faithfulness 0 on the lost."""
+    return {"answer_relevancy": 5, "completeness": 3, "faithfulness": 0 if case in FAITHFUL_LOST else 1}[metric]
+
+
+def faithful(metric: str, case: int) -> Any:
+    return {"answer_relevancy": 5, "completeness": 3, "faithfulness": 1}[metric]
+
+
+def test_compare_of_unit_test_runs_whose_tests_never_pass_every_metric_gives_no_test_level_flip(tmp_path):
+    from judges.runs.run_compare import comparison_markdown
+
+    before, after = scripted_run(tmp_path, "a", faithful), scripted_run(tmp_path, "b", unfaithful_after)
+    text = comparison_markdown([before, after])
+    assert "## a -> b: 11 flipped outcomes (0 now pass, 11 now do not)" in text
+    [faithfulness] = [line for line in text.splitlines() if line.startswith("| F ")]
+    assert [cell.strip() for cell in faithfulness.split("|")[3:7]] == ["100.0%", "65.6%", "0", "11"]
+    # the test-level outcome (every metric passed) flipped nowhere: said as such, with no McNemar p from nothing
+    assert "Drift a -> b (each test's pass on every metric) over 32 tests both completed:" in text
+    assert "- passed every metric: 0.0% -> 0.0% of the tests" in text
+    assert "- flipped: none (no test passed every metric in either run: compare each metric's outcomes)" in text
+    assert "McNemar's exact test p" not in text and "0 lost, 0 gained" not in text
+    assert text.index("| F ") < text.index("Drift a -> b") < text.index("| t0 ")  # the per-metric table first
+
+
+def test_compare_of_graded_runs_that_differ_counts_changed_verdicts_and_prints_no_drift(tmp_path):
+    from judges.runs.run_compare import comparison_markdown
+
+    before = scripted_run(tmp_path, "a", faithful, task="grade")
+    after = scripted_run(tmp_path, "b", unfaithful_after, task="grade")
+    assert before.kind == after.kind == "grade"
+    text = comparison_markdown([before, after])
+    assert "## a -> b: 11 changed verdicts" in text and "Drift" not in text and "McNemar" not in text
+    [faithfulness] = [line for line in text.splitlines() if line.startswith("| F ")]
+    cells = [cell.strip() for cell in faithfulness.split("|")[2:8]]
+    assert cells == ["32", "1.000", "0.656", "0", "11", cells[5]] and cells[5].startswith("-0.344 [")

@@ -155,11 +155,29 @@ def test_a_dead_endpoint_gives_one_count_of_failed_calls(tmp_path, capsys, monke
     captured = capsys.readouterr()
     usage = json.loads((tmp_path / "run" / "run.json").read_text())["usage"]
     failed = sum(usage["failures"].values())
-    assert failed > 0 and usage["calls"] == 0
+    assert failed > 0 and usage["calls"] == usage["failed_calls"] == failed and usage["replies"] == 0
     kinds = ", ".join(f"{n} {kind}" for kind, n in usage["failures"].items())
     line = f"Calls: {failed} (0 from cache, {failed} failed: {kinds})"
     assert line in (tmp_path / "run" / "summary.md").read_text() and line in captured.out
     assert f"; {failed} of {failed} calls failed: {kinds}" in captured.err
+
+
+def test_unusable_replies_are_failed_calls_in_run_json_as_in_summary_md(tmp_path):
+    from conftest import record, reply, run_tests, scripted_judge, write_jsonl
+
+    from judges.suite.loading import load_unit_tests
+
+    def script(request):  # faithfulness replies that cannot be read, asked once more each, the rest well formed
+        return "no grade here" if request.metric == "faithfulness" else reply(request.metric, 5)
+
+    judge, backend = scripted_judge(script)
+    tests = load_unit_tests(write_jsonl(tmp_path / "t.jsonl", [record(id=f"t{n}") for n in range(3)]))
+    run_tests(tests, judge, tmp_path / "run")
+    usage = json.loads((tmp_path / "run" / "run.json").read_text())["usage"]
+    assert usage["failures"] == {"unparseable": 6}  # three tests, each asked twice
+    assert usage["failed_calls"] == 6 and usage["calls"] == usage["replies"] == len(backend.requests) > 6
+    line = f"Calls: {usage['calls']} (0 from cache, 6 failed: 6 unparseable)"
+    assert line in (tmp_path / "run" / "summary.md").read_text()
 
 
 @pytest.mark.parametrize(
@@ -187,6 +205,44 @@ def test_a_slip_gets_one_line_naming_the_right_name(args, expected, capsys):
     assert main(args) == 2
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1 and expected in err
+
+
+def test_a_run_of_samples_given_in_code_says_so_where_a_file_would_be_named(tmp_path, monkeypatch, capsys):
+    from judges.api import grade_samples, load_samples
+
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    samples = list(load_samples(SAMPLES, limit=2))  # Sample objects: the run reads no file
+    with stub_server(latency_ms=1) as base:
+        grade_samples(samples, "openai/stub", api_base=base, cache_mode="off", out=tmp_path / "run")
+    assert main(["show", str(tmp_path / "run"), "--print"]) == 0
+    printed = capsys.readouterr().out
+    assert "2 items passed in code, not read from a file." in printed and "None" not in printed
+    page = (tmp_path / "run" / "report.html").read_text(encoding="utf-8")
+    assert "2 items passed in code, not read from a file;" in page
+
+
+@pytest.mark.parametrize(
+    ("args", "expected"),
+    [
+        (
+            ["meta-eval", "--split", "tset"],
+            "judgelab meta-eval: error: argument --split: invalid choice: 'tset' (choose from 'train', 'test'); "
+            "see judgelab meta-eval --help",
+        ),
+        (
+            ["metrics", "--limit", "ten"],
+            "judgelab metrics: error: argument --limit: invalid int value: 'ten'; see judgelab metrics --help",
+        ),
+        (
+            ["label"],
+            "judgelab label: error: the following arguments are required: SUBCOMMAND; see judgelab label --help",
+        ),
+    ],
+)
+def test_a_value_argparse_refuses_gets_one_line_and_exit_2_not_the_usage(args, expected, capsys):
+    with pytest.raises(SystemExit) as stopped:
+        main(args)
+    assert stopped.value.code == 2 and capsys.readouterr().err.splitlines() == [expected]
 
 
 def _parsers(parser: argparse.ArgumentParser, name: str = "judgelab"):

@@ -250,8 +250,7 @@ def test_jsonl_with_nested_fields_and_an_observed_continuous_scale(tmp_path):
 
 
 def test_mapping_errors_are_config_errors():
-    with pytest.raises(ConfigError, match="must name the column of: label"):
-        ColumnMapping.parse("input=q,actual_output=a")
+    assert ColumnMapping.parse("input=q,actual_output=a").column("label") == ("label", True)  # the default name
     with pytest.raises(ConfigError, match="unknown field 'answer'"):
         ColumnMapping.parse("input=q,answer=a,label=l")
     with pytest.raises(ConfigError, match="0 \\(a tie\\) inside it"):
@@ -269,6 +268,36 @@ def test_mapping_errors_are_config_errors():
             metric="m",
             label_type=LabelType.ORDINAL,
         )
+
+
+def test_a_partial_mapping_keeps_the_default_column_names(tmp_path):
+    """Fields not mapped are read from their own names when the row has them (`id`, `input`, `system`, ...); a
+    mapped column must be there, a default one may be absent; a plain file needs no mapping at all."""
+    rows = [
+        {"id": "a", "input": "Who?", "answer": "Ada.", "label": 1, "system": "rag-v1"},
+        {"id": "b", "input": "When?", "answer": "1843.", "label": 0, "system": "rag-v2"},
+    ]
+    path = write_jsonl(tmp_path / "mine.jsonl", rows)
+    labels = load_mapped(
+        str(path), ColumnMapping.parse("actual_output=answer"), metric="faithfulness", label_type=LabelType.BINARY
+    )
+    assert [(i.id, i.metric, i.sample.input, i.sample.actual_output, i.label, i.system) for i in labels.items] == [
+        ("a", "faithfulness", "Who?", "Ada.", 1.0, "rag-v1"),
+        ("b", "faithfulness", "When?", "1843.", 0.0, "rag-v2"),
+    ]
+    assert [i.annotator for i in labels.items] == ["human", "human"] and labels.items[0].sample.references == ()
+    with pytest.raises(InputError, match=r"mine.jsonl:1: missing column \(field 'answer_text'\)"):
+        load_mapped(
+            str(path), ColumnMapping.parse("actual_output=answer_text"), metric="m", label_type=LabelType.BINARY
+        )
+    with pytest.raises(InputError, match=r"mine.jsonl:1: no metric: name it with --metric"):
+        load_mapped(str(path), ColumnMapping.parse(""), metric=None, label_type=LabelType.BINARY)
+
+    plain = write_jsonl(tmp_path / "plain.jsonl", [{**r, "actual_output": r["answer"]} for r in rows])
+    read = open_labels(str(plain), label_type="binary", metric="faithfulness")
+    assert [(i.id, i.sample.actual_output, i.label) for i in read.items] == [("a", "Ada.", 1.0), ("b", "1843.", 0.0)]
+    named = open_labels(str(plain), columns="metric=const:completeness", label_type="binary")
+    assert named.metrics() == ["completeness"] and [i.id for i in named.items] == ["a", "b"]
 
 
 # --- hub loaders, offline on small local files in the hub's format -----------------------------------------

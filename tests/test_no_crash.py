@@ -184,7 +184,7 @@ def test_a_crashed_run_is_marked_in_run_json_summary_and_report(tmp_path):
     summary = (tmp_path / "run" / "summary.md").read_text().splitlines()
     assert summary[2].startswith("**Crashed (crash):** unexpected error RuntimeError: backend fell over")
     page = (tmp_path / "run" / "report.html").read_text()
-    assert page.index('id="stopped"') < page.index("items from") and "Crashed (crash):" in page
+    assert page.index('id="stopped"') < page.index("items passed in code") and "Crashed (crash):" in page
 
 
 def test_a_metric_that_failed_on_every_call_ends_degraded(tmp_path):

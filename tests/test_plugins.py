@@ -12,6 +12,7 @@ import json
 import os
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -179,3 +180,96 @@ def test_the_builtins_register_as_plugins_and_listing_imports_none() -> None:
         [sys.executable, "-c", code], env={**os.environ, "PYTHONPATH": str(ROOT)}, capture_output=True, text=True
     )
     assert done.stdout.strip() == "[]", done.stderr
+
+
+# A broken package: only its own names fail, each in one line naming the package, its entry point and the error.
+MARKER = "import os, pathlib; pathlib.Path(os.environ['BROKEN_MARKER']).write_text('imported')\n"
+BROKEN_MODULES = {
+    "raises on import": (MARKER + "raise RuntimeError('boom at import')\n", "METRIC", "RuntimeError: boom at import"),
+    "syntax error": (MARKER + "def broken(:\n", "METRIC", "SyntaxError: "),
+    "missing attribute": (MARKER + "OTHER = 1\n", "METRIC", "AttributeError: "),
+    "wrong type": (MARKER + "METRIC = 42\n", "METRIC", "gives int, not a MetricSpec"),
+    "factory raises": (MARKER + "def METRIC():\n    raise ValueError('no specs today')\n", "METRIC", "ValueError: no"),
+}
+
+
+def broken_package(tmp_path: Path, module: str, attr: str, group: str = "judgelab.metrics") -> Path:
+    """`judgelab-broken` 0.1: one module, `judgelab_broken`, under one entry point, `broken_thing` of `group`."""
+    site = tmp_path / "broken-site"
+    info = site / "judgelab_broken-0.1.dist-info"
+    info.mkdir(parents=True)
+    (site / "judgelab_broken.py").write_text(module, encoding="utf-8")
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: judgelab-broken\nVersion: 0.1\n", encoding="utf-8")
+    (info / "entry_points.txt").write_text(f"[{group}]\nbroken_thing = judgelab_broken:{attr}\n", encoding="utf-8")
+    return site
+
+
+@pytest.mark.parametrize("case", list(BROKEN_MODULES))
+def test_a_broken_metric_package_fails_only_its_own_name(case: str, tmp_path: Path) -> None:
+    module, attr, error = BROKEN_MODULES[case]
+    site = broken_package(tmp_path, module, attr)
+    data = tmp_path / "samples.jsonl"
+    data.write_text(json.dumps({"input": "q?", "actual_output": "a", "references": ["r"]}) + "\n", encoding="utf-8")
+    marker = tmp_path / "imported"
+    env = {"BROKEN_MARKER": str(marker)}
+    named = "package judgelab-broken 0.1, entry point judgelab.metrics 'broken_thing' (judgelab_broken:METRIC)"
+
+    builtin = judgelab(
+        site, "metrics", "--metrics", "ragas_faithfulness", "--data", str(data), "--dry-run", cwd=tmp_path, **env
+    )
+    assert builtin.returncode == 0, builtin.stderr
+    assert "1 samples x 1 metrics" in builtin.stdout and builtin.stderr == ""
+    assert not marker.exists()  # a built-in name is resolved without importing the other package
+
+    listed = judgelab(site, "metrics", "--list", cwd=tmp_path, **env)
+    assert listed.returncode == 0, listed.stderr
+    assert "ragas_faithfulness" in listed.stdout and "broken_thing" not in listed.stdout
+    [warning] = listed.stderr.splitlines()
+    assert warning.startswith(f"judgelab: warning: {named}") and error in warning
+
+    used = judgelab(site, "metrics", "--metrics", "broken_thing", "--data", str(data), cwd=tmp_path, **env)
+    assert used.returncode == 2
+    [line] = used.stderr.splitlines()
+    assert line.startswith(f"judgelab: error: {named}") and error in line
+
+
+def test_an_executor_factory_that_returns_none_is_an_error_naming_it(tmp_path: Path) -> None:
+    site = broken_package(tmp_path, "def open_nothing(config, model, settings):\n    return None\n", "open_nothing",
+                          "judgelab.executors")  # fmt: skip
+    with stub_server(latency_ms=1) as base:
+        done = judgelab(
+            site, "evaluate", TESTS, "--limit", "1", "--judge", "openai/stub", "--api-base", base,
+            "--executor", "broken_thing", "--cache", "c.sqlite", "--out", "run", "--quiet", cwd=tmp_path,
+        )  # fmt: skip
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.splitlines()[-1] == (
+        "judgelab: error: package judgelab-broken 0.1, entry point judgelab.executors 'broken_thing' "
+        "(judgelab_broken:open_nothing) returns NoneType, not an Executor (judges.executors.settle)"
+    )
+
+
+@pytest.fixture
+def broken_probe(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """A package whose probe raises on import, found by this process's plug-in registries."""
+    site = broken_package(tmp_path, MARKER + "raise RuntimeError('no probe')\n", "Probe", "judgelab.probes")
+    monkeypatch.setenv("BROKEN_MARKER", str(tmp_path / "imported"))
+    monkeypatch.syspath_prepend(str(site))
+    plugins.entries.cache_clear()
+    yield
+    plugins.entries.cache_clear()
+
+
+def test_a_broken_probe_package_is_left_out_of_every_probe_with_a_warning(
+    broken_probe: None, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from judges.probes.probe_registry import probes_named, shipped_probes
+
+    assert [probe.name for probe in probes_named(["swap_answers"])] == ["swap_answers"]
+    assert capsys.readouterr().err == ""
+    assert [probe.name for probe in shipped_probes()] == list(plugins.BUILTINS["probes"])
+    assert [probe.name for probe in probes_named([])] == list(plugins.BUILTINS["probes"])  # warned once
+    [warning] = capsys.readouterr().err.splitlines()
+    assert "package judgelab-broken 0.1, entry point judgelab.probes 'broken_thing'" in warning
+    assert warning.endswith("RuntimeError: no probe; its names are left out")
+    with pytest.raises(plugins.PluginError, match=r"^package judgelab-broken 0\.1, .* RuntimeError: no probe$"):
+        probes_named(["broken_thing"])

@@ -94,7 +94,10 @@ def test_a_committed_unit_test_run_folder_of_an_earlier_version_loads_as_typed_r
     assert summarize(run.records, run.kind) == run.summary
     lines = [json.loads(line) for line in (EARLIER / "results.jsonl").read_text(encoding="utf-8").splitlines()]
     for line, record in zip(lines, run.records, strict=True):
-        assert _without_empty_calls(record.to_json()) == _without_empty_calls(line)
+        written = record.to_json()
+        # the one key added since: `replies`, which that version counted as `calls` (no call of this run failed)
+        assert written["usage"].pop("replies") == written["usage"]["calls"] == line["usage"]["calls"]
+        assert _without_empty_calls(written) == _without_empty_calls(line)
     frame = run.to_pandas()
     assert len(frame) == 32 * 6 and set(frame["outcome"]) <= {"pass", "wrong_grade", "failure"}
 
@@ -119,13 +122,29 @@ def test_the_live_counter_and_the_totals_share_one_set_of_counts_and_write_the_k
         assert [f.name for f in dataclasses.fields(usage_class)] == [*shared, own]
     meta = json.loads((EARLIER / "run.json").read_text(encoding="utf-8"))
     line = json.loads((EARLIER / "results.jsonl").read_text(encoding="utf-8").splitlines()[0])
-    # the same keys in the same order as committed folders: run.json's usage is the counter's, the rest totals
-    assert list(CallCounter().to_json()) == list(meta["usage"])
-    assert list(Usage().to_json()) == list(meta["summary"]["usage"]) == list(line["usage"])
+
+    # the keys in the order of committed folders, with `replies` (added since) after `calls`: run.json's usage is
+    # the counter's, the rest totals
+    def with_replies(keys: dict[str, object]) -> list[str]:
+        return [*list(keys)[:1], "replies", *list(keys)[1:]]
+
+    assert list(CallCounter().to_json()) == with_replies(meta["usage"])
+    assert list(Usage().to_json()) == with_replies(meta["summary"]["usage"]) == with_replies(line["usage"])
     summary = Summary.from_json(meta["summary"]).to_json()
-    assert list(summary["usage"]) == list(summary["metrics"]["completeness"]["usage"]) == list(line["usage"])
+    assert list(summary["usage"]) == list(summary["metrics"]["completeness"]["usage"]) == with_replies(line["usage"])
     counter = CallCounter.from_json(meta["usage"])
-    assert counter.to_json() == meta["usage"] and counter.retries == meta["usage"]["retries"]
+    assert counter.to_json() == {**meta["usage"], "replies": 96} and counter.retries == meta["usage"]["retries"]
+
+
+def test_the_counts_of_an_older_folder_are_read_as_calls_made_and_failed_as_summary_md_gave_them():
+    from judges.records.usage import RunUsage
+
+    # a dead endpoint: no reply, 4 calls failed; replies that could not be read: among the calls, and failed
+    dead = RunUsage.from_json({"calls": 0, "cached_calls": 0, "failed_calls": 4, "failures": {"api_error": 4}})
+    assert (dead.calls, dead.replies, dead.failed_calls) == (4, 0, 4)
+    unusable = RunUsage.from_json({"calls": 20, "failed_calls": 0, "failures": {"unparseable": 17, "timeout": 1}})
+    assert (unusable.calls, unusable.replies, unusable.failed_calls) == (21, 20, 18)
+    assert RunUsage.from_json(unusable.to_json()) == unusable  # a folder of this version reads back as written
 
 
 def test_an_unreadable_record_names_the_file_and_line(tmp_path):

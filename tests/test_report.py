@@ -107,20 +107,20 @@ def test_progress_without_a_terminal_prints_a_line_at_most_every_interval():
     from judges.runs.progress import Progress
 
     now = [0.0]
-    usage = SimpleNamespace(calls=0, cached_calls=0, failures={}, cost=0.0)
+    usage = SimpleNamespace(calls=0, cached_calls=0, failed_calls=0, cost=0.0)
     stream = io.StringIO()
     progress = Progress("unit tests", "test", 4, lambda: usage, stream=stream, interval=10, clock=lambda: now[0])
     usage.calls, now[0] = 3, 4.0
     progress.tick()  # 4 s after the first line: nothing
     progress.item_done()
-    usage.calls, usage.cached_calls, usage.failures, usage.cost, now[0] = 7, 2, {"timeout": 1}, 0.0125, 12.0
+    usage.calls, usage.cached_calls, usage.failed_calls, usage.cost, now[0] = 8, 2, 1, 0.0125, 12.0
     progress.tick()
     progress.item_done()
     now[0] = 20.0
     progress.close()
     assert stream.getvalue().splitlines() == [
         "unit tests: 0/4 tests, 0 calls (0 cached, 0 failed), $0.0000, 00:00 elapsed, ETA ?",
-        # 7 replies and a call that timed out: 8 calls, as the run's last line counts them
+        # 7 replies and a call that timed out: 8 calls made, as run.json and the run's last line count them
         # no time left from one or two items (tests/test_progress_eta.py)
         "unit tests: 1/4 tests, 8 calls (2 cached, 1 failed), $0.0125, 00:12 elapsed, ETA ?",
         "unit tests: 2/4 tests, 8 calls (2 cached, 1 failed), $0.0125, 00:20 elapsed, ETA ?",

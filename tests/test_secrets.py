@@ -186,3 +186,98 @@ def test_scrub_masks_exactly_as_looking_at_every_key_and_string(value, with_secr
 
     secrets = [_SECRET] if with_secret else []
     assert scrub_with(value, secrets) == _plain_scrub(value, secrets)
+
+
+def test_mask_url_hides_the_userinfo_and_credential_query_values_and_keeps_the_rest_as_written():
+    from judges.secrets import mask_url
+
+    assert mask_url("http://me:pw@host:8000/v1?api-version=1&key=k") == "http://***@host:8000/v1?api-version=1&key=***"
+    assert mask_url("http://127.0.0.1:8000/v1") == "http://127.0.0.1:8000/v1"
+    assert mask_url("https://token-only@gw.example/v1/") == "https://***@gw.example/v1/"
+    assert mask_url("http://u:p@ss@h/v1") == "http://***@h/v1"  # an unescaped @ in the password: the last one ends it
+    assert mask_url("user:pass@host/v1?token=abc#x") == "***@host/v1?token=***#x"  # no scheme
+    assert (
+        mask_url("https://b.s3.amazonaws.com/o?X-Amz-Credential=AK%2F1&X-Amz-Date=2020&X-Amz-Signature=ab&x=1")
+        == "https://b.s3.amazonaws.com/o?X-Amz-Credential=***&X-Amz-Date=2020&X-Amz-Signature=***&x=1"
+    )
+    assert (
+        mask_url("https://h/p?api_key=1&apikey=2&access_token=3&sig=4&signature=5&secret=6&password=7&auth=8&code=9")
+        == "https://h/p?api_key=***&apikey=***&access_token=***&sig=***&signature=***&secret=***&password=***"
+        "&auth=***&code=***"
+    )
+    assert mask_url("https://h/p#access_token=abc&state=1") == "https://h/p#access_token=***&state=1"
+    assert mask_url("http://h/p?key&key=&model=m#a?b") == "http://h/p?key&key=&model=m#a?b"  # nothing to hide
+    assert mask_url("http://u:p@[::1/x?KEY=1") == "http://***@[::1/x?KEY=***"  # malformed, masked all the same
+
+
+def test_scrub_text_masks_every_url_in_a_message():
+    from judges.secrets import scrub_text
+
+    message = "POST http://me:pw@host/v1/chat/completions?key=abc failed; see 'https://x/y?token=1&n=2'."
+    assert (
+        scrub_text(message)
+        == "POST http://***@host/v1/chat/completions?key=*** failed; see 'https://x/y?token=***&n=2'."
+    )
+
+
+def test_url_credentials_are_registered_as_written_decoded_and_as_their_basic_token():
+    from judges.secrets import basic_token, register_url_secrets, scrub_text, split_userinfo
+
+    url = "https://gw-user%40corp:pa%3Ass-word-12@gw.example/v1?api-version=1&key=q%2Bkey-value-1"
+    assert split_userinfo(url) == (
+        "https://gw.example/v1?api-version=1&key=q%2Bkey-value-1",
+        ("gw-user@corp", "pa:ss-word-12"),
+    )
+    assert split_userinfo("http://h/v1") == ("http://h/v1", None)
+    register_url_secrets(url)
+    token = basic_token("gw-user@corp", "pa:ss-word-12")
+    text = f"echo: pa:ss-word-12 pa%3Ass-word-12 gw-user@corp q+key-value-1 q%2Bkey-value-1 Basic {token} 2024-01-01"
+    assert scrub_text(text) == "echo: *** *** *** *** *** Basic *** 2024-01-01"
+
+
+def test_the_lean_client_sends_the_userinfo_as_basic_only_without_a_key_and_keeps_the_query(monkeypatch):
+    from judges.calls.openai_http import OpenAIHTTPBackend
+    from judges.secrets import basic_token
+
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    url = "http://gw-user:gw-password-1@127.0.0.1:9/v1/?api-version=1&key=gw-query-key-1"
+    basic = OpenAIHTTPBackend(api_base=url)
+    assert basic._headers["Authorization"] == "Basic " + basic_token("gw-user", "gw-password-1")
+    assert basic.url("/chat/completions") == "http://127.0.0.1:9/v1/chat/completions?api-version=1&key=gw-query-key-1"
+    assert basic.api_base == "http://127.0.0.1:9/v1?api-version=1&key=***"
+    keyed = OpenAIHTTPBackend(api_base=url, api_key="sk-given-key-1")
+    assert keyed._headers["Authorization"] == "Bearer sk-given-key-1"  # the key wins; the userinfo is not sent
+    header = OpenAIHTTPBackend(api_base=url, connection={"extra_headers": {"authorization": "Token t-given-1"}})
+    assert header._headers["authorization"] == "Token t-given-1" and "Authorization" not in header._headers
+
+
+def test_litellm_is_given_the_base_without_credentials_the_basic_header_and_the_query_apart():
+    from judges.calls.endpoint_auth import litellm_endpoint
+    from judges.secrets import basic_token
+
+    url = "http://gw-user:gw-password-2@127.0.0.1:9/v1?key=gw-query-key-2"
+    assert litellm_endpoint({"api_base": url, "api_key": "none"}) == (
+        {
+            "api_base": "http://127.0.0.1:9/v1",
+            "api_key": "none",
+            "extra_headers": {"Authorization": "Basic " + basic_token("gw-user", "gw-password-2")},
+        },
+        [("key", "gw-query-key-2")],
+    )
+    assert litellm_endpoint({"api_base": url}) == ({"api_base": "http://127.0.0.1:9/v1"}, [("key", "gw-query-key-2")])
+    assert litellm_endpoint({"api_key": "k"}) == ({"api_key": "k"}, [])
+
+
+def test_litellm_refuses_a_query_it_cannot_keep_for_a_provider_that_is_not_openai_compatible():
+    import asyncio
+
+    import pytest
+
+    from judges.calls.backend import CompletionRequest
+    from judges.calls.litellm_backend import LiteLLMBackend
+    from judges.errors import ConfigError
+
+    backend = LiteLLMBackend(api_base="http://127.0.0.1:9/v1?key=gw-query-key-3", api_key="none")
+    request = CompletionRequest("anthropic/claude-3-5-haiku-latest", ({"role": "user", "content": "hi"},))
+    with pytest.raises(ConfigError, match="--client litellm cannot keep the query of --api-base for anthropic/"):
+        asyncio.run(backend.complete(request))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import tracemalloc
 
 import numpy as np
 import pytest
@@ -99,6 +100,60 @@ def test_pairwise_accuracy_by_hand():
     judge = np.array([[1.0, 3.0, 2.0, 4.0]])  # one of six pairs (2, 3) ordered the other way
     assert system_level(human, judge)["system_level_pairwise_accuracy"][0] == pytest.approx(5 / 6)
     assert system_level(human, judge)["system_level_kendall"][0] == pytest.approx(4 / 6)
+
+
+def test_pairwise_accuracy_and_kendall_equal_every_system_pair_counted_on_random_data():
+    """Without the systems x systems pairs: the same figures as counting each pair, ties on one or both sides and
+    rows constant on one side included (the share exactly, tau-b to rounding)."""
+    from scipy import stats
+
+    rng = np.random.default_rng(11)
+    for n_systems, levels in ((2, 3), (3, 3), (7, 4), (40, 5), (300, None)):  # None: continuous, no ties
+        shape = (25, n_systems)
+        human, judge = (rng.normal(size=shape) if levels is None else rng.integers(0, levels, shape) for _ in "hj")
+        human, judge = human.astype(float), judge.astype(float)
+        human[0] = 1.0  # one side constant
+        judge[1] = human[1]  # ordered alike, ties and all
+        judge[2] = -human[2]
+        found = system_level(human, judge)
+        first, second = np.triu_indices(n_systems, k=1)
+        for row in range(human.shape[0]):
+            agree = np.sign(human[row, second] - human[row, first]) == np.sign(judge[row, second] - judge[row, first])
+            assert found["system_level_pairwise_accuracy"][row] == agree.sum() / agree.size
+            tau = stats.kendalltau(human[row], judge[row]).statistic
+            assert found["system_level_kendall"][row] == pytest.approx(tau, abs=1e-12, nan_ok=True)
+        assert found["system_level_pairwise_accuracy"][1] == 1.0 and np.isnan(found["system_level_kendall"][0])
+
+
+def test_memory_grows_with_the_systems_never_with_their_pairs():
+    """The same 4,000 items split among 100 and then 1,000 systems: the peak grows less than the systems do (every
+    system pair of every resample held at once is 100 times as much at 10 times the systems)."""
+
+    def peak(n_systems: int) -> int:
+        rng = np.random.default_rng(0)
+        human = rng.random(4000)
+        judge = human + rng.normal(0, 0.1, human.size)
+        systems = [f"s{k % n_systems}" for k in range(human.size)]
+        tracemalloc.start()
+        found = system_agreement(LabelType.CONTINUOUS, systems, human, judge, resamples=20, seed=0, confidence=0.95)
+        used = tracemalloc.get_traced_memory()[1]
+        tracemalloc.stop()
+        assert found is not None and len(found.rows) == n_systems
+        return used
+
+    peak(10)  # scipy's modules loaded before anything is measured
+    assert peak(1000) < 10 * peak(100)
+
+
+def test_systems_of_one_item_say_their_means_never_vary_in_the_resamples():
+    rng = np.random.default_rng(2)
+    human = rng.random(40)
+    judge = human + rng.normal(0, 0.2, 40)
+    systems = [f"s{k}" for k in range(30)] + ["big"] * 10  # 30 systems of one item, one of ten
+    found = system_agreement(LabelType.CONTINUOUS, systems, human, judge, resamples=50, seed=0, confidence=0.95)
+    assert found is not None
+    figure = next(f for f in found.figures if f.statistic == "system_level_pairwise_accuracy")
+    assert figure.note == "across 31 systems, 30 of them with one item (its mean the same in every resample)"
 
 
 def test_counts_give_the_statistics_of_the_expanded_resample():

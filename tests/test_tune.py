@@ -342,3 +342,102 @@ def test_the_command_writes_the_folder_and_the_report(tmp_path, folder, space, b
     assert f"wrote {out}/report.md, report.json, prompts/, runs/" in printed
     assert sorted(p.name for p in (out / "runs").iterdir()) == ["base-test", "base-train", "tuned-test", "tuned-train"]
     assert json.loads((out / "report.json").read_text())["search"]["budget"] == {"budget_calls": 400, "max_cost": None}
+
+
+# --- honest tuning: a candidate that graded nothing has no figure and is never chosen ---------------------------
+
+
+def test_halving_never_keeps_a_candidate_without_a_figure_and_chooses_none_when_all_lack_one():
+    def evaluate(names, tests):
+        return [
+            Score(n, 0, tests, None, None, 1, 1, i, missing=f"no verdict on any of the {tests} tests")
+            if n.startswith("broken")
+            else Score(n, 1, tests, None, None, 1, 1, i)
+            for i, n in enumerate(names)
+        ]
+
+    result = halve(["broken-a", "broken-b", "working"], 8, 4, evaluate, lambda *_: None)
+    assert [r.kept for r in result.rounds] == [["working"]] and result.winner == "working"
+    assert result.rounds[0].scores[0].to_dict()["pass_rate"] == 0.25
+    assert result.rounds[0].scores[1].to_dict()["pass_rate"] is None  # listed as n/a, not 0
+
+    nothing = halve(["broken-a", "broken-b"], 8, 4, evaluate, lambda *_: None)
+    assert nothing.winner is None and nothing.ended == "nothing graded"
+    assert nothing.message == "no candidate has a figure in round 1 (no verdict on any of the 4 tests); none is chosen"
+
+
+def grade_only_unparseable(request):
+    """The base's script, but a completeness prompt asking for the grade alone gets a reply that does not parse."""
+    if request.metric == "completeness" and "completeness_justification" not in request.messages[0]["content"]:
+        return "no"
+    return script(request)
+
+
+def test_a_reply_format_the_judge_cannot_follow_has_no_figure_and_is_not_chosen(tmp_path, folder, space, monkeypatch):
+    serve_double(monkeypatch, ScriptedBackend(grade_only_unparseable))
+    tuning = job(tmp_path, folder, space)
+    tuning.options = tuning.options.merged(fail_on_error=None)
+    report = write_report(tune(tuning), tmp_path / "out")
+    search = report["search"]["metrics"]["completeness"]
+    first = search["rounds"][0]
+    assert {s["candidate"]: s["no_figure"] for s in first["scores"]} == {
+        "good__ex0__as_written": None,
+        "base__ex0__as_written": None,
+        "base__ex0__grade_only": "no verdict on any of the 4 tests: 4 failed, mostly unparseable",
+        "good__ex0__grade_only": "no verdict on any of the 4 tests: 4 failed, mostly unparseable",
+    }
+    assert first["kept"] == ["good__ex0__as_written", "base__ex0__as_written"]
+    assert search["chosen"] == "good__ex0__as_written"
+    markdown = (tmp_path / "out" / "report.md").read_text()
+    row = next(line for line in markdown.splitlines() if line.startswith("| good__ex0__grade_only "))
+    cells = [cell.strip() for cell in row.split("|")[2:4]]
+    assert cells == ["n/a", "n/a (no verdict on any of the 4 tests: 4 failed, mostly unparseable)"]  # not 0/4
+
+
+def test_a_unit_test_tuning_whose_every_verdict_failed_exits_5_with_one_line(
+    tmp_path, folder, space, monkeypatch, capsys
+):
+    from judges.cli.main import main
+
+    serve_double(monkeypatch, ScriptedBackend(lambda request: "no"))
+    out = tmp_path / "out"
+    code = main(
+        ["tune", "--judge", "scripted/model", "--no-json-schema", "--tests", str(folder), "--space", str(space)]
+        + ["--cache", str(tmp_path / "c.sqlite"), "--out", str(out)]
+    )
+    captured = capsys.readouterr()
+    lines = [line for line in captured.err.splitlines() if not line.startswith("judgelab tune: ")]
+    assert code == 5 and len(lines) == 1 and "the base prompts' run is degraded" in lines[0]
+    assert captured.out == "" and not (out / "report.md").exists() and not (out / "prompts").exists()
+
+
+@pytest.mark.parametrize("prompts", ["default", "compact", "grouse"])
+def test_every_rewrite_of_a_shipped_prompt_set_keeps_its_templates_variables(prompts):
+    """Examples and reply formats rewrite a template's last paragraph: GroUSE's holds the question and the
+    answers, which a rewrite must keep (every candidate of the shipped space, each variable of the base)."""
+    import importlib.util
+
+    import jinja2
+    import jinja2.meta
+
+    from judges.judging.prompts import load_prompt_set
+    from judges.tuning.candidates import Example, build_candidates
+    from judges.tuning.space import load_space
+
+    if prompts == "grouse" and importlib.util.find_spec("grouse") is None:
+        pytest.skip("grouse files not installed")
+
+    def variables(source: str) -> set[str]:
+        return jinja2.meta.find_undeclared_variables(jinja2.Environment().parse(source))
+
+    space, root = load_space()
+    base = load_prompt_set(prompts)
+    examples = [Example("Q {{ input }}?", "A.", 1.0, ("R.",)), Example("Q2?", "A2.", 0.0)]
+    for metric in space.metric_spaces():
+        source = base.templates[metric].source
+        candidates = build_candidates(metric, source, space, root, examples)
+        assert len(candidates) == 12
+        for candidate in candidates:
+            assert variables(source) <= variables(candidate.source), (prompts, metric, candidate.name)
+            if prompts == "grouse" and candidate.instruction == "base":  # its whole sample section, in order
+                assert source.rpartition("[/EVALUATION INSTRUCTIONS]")[2].strip() in candidate.source

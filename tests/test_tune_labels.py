@@ -247,7 +247,7 @@ def test_your_own_csv_with_columns_and_a_decoding_search_through_the_cli(tmp_pat
     assert main([*with_file, "--metrics", "completeness", "--out", str(tmp_path / "x")]) == 2
     assert "no labels for metric 'completeness'" in capsys.readouterr().err
     assert main([*common, *columns, "--label-type", "binary", "--out", str(tmp_path / "x")]) == 2
-    assert "--columns: name the one metric with --metrics" in capsys.readouterr().err
+    assert "mine.csv:2: no metric: name it with --metric (tune: one metric in --metrics)" in capsys.readouterr().err
     assert backend.requests == []
 
     code = main(
@@ -262,3 +262,189 @@ def test_your_own_csv_with_columns_and_a_decoding_search_through_the_cli(tmp_pat
     assert json.loads((tmp_path / "o" / "prompts" / "manifest.json").read_text())["decoding"]["chosen"] == (
         "temperature=0.5"
     )
+
+
+# --- honest tuning: a verdict that failed is never a figure ------------------------------------------------
+
+
+def unparseable(request):
+    return "I would rather not say."
+
+
+def parses_with_examples(request):
+    """Unparseable replies, unless the prompt shows worked examples: then the right grade."""
+    prompt = request.messages[0]["content"]
+    if "Worked examples" not in prompt:
+        return unparseable(request)
+    return reply("faithfulness", LABEL_OF_ANSWER[graded_item(prompt)])
+
+
+@pytest.mark.parametrize(
+    "limit, says",
+    [
+        ([], "the base prompts' run is degraded"),
+        (
+            ["--fail-on-error", "1"],
+            "faithfulness: no candidate has a figure in round 1 (no grade on any of the 8 items",
+        ),
+    ],
+)
+def test_a_tuning_whose_every_verdict_failed_exits_5_with_one_line_and_no_figure(
+    tmp_path, labels_file, space, monkeypatch, capsys, limit, says
+):
+    """Over --fail-on-error the base run stops the tuning; with no limit every candidate has no figure, so none
+    is chosen: exit 5 either way, one line, no report, no tuned folder."""
+    from judges.cli.main import main
+
+    serve_double(monkeypatch, ScriptedBackend(unparseable))
+    out = tmp_path / "out"
+    code = main(
+        ["tune", "--labels", str(labels_file), "--metrics", "faithfulness", "--space", str(space)]
+        + ["--judge", "scripted/model", "--prompts", "default", "--no-json-schema", "--resamples", "200"]
+        + ["--cache", str(tmp_path / "c.sqlite"), "--out", str(out), *limit]
+    )
+    captured = capsys.readouterr()
+    lines = [line for line in captured.err.splitlines() if not line.startswith("judgelab tune: ")]
+    assert code == 5 and len(lines) == 1 and lines[0].startswith("judgelab: error: ") and says in lines[0]
+    assert captured.out == "" and "chose " not in captured.err
+    assert not (out / "report.md").exists() and not (out / "prompts").exists()
+
+
+def test_a_base_that_graded_nothing_has_no_figure_nor_a_difference(tmp_path, labels_file, space, monkeypatch):
+    """The base's every verdict fails, the prompt with examples parses: the base has no figure (n/a, with why),
+    is never chosen, and tuned minus base is n/a with its reason, not a gain over failures counted wrong."""
+    serve_double(monkeypatch, ScriptedBackend(parses_with_examples))
+    tuning = job(tmp_path, labels_file, space)
+    tuning.options = tuning.options.merged(fail_on_error=None)  # the base's failures do not stop this tuning
+    outcome = align(tuning)
+    report = write_align_report(outcome, tmp_path / "out")
+
+    search = report["search"]["metrics"]["faithfulness"]
+    first = search["rounds"][0]
+    assert [(s["candidate"], s["value"], s["no_figure"]) for s in first["scores"]] == [
+        ("base__ex2__as_written", 1.0, None),
+        ("base__ex0__as_written", None, "no grade on any of the 8 items: 8 failed, mostly unparseable"),
+    ]
+    assert first["kept"] == ["base__ex2__as_written"] and search["chosen"] == "base__ex2__as_written"
+
+    n = len(outcome.split.held_out)
+    figures = report["held_out"]["faithfulness"]
+    assert figures["base"]["value"] is None and figures["base"]["graded_share"] == 0.0
+    assert figures["base"]["no_figure"] == f"no grade on any of the {n} items: {n} failed, mostly unparseable"
+    assert figures["tuned"]["value"] == 1.0 and figures["tuned"]["no_figure"] is None
+    difference = figures["difference"]
+    assert (difference["value"], difference["ci_low"], difference["ci_high"], difference["n_items"]) == (
+        None,
+        None,
+        None,
+        0,
+    )
+    assert difference["reason"] == f"the base prompts graded none of the {n} items"
+    assert figures["on_search_items"]["base"] is None
+    markdown = (tmp_path / "out" / "report.md").read_text()
+    assert f"Tuned minus base: n/a (the base prompts graded none of the {n} items)." in markdown
+    assert "agree better" not in markdown and "n/a (no grade on any of the" in markdown
+
+
+def test_the_paired_difference_rests_on_the_items_both_sides_graded():
+    from judges.agreement.predictions import Prediction, Predictions
+    from judges.labels.schema import LabelledItem, LabelledSet, LabelType
+    from judges.tuning.align_measure import paired_difference
+    from judges.types import Sample, VerdictState
+
+    sample = Sample(input="q", references=(), expected_output="", actual_output="a")
+    labels = LabelledSet(
+        "six",
+        tuple(
+            LabelledItem(f"i{k}", "faithfulness", float(k % 2), LabelType.BINARY, (0.0, 1.0), "h", sample)
+            for k in range(6)
+        ),
+    )
+
+    def judged(failed: set[int]) -> Predictions:
+        return Predictions(
+            {
+                (f"i{k}", None): Prediction(f"i{k}", VerdictState.FAILURE, None, "unparseable")
+                if k in failed
+                else Prediction(f"i{k}", VerdictState.GRADE, float(k % 2))
+                for k in range(6)
+            }
+        )
+
+    # right wherever it graded: a failure is left out, not counted as a wrong grade that the tuned prompts "fix"
+    difference = paired_difference(labels, judged({0}), judged(set()), "balanced_accuracy", resamples=200)
+    assert (difference["value"], difference["ci_low"], difference["ci_high"]) == (0.0, 0.0, 0.0)
+    assert (difference["n_items"], difference["n_held_out"], difference["reason"]) == (5, 6, None)
+    nothing = paired_difference(labels, judged(set()), judged(set(range(6))), "balanced_accuracy", resamples=200)
+    assert nothing["value"] is None and nothing["reason"] == "the tuned prompts graded none of the 6 items"
+    apart = paired_difference(labels, judged({0, 1, 2}), judged({3, 4, 5}), "balanced_accuracy", resamples=200)
+    assert apart["value"] is None and apart["reason"] == "no item was graded by both"
+
+
+def test_a_plain_labels_file_is_tuned_with_label_type_and_one_metric(tmp_path, space, monkeypatch, capsys):
+    """id, input, references, actual_output, label: no metric and no label type in the file; --metrics names the
+    one metric and --label-type the labels, and a partial --columns keeps every other default column name."""
+    from judges.cli.main import main
+
+    serve_double(monkeypatch, ScriptedBackend(student))
+    fields = ("id", "input", "references", "actual_output", "label")
+    plain = write_jsonl(tmp_path / "plain.jsonl", [{k: item[k] for k in fields} for item in ITEMS])
+    common = ["tune", "--labels", str(plain), "--judge", "scripted/model", "--prompts", "default", "--no-json-schema"]
+    common += ["--space", str(space), "--cache", str(tmp_path / "c.sqlite"), "--resamples", "200"]
+
+    assert main([*common, "--metrics", "faithfulness", "--out", str(tmp_path / "x")]) == 2  # no label type: one line
+    err = capsys.readouterr().err.strip()
+    assert err == (
+        f"judgelab: error: {plain}:1: missing field; read your own file with --label-type (binary, ordinal, "
+        "continuous) and name its metric with --metric (tune: --metrics) (field 'metric')"
+    )
+    code = main([*common, "--metrics", "faithfulness", "--label-type", "binary", "--out", str(tmp_path / "o")])
+    assert code == 0, capsys.readouterr().err
+    report = json.loads((tmp_path / "o" / "report.json").read_text())
+    figures = report["held_out"]["faithfulness"]
+    assert figures["base"]["value"] == 0.5 and figures["tuned"]["value"] == 1.0
+    assert report["split"]["search_items"] + report["split"]["held_out_items"] == 40
+
+    code = main(
+        [*common, "--columns", "metric=const:faithfulness", "--label-type", "binary", "--out", str(tmp_path / "p")]
+    )
+    assert code == 0, capsys.readouterr().err
+    again = json.loads((tmp_path / "p" / "report.json").read_text())
+    assert again["held_out"]["faithfulness"]["tuned"]["value"] == 1.0 and again["split"] == report["split"]
+
+
+def test_a_tuned_folder_whose_runs_are_degraded_is_reported_and_exits_5(
+    tmp_path, labels_file, space, monkeypatch, capsys
+):
+    """The tuned prompts fail on a quarter of the items (over --fail-on-error 0.1): the report is written, its
+    difference on the items both sides graded, and the command ends like any degraded run: exit 5, one line."""
+    from judges.cli.main import main
+
+    def flaky_student(request):
+        prompt = request.messages[0]["content"]
+        if "Worked examples" in prompt and int(re.findall(r"\(answer (\d+)\)\.$", graded_item(prompt))[0]) % 4 == 1:
+            return unparseable(request)
+        return student(request)
+
+    serve_double(monkeypatch, ScriptedBackend(flaky_student))
+    out = tmp_path / "out"
+    code = main(
+        ["tune", "--labels", str(labels_file), "--metrics", "faithfulness", "--space", str(space)]
+        + ["--judge", "scripted/model", "--prompts", "default", "--no-json-schema", "--resamples", "200"]
+        + ["--cache", str(tmp_path / "c.sqlite"), "--out", str(out)]
+    )
+    captured = capsys.readouterr()
+    lines = [line for line in captured.err.splitlines() if not line.startswith("judgelab tune: ")]
+    assert code == 5 and len(lines) == 1, captured.err
+    assert re.fullmatch(
+        rf"judgelab: degraded run: {re.escape(str(out))}/runs/tuned-(search|held-out): \d+ of \d+ faithfulness "
+        r"verdicts failed \(\d+%, over --fail-on-error 0\.1\), mostly unparseable \(\d+\)",
+        lines[0],
+    )
+    report = json.loads((out / "report.json").read_text())
+    assert report["search"]["metrics"]["faithfulness"]["chosen"] == "base__ex2__as_written"
+    difference = report["held_out"]["faithfulness"]["difference"]
+    held = report["split"]["held_out_items"]
+    failed = held - round(report["held_out"]["faithfulness"]["tuned"]["graded_share"] * held)
+    assert failed > 0 and difference["n_items"] == held - failed and difference["n_held_out"] == held
+    assert captured.out.startswith("# judgelab tune --labels: scripted/model")

@@ -16,7 +16,7 @@ from judges.agreement.result import MetricAgreement
 
 if TYPE_CHECKING:
     from judges.agreement.paired import PairedDifference
-from judges.agreement.report_figures import comparison_table, estimate_table, reading_line, system_tables
+from judges.agreement.report_figures import comparison_table, estimate_table, group_table, reading_line, system_tables
 from judges.pages.markdown import grid
 
 
@@ -85,6 +85,8 @@ def metric_table(result: MetricAgreement) -> list[str]:
         notes.append("- no human-human ceiling: no item was labelled by two annotators")
     if result.errors is not None:
         lines += ["", *errors_table(result.errors, result.label_type, result.ceiling_errors)]
+    if result.groups is not None:
+        lines += ["", *group_table(result.groups)]
     if result.systems is not None or result.estimate is not None:
         lines += ["", *system_tables(result.systems)] if result.systems is not None else []
         lines += ["", *estimate_table(result.estimate)] if result.estimate is not None else []

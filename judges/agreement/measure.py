@@ -9,6 +9,7 @@ import numpy as np
 from judges.agreement.bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED, Figure, ItemRows, figures
 from judges.agreement.confusion import item_weights, judge_errors
 from judges.agreement.corrected_estimate import measure_estimate
+from judges.agreement.groups import measure_groups
 from judges.agreement.label_rows import ceiling_rows, fit_on, grouped, majority_labels, minmax_scale, orient
 from judges.agreement.policy import Policy, apply_policy
 from judges.agreement.predictions import Predictions
@@ -194,6 +195,7 @@ def measure(
     item_ids = [ids[n] for n in kept]
     row_item = groups.row_item
     systems = measure_systems(labels, item_ids, h, views, row_item, label_type, has_cut, notes, **bootstrap)
+    per_group = measure_groups(labels, item_ids, h, views["value"], row_item, label_type, notes, **bootstrap)
     estimate = measure_estimate(labels, predictions, turn, judge_scale, **bootstrap)
 
     errors = None
@@ -251,6 +253,7 @@ def measure(
         errors=errors,
         ceiling_errors=ceiling_errors,
         systems=systems,
+        groups=per_group,
         estimate=estimate,
         rows=MeasuredRows(h, views, row_item, stats, tuple(item_ids)),
     )

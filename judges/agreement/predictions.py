@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from judges.errors import ConfigError, InputError
-from judges.files.checked import json_type, read_json_file
+from judges.files.checked import LARGEST_NUMBER, json_type, read_json_file, too_large
 from judges.files.jsonl import read_jsonl
 from judges.labels.mapping import get_field
 from judges.records import MetricRecord
@@ -87,6 +87,8 @@ def _number(
             raise InputError(f"expected a number or null, got {value!r}", **where) from None
     if not isinstance(value, (int, float)):
         raise InputError(f"expected a number or null, got {json_type(value)}", **where)
+    if isinstance(value, int) and abs(value) > LARGEST_NUMBER:
+        raise InputError(too_large(value), **where)
     number = float(value)
     if not math.isfinite(number):
         raise InputError(f"expected a finite number or null, got {number}", **where)
@@ -143,7 +145,7 @@ def stated_confidence(value: Any, *, where: dict[str, Any]) -> float | None:
 
 def _rows(path: Path, id_field: str) -> Iterator[tuple[int | None, Mapping[str, Any]]]:
     if path.suffix.lower() == ".jsonl":
-        yield from read_jsonl(path)
+        yield from read_jsonl(path, expects=f"{id_field} and a score")
         return
     if not path.is_file():
         raise InputError("file not found", path=str(path))

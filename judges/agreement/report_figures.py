@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from judges.agreement import corrected_estimate, systems
 from judges.agreement.bootstrap import Figure
 from judges.agreement.corrected_estimate import Estimates
+from judges.agreement.groups import GroupAgreement
 from judges.agreement.paired import PairedDifference
 from judges.agreement.result import MetricAgreement
 from judges.agreement.systems import SystemAgreement
@@ -73,6 +74,23 @@ def system_tables(systems: SystemAgreement) -> list[str]:
         figures,
         "",
         rows,
+    ]
+
+
+def group_table(groups: GroupAgreement) -> list[str]:
+    """Markdown lines: the per-group figures (items sharing a question or source) and what they say."""
+    figures = grid(
+        ["per-group statistic", "judge", "95% CI", "n (items)", "note"],
+        [[fig.statistic, *_value(fig), fig.note or ""] for fig in groups.figures],
+    )
+    return [
+        f"Items in {groups.n_groups} groups (answers sharing a question or source): how well the judge orders the "
+        "answers to one question, the correlation within each group averaged over groups and the pairwise accuracy "
+        f"within groups with the tie threshold it chose ({groups.tie_threshold:.6g}: a judge difference up to it "
+        "counts as a tie, so a judge predicting the ties people make on a coarse scale is credited). Intervals "
+        "resample whole groups.",
+        "",
+        figures,
     ]
 
 

@@ -10,6 +10,7 @@ import numpy as np
 from judges.agreement.bootstrap import Figure
 from judges.agreement.confusion import JudgeErrors
 from judges.agreement.corrected_estimate import Estimates
+from judges.agreement.groups import GroupAgreement
 from judges.agreement.policy import OutcomeCounts, Policy
 from judges.agreement.statistics import JudgeScale, Statistic
 from judges.agreement.systems import SystemAgreement
@@ -51,12 +52,14 @@ class MetricAgreement:
     errors: JudgeErrors | None = None  # confusion matrix, recall, signed difference (judge grades on the label levels)
     ceiling_errors: JudgeErrors | None = None  # the same between two annotators of an item (first id as "judge")
     systems: SystemAgreement | None = None  # partial, system-level and per-system figures (items of 2+ systems)
+    groups: GroupAgreement | None = None  # per-group correlations and acc*_eq, where items name their group
     estimate: Estimates | None = None  # the corrected mean label, when the judge graded items without a label
     rows: MeasuredRows | None = field(default=None, compare=False, repr=False)
 
     def figures(self) -> list[Figure]:
         """Every judge figure: the plain ones, then the system-aware ones when the items name two or more systems."""
-        return self.judge + (self.systems.figures if self.systems is not None else [])
+        grouped = self.groups.figures if self.groups is not None else []
+        return self.judge + (self.systems.figures if self.systems is not None else []) + grouped
 
     def figure(self, statistic: str, *, ceiling: bool = False) -> Figure:
         for fig in self.ceiling if ceiling else self.figures():
@@ -89,5 +92,6 @@ class MetricAgreement:
             "errors": None if self.errors is None else self.errors.to_dict(),
             "ceiling_errors": None if self.ceiling_errors is None else self.ceiling_errors.to_dict(),
             "system_aware": None if self.systems is None else self.systems.to_dict(),
+            "per_group": None if self.groups is None else self.groups.to_dict(),
             "estimate": None if self.estimate is None else self.estimate.to_dict(),
         }

@@ -39,15 +39,23 @@ def partial_interval(
     return interval, PARTIAL_NOTE.format(variance=f"{variance:g}")
 
 
+def _system_slices(codes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The items in system order (stable) and where each system's run starts and ends in it: one sort, not a scan
+    of every item per system."""
+    order = np.argsort(codes, kind="stable")
+    return order, np.searchsorted(codes[order], np.arange(int(codes.max()) + 2))
+
+
 def mean_draws(
     codes: np.ndarray, human: np.ndarray, judge: np.ndarray, resamples: int, rng: np.random.Generator
 ) -> tuple[np.ndarray, np.ndarray]:
     """(resamples, systems) draws of each system's human and judge means, jointly normal around the system's means
     with covariance (its items' sample covariance) / (its item count), as the within-system bootstrap gives."""
-    n_systems = int(codes.max()) + 1
+    order, edges = _system_slices(codes)
+    n_systems = edges.size - 1
     level_h, level_j = np.empty((resamples, n_systems)), np.empty((resamples, n_systems))
     for k in range(n_systems):
-        mine = codes == k
+        mine = order[edges[k] : edges[k + 1]]
         h, j = human[mine], judge[mine]
         covariance = np.cov(h, j, bias=True) / h.size  # the plug-in variance: the bootstrap's
         drawn = rng.multivariate_normal([h.mean(), j.mean()], covariance, size=resamples, method="eigh")
@@ -59,16 +67,19 @@ def macro_balanced_draws(
     codes: np.ndarray, truth: np.ndarray, said: np.ndarray, resamples: int, rng: np.random.Generator
 ) -> np.ndarray:
     """(resamples,) macro balanced accuracy: per system, its (truth, call) counts drawn as Multinomial(n_s, shares);
-    a system whose resample holds one class only is left out of that resample's average, as in the bootstrap."""
+    a system whose resample holds one class only is left out of that resample's average, as in the bootstrap. The
+    per-system values are summed as they are drawn: memory O(resamples + systems)."""
     n_systems = int(codes.max()) + 1
     cell = codes * 4 + 2 * (truth > 0.5) + (said > 0.5)
     counts = np.bincount(cell, minlength=4 * n_systems).reshape(n_systems, 4).astype(np.int64)
-    per_system = np.empty((resamples, n_systems))
+    total, defined = np.zeros(resamples), np.zeros(resamples)
     for k in range(n_systems):
         drawn = rng.multinomial(int(counts[k].sum()), counts[k] / counts[k].sum(), size=resamples)
         tn, fp, fn, tp = drawn.T.astype(float)
         with np.errstate(invalid="ignore", divide="ignore"):
-            per_system[:, k] = (tp / (tp + fn) + tn / (tn + fp)) / 2
+            value = (tp / (tp + fn) + tn / (tn + fp)) / 2
+        finite = np.isfinite(value)
+        total += np.where(finite, value, 0.0)
+        defined += finite
     with np.errstate(invalid="ignore", divide="ignore"):
-        defined = np.isfinite(per_system)
-        return np.where(defined.any(axis=1), np.nansum(per_system, axis=1) / defined.sum(axis=1), np.nan)
+        return np.where(defined > 0, total / defined, np.nan)

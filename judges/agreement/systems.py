@@ -7,7 +7,8 @@ the residuals. System-level correlations follow SummEval (Fabbri et al., TACL 20
 (Pearson, Spearman, Kendall of the per-system means); pairwise accuracy follows Kocmi et al. (WMT 2021): the share
 of system pairs the judge orders as the humans do. Each item stands for one value: the mean of its annotators'
 labels. A resample is a vector of counts (how often each item is drawn, items drawn within their own system), so
-memory stays O(items) and no statistic builds an items x items structure.
+memory stays O(items) and no statistic builds an items x items structure (nor a systems x systems one:
+system_statistics.kendall_rows counts the system pairs in O(S log S)).
 """
 
 from __future__ import annotations
@@ -21,16 +22,10 @@ import numpy as np
 from judges.agreement import system_large
 from judges.agreement.bootstrap import Figure, percentile_interval
 from judges.agreement.statistics import BOOTSTRAP_ITEMS
-from judges.agreement.system_statistics import system_level, weighted_correlation, weighted_ranks
+from judges.agreement.system_statistics import LEVEL_BLOCK_VALUES, system_level, weighted_correlation, weighted_ranks
 from judges.labels.schema import LabelledSet, LabelType
 
 PARTIAL = ("partial_pearson", "partial_spearman")
-SYSTEM_LEVEL = (
-    "system_level_pearson",
-    "system_level_spearman",
-    "system_level_kendall",
-    "system_level_pairwise_accuracy",
-)
 MACRO_BALANCED_ACCURACY = "balanced_accuracy_system_macro"
 READING = (
     "plain figures for how well the judge grades items overall, partial ones for whether it tells good from bad "
@@ -63,7 +58,7 @@ class SystemRow:
 
 @dataclass(frozen=True)
 class SystemAgreement:
-    """The system-aware figures of one metric (named as in PARTIAL, SYSTEM_LEVEL) and the per-system table."""
+    """The system-aware figures of one metric (named as in PARTIAL, system_statistics.SYSTEM_LEVEL) and the per-system table."""
 
     figures: list[Figure]
     rows: list[SystemRow]
@@ -186,9 +181,13 @@ def system_agreement(
     n, n_systems = int(blocks.codes.size), len(blocks.names)
     large = n > bootstrap_items
     drawn = (_large_draws if large else _bootstrap_draws)(blocks, measure, binary, resamples, seed)
+    single = int((blocks.sizes == 1).sum())
+    across = f"across {n_systems} systems" + (
+        f", {single} of them with one item (its mean the same in every resample)" if single else ""
+    )
     figures = []
     for name, value in values.items():
-        notes = [f"across {n_systems} systems" if name.startswith("system_level") else None]
+        notes = [across if name.startswith("system_level") else None]
         if not np.isfinite(value):
             figures.append(Figure(name, None, None, n, n, note="undefined on these data (constant values)"))
             continue
@@ -207,17 +206,25 @@ def system_agreement(
 def _bootstrap_draws(
     blocks: _Blocks, measure: _Measure, binary: bool, resamples: int, seed: int
 ) -> dict[str, np.ndarray]:
-    """Every figure on each resample of the items drawn within their systems."""
+    """Every figure on each resample of the items drawn within their systems; the system means of a block of
+    resamples (LEVEL_BLOCK_VALUES means) are turned into the system-level figures before the next block is drawn."""
     rng = np.random.default_rng(seed)
     drawn: dict[str, list[float]] = {}
-    level_h, level_j = np.empty((resamples, len(blocks.names))), np.empty((resamples, len(blocks.names)))
-    for b in range(resamples):
-        w = blocks.draw(rng)
-        level_h[b], level_j[b] = measure.means(w)
-        for name, value in measure.item_level(w, level_h[b], level_j[b]).items():
-            drawn.setdefault(name, []).append(value)
+    level: dict[str, list[np.ndarray]] = {}
+    n_systems = len(blocks.names)
+    block = max(1, LEVEL_BLOCK_VALUES // n_systems)
+    for start in range(0, resamples, block):
+        level_h = np.empty((min(block, resamples - start), n_systems))
+        level_j = np.empty_like(level_h)
+        for b in range(level_h.shape[0]):
+            w = blocks.draw(rng)
+            level_h[b], level_j[b] = measure.means(w)
+            for name, value in measure.item_level(w, level_h[b], level_j[b]).items():
+                drawn.setdefault(name, []).append(value)
+        for name, values in system_level(level_h, level_j).items():
+            level.setdefault(name, []).append(values)
     out = {name: np.asarray(values, dtype=float) for name, values in drawn.items()}
-    return {**out, **system_level(level_h, level_j)}
+    return {**out, **{name: np.concatenate(parts) for name, parts in level.items()}}
 
 
 def _large_draws(blocks: _Blocks, measure: _Measure, binary: bool, resamples: int, seed: int) -> dict[str, np.ndarray]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import hashlib
 import json
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, Protocol, runtime_checkable
 
 from judges.calls.content_views import key_material
 from judges.types import FailureKind
@@ -76,6 +76,7 @@ class CallError(Exception):
         self.endpoint_problem = endpoint_problem
 
 
+@runtime_checkable
 class Backend(Protocol):
     """Anything that turns a CompletionRequest into a Completion, or raises CallError."""
 

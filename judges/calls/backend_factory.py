@@ -15,7 +15,7 @@ from judges.calls.local_server import LlamaServer, check_installed, smollm2_path
 from judges.calls.model_spec import JudgeModel
 from judges.calls.openai_http import OPENAI_COMPATIBLE
 from judges.calls.prices import provider
-from judges.plugins import load, names
+from judges.plugins import load, make, names, wrong_type
 
 
 def default_client(model: JudgeModel) -> str:
@@ -27,9 +27,10 @@ def default_client(model: JudgeModel) -> str:
 
 def _client_backend(client: str, api_base: str | None, timeout_s: float, connection: dict[str, Any]) -> Backend:
     """The backend `client` names in `judgelab.backends`: a callable `(api_base=, timeout_s=, connection=)`."""
-    backend: Backend = load("backends", client, what="client")(
-        api_base=api_base, timeout_s=timeout_s, connection=connection
-    )
+    opener = load("backends", client, what="client")
+    backend = make("backends", client, opener, api_base=api_base, timeout_s=timeout_s, connection=connection)
+    if not isinstance(backend, Backend):
+        raise wrong_type("backends", client, backend, "a Backend (judges.calls.backend)", "returns")
     return backend
 
 

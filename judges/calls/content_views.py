@@ -45,3 +45,11 @@ def image_count(content: Any) -> int:
 def estimated_chars(content: Any) -> int:
     """About 4 characters a token: the text's length plus each image's token estimate."""
     return len(content_text(content)) + image_count(content) * IMAGE_TOKENS * 4
+
+
+def estimate_tokens(request: Any) -> int:
+    """Prompt tokens (about 4 characters each, a fixed count per image) plus the completion budget: what a token
+    rate limit counts."""
+
+    prompt_chars = sum(estimated_chars(message["content"]) for message in request.messages)
+    return prompt_chars // 4 + int(request.params.get("max_tokens") or 0)

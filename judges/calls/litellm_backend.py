@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+import asyncio
 import os
 import time
 from typing import Any
 
 from judges.calls.backend import CallError, Completion, CompletionRequest
+from judges.calls.endpoint_auth import litellm_endpoint
+from judges.calls.openai_http import OPENAI_COMPATIBLE
+from judges.calls.prices import provider
+from judges.errors import ConfigError
 from judges.secrets import register_secret, register_secrets_in, scrub_text
 from judges.types import FailureKind
 
@@ -91,16 +96,24 @@ class LiteLLMBackend:
         timeout_s: float | None = None,  # None: no limit of its own (the runtime times each call out)
         connection: dict[str, Any] | None = None,
     ) -> None:
-        self._connection = {k: v for k, v in (("api_base", api_base), ("api_key", api_key)) if v is not None}
-        self._connection.update(connection or {})
+        given = {k: v for k, v in (("api_base", api_base), ("api_key", api_key)) if v is not None}
+        given.update(connection or {})
         register_secret(api_key)
-        register_secrets_in(self._connection)
+        register_secrets_in(given)
+        # the URL's userinfo as a header (endpoint_auth); its query kept by an OpenAI client of this backend's own
+        self._connection, self._query = litellm_endpoint(given)
+        for value in (self._connection.get("extra_headers") or {}).values():
+            register_secret(str(value).removeprefix("Basic "))
         self._timeout_s = timeout_s
+        self._client: Any = None
+        self._client_loop: asyncio.AbstractEventLoop | None = None
 
     async def complete(self, request: CompletionRequest) -> Completion:
         litellm = import_litellm()
         params = dict(request.params)
         extra = merge_nested(params.pop("extra", None) or {}, self._connection)
+        if self._query:
+            extra["client"] = self._query_client(request.model)
         started = time.perf_counter()
         for _attempt in range(3):  # drop parameters a model rejects, then try again
             try:
@@ -128,6 +141,25 @@ class LiteLLMBackend:
         else:
             raise CallError(FailureKind.API_ERROR, "the model rejected the call's parameters")
         return _to_completion(litellm, response, time.perf_counter() - started)
+
+    def _query_client(self, model: str) -> Any:
+        """An OpenAI client (of this event loop) that adds the API base's query to every URL it requests."""
+        if provider(model) not in OPENAI_COMPATIBLE:
+            raise ConfigError(
+                f"--client litellm cannot keep the query of --api-base for {model} (only for OpenAI-compatible "
+                "models); put the key in a header with --extra '{\"extra_headers\": {...}}'"
+            )
+        loop = asyncio.get_running_loop()
+        if self._client is None or self._client_loop is not loop:
+            import openai  # defers openai
+
+            key = self._connection.get("api_key") or os.environ.get("OPENAI_API_KEY") or "none"
+            base = self._connection["api_base"]
+            self._client = openai.AsyncOpenAI(
+                api_key=key, base_url=base, default_query=dict(self._query), max_retries=0
+            )
+            self._client_loop = loop
+        return self._client
 
 
 def merge_nested(base: dict[str, Any], more: dict[str, Any]) -> dict[str, Any]:

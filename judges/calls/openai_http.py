@@ -9,8 +9,9 @@ import time
 from typing import TYPE_CHECKING, Any
 
 from judges.calls.backend import CallError, Completion, CompletionRequest
+from judges.calls.endpoint_auth import endpoint_auth
 from judges.calls.prices import call_cost, price_table
-from judges.secrets import register_secret, register_secrets_in, scrub_text
+from judges.secrets import mask_url, register_secret, register_secrets_in, scrub_text
 from judges.types import FailureKind
 
 if TYPE_CHECKING:
@@ -141,21 +142,31 @@ class OpenAIHTTPBackend:
         connection = dict(connection or {})
         key = connection.get("api_key") or api_key or os.environ.get("OPENAI_API_KEY")
         base = api_base or connection.get("api_base") or os.environ.get("OPENAI_BASE_URL")
-        self.api_base = (base or os.environ.get("OPENAI_API_BASE") or OPENAI_BASE).rstrip("/")
-        self._url = f"{self.api_base}/chat/completions"
         self._headers = {"Content-Type": "application/json"}
         if key and key != "none":
             self._headers["Authorization"] = f"Bearer {key}"
         for name in ("extra_headers", "headers"):
             self._headers.update({str(k): str(v) for k, v in (connection.get(name) or {}).items()})
+        # the URL's user:password@ goes in a header (see endpoint_auth); its query stays in every URL requested
+        base = base or os.environ.get("OPENAI_API_BASE") or OPENAI_BASE
+        url, basic = endpoint_auth(base, self._headers, keyed=bool(key and key != "none"))
+        self._headers.update(basic)
+        path, _, query = url.partition("#")[0].partition("?")
+        self._base, self._query = path.rstrip("/"), query
+        self.api_base = mask_url(self._base + (f"?{query}" if query else ""))  # as it may be shown
+        self._url = self.url("/chat/completions")
         self._body_secrets = {k: v for k, v in connection.items() if k not in CONNECTION_ONLY}
         register_secret(key)
         register_secrets_in(connection)
         for value in self._headers.values():
-            register_secret(value.removeprefix("Bearer "))
+            register_secret(value.removeprefix("Bearer ").removeprefix("Basic "))
         self._timeout_s = timeout_s
         self._session: aiohttp.ClientSession | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
+
+    def url(self, path: str) -> str:
+        """The URL of an endpoint `path` (`/chat/completions`, `/files`) at the API base, with the base's query."""
+        return self._base + path + (f"?{self._query}" if self._query else "")
 
     def _open_session(self) -> aiohttp.ClientSession:
         loop = asyncio.get_running_loop()

@@ -12,7 +12,7 @@ from typing import Any, Protocol
 
 from judges.calls.backend import Backend, CallError, Completion, CompletionRequest
 from judges.calls.cache import CacheMode
-from judges.calls.content_views import estimated_chars
+from judges.calls.content_views import estimate_tokens
 from judges.calls.priority_slots import PrioritySlots
 from judges.errors import BudgetExhausted, EndpointUnusable, ReplayMiss
 from judges.records.usage import RunUsage
@@ -28,10 +28,18 @@ class CallCounter(RunUsage):
     counts, `failures` by kind (call errors after their retries, and replies that could not be used), and retries."""
 
     def note_failure(self, kind: FailureKind) -> None:
+        """A failed call: one that got no reply (`note_unanswered`), or a reply that could not be used."""
+        self.failed_calls += 1
         self.failures[kind.value] = self.failures.get(kind.value, 0) + 1
+
+    def note_unanswered(self, kind: FailureKind) -> None:
+        """A call made that got no reply (after its retries): one call, one failure."""
+        self.calls += 1
+        self.note_failure(kind)
 
     def add(self, completion: Completion) -> None:
         self.calls += 1
+        self.replies += 1
         self.cached_calls += int(completion.cached)
         self.prompt_tokens += completion.prompt_tokens
         self.completion_tokens += completion.completion_tokens
@@ -119,8 +127,7 @@ class CallRuntime:
             try:
                 hit = self.cache.get(request)
             except CallError as err:  # the cache holds the call's failure (an executor made it; the run's sink)
-                self.usage.failed_calls += 1
-                self.usage.note_failure(err.kind)
+                self.usage.note_unanswered(err.kind)
                 raise
             if hit is not None:
                 self.usage.add(hit)
@@ -226,8 +233,7 @@ class CallRuntime:
                         raise failed
                     return await self._one_call(request)
         except CallError as err:
-            self.usage.failed_calls += 1
-            self.usage.note_failure(err.kind)
+            self.usage.note_unanswered(err.kind)
             raise
         raise AssertionError("unreachable")  # pragma: no cover
 
@@ -286,11 +292,3 @@ def retrying(
 def over_retry_after(err: CallError, settings: RuntimeSettings) -> bool:
     """Whether the error asks for a longer wait (Retry-After) than the runtime makes."""
     return err.retry_after is not None and err.retry_after > settings.retry_after_max_s
-
-
-def estimate_tokens(request: CompletionRequest) -> int:
-    """Prompt tokens (about 4 characters each, a fixed count per image) plus the completion budget: what a token
-    rate limit counts."""
-
-    prompt_chars = sum(estimated_chars(message["content"]) for message in request.messages)
-    return prompt_chars // 4 + int(request.params.get("max_tokens") or 0)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import math
 from pathlib import Path
 from typing import Any
 
@@ -102,7 +103,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
         "references, expected_output, annotator, actual_output_b, metric, system: the system that wrote the answer, "
         "for the partial and system-level figures). Paths may be nested "
         "(doc.sentences[0]), fan out over annotators (label=annotations.*.label) or be constants "
-        "(metric=const:faithfulness); only label is required: no text when the predictions share the ids",
+        "(metric=const:faithfulness); a field not named keeps its own column name (label, id, input, ...), so a "
+        "plain file needs none: no text when the predictions share the ids",
     )
     own.add_argument(
         "--label-map",
@@ -112,7 +114,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
     own.add_argument(
         "--label-type",
         choices=["binary", "ordinal", "continuous", "preference"],
-        help="what the labels are (needed with --columns): yes/no, grades on a scale, scores, or A-vs-B preferences",
+        help="what your own file's labels are (read through the columns' default names, renamed with --columns): "
+        "yes/no, grades on a scale, scores, or A-vs-B preferences",
     )
     own.add_argument("--scale", metavar="LOW,HIGH", help="label scale, e.g. 1,5 (required for ordinal and preference)")
     own.add_argument("--split", metavar="SPLIT", help="split of a hub set or HF dataset")
@@ -125,6 +128,8 @@ def parse_scale(text: str | None) -> tuple[float, float] | None:
         low, high = (float(v) for v in text.split(","))
     except ValueError:
         raise ConfigError(f"--scale: expected LOW,HIGH, got {text!r}") from None
+    if not (math.isfinite(low) and math.isfinite(high)):
+        raise ConfigError(f"--scale: expected two finite numbers, got {text!r}")
     if low >= high:
         raise ConfigError("--scale: LOW must be below HIGH")
     return low, high

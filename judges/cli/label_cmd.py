@@ -29,6 +29,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
     select.add_argument(
         "--out", required=True, metavar="QUEUE", help="the queue file (JSONL); a QUEUE.md report beside"
     )
+    select.set_defaults(out_is_file=True)  # --out names a file (judges.cli.early_checks)
     select.add_argument("--seed", type=int, default=0, help="seed of the draw (default 0)")
     select.add_argument("--metric", metavar="M", help="the metric (default: the one metric the runs share)")
     select.add_argument("--bins", type=int, default=5, help="score bins of the strata (default 5)")
@@ -50,6 +51,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
     serve.add_argument("queue", metavar="QUEUE", help="a queue (`label select`) or an audit.jsonl (`probe --audit`)")
     scale_options(serve)
     serve.add_argument("--out", required=True, metavar="LABELS", help="labels file (JSONL), appended to as you label")
+    serve.set_defaults(out_is_file=True)
     serve.add_argument("--annotator", default="annotator", metavar="NAME", help="your name, written with each label")
     serve.add_argument("--port", type=int, default=0, help="port on 127.0.0.1 (default 0: a free one)")
 
@@ -58,6 +60,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
     export.add_argument("--format", required=True, choices=["label-studio", "argilla"], help="the tool to export to")
     scale_options(export)
     export.add_argument("--out", required=True, metavar="FILE", help="tasks or records JSON (a config file beside)")
+    export.set_defaults(out_is_file=True)
 
     imp = sub.add_parser("import", help="read a Label Studio or Argilla export into a labels file")
     imp.add_argument("file", metavar="FILE", help="the tool's JSON export")
@@ -65,6 +68,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
         "--format", required=True, choices=["label-studio", "argilla"], help="the tool the export came from"
     )
     imp.add_argument("--out", required=True, metavar="LABELS", help="labels file (JSONL; replaced)")
+    imp.set_defaults(out_is_file=True)
     imp.add_argument("--queue", metavar="QUEUE", help="the queue exported: keeps each item's sample and weight")
     imp.add_argument("--metric", metavar="M", help="the metric (default: the one the export names)")
     imp.add_argument("--scale", metavar="SCALE", help="binary or LOW-HIGH, +null (default: the metric's own)")

@@ -10,8 +10,10 @@ import argparse
 import importlib
 import sys
 from collections.abc import Sequence
+from typing import NoReturn
 
 from judges import __version__
+from judges.cli.early_checks import check_args
 from judges.errors import JudgelabError
 from judges.secrets import scrub_text
 
@@ -41,10 +43,18 @@ COMMANDS = {
 }
 
 
+class OneLineParser(argparse.ArgumentParser):
+    """A parser whose refusal is one line (an invalid choice names the valid ones), exit 2, not argparse's usage
+    block; its subcommands' parsers are of this class too."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: error: {message}; see {self.prog} --help\n")
+
+
 def build_parser(chosen: str | None = None) -> argparse.ArgumentParser:
     """The parser, with the options of the `chosen` command only (every command's when None): a command's module,
     and what it imports, loads only when that command runs or shows its help."""
-    parser = argparse.ArgumentParser(
+    parser = OneLineParser(
         prog="judgelab",
         description="Check the LLM judges of your RAG answers against unit tests before you trust them.",
         allow_abbrev=False,
@@ -132,6 +142,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     warnings.filterwarnings("ignore", message=r"coroutine '.*' was never awaited", category=RuntimeWarning)
 
     try:
+        check_args(parser, args)  # before any work: a leaderboard must not compute its whole board to fail on --out
         return int(importlib.import_module(args.module).run(args) or 0)
     except JudgelabError as err:
         if args.debug:

@@ -105,15 +105,16 @@ def print_registry(registry: dict[str, Any]) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    registry = build_registry(_pairs(args.aspect, "--aspect"), _pairs(args.criterion, "--criterion"))
+    aspects, criteria = _pairs(args.aspect, "--aspect"), _pairs(args.criterion, "--criterion")
     if args.list:
-        print_registry(registry)
+        print_registry(build_registry(aspects, criteria))
         return 0
     if not args.metrics or not args.data:
         raise ConfigError("give --metrics and --data (or --list)")
     config = config_from_args(args)  # a bad judge option fails before the data is read
-    metrics = select(registry, args.metrics.split(","))
     settings = _settings(args)
+    registry = build_registry(aspects, criteria, using=[*args.metrics.split(","), *settings.ragas_score_of])
+    metrics = select(registry, args.metrics.split(","))
     if any(spec.name == "ragas_score" for spec in metrics):
         select(registry, settings.ragas_score_of)  # unknown components fail here, before any call
     if args.limit is not None and args.limit < 1:

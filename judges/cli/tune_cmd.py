@@ -6,9 +6,10 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+from typing import Any
 
 from judges.cli.agreement_cmd import parse_scale
-from judges.errors import ConfigError
+from judges.errors import ConfigError, TooManyFailures
 from judges.labels.mapping import parse_label_map
 
 
@@ -39,7 +40,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
     labels.add_argument(
         "--label-type",
         choices=["binary", "ordinal", "continuous"],
-        help="what your own file's labels are (with --columns)",
+        help="what your own file's labels are: read through the default column names, renamed with --columns",
     )
     labels.add_argument("--scale", metavar="LOW,HIGH", help="label scale, e.g. 1,5")
     labels.add_argument("--split", metavar="SPLIT", help="split of a hub set or HF dataset")
@@ -91,7 +92,18 @@ def run(args: argparse.Namespace) -> int:
     write_report(outcome, job.out)
     print((job.out / "report.md").read_text(encoding="utf-8"), end="")
     print(f"wrote {job.out}/report.md, report.json, prompts/, runs/")
-    return 0
+    return _degraded(outcome.runs)
+
+
+def _degraded(runs: dict[str, Any]) -> int:
+    """Exit 5 with one line when a run the report rests on is over --fail-on-error, as for every degraded run."""
+    from judges.tuning.runner import degraded_line  # defers pydantic
+
+    line = degraded_line(runs)
+    if line is None:
+        return 0
+    print(f"judgelab: degraded run: {line}", file=sys.stderr)
+    return TooManyFailures.exit_code
 
 
 def _align(args: argparse.Namespace, config: object) -> int:
@@ -110,11 +122,9 @@ def _align(args: argparse.Namespace, config: object) -> int:
     if args.limit is not None and args.limit < 8:
         raise ConfigError("--limit must be at least 8 (4 items to search, 4 held out)")
     metrics = [m.strip() for m in args.metrics.split(",") if m.strip()] if args.metrics else None
-    if args.columns and (not metrics or len(metrics) != 1) and "metric=" not in args.columns:
-        raise ConfigError("--columns: name the one metric with --metrics (or map a metric column)")
     reading = {
         "columns": args.columns,
-        "metric": metrics[0] if args.columns and metrics and len(metrics) == 1 else None,
+        "metric": metrics[0] if metrics and len(metrics) == 1 else None,  # your own file's, when no column names it
         "label_type": args.label_type,
         "scale": parse_scale(args.scale),
         "split": args.split,
@@ -139,4 +149,4 @@ def _align(args: argparse.Namespace, config: object) -> int:
     write_align_report(outcome, job.out)
     print((job.out / "report.md").read_text(encoding="utf-8"), end="")
     print(f"wrote {job.out}/report.md, report.json, prompts/ (with manifest.json), runs/, search/calls.jsonl")
-    return 0
+    return _degraded(outcome.runs)

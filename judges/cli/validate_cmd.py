@@ -116,7 +116,7 @@ def check_drift(before: Any, run: Any) -> bool:
     usage = run.summary.usage
     if usage.cached_calls:
         print(
-            f"note: {usage.cached_calls} of {usage.calls} replies came from the cache, so the provider was not "
+            f"note: {usage.cached_calls} of {usage.replies} replies came from the cache, so the provider was not "
             "asked again for them; use --cache-mode off (or another --cache) to measure drift"
         )
     return result.fell

@@ -19,7 +19,7 @@ from judges.calls.model_spec import DEFAULT_JUDGE, IMAGE_MAX_SIDE, JudgeModel, d
 from judges.config.fields import RANGES, Cli
 from judges.errors import ConfigError
 from judges.plugins import names
-from judges.secrets import credential_paths, split_credentials
+from judges.secrets import credential_paths, scrub_text, split_credentials
 
 CacheModeName = Literal["read-write", "read-only", "off", "replay"]
 
@@ -27,7 +27,7 @@ CacheModeName = Literal["read-write", "read-only", "off", "replay"]
 class JudgeConfig(BaseModel):
     """A judge (model, prompts, generation parameters, capabilities) and how its calls run."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True, allow_inf_nan=False)
 
     # the judge
     model: Annotated[str, Cli("any LiteLLM model id, or a local judge", "MODEL", flag="--judge")] = DEFAULT_JUDGE
@@ -287,7 +287,9 @@ def describe(where: str, problem: Any) -> str:
         hint = f"did you mean {near[0]!r}?" if near else f"expected one of {', '.join(JUDGE_FIELDS)}"
         return f"unknown judge option {where!r}; {hint}"
     message = str(problem["msg"]).removeprefix("Value error, ")
-    return f"{where} {message[:1].lower()}{message[1:]}, got {problem.get('input')!r}"
+    # the extras may hold a key (not yet known as one when their JSON is broken): never echoed; URLs masked
+    given = "" if where.lstrip("-") == "extra" else f", got {problem.get('input')!r}"
+    return scrub_text(f"{where} {message[:1].lower()}{message[1:]}{given}")
 
 
 def judge_config(judge: str | JudgeConfig | None = None, **changes: Any) -> JudgeConfig:

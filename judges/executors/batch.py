@@ -13,8 +13,8 @@ from pathlib import Path
 from typing import Any
 
 from judges.calls.backend import CallError
+from judges.calls.content_views import estimate_tokens
 from judges.calls.openai_http import http_error, to_completion
-from judges.calls.runtime import estimate_tokens
 from judges.errors import BudgetExhausted, EndpointUnusable
 from judges.executors.batch_api import BatchAPI
 from judges.executors.batch_files import ENDPOINT, MAX_BYTES, MAX_LINES, chunks, write_chunk

@@ -10,6 +10,7 @@ from typing import Any, Protocol
 from judges.calls.backend import CallError
 from judges.calls.litellm_backend import import_litellm
 from judges.calls.openai_http import OpenAIHTTPBackend, http_error, transport_error
+from judges.secrets import register_url_secrets
 
 COMPLETION_WINDOW = "24h"
 
@@ -40,7 +41,7 @@ class OpenAIBatchAPI:
         import aiohttp
 
         try:
-            async with self.client.session().request(method, self.client.api_base + path, **kwargs) as response:
+            async with self.client.session().request(method, self.client.url(path), **kwargs) as response:
                 payload = await response.read()
                 if response.status >= 400:
                     raise http_error(response.status, payload, response.headers)
@@ -85,6 +86,7 @@ class LiteLLMBatchAPI:
     def __init__(self, provider: str, connection: dict[str, Any], api_base: str | None) -> None:
         self.provider = provider
         self.kwargs = {**connection, **({"api_base": api_base} if api_base else {})}
+        register_url_secrets(api_base)  # its credentials are masked in any error the calls report
 
     async def upload(self, path: Path) -> str:
         with path.open("rb") as handle:

@@ -10,7 +10,7 @@ from judges.calls.model_spec import JudgeModel
 from judges.calls.runtime import RuntimeSettings
 from judges.errors import ConfigError
 from judges.executors.settle import Executor
-from judges.plugins import load
+from judges.plugins import load, make, wrong_type
 
 if TYPE_CHECKING:
     from judges.config.judge import JudgeConfig
@@ -22,5 +22,8 @@ def open_executor(config: JudgeConfig, model: JudgeModel, settings: RuntimeSetti
         return None
     if config.cache_mode != "read-write":
         raise ConfigError(f"--executor {config.executor} needs --cache-mode read-write: replies come back through it")
-    executor: Executor = load("executors", config.executor, what="executor")(config, model, settings)
+    opener = load("executors", config.executor, what="executor")
+    executor = make("executors", config.executor, opener, config, model, settings)
+    if not isinstance(executor, Executor):
+        raise wrong_type("executors", config.executor, executor, "an Executor (judges.executors.settle)", "returns")
     return executor

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from judges.calls.backend import CallError
 from judges.calls.backend_factory import open_backend
+from judges.calls.endpoint_auth import endpoint_name
 from judges.calls.runtime import CallRuntime, RuntimeSettings
 from judges.errors import EndpointUnusable, JudgelabError
 from judges.executors.rows import Row
@@ -48,7 +49,7 @@ class JudgeWorker:
             max_attempts=config.max_attempts,
             requests_per_minute=config.rpm * share if config.rpm else None,
             tokens_per_minute=config.tpm * share if config.tpm else None,
-            endpoint=", ".join(config.api_bases()) or ("a local llama.cpp server" if model.local else "the provider"),
+            endpoint=endpoint_name(config.api_bases(), model.local),
             early_timeout_stops=not model.local,
         )
         self._stack = contextlib.ExitStack()

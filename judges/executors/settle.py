@@ -11,7 +11,7 @@ import sys
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, Protocol, runtime_checkable
 
 from judges.calls.backend import CallError, Completion, CompletionRequest
 from judges.calls.cache import CacheMode, ReplyCache
@@ -70,6 +70,7 @@ class Sink:
         self.cache.forget(request)
 
 
+@runtime_checkable
 class Executor(Protocol):
     """Makes the calls of `rows`, handing every reply and failure to `sink` as it lands. The run settles its items
     `window` at a time (collect the misses, have them answered, judge the window from the cache), so what an

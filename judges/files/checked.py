@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import re
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -16,6 +17,8 @@ from judges.errors import InputError
 
 MAX_DEPTH = 64  # lists and objects inside each other; judgelab's own formats use fewer than ten levels
 _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")  # the JSON escape of a UTF-16 surrogate, \ud800-\udfff
+LARGEST_NUMBER = sys.float_info.max  # a number read as a grade, label or setting becomes a float: none is larger
+_LONG_DIGITS = re.compile(r"[0-9]{309}")  # a whole number beyond LARGEST_NUMBER has at least 309 digits
 
 
 def problem(value: Any) -> tuple[str | None, str] | None:
@@ -27,6 +30,8 @@ def problem(value: Any) -> tuple[str | None, str] | None:
             found = _text_problem(item)
             if found:
                 return where, found
+        elif isinstance(item, int) and not isinstance(item, bool) and abs(item) > LARGEST_NUMBER:
+            return where, too_large(item)
         elif isinstance(item, (dict, list, tuple)):
             if depth >= MAX_DEPTH:
                 return where, f"nested more than {MAX_DEPTH} levels deep"
@@ -41,8 +46,32 @@ def problem(value: Any) -> tuple[str | None, str] | None:
 def passes_unwalked(text: str) -> bool:
     """Whether JSON text decoded strictly from UTF-8 surely parses into a value `problem` passes, so the walk can be
     skipped: a lone surrogate can only come from a `\\ud800`-`\\udfff` escape (the strict decoder refuses any other),
-    and MAX_DEPTH levels of nesting need as many brackets. A run reads its own records back this way."""
-    return text.count("[") + text.count("{") < MAX_DEPTH and _SURROGATE_ESCAPE.search(text) is None
+    and MAX_DEPTH levels of nesting need as many brackets, and a number beyond LARGEST_NUMBER as many digits. A run
+    reads its own records back this way."""
+    return (
+        text.count("[") + text.count("{") < MAX_DEPTH
+        and _SURROGATE_ESCAPE.search(text) is None
+        and _LONG_DIGITS.search(text) is None
+    )
+
+
+def too_large(number: int) -> str:
+    """Why a whole number beyond LARGEST_NUMBER is refused (it has no float: no grade, label or setting can hold it)."""
+    try:
+        digits = f"{len(str(abs(number))):,}"
+    except ValueError:  # more digits than Python converts to text
+        digits = "more than 4,300"
+    return f"a number of {digits} digits is too large (the largest is about {LARGEST_NUMBER:.3g})"
+
+
+def decode_error_text(err: ValueError) -> str:
+    """The line for text the JSON decoder refused: its own position for malformed JSON, else the reason (a whole
+    number longer than Python converts, 4,300 digits)."""
+    if isinstance(err, json.JSONDecodeError):
+        return json_error_text(err)
+    if "integer string conversion" in str(err):
+        return f"a number of more than 4,300 digits is too large (the largest is about {LARGEST_NUMBER:.3g})"
+    return f"not valid JSON ({str(err).splitlines()[0][:200]})"
 
 
 def _text_problem(text: str) -> str | None:
@@ -101,6 +130,8 @@ def read_json_file(path: str | Path) -> Any:
         raise InputError(f"not UTF-8 text (byte {err.start + 1}); save the file as UTF-8", path=str(path)) from None
     except json.JSONDecodeError as err:
         raise InputError(json_error_text(err), path=str(path), line=err.lineno) from None
+    except ValueError as err:  # a whole number over 4,300 digits, which Python will not convert
+        raise InputError(decode_error_text(err), path=str(path)) from None
     except RecursionError:
         raise InputError(f"nested more than {MAX_DEPTH} levels deep", path=str(path)) from None
     check(data, path=str(path))

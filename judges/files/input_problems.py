@@ -8,7 +8,7 @@ from typing import Any, TypeVar
 
 from judges.errors import InputError, InputProblems
 from judges.files.checked import json_type
-from judges.files.jsonl import LineProblem, numbered_lines, parse_line
+from judges.files.jsonl import LineProblem, not_json_lines, numbered_lines, parse_line
 
 Parsed = TypeVar("Parsed")
 
@@ -86,13 +86,17 @@ class Problems:
             raise InputProblems([text for _, text in found], line_numbers=[number for number, _ in found])
 
 
-def read_records(path: str | Path, problems: Problems) -> list[tuple[int, dict[str, Any]]]:
-    """Every readable record of a JSONL file; bad lines and an empty file are added to `problems`."""
+def read_records(path: str | Path, problems: Problems, expects: str = "") -> list[tuple[int, dict[str, Any]]]:
+    """Every readable record of a JSONL file; bad lines and an empty file are added to `problems`. A file whose
+    first line shows it is not JSON Lines is one InputError saying so (`jsonl.not_json_lines`)."""
     records = []
     for number, raw in numbered_lines(path):
         try:
             records.append((number, parse_line(raw)))
         except LineProblem as problem:
+            hint = None if records or problems.lines else not_json_lines(raw, expects)
+            if hint:
+                raise InputError(hint, path=str(path), line=number) from None
             problems.add(str(problem), number, problem.field)
     if not records and not problems.lines:
         problems.add("the file holds no records (one JSON object per line expected)")

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from judges.errors import InputError
-from judges.files.checked import MAX_DEPTH, json_error_text, json_type, passes_unwalked
+from judges.files.checked import MAX_DEPTH, decode_error_text, json_type, passes_unwalked
 from judges.files.checked import problem as value_problem
 from judges.secrets import scrub
 
@@ -70,8 +70,8 @@ def parse_line(raw: bytes, limit: int | None = None) -> dict[str, Any]:
         ) from None
     try:
         obj = json.loads(text)
-    except json.JSONDecodeError as err:
-        raise LineProblem(json_error_text(err)) from None
+    except ValueError as err:  # malformed JSON, or a whole number over 4,300 digits that Python will not convert
+        raise LineProblem(decode_error_text(err)) from None
     except RecursionError:  # the decoder's own guard; the line's depth is far over the limit
         raise LineProblem(f"nested more than {MAX_DEPTH} levels deep") from None
     if not isinstance(obj, dict):
@@ -82,14 +82,35 @@ def parse_line(raw: bytes, limit: int | None = None) -> dict[str, Any]:
     return obj
 
 
-def read_jsonl(path: str | Path) -> Iterator[tuple[int, dict[str, Any]]]:
-    """Yield (line number, object) for each non-blank line; a bad line raises InputError."""
+def not_json_lines(raw: bytes, expects: str = "") -> str | None:
+    """What a file whose first record line `raw` fails to parse holds instead of JSON Lines, when that is clear (one
+    JSON document, or a CSV or TSV table), as one line ending in what is expected; else None."""
+    text = raw[:4096].decode("utf-8", "replace").lstrip("\ufeff").strip()
+    wanted = f"JSON Lines expected: one JSON object per line{f', with the fields {expects}' if expects else ''}"
+    if text == "[" or (text.startswith("[") and text[1:].lstrip().startswith("{")):  # a list of objects
+        return f"the file holds a JSON list, not JSON Lines; {wanted}"
+    if text == "{" or (text.startswith('{"') and text.endswith(("{", "[", ","))):
+        return f"the file holds one JSON document spread over lines, not JSON Lines; {wanted}"
+    if not text.startswith("{") and ("," in text or "\t" in text):
+        kind = "TSV" if "\t" in text else "CSV"
+        return f"the file looks like {kind} (its first line is {text[:60]!r}), not JSON Lines; {wanted}"
+    return None
+
+
+def read_jsonl(path: str | Path, expects: str = "") -> Iterator[tuple[int, dict[str, Any]]]:
+    """Yield (line number, object) for each non-blank line; a bad line raises InputError (one naming the file's
+    format when its first line shows it is not JSON Lines: `not_json_lines`, with the fields `expects` names)."""
     limit = max_record_bytes()
+    first = True
     for number, raw in numbered_lines(path):
         try:
             yield number, parse_line(raw, limit)
         except LineProblem as problem:
+            hint = not_json_lines(raw, expects) if first else None
+            if hint:
+                raise InputError(hint, path=str(path), line=number) from None
             raise InputError(str(problem), path=str(path), line=number, field=problem.field) from None
+        first = False
 
 
 def append_jsonl(handle: Any, obj: dict[str, Any]) -> None:

@@ -12,7 +12,7 @@ from typing import Any, TypeVar, overload
 
 from judges.errors import InputError
 from judges.files.input_problems import Problems, note_duplicate_ids
-from judges.files.jsonl import LineProblem, all_lines, numbered_lines, parse_line
+from judges.files.jsonl import LineProblem, all_lines, not_json_lines, numbered_lines, parse_line
 
 T = TypeVar("T")
 Parse = Callable[[int, dict[str, Any]], T]
@@ -53,9 +53,12 @@ class RecordFile(OnDemand[T]):
         *,
         limit: int | None = None,
         record_id: Callable[[dict[str, Any]], str | None] | None = None,
+        expects: str = "",
     ) -> RecordFile[T]:
         """Check every record of the file (each problem noted with its line and field; duplicate ids too when
-        `record_id` gives them) and raise InputProblems with all of them; else the file's first `limit` records."""
+        `record_id` gives them) and raise InputProblems with all of them; else the file's first `limit` records.
+        A file whose first line shows it is not JSON Lines (a CSV, one JSON list) is one line saying so, naming the
+        fields `expects` lists."""
         path = Path(path)
         problems = Problems(path)
         lines, offsets = array("q"), array("q")
@@ -70,6 +73,9 @@ class RecordFile(OnDemand[T]):
             try:
                 obj = parse_line(raw)
             except LineProblem as problem:
+                hint = None if records or problems.lines else not_json_lines(raw, expects)
+                if hint:
+                    raise InputError(hint, path=str(path), line=number) from None
                 problems.add(str(problem), number, problem.field)
                 continue
             records += 1

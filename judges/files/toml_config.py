@@ -13,6 +13,7 @@ import typing_extensions
 from judges.errors import ConfigError
 from judges.files.checked import MAX_DEPTH, problem
 from judges.files.toml_lines import key_line
+from judges.secrets import scrub_text
 
 Model = TypeVar("Model")
 
@@ -31,12 +32,25 @@ def read_toml(path: str | Path) -> dict[str, Any]:
         raise ConfigError(f"{path}: not UTF-8 text (byte {err.start + 1}); save the config as UTF-8") from None
     except tomllib.TOMLDecodeError as err:
         raise ConfigError(f"{path}: not valid TOML: {err}") from None
+    except ValueError:  # a whole number over 4,300 digits, which Python will not convert
+        raise ConfigError(f"{path}: a number of more than 4,300 digits is too large") from None
     except RecursionError:
         raise ConfigError(f"{path}: nested more than {MAX_DEPTH} levels deep") from None
     found = problem(data)
     if found is not None:
         raise ConfigError(f"{path}: {found[0] or 'top level'}: {found[1]}")
     return data
+
+
+def number_pair(value: Any) -> Any:
+    """A pair of numbers as TOML writes it, `[1, 5]`, `[1.0, 5.0]` or `"1,5"` (as on the command line), made the
+    tuple a strict model field takes; anything else is left for the field to refuse in its own words."""
+    if isinstance(value, str) and value.count(",") == 1:
+        try:
+            return tuple(float(part) for part in value.split(","))
+        except ValueError:
+            return value
+    return tuple(value) if isinstance(value, list) else value
 
 
 def validate_config(model: type[Model], data: dict[str, Any], path: str | Path) -> Model:
@@ -74,7 +88,7 @@ def describe_problem(model: type, problem: dict[str, Any]) -> str:
         return f"unknown key {where!r}; {hint}"
     if kind == "missing":
         return f"missing key {where!r}"
-    shown = repr(problem.get("input"))
+    shown = scrub_text(repr(problem.get("input")))  # masked before the cut: an api_base's credentials never shown
     shown = shown if len(shown) <= 60 else shown[:57] + "..."
     message = problem["msg"].removeprefix("Value error, ")
     return f"{where or 'top level'}: {message[:1].lower()}{message[1:]}, got {shown}"

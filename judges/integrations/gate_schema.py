@@ -10,7 +10,7 @@ from typing_extensions import TypedDict
 from judges.config.judge import JudgeConfig
 from judges.types import ALL_METRICS
 
-_FORBID = ConfigDict(extra="forbid", strict=True)
+_FORBID = ConfigDict(extra="forbid", strict=True, allow_inf_nan=False)
 Rate = Annotated[float, Field(ge=0.0, le=1.0)]
 
 

@@ -9,6 +9,7 @@ from pathlib import Path
 
 from judges.calls.backend_factory import open_backend
 from judges.calls.cache import CacheMode, ReplyCache
+from judges.calls.endpoint_auth import endpoint_name
 from judges.calls.model_spec import JudgeModel
 from judges.calls.prices import entry
 from judges.calls.refusing import dry_run_backend
@@ -43,7 +44,7 @@ def open_runtime(config: JudgeConfig) -> Iterator[tuple[JudgeModel, CallRuntime]
         requests_per_minute=config.rpm,
         tokens_per_minute=config.tpm,
         max_cost=config.max_cost,
-        endpoint=", ".join(bases) or ("a local llama.cpp server" if model.local else "the provider's API"),
+        endpoint=endpoint_name(bases, model.local),
         early_timeout_stops=not model.local,
     )
     try:

@@ -11,6 +11,8 @@ from judges.files.record_file import RecordFile
 from judges.images.reading import ImageProblem, has_parts, parts_text
 from judges.types import Image, Sample
 
+SAMPLE_FIELDS = "input, references, actual_output (and id, expected_output)"
+
 
 def read_sample(fields: RecordFields, record: dict[str, Any], *, unit_test: bool = False) -> Sample | None:
     """The record's sample, or None with every field problem noted in `fields`; a unit test also needs references
@@ -77,4 +79,4 @@ def load_samples(path: str | Path, limit: int | None = None) -> RecordFile[tuple
     def record_id(obj: dict[str, Any]) -> str | None:
         return str(obj["id"]) if "id" in obj and not id_problem(obj["id"]) else None
 
-    return RecordFile.scan(path, pair, limit=limit, record_id=record_id)
+    return RecordFile.scan(path, pair, limit=limit, record_id=record_id, expects=SAMPLE_FIELDS)

@@ -11,6 +11,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Protocol
 from urllib.parse import parse_qs, urlsplit
 
+from judges.errors import ConfigError
 from judges.labelling.session import LabellingSession
 
 HOST = "127.0.0.1"
@@ -173,6 +174,9 @@ def _handler(session: Pages, lock: threading.Lock) -> type[BaseHTTPRequestHandle
 def make_server(session: LabellingSession | Pages, port: int = 0) -> ThreadingHTTPServer:
     """A server bound to 127.0.0.1 (`port` 0: any free port; the bound one is `server.server_address[1]`)."""
     pages = LabelPages(session) if isinstance(session, LabellingSession) else session
-    server = ThreadingHTTPServer((HOST, port), _handler(pages, threading.Lock()))
+    try:
+        server = ThreadingHTTPServer((HOST, port), _handler(pages, threading.Lock()))
+    except OSError as err:  # the port is taken, or reserved
+        raise ConfigError(f"--port {port}: cannot listen on {HOST}:{port} ({err.strerror or err})") from None
     server.daemon_threads = True
     return server

@@ -14,7 +14,7 @@ from judges.labels.schema import LabelledItem, LabelledSet, check_consistent, pa
 def read_labels(path: str | Path) -> LabelledSet:
     """A labelled-item JSONL file as a LabelledSet named after the file."""
     lines, items = array("l"), []
-    for line, record in read_jsonl(path):
+    for line, record in read_jsonl(path, expects="id, metric, label, label_type (and scale, input, actual_output)"):
         items.append(parse_item(record, path=str(path), line=line))
         lines.append(line)
     if not items:

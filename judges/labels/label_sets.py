@@ -92,25 +92,52 @@ def open_labels(
     split: str | None = None,
     label_map: dict[str, float] | None = None,
 ) -> LabelledSet:
-    """`--labels`: a set name (`begin-wow:test` for another split), a labelled-item JSONL, or (with `columns`)
-    a CSV/TSV/JSONL/JSON/Parquet file, a saved HF dataset folder or a hub dataset."""
-    if columns is not None:
-        mapping = ColumnMapping.parse(columns, label_map)
-        if not label_type or not (metric or mapping.metric):
-            raise ConfigError("--columns needs --metric and --label-type (binary, ordinal, continuous, preference)")
+    """`--labels`: a set name (`begin-wow:test` for another split), a labelled-item JSONL, or your own
+    CSV/TSV/JSONL/JSON/Parquet file, a saved HF dataset folder or a hub dataset, read with `label_type` through the
+    column mapping `columns` (fields it does not name keep their default columns: a plain file needs none)."""
+    named_set = spec in SETS or spec.partition(":")[0] in SETS
+    if columns is not None or (label_type is not None and not named_set and _own_file(spec)):
+        if not label_type:
+            raise ConfigError(
+                "--columns needs --label-type (binary, ordinal, continuous, preference), and --metric unless a "
+                "column names the metric"
+            )
+        mapping = ColumnMapping.parse(columns or "", label_map)
         return load_mapped(
             spec, mapping, metric=metric, label_type=LabelType(label_type), scale=scale, split=split or "train"
         )
     if label_map:
-        raise ConfigError("--label-map applies to your own file read with --columns")
-    if spec in SETS or spec.partition(":")[0] in SETS:
+        raise ConfigError("--label-map applies to your own file, read with --label-type (and --columns)")
+    if named_set:
         return load_set(spec, split=split)
     if Path(spec).is_file():
-        return read_label_log(spec) if is_label_log(spec) else read_labels(spec)
+        return read_label_log(spec) if is_label_log(spec) else _labelled_items(spec)
     close = difflib.get_close_matches(spec, list(SETS), n=3)
     hint = (
         f" (did you mean {' or '.join(close)}?)"
         if close
-        else "; give a set name, a labelled-item JSONL, or your own file with --columns"
+        else "; give a set name, a labelled-item JSONL, or your own file with --label-type (and --columns)"
     )
     raise InputError(f"no labelled set or file named {spec!r}{hint}")
+
+
+def _own_file(spec: str) -> bool:
+    """A file or saved dataset folder of the user's own (not a labels file written by `judgelab label`)."""
+    path = Path(spec)
+    return path.is_dir() or (path.is_file() and not is_label_log(spec))
+
+
+def _labelled_items(path: str) -> LabelledSet:
+    """A labelled-item JSONL; a record without a metric or label type is most likely a file of one's own."""
+    try:
+        return read_labels(path)
+    except InputError as err:
+        if err.message != "missing field" or err.field not in ("metric", "label_type"):
+            raise
+        raise InputError(
+            "missing field; read your own file with --label-type (binary, ordinal, continuous) and name its metric "
+            "with --metric (tune: --metrics)",
+            path=err.path,
+            line=err.line,
+            field=err.field,
+        ) from None

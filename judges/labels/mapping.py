@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import contextlib
 import json
-import math
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, fields
 from pathlib import Path
@@ -13,6 +12,7 @@ from typing import Any
 from judges.errors import ConfigError, InputError
 from judges.files.checked import json_type
 from judges.labels.field_paths import fans_out, get_field, tokens
+from judges.labels.label_values import label_number, parse_label_map
 from judges.labels.schema import (
     NO_TEXT,
     LabelledItem,
@@ -29,36 +29,25 @@ from judges.types import Sample
 __all__ = ["ColumnMapping", "get_field", "iter_rows", "load_mapped", "map_rows", "parse_label_map"]
 
 
-def parse_label_map(text: str | None) -> dict[str, float]:
-    """`--label-map "Fully attributable=1,Generic=0,yes=1,no=0"`: text labels to numbers (the last `=` splits)."""
-    out: dict[str, float] = {}
-    for part in filter(None, (p.strip() for p in (text or "").split(","))):
-        name, sep, number = part.rpartition("=")
-        try:
-            if not sep or not name.strip():
-                raise ValueError
-            out[name.strip()] = float(number)
-        except ValueError:
-            raise ConfigError(f"--label-map: expected TEXT=NUMBER, got {part!r}") from None
-    return out
-
-
 @dataclass(frozen=True)
 class ColumnMapping:
     """Which column (a field path) of the user's rows holds each field of a labelled item.
 
-    `label` is required; the texts are not (labels and predictions that share ids need none). `input` (the question) defaults to none, for tasks without one
-    (summarisation, dialogue grounded on a snippet); `id` to the line (CSV, TSV, JSONL) or row number, and
-    `id=doc+system` joins two columns with "/"; `annotator` to "human";
-    `references` to none (a list, a JSON list in a string, or one text); `expected_output` to ""; `metric` to the
-    `--metric` given. Paths may be nested (`doc.sentences[0]`), fan out over a list (`annotations.*.label`: one
-    label per annotator, with `annotator=annotations.*.name` or numbered annotators) or be constants
-    (`metric=const:faithfulness`). `actual_output_b` is the second answer of a pairwise preference;
-    `system` names the system that wrote the answer (for system-aware agreement);
+    A field not mapped keeps its default column, its own name (`label`, `id`, `input`, `references`,
+    `expected_output`, `actual_output`, `annotator`, `actual_output_b`, `metric`, `system`, `group`: the labelled-item
+    file's names), so a plain file needs no mapping and a partial one renames only what differs. A mapped column
+    must be there on every row; a default one may be absent, except `label`. Absent, the texts are empty (labels and
+    predictions that share ids need none; `input` is absent for tasks without a question), `id` is the line (CSV,
+    TSV, JSONL) or row number, `annotator` "human", `references` none (a list, a JSON list in a string, or one text),
+    `metric` the `--metric` given. `id=doc+system` joins two columns with "/". Paths may be nested
+    (`doc.sentences[0]`), fan out over a list (`annotations.*.label`: one label per annotator, with
+    `annotator=annotations.*.name` or numbered annotators) or be constants (`metric=const:faithfulness`).
+    `actual_output_b` is the second answer of a pairwise preference; `system` names the system that wrote the
+    answer (for system-aware agreement), `group` the question or source items share (per-group agreement);
     `label_values` turns text labels into numbers (e.g. {"yes": 1, "no": 0}).
     """
 
-    label: str
+    label: str | None = None
     actual_output: str | None = None
     input: str | None = None
     id: str | None = None
@@ -68,11 +57,19 @@ class ColumnMapping:
     actual_output_b: str | None = None
     metric: str | None = None
     system: str | None = None
+    group: str | None = None
     label_values: Mapping[str, float] = field(default_factory=dict)
+
+    def column(self, name: str) -> tuple[str, bool]:
+        """The column of a field and whether every row must hold it: a mapped column, or the field's own name
+        (required for `label` only)."""
+        mapped = getattr(self, name)
+        return (mapped, True) if mapped is not None else (name, name == "label")
 
     @classmethod
     def parse(cls, text: str, label_values: Mapping[str, float] | None = None) -> ColumnMapping:
-        """From `field=path,field=path`, e.g. `input=question,actual_output=answer,label=annotations.*.label`."""
+        """From `field=path,field=path`, e.g. `input=question,actual_output=answer,label=annotations.*.label`;
+        fields not named keep their default columns (an empty text maps nothing)."""
         known = {f.name for f in fields(cls)} - {"label_values"}
         pairs: dict[str, str] = {}
         for part in filter(None, (p.strip() for p in text.split(","))):
@@ -85,10 +82,7 @@ class ColumnMapping:
                 for path in column.strip().split("+") if name.strip() == "id" else [column.strip()]:
                     tokens(path)  # a malformed path is a ConfigError now, not on the first row
             pairs[name.strip()] = column.strip()
-        missing = [name for name in ("label",) if name not in pairs]
-        if missing:
-            raise ConfigError(f"--columns must name the column of: {', '.join(missing)}")
-        for name in ("input", "actual_output", "id", "metric", "expected_output", "actual_output_b", "system"):
+        for name in ("input", "actual_output", "id", "metric", "expected_output", "actual_output_b", "system", "group"):
             if name in pairs and fans_out(pairs[name]):
                 raise ConfigError(
                     f"--columns: {name} is one value per row; `*` fans out only label, annotator and references"
@@ -117,49 +111,100 @@ def _references(value: Any, *, path: str, line: int, name: str) -> tuple[str, ..
     raise InputError("expected a list of texts or one text", path=path, line=line, field=name)
 
 
-def _label(value: Any, mapping: ColumnMapping, *, path: str, line: int) -> float:
-    if isinstance(value, str) and value.strip() in mapping.label_values:
-        return float(mapping.label_values[value.strip()])
-    if isinstance(value, bool):
-        return float(value)
-    try:
-        number = float(value)
-    except (TypeError, ValueError):
-        hint = (
-            f" (known text labels: {', '.join(mapping.label_values)})"
-            if mapping.label_values
-            else "; map text labels with --label-map TEXT=NUMBER,..."
-        )
-        raise InputError(f"expected a number, got {value!r}{hint}", path=path, line=line, field=mapping.label) from None
-    if math.isnan(number):
-        raise InputError("the label is missing (NaN)", path=path, line=line, field=mapping.label)
-    return number
+def _label(value: Any, mapping: ColumnMapping, label_type: LabelType, *, path: str, line: int) -> float:
+    field = mapping.column("label")[0]
+    return label_number(value, mapping.label_values, label_type, path=path, line=line, field=field)
 
 
-def _column(row: Mapping[str, Any], name: str | None, where: dict[str, Any], default: Any = None) -> Any:
-    """The value of a mapped column; `default` when the field is not mapped, an InputError when the column is absent."""
-    if name is None:
-        return default
+def _required(row: Mapping[str, Any], column: str, where: dict[str, Any]) -> Any:
     try:
-        return get_field(row, name)
+        return get_field(row, column)
     except KeyError:
-        raise InputError("missing column", field=name, **where) from None
+        raise InputError("missing column", field=column, **where) from None
+
+
+def _column(
+    row: Mapping[str, Any], mapping: ColumnMapping, name: str, where: dict[str, Any], default: Any = None
+) -> Any:
+    """A field's value on a row: its mapped column's (an InputError when the row lacks it), or its default column's
+    when the row holds one, else `default`."""
+    column, required = mapping.column(name)
+    if required:
+        return _required(row, column, where)
+    try:
+        value = get_field(row, column)
+    except KeyError:
+        return default
+    return default if value is None else value
 
 
 def _annotated(row: Mapping[str, Any], mapping: ColumnMapping, where: dict[str, Any]) -> list[tuple[str, Any]]:
     """(annotator, raw label) pairs of a row: one, or one per element when the label path fans out."""
-    raw = _column(row, mapping.label, where)
-    names = _column(row, mapping.annotator, where, "human")
+    raw = _column(row, mapping, "label", where)
+    names = _column(row, mapping, "annotator", where)
     if not isinstance(raw, list):
-        return [(str(names), raw)]
+        return [("human" if names is None else str(names), raw)]
     if isinstance(names, list):
         if len(names) != len(raw):
             raise InputError(f"{len(raw)} labels but {len(names)} annotators", field=mapping.annotator, **where)
         pairs = list(zip(map(str, names), raw))
     else:
-        prefix = "annotator" if mapping.annotator is None else str(names)
+        prefix = "annotator" if names is None else str(names)
         pairs = [(f"{prefix}-{k}", label) for k, label in enumerate(raw, start=1)]
     return [(name, label) for name, label in pairs if label is not None and label != ""]  # a skipped item
+
+
+NO_METRIC = "no metric: name it with --metric (tune: one metric in --metrics) or a column (--columns metric=COLUMN)"
+
+
+def _staged_row(
+    line: int, row: Mapping[str, Any], mapping: ColumnMapping, metric: str | None, label_type: LabelType, path: str
+) -> list[tuple[Any, ...]]:
+    """One row's labels as (line, id, metric, label, annotator, sample, second answer, system, group), one per
+    annotator."""
+    where: dict[str, Any] = {"path": path, "line": line}
+
+    def text(name: str) -> str:
+        return _text(_column(row, mapping, name, where), name=mapping.column(name)[0], **where)
+
+    answer = _column(row, mapping, "actual_output", where)
+    sample = Sample(
+        input=text("input"),
+        references=_references(
+            _column(row, mapping, "references", where), name=mapping.column("references")[0], **where
+        ),
+        expected_output=text("expected_output"),
+        actual_output=None
+        if answer is None and mapping.actual_output is None
+        else _text(answer, name=mapping.column("actual_output")[0], **where),
+    )
+    if sample == NO_TEXT:
+        sample = NO_TEXT  # a million labels without text share one sample
+    answer_b = _column(row, mapping, "actual_output_b", where)
+    if label_type is LabelType.PREFERENCE and answer_b is None:
+        raise ConfigError("preference labels need --columns actual_output_b=<column of the second answer>")
+    if mapping.id is not None:
+        item_id = "/".join(str(_required(row, part, where)) for part in mapping.id.split("+"))
+    else:
+        item_id = str(_column(row, mapping, "id", where, line))
+    row_metric = _column(row, mapping, "metric", where, metric)
+    if row_metric is None:
+        raise InputError(NO_METRIC, **where)
+    system, group = (_column(row, mapping, name, where) for name in ("system", "group"))
+    return [
+        (
+            line,
+            item_id,
+            str(row_metric),
+            _label(raw, mapping, label_type, **where),
+            annotator,
+            sample,
+            None if answer_b is None else text("actual_output_b"),
+            None if system is None or system == "" else str(system),
+            None if group is None or group == "" else str(group),
+        )
+        for annotator, raw in _annotated(row, mapping, where)
+    ]
 
 
 def map_rows(
@@ -177,53 +222,16 @@ def map_rows(
         raise ConfigError(f"{label_type.value} labels need a scale (--scale LOW,HIGH)")
     if scale is not None and (problem := check_scale(label_type, scale)):
         raise ConfigError(f"--scale {scale[0]:g},{scale[1]:g}: {problem}")
-    if metric is None and mapping.metric is None:
-        raise ConfigError("name the metric: --metric M, or --columns metric=COLUMN (or metric=const:M)")
-    staged = []
-    for line, row in rows:
-        where: dict[str, Any] = {"path": path, "line": line}
-        sample = Sample(
-            input=_text(_column(row, mapping.input, where), name=str(mapping.input), **where),
-            references=_references(_column(row, mapping.references, where), name=str(mapping.references), **where),
-            expected_output=_text(
-                _column(row, mapping.expected_output, where), name=str(mapping.expected_output), **where
-            ),
-            actual_output=None
-            if mapping.actual_output is None
-            else _text(_column(row, mapping.actual_output, where), name=mapping.actual_output, **where),
-        )
-        if sample == NO_TEXT:
-            sample = NO_TEXT  # a million labels without text share one sample
-        answer_b = _column(row, mapping.actual_output_b, where)
-        if label_type is LabelType.PREFERENCE and answer_b is None:
-            raise ConfigError("preference labels need --columns actual_output_b=<column of the second answer>")
-        item_id = (
-            "/".join(str(_column(row, part, where)) for part in mapping.id.split("+")) if mapping.id else str(line)
-        )
-        row_metric = str(_column(row, mapping.metric, where, metric))
-        system = _column(row, mapping.system, where)
-        for annotator, raw in _annotated(row, mapping, where):
-            staged.append(
-                (
-                    line,
-                    item_id,
-                    row_metric,
-                    _label(raw, mapping, **where),
-                    annotator,
-                    sample,
-                    None if answer_b is None else _text(answer_b, name=str(mapping.actual_output_b), **where),
-                    None if system is None or system == "" else str(system),
-                )
-            )
+    staged = [staged for line, row in rows for staged in _staged_row(line, row, mapping, metric, label_type, path)]
     if not staged:
         raise InputError("no rows to read", path=path or None)
     if scale is None:
         values = [staged_row[3] for staged_row in staged]
         scale = (min(values), max(values)) if min(values) < max(values) else (min(values), min(values) + 1.0)
     items = []
-    for line, item_id, row_metric, label, annotator, sample, answer_b, system in staged:
+    for line, item_id, row_metric, label, annotator, sample, answer_b, system, group in staged:
         if problem := check_label(label_type, label, scale):
-            raise InputError(problem, path=path, line=line, field=mapping.label)
+            raise InputError(problem, path=path, line=line, field=mapping.column("label")[0])
         items.append(
             (
                 line,
@@ -237,6 +245,7 @@ def map_rows(
                     sample=sample,
                     answer_b=answer_b,
                     system=system,
+                    group=group,
                 ),
             )
         )

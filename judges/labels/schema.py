@@ -11,7 +11,7 @@ from enum import Enum
 from typing import Any
 
 from judges.errors import InputError
-from judges.files.checked import id_problem, json_type
+from judges.files.checked import LARGEST_NUMBER, id_problem, json_type, too_large
 from judges.types import Sample
 
 NO_TEXT = Sample(input="", references=(), expected_output="")  # one shared sample for every label without text
@@ -58,6 +58,7 @@ class LabelledItem:
     answer_b: str | None = None
     extra: Mapping[str, Any] = field(default_factory=dict, compare=False)
     system: str | None = None  # the system (pipeline, model) that wrote the answer, for system-aware agreement
+    group: str | None = None  # the question or source the item shares with others, for per-group agreement
 
     def to_record(self) -> dict[str, Any]:
         """The JSONL record (see `parse_item` for the schema)."""
@@ -77,6 +78,8 @@ class LabelledItem:
             out["actual_output_b"] = self.answer_b
         if self.system is not None:
             out["system"] = self.system
+        if self.group is not None:
+            out["group"] = self.group
         if self.extra:
             out["extra"] = dict(self.extra)
         return out
@@ -150,7 +153,8 @@ def parse_item(record: dict[str, Any], *, path: str, line: int) -> LabelledItem:
     none; `input` (the question) is absent for tasks without one (summarisation, dialogue grounded on a snippet),
     `actual_output` (the answer) when only the judge's grades are compared. `scale` ([low, high]) is required except for
     binary labels. `annotator` defaults to "human"; `references` to []; `expected_output` to "";
-    `system` (string or number: which system wrote the answer) to none.
+    `system` (string or number: which system wrote the answer) and `group` (string or number: the question or source
+    items share) to none.
     Pairwise preferences also need `actual_output_b`. Anything under `extra` is kept as is.
     """
 
@@ -167,8 +171,14 @@ def parse_item(record: dict[str, Any], *, path: str, line: int) -> LabelledItem:
     except ValueError:
         raise fail(f"must be one of {', '.join(t.value for t in LabelType)}", "label_type") from None
     label = record["label"]
-    if isinstance(label, bool) or not isinstance(label, (int, float)) or not math.isfinite(label):
+    if isinstance(label, bool):
+        raise fail(f"expected a number, got the boolean {str(label).lower()}", "label")
+    if not isinstance(label, (int, float)):
         raise fail(f"expected a number, got {label!r}", "label")
+    if isinstance(label, int) and abs(label) > LARGEST_NUMBER:
+        raise fail(too_large(label), "label")
+    if not math.isfinite(label):
+        raise fail(f"expected a finite number, got {label}", "label")
     scale = record.get("scale", default_scale(label_type))
     if (
         not isinstance(scale, (list, tuple))
@@ -195,9 +205,10 @@ def parse_item(record: dict[str, Any], *, path: str, line: int) -> LabelledItem:
     extra = record.get("extra") or NO_EXTRA
     if not isinstance(extra, dict):
         raise fail("expected an object", "extra")
-    system = record.get("system")
-    if system is not None and (isinstance(system, bool) or not isinstance(system, (str, int))):
-        raise fail(f"expected a string or number, got {json_type(system)}", "system")
+    system, group = record.get("system"), record.get("group")
+    for name, value in (("system", system), ("group", group)):
+        if value is not None and (isinstance(value, bool) or not isinstance(value, (str, int))):
+            raise fail(f"expected a string or number, got {json_type(value)}", name)
     sample = Sample(
         input=record.get("input") or "",
         references=tuple(references),
@@ -217,6 +228,7 @@ def parse_item(record: dict[str, Any], *, path: str, line: int) -> LabelledItem:
         answer_b=answer_b,
         extra=extra,
         system=None if system is None else sys.intern(str(system)),  # a few systems, a million items: one copy each
+        group=None if group is None else str(group),
     )
 
 

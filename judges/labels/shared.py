@@ -32,9 +32,19 @@ def shared_datasets_dir() -> Path:
     raise InputError(f"shared labelled datasets not found at {where}; set {ENV_VAR} to the shared folder")
 
 
+def shared_path(relative: str) -> Path:
+    """`relative` under the shared datasets folder; an InputError when it would leave it (an absolute path, `..`)."""
+    parts = Path(relative).parts
+    if Path(relative).is_absolute() or ".." in parts:
+        raise InputError(
+            f"shared:{relative} leaves the shared datasets folder; name a file under it, e.g. shared:begin/x.json"
+        )
+    return shared_datasets_dir().joinpath(*parts)
+
+
 def shared_file(*parts: str) -> Path:
     """A file of the shared datasets; an InputError if it is missing."""
-    path = shared_datasets_dir().joinpath(*parts)
+    path = shared_path(str(Path(*parts)))
     if not path.is_file():
         raise InputError("shared dataset file not found", path=str(path))
     return path

@@ -37,6 +37,18 @@ def _csv_rows(path: Path, tsv: bool) -> Iterator[tuple[int, Mapping[str, Any]]]:
     yield from enumerate(frame.to_dict(orient="records"), start=2)  # line 1 is the header
 
 
+def _parquet_rows(path: Path) -> list[dict[str, Any]]:
+    """A Parquet file's rows; a file that is not Parquet (text, empty, cut short) is one InputError."""
+    import pyarrow as pa  # defers pyarrow
+    import pyarrow.parquet as pq  # defers pyarrow
+
+    try:
+        return list(pq.read_table(path).to_pylist())
+    except (pa.ArrowException, OSError) as err:
+        reason = str(err).splitlines()[0][:200] if str(err) else type(err).__name__
+        raise InputError(f"not a readable Parquet file ({reason})", path=str(path)) from None
+
+
 def _saved_dataset_rows(path: Path, split: str) -> list[dict[str, Any]]:
     """A folder written by `Dataset.save_to_disk` (or `DatasetDict.save_to_disk`), read by `load_from_disk`."""
     import datasets
@@ -75,9 +87,7 @@ def _rows(source: str, split: str) -> Iterator[tuple[int, Mapping[str, Any]]]:
             raise InputError("expected a JSON list of objects", path=source)
         yield from enumerate(data, start=1)
     elif suffix == ".parquet":
-        import pyarrow.parquet as pq
-
-        yield from enumerate(pq.read_table(path).to_pylist(), start=1)
+        yield from enumerate(_parquet_rows(path), start=1)
     elif path.is_dir() and any((path / name).is_file() for name in SAVED_DATASET_FILES):
         yield from enumerate(_saved_dataset_rows(path, split), start=1)
     else:

@@ -16,10 +16,12 @@ SYSTEM_AWARE = frozenset(
         "balanced_accuracy_system_macro",
     }
 )
+# the figures within the items of one question or source (judges.agreement.groups), where labels name groups
+PER_GROUP = frozenset({"group_pearson", "group_spearman", "group_kendall", "pairwise_accuracy_tie_calibrated"})
 # statistics whose sign says the judge orders items against the humans: a negative value never wins
 CORRELATIONS = frozenset(
     {"pearson", "spearman", "kendall_tau_b", "mcc", "weighted_kappa", "krippendorff_alpha", "cohen_kappa", "gwet_ac1"}
-    | {name for name in SYSTEM_AWARE if "pearson" in name or "spearman" in name or "kendall" in name}
+    | {name for name in SYSTEM_AWARE | PER_GROUP if "pearson" in name or "spearman" in name or "kendall" in name}
 )
 # shares of a judge that knows nothing: half the classes, or half the system pairs, told right
 HALF = frozenset({"auroc", "balanced_accuracy", "balanced_accuracy_system_macro", "system_level_pairwise_accuracy"})
@@ -27,7 +29,7 @@ HALF = frozenset({"auroc", "balanced_accuracy", "balanced_accuracy_system_macro"
 CHANCE = {**{name: 0.5 for name in HALF}, **{name: 0.0 for name in CORRELATIONS}}
 # every statistic a labelled evaluation may rank by (`statistic` in its table)
 LABEL_STATISTICS = frozenset(
-    CHANCE.keys() | {"f1", "agreement", "agreement_decisive", "krippendorff_alpha"} | SYSTEM_AWARE
+    CHANCE.keys() | {"f1", "agreement", "agreement_decisive", "krippendorff_alpha"} | SYSTEM_AWARE | PER_GROUP
 )
 
 

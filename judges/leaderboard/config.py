@@ -3,23 +3,26 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, PrivateAttr
 
 from judges.config.judge import JudgeConfig, build_config
 from judges.errors import ConfigError
-from judges.files.toml_config import read_toml, validate_config
+from judges.files.toml_config import number_pair, read_toml, validate_config
 from judges.files.toml_lines import key_line
 from judges.labels.label_sets import SETS
 from judges.leaderboard.columns import LABEL_STATISTICS
 from judges.leaderboard.jury import Jury, check_juries
 from judges.leaderboard.predictions_source import check_predictions_candidate
 from judges.rag.metric_registry import build_registry
+from judges.secrets import scrub
+
+_NOT_SHOWN = ("model", "prompts", "api_base", "cache")  # named elsewhere in the notes, or not the judge's
 
 CANDIDATE_KINDS = ("llm", "metric", "baseline", "embedding", "predictions")
 EVALUATION_KINDS = ("unit_tests", "labels")
-_STRICT = ConfigDict(extra="forbid", frozen=True, strict=True)
+_STRICT = ConfigDict(extra="forbid", frozen=True, strict=True, allow_inf_nan=False)
 
 
 class Candidate(JudgeConfig):
@@ -49,8 +52,10 @@ class Candidate(JudgeConfig):
         return build_config({"cache": cache, **self.given()})
 
     def judge_settings(self) -> dict[str, object]:
-        """The judge keys set beside the model, prompts, endpoint and cache (shown in the leaderboard's notes)."""
-        return {k: v for k, v in self.given().items() if k not in ("model", "prompts", "api_base", "cache")}
+        """The judge keys set beside the model, prompts, endpoint and cache (shown in the leaderboard's notes), with
+        the credential fields of `extra` masked."""
+        shown: dict[str, object] = scrub({k: v for k, v in self.given().items() if k not in _NOT_SHOWN})
+        return shown
 
     def scores(self, labelled_metric: str) -> bool:
         """Whether this candidate gives a score for a labelled metric (a metric candidate only for those it maps)."""
@@ -72,7 +77,7 @@ class Evaluation(BaseModel):
     columns: str | None = None
     label_map: dict[str, float] | None = None
     label_type: Literal["binary", "ordinal", "continuous", "preference"] | None = None
-    scale: tuple[float, float] | None = None
+    scale: Annotated[tuple[float, float] | None, BeforeValidator(number_pair)] = None  # [1, 5] or "1,5"
     # where a continuous judge's cut for binary labels is fitted: a labelled file, a fraction, or k-fold
     calibration: str | None = None
     calibration_fraction: float | None = Field(default=None, gt=0, lt=1)
@@ -191,7 +196,7 @@ def _check_metric_map(candidate: Candidate, where: str) -> None:
             f'{where}: a metric candidate needs metrics = {{labelled_metric = "suite_metric"}}, '
             'e.g. {faithfulness = "llamaindex_faithfulness"}'
         )
-    registry = build_registry()
+    registry = build_registry(using=candidate.metrics.values())
     for labelled, suite in candidate.metrics.items():
         if suite not in registry:
             raise ConfigError(

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from judges.errors import ConfigError
-from judges.leaderboard.columns import higher_is_better, oriented
+from judges.leaderboard.columns import oriented
 from judges.leaderboard.unit_test_entries import run_folder, run_to_entries
 from judges.records import ItemRecord, MetricRecord, Usage
 from judges.records.header import RunKind
@@ -41,7 +41,7 @@ class Jury(BaseModel):
     verdict is null when most members said null. A member whose call failed is left out of that verdict; when every
     member failed, the jury's verdict is a failure."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True, allow_inf_nan=False)
 
     name: str
     members: list[str] = Field(min_length=2)
@@ -138,8 +138,10 @@ def _read(verdict: Verdict) -> Verdict:
 
 
 def _summed(usages: Sequence[Usage]) -> Usage:
-    keys = ("calls", "cached_calls", "failed_calls", "prompt_tokens", "completion_tokens", "cost", "priced_cost")
-    return Usage(**{key: sum(getattr(usage, key) for usage in usages) for key in keys})
+    keys = ("calls", "replies", "cached_calls", "failed_calls", "prompt_tokens", "completion_tokens", "cost")
+    summed = Usage(**{key: sum(getattr(usage, key) for usage in usages) for key in keys})
+    summed.priced_cost = sum(usage.priced_cost for usage in usages)
+    return summed
 
 
 def jury_entries(
@@ -159,18 +161,16 @@ def jury_entries(
 
 
 def beats_best_member(entry: Entry, group: Sequence[Entry]) -> tuple[bool, str]:
-    """Whether a jury's figure beats its best member's on the same items (paired bootstrap), and the evidence."""
-    from judges.leaderboard.row_compare import compare_entries  # defers numpy
+    """Whether a jury's figure beats its best member's, by the rule a candidate beats the best baseline with (a
+    paired bootstrap on the same items, else its 95% interval beyond the member's figure), and the evidence."""
+    from judges.leaderboard.row_compare import beats  # defers numpy
 
     members = [e for e in group if e.candidate in (entry.members or ()) and e.value is not None]
     if not members:
         return False, "no member has a figure to compare"
     best = max(members, key=lambda e: oriented(e.statistic, float(e.value)))  # type: ignore[arg-type]
-    diff = compare_entries(entry, best)
-    if diff is None:
-        return False, f"no paired comparison with its best member {best.candidate}"
-    ok = diff.low > 0 if higher_is_better(entry.statistic) else diff.high < 0
-    return ok, f"vs its best member {best.candidate}: {diff.describe()}"
+    ok, _, figures = beats(entry, best)
+    return ok, f"vs its best member {best.candidate}: {figures}"
 
 
 def board_jury_entries(config: LeaderboardConfig, runs_dir: Path) -> list[Entry]:

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 from judges.agreement.predictions import Prediction, Predictions, parse_score_fields, read_predictions
 from judges.errors import ConfigError, InputError
 from judges.files.toml_lines import key_line
-from judges.labels.shared import shared_datasets_dir
+from judges.labels.shared import shared_path
 from judges.leaderboard.unit_test_entries import run_costs
 from judges.runs.run import Run
 
@@ -23,7 +23,7 @@ def source_path(candidate: Candidate) -> Path:
     """The file or run folder a predictions candidate reads (`shared:` resolved to the shared datasets)."""
     source = str(candidate.source)
     if source.startswith(SHARED):
-        return shared_datasets_dir() / source.removeprefix(SHARED)
+        return shared_path(source.removeprefix(SHARED))
     return Path(source)
 
 

@@ -9,10 +9,9 @@ from judges.leaderboard.columns import CHANCE, higher_is_better, never_wins, ori
 from judges.leaderboard.config import Selection
 from judges.leaderboard.entries import Entry
 from judges.leaderboard.jury import beats_best_member
-from judges.leaderboard.row_compare import compare_entries
+from judges.leaderboard.row_compare import beats, compare_entries
 
 NO_WINNER = "no candidate beats the baselines"
-PAIRED, INTERVAL, UNCHECKED = "paired bootstrap", "95% interval vs baseline point", "no baseline to beat"
 
 
 @dataclass
@@ -28,7 +27,7 @@ class Pick:
     excluded: dict[str, str]  # candidate -> why it cannot win (baseline, constraint, n/a, below chance or baseline)
     baseline: Entry | None = None  # the best baseline with a figure
     reference: str = ""  # what a candidate had to beat, e.g. "always-top 0.562" or "chance 0.500"
-    test: str = ""  # which test decided that the winner beats the reference (PAIRED, INTERVAL, UNCHECKED)
+    test: str = ""  # which test decided that the winner beats the reference (row_compare.PAIRED, INTERVAL, UNCHECKED)
     beats: str = ""  # the figures of that test
     tie: str = ""  # how the winner was told apart from the leader, when it is not the leader
     notes: list[str] = field(default_factory=list)
@@ -56,30 +55,6 @@ def _constraint(entry: Entry, selection: Selection, unit_test_totals: dict[str, 
         if total is None or total < selection.min_unit_test_pass_rate:
             return f"unit-test pass rate {total if total is not None else 'unknown'} < {selection.min_unit_test_pass_rate:g}"
     return None
-
-
-def _beats(entry: Entry, baseline: Entry | None, chance: float | None) -> tuple[bool, str, str]:
-    """Whether the entry beats the best baseline (or chance), the test used and its figures."""
-    higher = higher_is_better(entry.statistic)
-    if baseline is not None:
-        diff = compare_entries(entry, baseline)
-        if diff is not None:
-            return (diff.low > 0 if higher else diff.high < 0), PAIRED, diff.describe()
-        point = float(baseline.value)  # type: ignore[arg-type]
-    elif chance is not None:
-        point = chance
-    else:
-        return True, UNCHECKED, "no baseline with a figure to compare"
-    bound = entry.ci_low if higher else entry.ci_high
-    if bound is None:
-        return False, INTERVAL, "no 95% interval to compare"
-    sign = ">" if (bound > point if higher else bound < point) else ("<=" if higher else ">=")
-    side = "lower" if higher else "upper"
-    return (
-        (bound > point if higher else bound < point),
-        INTERVAL,
-        f"95% interval {side} bound {bound:.3f} {sign} {point:.3f}",
-    )
 
 
 def _same_statistic(entry: Entry, baselines: list[Entry]) -> Entry | None:
@@ -176,7 +151,7 @@ def _group_pick(
     beaten, tests = [], {}
     for entry in contenders:
         own = _same_statistic(entry, baselines) or baseline  # a figure is compared with a baseline's of its kind
-        ok, test, figures = _beats(entry, own, chance)
+        ok, test, figures = beats(entry, own, chance)
         if own is not baseline and own is not None:
             figures = f"vs {own.candidate} ({own.statistic} {own.value:.3f}): {figures}"
         if ok and entry.kind == "jury":

@@ -17,6 +17,7 @@ from judges.calls.cache import EmbeddingCache
 from judges.calls.litellm_backend import classify, import_litellm
 from judges.calls.runtime import RuntimeSettings, retrying
 from judges.errors import BackendUnavailable
+from judges.secrets import register_url_secrets
 from judges.types import FailureKind
 
 if TYPE_CHECKING:
@@ -106,6 +107,7 @@ class LiteLLMEmbedder(_Cached):
     ) -> None:
         super().__init__(store)
         self.name, self._api_base = model, api_base
+        register_url_secrets(api_base)  # its credentials are masked in any error the calls report
         self._retries = retries or RuntimeSettings(max_attempts=2)
         self.retried = 0  # retries made so far (after LiteLLM's own)
 

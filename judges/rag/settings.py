@@ -22,7 +22,7 @@ GROUP = "metric settings"
 class MetricSettings(BaseModel):
     """The settings every metric of a run reads; a field without `Cli` has no flag (it is set from code)."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True, allow_inf_nan=False)
 
     k: Annotated[
         int | None, Cli("cut-off K for ranked context and retrieval metrics (default: all)", "K", group=GROUP)

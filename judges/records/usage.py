@@ -15,6 +15,7 @@ from typing import Any, Self
 # `priced_cost` sit among the shared counts, where a subclass's own field cannot be declared.
 JSON_ORDER = (
     "calls",
+    "replies",
     "cached_calls",
     "failed_calls",
     "retries",
@@ -26,12 +27,23 @@ JSON_ORDER = (
 )
 
 
+REPLIED_KINDS = (
+    "unparseable",
+    "refused",
+    "oversized",
+)  # failures of a call that did reply: counted among the replies too
+
+
 @dataclass
 class CallCounts:
-    """Replies (and how many came from the cache), failed calls (no reply, or a reply that could not be used) and
-    their kinds, tokens, and what the calls cost."""
+    """Calls made (`calls`: each call once, whatever its retries): those that got a reply (`replies`, a cached one
+    included) and those answered from the cache (`cached_calls`); the failed ones (`failed_calls`: no reply after
+    the retries, or a reply that could not be used, which is among the replies too) and `failures`, the same by
+    kind (their sum is `failed_calls`); tokens, and what the calls cost. So `calls` = `replies` + the failures
+    that got no reply."""
 
     calls: int = 0
+    replies: int = 0
     cached_calls: int = 0
     failed_calls: int = 0
     prompt_tokens: int = 0
@@ -45,8 +57,16 @@ class CallCounts:
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any] | None) -> Self:
-        """The counts as `to_json` (of this class or a sibling) wrote them; a key this class lacks is skipped."""
-        return cls(**known_fields(cls, data))
+        """The counts as `to_json` (of this class or a sibling) wrote them; a key this class lacks is skipped. An
+        older judgelab wrote no `replies`: its `calls` were the replies, and its run-wide `failed_calls` left out
+        unusable replies, so both are counted again from `failures`."""
+        values = known_fields(cls, data)
+        if data is not None and "calls" in data and "replies" not in data:
+            failures = {str(kind): int(n) for kind, n in (data.get("failures") or {}).items()}
+            unanswered = sum(n for kind, n in failures.items() if kind not in REPLIED_KINDS)
+            values.update(replies=values["calls"], calls=values["calls"] + unanswered)
+            values.update(failed_calls=sum(failures.values()))
+        return cls(**values)
 
 
 @dataclass

@@ -34,6 +34,9 @@ def write_summary(run: Run, folder: Path) -> Path:
     return path
 
 
+NOT_FROM_A_FILE = "passed in code, not read from a file"  # a run of the Python API on Sample objects
+
+
 def summary_markdown(run: Run) -> str:
     summary, config = run.summary, run.config
     lines = [f"# judgelab {run.kind.replace('_', ' ')}: {run.title}", ""]
@@ -41,7 +44,8 @@ def summary_markdown(run: Run) -> str:
     if note is not None:
         lines += [f"**{note[0]}:** {note[1]}", ""]
     lines += [
-        f"{summary.n_items} items from {config.get('data', '-')}"
+        f"{summary.n_items} items "
+        + (f"from {config['data']}" if config.get("data") else NOT_FROM_A_FILE)
         + (f" (split {config['split']})" if config.get("split") else "")
         + ".",
         "",

@@ -9,7 +9,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from judges.runs.progress import call_counts
+from judges.records.usage import RunUsage
 
 if TYPE_CHECKING:
     from judges.records import Usage
@@ -43,32 +43,21 @@ class CallTotals:
         )
 
 
-def call_totals(usage: Mapping[str, Any], recorded: Usage) -> CallTotals:
-    """The totals from run.json's `usage` (the runtime's counter) when it counts failures, else from `recorded`."""
-
-    if "failures" in usage:
-        failures = {str(k): int(v) for k, v in (usage.get("failures") or {}).items()}
-        asked, failed = call_counts(int(usage.get("calls", 0)), failures)
-        return CallTotals(
-            asked,
-            int(usage.get("cached_calls", 0)),
-            failed,
-            failures,
-            int(usage.get("prompt_tokens", 0)),
-            int(usage.get("completion_tokens", 0)),
-            float(usage.get("cost", 0.0)),
-        )
-    asked, failed = call_counts(recorded.calls, recorded.failures)
+def call_totals(usage: Mapping[str, Any] | None, recorded: Usage) -> CallTotals:
+    """The totals from run.json's `usage` (the runtime's counter) when it counts failures, else (a run made of
+    others' records, or a folder of a judgelab that kept no failures there) from `recorded`: calls made, cached,
+    failed and by kind (`judges.records.usage.CallCounts` says what each counts), tokens and cost."""
+    counts = RunUsage.from_json(usage) if usage and "failures" in usage else recorded
     return CallTotals(
-        asked,
-        recorded.cached_calls,
-        failed,
-        dict(recorded.failures),
-        recorded.prompt_tokens,
-        recorded.completion_tokens,
-        recorded.cost,
+        counts.calls,
+        counts.cached_calls,
+        counts.failed_calls,
+        dict(counts.failures),
+        counts.prompt_tokens,
+        counts.completion_tokens,
+        counts.cost,
     )
 
 
 def run_call_totals(run: Run) -> CallTotals:
-    return call_totals(run.usage.to_json() if run.usage is not None else {}, run.summary.usage)
+    return call_totals(run.usage.to_json() if run.usage is not None else None, run.summary.usage)

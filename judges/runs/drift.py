@@ -87,20 +87,31 @@ def change_words(result: Drift) -> str:
     return "a significant fall" if result.fell else "a significant rise"
 
 
+def _outcome_lines(result: Drift) -> list[str]:
+    """The pass rates, and the flips with McNemar's test; with no test flipped, no test of a change (and, when no
+    test passed every metric in either run, that this outcome cannot tell the runs apart: each metric's own
+    outcomes can)."""
+    rates = f"- passed every metric: {pct(result.before_rate)} -> {pct(result.after_rate)}"
+    if not result.lost and not result.gained:
+        none_passed = " (no test passed every metric in either run: compare each metric's outcomes)"
+        return [f"{rates} of the tests", f"- flipped: none{none_passed if result.before_rate == 0 else ''}"]
+    return [
+        f"{rates}; paired difference {100 * result.difference:+.1f} pts, 95% interval [{100 * result.low:+.1f}, "
+        f"{100 * result.high:+.1f}] pts (paired bootstrap)",
+        f"- flipped: {len(result.lost)} lost, {len(result.gained)} gained; McNemar's exact test p = "
+        f"{result.p_value:.4g} ({change_words(result)} at {ALPHA:g})",
+    ]
+
+
 def drift_lines(result: Drift, before: str, after: str, listed: int | None = None) -> list[str]:
     """The comparison as text lines (Markdown), naming both runs; the flipped tests listed (the first `listed` of
     each way, when given; 0 lists none)."""
 
-    verdict = change_words(result)
     lines = [
-        f"Drift {before} -> {after} over {result.n} tests both completed"
+        f"Drift {before} -> {after} (each test's pass on every metric) over {result.n} tests both completed"
         + (f" ({result.left_out} left out: in one run only, or a run failure)" if result.left_out else "")
         + ":",
-        f"- pass rate (every metric passed): {pct(result.before_rate)} -> {pct(result.after_rate)}; paired "
-        f"difference {100 * result.difference:+.1f} pts, 95% interval [{100 * result.low:+.1f}, "
-        f"{100 * result.high:+.1f}] pts (paired bootstrap)",
-        f"- flipped: {len(result.lost)} lost, {len(result.gained)} gained; McNemar's exact test p = "
-        f"{result.p_value:.4g} ({verdict} at {ALPHA:g})",
+        *_outcome_lines(result),
         "",
         table(
             [

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from datetime import UTC
 from pathlib import Path
 
-from judges.plugins import load, names
+from judges.plugins import load_each, wrong_type
 from judges.runs.run import Run
 
 
@@ -18,10 +19,16 @@ def default_run_dir(root: Path, *parts: str) -> Path:
     return root / f"{stamp}-{slug}"
 
 
+def _page_writer(name: str, target: object) -> Callable[[Run, Path], None]:
+    if not callable(target):
+        raise wrong_type("pages", name, target, "a function (run, folder)")
+    return target  # type: ignore[return-value]
+
+
 def save_run(run: Run, folder: str | Path) -> None:
     """Write run.json (beside the streamed results.jsonl), then each page registered under `judgelab.pages`
     (summary.md and report.html), drawn from the run."""
     folder = Path(folder)
     run.save(folder)
-    for page in names("pages"):
-        load("pages", page)(run, folder)
+    for write_page in load_each("pages", _page_writer):
+        write_page(run, folder)

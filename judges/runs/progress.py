@@ -5,20 +5,11 @@ from __future__ import annotations
 
 import sys
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from typing import Any, TextIO
 
 INTERVAL_S = 10.0  # between plain lines when stderr is not a terminal
 PACE_ITEMS = 2  # items finished after the first before a time left is estimated (with one item in flight)
-REPLIED_KINDS = ("unparseable", "refused", "oversized")  # failures of a call that did reply: already among the replies
-
-
-def call_counts(calls: int, failures: Mapping[str, int]) -> tuple[int, int]:
-    """(calls made, calls failed) from a usage counter: replies plus the calls that got none, and every failure
-    (a reply that could not be used counts once among the calls and once among the failures). The progress line
-    and the run's last line both count this way, from the same counter (the runtime's usage)."""
-    asked = calls + sum(n for kind, n in failures.items() if kind not in REPLIED_KINDS)
-    return asked, sum(failures.values())
 
 
 def clock_text(seconds: float) -> str:
@@ -28,7 +19,7 @@ def clock_text(seconds: float) -> str:
 
 class Progress:
     """Told when an item finishes (`item_done`) and ticked often (`tick`); reads the call counters from `usage`
-    (an object with calls, cached_calls, failures and cost). `in_flight`: how many items the run holds at once."""
+    (an object with calls, cached_calls, failed_calls and cost: `judges.records.usage.CallCounts`). `in_flight`: how many items the run holds at once."""
 
     def __init__(
         self,
@@ -66,8 +57,7 @@ class Progress:
 
     def calls_text(self) -> str:
         usage = self.usage()
-        asked, failed = call_counts(usage.calls, getattr(usage, "failures", None) or {})
-        return f"{asked} calls ({usage.cached_calls} cached, {failed} failed), ${usage.cost:.4f}"
+        return f"{usage.calls} calls ({usage.cached_calls} cached, {usage.failed_calls} failed), ${usage.cost:.4f}"
 
     def bar_text(self) -> str:
         return f"{self.eta()}, {self.calls_text()}"

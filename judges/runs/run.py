@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import functools
 import json
+import sys
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -10,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from judges.errors import BudgetExhausted, CacheBroken, EndpointUnusable, InputError, JudgelabError, TooManyFailures
 from judges.files.checked import read_json_file
-from judges.files.jsonl import read_jsonl
+from judges.files.jsonl import LineProblem, max_record_bytes, numbered_lines, parse_line
 from judges.records import ItemRecord, Summary
 from judges.records.header import RunKind, Timing, run_kind
 from judges.records.raw_checks import check_meta, check_record
@@ -196,15 +198,33 @@ class Run:
         return pd.DataFrame(rows, columns=columns)
 
 
+@functools.lru_cache(maxsize=64)
+def warn_torn(path: str, line: int) -> None:
+    """One warning line per torn results file, however often the folder is read."""
+    print(
+        f"judgelab: warning: {path}:{line}: the last record was cut off mid-write (the run was stopped while "
+        "writing it); the complete records before it are read",
+        file=sys.stderr,
+    )
+
+
 def _scrub(value: Any) -> Any:
     """Secrets never reach run.json: credential-like keys and known secret values are masked."""
     return scrub(value)
 
 
 def read_records(path: Path) -> Iterator[ItemRecord]:
-    """The records of a results.jsonl, one by one; a line that is not a record is an error naming file and line."""
-
-    for number, row in read_jsonl(path):
+    """The records of a results.jsonl, one by one; a line that is not a record is an error naming file and line,
+    except a torn last line (no newline: the run was killed while writing it), skipped with a warning."""
+    limit = max_record_bytes()
+    for number, raw in numbered_lines(path):
+        try:
+            row = parse_line(raw, limit)
+        except LineProblem as problem:
+            if not raw.endswith(b"\n"):  # only the last line lacks its newline: a record cut mid-write
+                warn_torn(str(path), number)
+                return
+            raise InputError(str(problem), path=str(path), line=number, field=problem.field) from None
         check_record(row, str(path), number)
         try:
             yield ItemRecord.from_json(row)

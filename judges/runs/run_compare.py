@@ -146,10 +146,9 @@ def comparison_markdown(runs: list[Run], listed: int | None = LISTED) -> str:
                 title = f"{len(changed)} flipped outcomes ({gained} now pass, {len(changed) - gained} now do not)"
             else:
                 title = f"{len(changed)} changed verdicts"
-            lines += ["", f"## {_name(before)} -> {_name(after)}: {title}", ""]
+            lines += ["", f"## {_name(before)} -> {_name(after)}: {title}", "", paired_table(before, after)]
             if before.kind == RunKind.UNIT_TESTS:
-                lines += _drift(before, after)  # its flips are the table's below
-            lines.append(paired_table(before, after))
+                lines += _drift(before, after)  # a test's pass on every metric: not the per-metric flips above
             shown = changed if listed is None else changed[:listed]
             if shown:
                 lines += [
@@ -168,4 +167,4 @@ def _drift(before: Run, after: Run) -> list[str]:
         result = drift(before, after)
     except InputError:
         return []
-    return [*drift_lines(result, _name(before), _name(after), listed=0), ""]
+    return ["", *drift_lines(result, _name(before), _name(after), listed=0)]

@@ -41,13 +41,14 @@ class UsageTotals:
     reply that could not be used) by kind, tokens, cost."""
 
     def __init__(self) -> None:
-        self.replies = self.cached = self.prompt_tokens = self.completion_tokens = 0
+        self.replies = self.unanswered = self.cached = self.prompt_tokens = self.completion_tokens = 0
         self.cost = self.priced_cost = 0.0
         self.failures: Counter[str] = Counter()
 
     def add(self, calls: Iterable[Mapping[str, Any]]) -> None:
         for call in calls:
-            if "error" in call:
+            if "error" in call:  # a call made that got no reply
+                self.unanswered += 1
                 self.failures[call["error"]] += 1
                 continue
             if call.get("unusable"):
@@ -62,7 +63,8 @@ class UsageTotals:
     def result(self) -> Usage:
         failures = dict(sorted(self.failures.items()))
         return Usage(
-            calls=self.replies,
+            calls=self.replies + self.unanswered,
+            replies=self.replies,
             cached_calls=self.cached,
             failed_calls=sum(failures.values()),
             prompt_tokens=int(self.prompt_tokens),

@@ -80,7 +80,11 @@ def _parse_all(problems: Problems, records: list[tuple[int, dict[str, Any]]], id
 def _load_file(path: Path) -> list[UnitTest]:
     refuse_plain_samples(path)
     problems = Problems(path)
-    return _parse_all(problems, read_records(path, problems), f"{path.stem}:")
+    return _parse_all(
+        problems,
+        read_records(path, problems, "id, input, references, expected_output, actual_output, conditions"),
+        f"{path.stem}:",
+    )
 
 
 def refuse_plain_samples(path: Path) -> None:

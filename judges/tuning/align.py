@@ -26,7 +26,7 @@ from judges.tuning.align_data import (
 )
 from judges.tuning.align_measure import objective
 from judges.tuning.align_search import CallLog, LabelSearch, search_decoding_on_labels, search_labels
-from judges.tuning.runner import BudgetStop, CandidateRunner, Ledger, write_prompt_folder
+from judges.tuning.runner import BudgetStop, CandidateRunner, Ledger, check_base, write_prompt_folder
 from judges.tuning.search import Halving
 from judges.tuning.space import TuneSpace, load_space
 from judges.tuning.stages import Budget, decoding_choices, tag_of
@@ -77,7 +77,7 @@ def open_align_labels(spec: str, reading: dict[str, Any]) -> LabelledSet:
     """`--labels`: a judge's run folder (its verdicts, the teacher's labels) or anything `agreement` reads."""
 
     if is_run_folder(spec):
-        if any(v for v in reading.values()):
+        if any(v for name, v in reading.items() if name != "metric"):  # the metric tuned is asked for apart
             raise ConfigError("--labels RUN_DIR reads the run's verdicts: --columns and its options do not apply")
         return teacher_labels(spec)
     return open_labels(spec, **reading)
@@ -132,6 +132,7 @@ def align(job: AlignJob) -> AlignOutcome:
     except BudgetStop as err:
         raise BudgetExhausted(f"--max-cost {job.max_cost:g} USD is spent by the base run alone ({err})") from None
     log.add(runs["base-search"], "base")
+    check_base(runs["base-search"])
     if budget_calls is not None and ledger.needed > budget_calls:
         raise ConfigError(f"--budget-calls {budget_calls} is spent by the base run alone ({ledger.needed} calls)")
 

@@ -18,6 +18,7 @@ from judges.tuning.align_measure import (
     per_item_usage,
     run_predictions,
     statistic_value,
+    ungraded,
 )
 from judges.tuning.manifest import write_tuning_report
 
@@ -36,11 +37,13 @@ def _measured(labels: Any, predictions: Any, resamples: int) -> Any:
         return None
 
 
-def _side(result: Any, statistic: str, predictions: Any, ids: list[str], usage: dict[str, float]) -> dict[str, Any]:
+def _side(result: Any, statistic: str, predictions: Any, labels: Any, usage: dict[str, float]) -> dict[str, Any]:
     figure = next((f for f in result.judge if f.statistic == statistic), None) if result is not None else None
+    ids = sorted({i.id for i in labels.items})
     return {
         "value": None if figure is None else figure.value,
         "ci95": list(figure.ci) if figure is not None and figure.ci else None,
+        "no_figure": ungraded(labels, predictions),
         "graded_share": graded_share(predictions, ids),
         "per_item": usage,
         "all_figures": [] if result is None else [f.to_dict() for f in result.judge],
@@ -72,8 +75,8 @@ def held_out_figures(outcome: AlignOutcome) -> dict[str, Any]:
             "template": search.template,
             "statistic": search.statistic,
             "n_items": len(ids),
-            "base": _side(base_result, search.statistic, base, ids, per_item_usage(runs["base-held-out"])),
-            "tuned": _side(tuned_result, search.statistic, tuned, ids, per_item_usage(runs["tuned-held-out"])),
+            "base": _side(base_result, search.statistic, base, held, per_item_usage(runs["base-held-out"])),
+            "tuned": _side(tuned_result, search.statistic, tuned, held, per_item_usage(runs["tuned-held-out"])),
             "difference": paired_difference(held, base, tuned, search.statistic, resamples=resamples),
             "constant_judge": CONSTANT[search.statistic],
             "human_ceiling": None if ceiling is None else ceiling.value,
@@ -152,6 +155,22 @@ def _figure(value: float | None, ci: list[float] | None = None) -> str:
     return f"{value:.3f}" + (f" [{ci[0]:.3f}, {ci[1]:.3f}]" if ci else "")
 
 
+def _side_figure(side: dict[str, Any]) -> str:
+    return f"n/a ({side['no_figure']})" if side["no_figure"] else _figure(side["value"], side["ci95"])
+
+
+def _difference_line(difference: dict[str, Any]) -> str:
+    if difference["value"] is None:
+        return f"Tuned minus base: n/a ({difference['reason']})."
+    both = difference.get("n_items", 0)
+    dropped = difference.get("n_held_out", 0) - both
+    return (
+        f"Tuned minus base, paired bootstrap on the same items (the {both} both graded"
+        + (f"; {dropped} failed or null on one side, left out" if dropped else "")
+        + f"): {_figure(difference['value'])} [{_figure(difference['ci_low'])}, {_figure(difference['ci_high'])}]."
+    )
+
+
 def _usage(side: dict[str, Any]) -> dict[str, str]:
     per = side["per_item"]
     return {
@@ -163,6 +182,8 @@ def _usage(side: dict[str, Any]) -> dict[str, str]:
 
 def conclusion(entry: dict[str, Any]) -> str:
     difference = entry["difference"]
+    if difference["value"] is None:
+        return f"No paired difference ({difference['reason']}): nothing can be concluded."
     low, high = difference["ci_low"], difference["ci_high"]
     if low is None or high is None:
         return "No interval for the difference (too few items, or one class only): nothing can be concluded."
@@ -196,7 +217,7 @@ def report_markdown(report: dict[str, Any]) -> str:
     for metric, entry in report["held_out"].items():
         statistic = entry["statistic"]
         rows = [
-            {"prompts": side, f"{statistic} (95% CI)": _figure(entry[side]["value"], entry[side]["ci95"]),
+            {"prompts": side, f"{statistic} (95% CI)": _side_figure(entry[side]),
              "graded": f"{100 * entry[side]['graded_share']:.0f}%", **_usage(entry[side])}
             for side in ("base", "tuned")
         ]  # fmt: skip
@@ -211,8 +232,7 @@ def report_markdown(report: dict[str, Any]) -> str:
             "",
             table([{k: r.get(k, "") for k in rows[0]} for r in rows]),
             "",
-            f"Tuned minus base, paired bootstrap on the same items: {_figure(difference['value'])} "
-            f"[{_figure(difference['ci_low'])}, {_figure(difference['ci_high'])}].",
+            _difference_line(difference),
             "",
             conclusion(entry),
             "",
@@ -235,11 +255,12 @@ def report_markdown(report: dict[str, Any]) -> str:
             "",
         ]
         for number, round_ in enumerate(entry["rounds"], start=1):
-            lines += [f"Round {number}: {round_['items']} items, kept {', '.join(round_['kept'])}", ""]
+            lines += [f"Round {number}: {round_['items']} items, kept {', '.join(round_['kept']) or 'none'}", ""]
             lines.append(
                 table(
                     [
-                        {"candidate": s["candidate"], s["statistic"]: _figure(s["value"]),
+                        {"candidate": s["candidate"],
+                         s["statistic"]: f"n/a ({s['no_figure']})" if s["no_figure"] else _figure(s["value"]),
                          "tokens": s["tokens"], "template chars": s["template_chars"]}
                         for s in round_["scores"]
                     ]

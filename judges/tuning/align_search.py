@@ -13,9 +13,9 @@ from judges.errors import ConfigError
 from judges.judging.replies import GRADE_SPECS
 from judges.labels.schema import LabelledSet
 from judges.tuning.align_data import subset, template_for
-from judges.tuning.align_measure import disagreements, objective, run_predictions, statistic_value
+from judges.tuning.align_measure import disagreements, objective, run_predictions, statistic_value, ungraded
 from judges.tuning.candidates import Candidate, Example, build_candidates
-from judges.tuning.runner import BudgetStop, CandidateRunner, write_prompt_folder
+from judges.tuning.runner import BudgetStop, CandidateRunner, check_chosen, write_prompt_folder
 from judges.tuning.search import Halving, Score, halve
 from judges.tuning.space import TuneSpace
 from judges.tuning.stages import Budget, chosen_candidate, tag_of
@@ -41,6 +41,7 @@ class AgreementScore(Score):
             "n_items": self.n,
             "tokens": self.tokens,
             "template_chars": self.length,
+            "no_figure": self.missing,
         }
 
 
@@ -158,14 +159,15 @@ def search_labels(
             for name in names:
                 run = runner.grade(folders[name], [(i, samples[i]) for i in order[:n]], [template])
                 log.add(run, f"{metric}/{name}")
-                value = statistic_value(subset(labels, order[:n]), run_predictions(run, template), statistic)
+                scored, predictions = subset(labels, order[:n]), run_predictions(run, template)
                 usage = run.summary.metrics[template].usage
-                tokens = usage.prompt_tokens + usage.completion_tokens
                 scores.append(
                     AgreementScore(
-                        name, 0, n, None, None, tokens, len(by_name[name].source), by_name[name].order, statistic, value
+                        name, 0, n, None, None, usage.prompt_tokens + usage.completion_tokens,
+                        len(by_name[name].source), by_name[name].order, ungraded(scored, predictions),
+                        statistic=statistic, value=statistic_value(scored, predictions, statistic),
                     )
-                )
+                )  # fmt: skip
         except BudgetStop:
             return None
         budget.learn(runner.ledger.needed - before, len(names), n - done[0])
@@ -174,6 +176,7 @@ def search_labels(
 
     first = min(space.search.first_round_items, len(order))
     halving = halve([c.name for c in candidates], len(order), first, evaluate, budget.check)
+    check_chosen(metric, halving)
     return LabelSearch(metric, template, statistic, candidates, shown, len(order), halving)
 
 
@@ -202,16 +205,25 @@ def search_decoding_on_labels(
                 items = [(i, samples[i]) for i in order[:n]]
                 run = runner.grade(folder, items, templates, overrides=choices[name], tag=tag_of(name, choices))
                 log.add(run, f"decoding/{name}")
-                values = []
+                values, missing = [], []
                 for labels in sets:
                     template, statistic = template_for(labels.metrics()[0]), objective(labels)
-                    values.append(statistic_value(subset(labels, order[:n]), run_predictions(run, template), statistic))
+                    scored, predictions = subset(labels, order[:n]), run_predictions(run, template)
+                    values.append(statistic_value(scored, predictions, statistic))
+                    missing += [f"{labels.metrics()[0]}: {why}"] if (why := ungraded(scored, predictions)) else []
                 defined = [v for v in values if v is not None]
                 mean = sum(defined) / len(defined) if len(defined) == len(values) else None
                 tokens = run.summary.usage.prompt_tokens + run.summary.usage.completion_tokens
-                scores.append(AgreementScore(name, 0, n, None, None, tokens, 0, names.index(name), "mean", mean))
+                scores.append(
+                    AgreementScore(
+                        name, 0, n, None, None, tokens, 0, names.index(name), "; ".join(missing) or None,
+                        statistic="mean", value=mean,
+                    )
+                )  # fmt: skip
         except BudgetStop:
             return None
         return scores
 
-    return halve(names, len(order), min(first, len(order)), evaluate, budget.check)
+    halving = halve(names, len(order), min(first, len(order)), evaluate, budget.check)
+    check_chosen("decoding", halving)
+    return halving

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -108,7 +109,9 @@ def _read_variant(root: Path, space: TuneSpace, metric: str, name: str) -> str:
 
 def compose(metric: str, text: str, examples: Sequence[Example], reply_format: str) -> str:
     """The template: `text` with worked examples inserted before its last paragraph (the reply instructions), and,
-    unless the format is "as_written", that paragraph replaced by the format's and the format declared."""
+    unless the format is "as_written", that paragraph replaced by the format's and the format declared; the
+    material the paragraph holds (GroUSE's sample and answers) is kept, just above the new reply instructions, so
+    no rewrite drops a variable."""
     if not examples and reply_format == "as_written":
         return text
     body, sep, last = text.rstrip().rpartition("\n\n")
@@ -123,11 +126,30 @@ def compose(metric: str, text: str, examples: Sequence[Example], reply_format: s
     if reply_format == "as_written":
         parts.append(last)
         return "\n\n".join(parts) + "\n"
+    material = graded_material(last)
     return (
         f"{{# reply_format: {reply_format} #}}\n"
-        + "\n\n".join([*parts, reply_instructions(metric, reply_format)])
+        + "\n\n".join([*parts, *([material] if material else []), reply_instructions(metric, reply_format)])
         + "\n"
     )
+
+
+SECTION_MARKER = re.compile(r"\[/?[A-Z][A-Z _]*\]")  # GroUSE's `[SAMPLE]`, `[/EVALUATION INSTRUCTIONS]`
+
+
+def graded_material(paragraph: str) -> str:
+    """What of the reply paragraph a new reply format must keep: the lines from its first line of template code
+    (`{{` or `{%`: the references, the question, the answers), from the section marker that opens them and the
+    markers just above it when there are any. GroUSE's templates end with the sample after their reply
+    instructions; judgelab's own hold none there (an empty text)."""
+    lines = paragraph.split("\n")
+    first = next((k for k, line in enumerate(lines) if "{{" in line or "{%" in line), None)
+    if first is None:
+        return ""
+    first = max((k for k in range(first) if SECTION_MARKER.fullmatch(lines[k].strip())), default=first)
+    while first > 0 and SECTION_MARKER.fullmatch(lines[first - 1].strip()):
+        first -= 1
+    return "\n".join(lines[first:])
 
 
 def examples_block(metric: str, examples: Sequence[Example]) -> str:

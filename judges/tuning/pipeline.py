@@ -14,7 +14,7 @@ from judges.errors import BudgetExhausted, ConfigError, InputError
 from judges.files.shipped import bundled_dir
 from judges.judging.prompts import load_prompt_set
 from judges.runs.run import Run
-from judges.tuning.runner import BudgetStop, CandidateRunner, Ledger, write_prompt_folder
+from judges.tuning.runner import BudgetStop, CandidateRunner, Ledger, check_base, write_prompt_folder
 from judges.tuning.search import Halving
 from judges.tuning.space import TuneSpace, load_space
 from judges.tuning.stages import Budget, MetricSearch, decoding_choices, search_decoding, search_metric, tag_of
@@ -102,6 +102,7 @@ def tune(job: TuneJob) -> TuneOutcome:
         raise BudgetExhausted(
             f"--max-cost {job.max_cost:g} USD is spent by the base run on train alone ({err}); nothing was chosen"
         ) from None
+    check_base(runs["base-train"])
     if budget_calls is not None and ledger.needed > budget_calls:
         raise ConfigError(
             f"--budget-calls {budget_calls} is spent by the base run on train alone ({ledger.needed} calls)"

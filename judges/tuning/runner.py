@@ -10,11 +10,11 @@ from typing import Any
 
 from judges.api import grade_samples, run_unit_tests
 from judges.config.judge import JudgeConfig
+from judges.errors import TooManyFailures
 from judges.judging.prompts import TEMPLATE_SUFFIX
 from judges.runs.intervals import wilson
-from judges.runs.progress import REPLIED_KINDS
 from judges.runs.run import Run
-from judges.tuning.search import Score
+from judges.tuning.search import Halving, Score, no_figure
 from judges.types import Outcome, Sample, UnitTest
 
 
@@ -46,8 +46,7 @@ class Ledger:
         usage = run.summary.usage
         self.needed += added
         self.cached_calls += usage.cached_calls
-        self.new_calls += usage.calls - usage.cached_calls
-        self.new_calls += usage.failed_calls - sum(n for kind, n in usage.failures.items() if kind in REPLIED_KINDS)
+        self.new_calls += usage.calls - usage.cached_calls  # calls made, a call that got no reply included
         self.cost += usage.cost
         self.runs += 1
         return added
@@ -134,9 +133,37 @@ def score(name: str, run: Run, metrics: Sequence[str], sources: Mapping[str, str
     """A candidate's score on `metrics`: passes over every (test, metric) of the run, with a Wilson interval."""
 
     rows = [r for r in run.records if r.draw == 0]
-    passed = sum(r.metrics[m].outcome is Outcome.PASS for r in rows for m in metrics)
+    entries = [r.metrics[m] for r in rows for m in metrics]
+    passed = sum(e.outcome is Outcome.PASS for e in entries)
     n = len(rows) * len(metrics)
     low, high = wilson(passed, n)
     usage = [run.summary.metrics[m].usage for m in metrics if m in run.summary.metrics]
     tokens = sum(u.prompt_tokens + u.completion_tokens for u in usage)
-    return Score(name, passed, n, low, high, tokens, sum(len(sources[m]) for m in metrics), order)
+    failed = [e.verdict for e in entries if e.outcome is Outcome.FAILURE]
+    kinds = Counter(v.failure_kind.value if v.failure_kind else "failure" for v in failed)
+    missing = no_figure("verdict", f"{len(rows)} tests", kinds) if len(failed) == n else None
+    return Score(name, passed, n, low, high, tokens, sum(len(sources[m]) for m in metrics), order, missing)
+
+
+def check_base(run: Run) -> None:
+    """A base run whose failed verdicts are over --fail-on-error stops the tuning, exit 5 like any degraded run:
+    the examples, the search's reference and the comparison would all rest on failures."""
+    if run.stop_reason == "degraded":
+        raise TooManyFailures(
+            f"the base prompts' run is degraded ({run.folder}: {run.stop_message}); nothing was searched or chosen "
+            "(--fail-on-error 1 searches from it anyway)"
+        )
+
+
+def check_chosen(what: str, halving: Halving) -> None:
+    """A search in which no candidate graded anything chooses nothing: the tuning stops, exit 5, no folder written."""
+    if halving.ended == "nothing graded":
+        raise TooManyFailures(f"{what}: {halving.message}; no tuned folder was written")
+
+
+def degraded_line(runs: Mapping[str, Run]) -> str | None:
+    """The first run the report rests on whose failed verdicts are over --fail-on-error, as one line (None: none)."""
+    return next(
+        (f"{run.folder or name}: {run.stop_message}" for name, run in runs.items() if run.stop_reason == "degraded"),
+        None,
+    )

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -11,7 +12,8 @@ from typing import Any
 @dataclass(frozen=True)
 class Score:
     """A candidate's figures on one round's tests: passes out of n (a format failure is not a pass), the Wilson
-    interval, and what it cost (prompt plus completion tokens, and the template's length) to break ties."""
+    interval, and what it cost (prompt plus completion tokens, and the template's length) to break ties. `missing`
+    says why a candidate that graded nothing has no figure: it is never kept nor chosen."""
 
     name: str
     passed: int
@@ -21,10 +23,11 @@ class Score:
     tokens: int
     length: int
     order: int
+    missing: str | None = None
 
     @property
     def pass_rate(self) -> float | None:
-        return self.passed / self.n if self.n else None
+        return self.passed / self.n if self.n and self.missing is None else None
 
     def rank_key(self) -> tuple[float, ...]:
         """More passes first; a tie goes to the cheaper call, then the shorter template, then the space's order."""
@@ -36,9 +39,10 @@ class Score:
             "passed": self.passed,
             "n": self.n,
             "pass_rate": self.pass_rate,
-            "ci95": [self.low, self.high],
+            "ci95": [None, None] if self.missing else [self.low, self.high],
             "tokens": self.tokens,
             "template_chars": self.length,
+            "no_figure": self.missing,
         }
 
 
@@ -55,7 +59,8 @@ class Round:
 
 @dataclass
 class Halving:
-    """The rounds run, the winner, and why the search ended ("one left", "tests used up", "budget")."""
+    """The rounds run, the winner, and why the search ended ("one left", "tests used up", "budget", or "nothing
+    graded": no candidate of a round graded anything, so none is chosen and the winner is None)."""
 
     rounds: list[Round] = field(default_factory=list)
     winner: str | None = None
@@ -76,6 +81,14 @@ def schedule(n_candidates: int, n_tests: int, first: int) -> list[tuple[int, int
         tests = min(tests * 2, n_tests)
 
 
+def no_figure(what: str, over: str, failure_kinds: Counter[str], nulls: int = 0) -> str:
+    """Why a candidate has no figure, e.g. "no grade on any of the 8 items: 8 failed, mostly unparseable"."""
+    failed = sum(failure_kinds.values())
+    parts = [f"{failed} failed, mostly {failure_kinds.most_common(1)[0][0]}"] if failed else []
+    parts += [f"{nulls} null"] if nulls else []
+    return f"no {what} on any of the {over}" + (f": {'; '.join(parts)}" if parts else "")
+
+
 Evaluate = Callable[[Sequence[str], int], list[Score] | None]
 Affordable = Callable[[int, int, int], str | None]
 
@@ -83,7 +96,8 @@ Affordable = Callable[[int, int, int], str | None]
 def halve(names: Sequence[str], n_tests: int, first: int, evaluate: Evaluate, affordable: Affordable) -> Halving:
     """Run the schedule. `evaluate(names, tests)` scores those candidates on the first `tests` tests (None: the
     round was stopped by the budget). `affordable(round, candidates, new_tests)` says why a round cannot be paid
-    for (None when it can). A round not run leaves the choice to the last finished round's leader."""
+    for (None when it can). A round not run leaves the choice to the last finished round's leader. Only candidates
+    with a figure are kept; a round where none has one ends the search with no winner."""
     result = Halving()
     alive = list(names)
     done_tests = 0
@@ -95,13 +109,18 @@ def halve(names: Sequence[str], n_tests: int, first: int, evaluate: Evaluate, af
             result.ended = "budget"
             result.message = reason or "the cost limit stopped a round; its figures are not used"
             break
-        ranked = sorted(scores, key=lambda s: s.rank_key())
+        ranked = sorted(scores, key=lambda s: (s.missing is not None, s.rank_key()))
+        figured = [s for s in ranked if s.missing is None]
         last = index == len(plan) - 1
-        alive = [s.name for s in ranked[: 1 if last else math.ceil(len(ranked) / 2)]]
+        alive = [s.name for s in figured[: 1 if last else math.ceil(len(ranked) / 2)]]
         result.rounds.append(Round(tests, ranked, list(alive)))
+        if not alive:
+            result.ended = "nothing graded"
+            result.message = f"no candidate has a figure in round {index + 1} ({ranked[0].missing}); none is chosen"
+            return result
         done_tests = tests
-        if last:
-            result.ended = "tests used up" if tests >= n_tests else "one left"
+        if last or len(alive) == 1:  # one left (the others had no figure): no further round to run
+            result.ended = "tests used up" if last and tests >= n_tests else "one left"
             break
     result.winner = result.rounds[-1].kept[0] if result.rounds else None
     return result

@@ -17,7 +17,7 @@ ReplyFormat = Literal["as_written", "justification_first", "grade_first", "grade
 
 
 class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
 
 
 class MetricSpace(_Strict):
@@ -62,7 +62,7 @@ def _values_of(name: str) -> Any:
 DECODING_FIELDS = ("temperature", "json_schema", "max_tokens", "seed")
 Decoding = create_model(  # type: ignore[call-overload]
     "Decoding",
-    __config__=ConfigDict(extra="forbid"),
+    __config__=ConfigDict(extra="forbid", allow_inf_nan=False),
     **{name: (_values_of(name) | None, Field(default=None, min_length=1)) for name in DECODING_FIELDS},
 )
 

@@ -12,7 +12,7 @@ from typing import Any
 
 from judges.config.judge import JudgeConfig
 from judges.tuning.candidates import Candidate, build_candidates, example_pool
-from judges.tuning.runner import BudgetStop, CandidateRunner, Ledger, score, write_prompt_folder
+from judges.tuning.runner import BudgetStop, CandidateRunner, Ledger, check_chosen, score, write_prompt_folder
 from judges.tuning.search import Halving, Score, halve
 from judges.tuning.space import TuneSpace
 from judges.types import GROUSE_METRICS, UnitTest
@@ -125,6 +125,7 @@ def search_metric(
 
     done = [0]  # tests the last finished round used
     halving = halve([c.name for c in candidates], len(tests), space.search.first_round_tests, evaluate, budget.check)
+    check_chosen(metric, halving)
     return MetricSearch(metric, candidates, [t.id for t in pool], len(tests), halving)
 
 
@@ -155,4 +156,6 @@ def search_decoding(
             return None
         return scores
 
-    return halve(names, len(tests), space.search.first_round_tests, evaluate, budget.check)
+    halving = halve(names, len(tests), space.search.first_round_tests, evaluate, budget.check)
+    check_chosen("decoding", halving)
+    return halving

@@ -158,14 +158,14 @@ def report_markdown(report: dict[str, Any]) -> str:
             "",
         ]
         for index, round_ in enumerate(entry["rounds"], start=1):
-            lines += [f"Round {index}: {round_['tests']} tests, kept {', '.join(round_['kept'])}", ""]
+            lines += [f"Round {index}: {round_['tests']} tests, kept {', '.join(round_['kept']) or 'none'}", ""]
             lines.append(
                 table(
                     [
                         {
                             "candidate": s["candidate"],
-                            "pass": f"{s['passed']}/{s['n']}",
-                            "pass rate": _cell(s),
+                            "pass": "n/a" if s["no_figure"] else f"{s['passed']}/{s['n']}",
+                            "pass rate": f"n/a ({s['no_figure']})" if s["no_figure"] else _cell(s),
                             "tokens": s["tokens"],
                             "template chars": s["template_chars"],
                         }

@@ -8,11 +8,31 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, unquote, urlsplit
 
-from judges.errors import JudgelabError
+from judges.errors import ConfigError, JudgelabError
 from judges.viewer import pages
 from judges.viewer.catalog import inside
 
 HOST = "127.0.0.1"  # never another interface: run folders hold prompts, samples and replies
+MOST_PAGE_DIGITS = 12
+LONGEST_NAME = 255  # bytes in one file name (NAME_MAX on Linux and macOS): a longer segment names nothing
+
+
+def malformed(path: str, query: dict[str, list[str]]) -> str | None:
+    """Why a request can name no page (a NUL or another control character, a page number that is not digits), or
+    None; a path segment longer than any file name is not malformed, it is not found."""
+    values = [path, *(value for values in query.values() for value in values)]
+    if any(ch < " " or ch == "\x7f" for value in values for ch in value):
+        return "a control character in the request"
+    page = query.get("page", ["1"])[0]
+    if not (page.isascii() and page.isdigit() and len(page) <= MOST_PAGE_DIGITS):
+        return f"page must be a number of at most {MOST_PAGE_DIGITS} digits, got {page[:40]!r}"
+    return None
+
+
+def too_long(path: str, query: dict[str, list[str]]) -> bool:
+    """Whether the path, or a run named in the query, has a segment longer than any file name."""
+    names = [path, *query.get("run", [])]
+    return any(len(part.encode("utf-8", "surrogatepass")) > LONGEST_NAME for name in names for part in name.split("/"))
 
 
 class ViewerHandler(BaseHTTPRequestHandler):
@@ -33,29 +53,44 @@ class ViewerHandler(BaseHTTPRequestHandler):
     def _answer(self, body: bool) -> None:
         parts = urlsplit(self.path)
         path, query = unquote(parts.path), parse_qs(parts.query)
+        problem = malformed(path, query)
+        if problem is not None:
+            self._send(400, f"bad request: {problem}".encode(), "text/plain; charset=utf-8", body)
+            return
+        if too_long(path, query):
+            self._send(404, b"not found", "text/plain; charset=utf-8", body)
+            return
+        try:
+            self._route(path, query, body)
+        except JudgelabError as err:
+            self._send(404, str(err).encode(), "text/plain; charset=utf-8", body)
+        except ConnectionError:  # the browser went away mid-answer
+            return
+        except OSError:  # a name the file system refuses (too long, a loop of links): nothing is there to show
+            self._send(404, b"not found", "text/plain; charset=utf-8", body)
+
+    def _route(self, path: str, query: dict[str, list[str]], body: bool) -> None:
+        """The page a well-formed request names; a JudgelabError when the folder holds none."""
 
         def first(name: str, default: str = "") -> str:
             return query.get(name, [default])[0]
 
-        try:
-            if path in ("/", "/index.html"):
-                self._send(200, pages.index_page(self.root).encode(), "text/html; charset=utf-8", body)
-            elif path.startswith("/run/"):
-                page = int(first("page", "1")) if first("page", "1").isdigit() else 1
-                html = pages.run_page(self.root, path[5:].strip("/"), page, first("outcome"), first("metric"))
-                self._send(200, html.encode(), "text/html; charset=utf-8", body)
-            elif path == "/compare":
-                html = pages.compare_page(self.root, query.get("run", []))
-                self._send(200, html.encode(), "text/html; charset=utf-8", body)
-            elif path.startswith("/leaderboard/"):
-                html = pages.leaderboard_page(self.root, path[13:].strip("/") or ".")
-                self._send(200, html.encode(), "text/html; charset=utf-8", body)
-            elif path.startswith("/files/"):
-                self._file(path[7:], body)
-            else:
-                self._send(404, b"not found", "text/plain; charset=utf-8", body)
-        except JudgelabError as err:
-            self._send(404, str(err).encode(), "text/plain; charset=utf-8", body)
+        if path in ("/", "/index.html"):
+            self._send(200, pages.index_page(self.root).encode(), "text/html; charset=utf-8", body)
+        elif path.startswith("/run/"):
+            page = int(first("page", "1"))
+            html = pages.run_page(self.root, path[5:].strip("/"), page, first("outcome"), first("metric"))
+            self._send(200, html.encode(), "text/html; charset=utf-8", body)
+        elif path == "/compare":
+            html = pages.compare_page(self.root, query.get("run", []))
+            self._send(200, html.encode(), "text/html; charset=utf-8", body)
+        elif path.startswith("/leaderboard/"):
+            html = pages.leaderboard_page(self.root, path[13:].strip("/") or ".")
+            self._send(200, html.encode(), "text/html; charset=utf-8", body)
+        elif path.startswith("/files/"):
+            self._file(path[7:], body)
+        else:
+            self._send(404, b"not found", "text/plain; charset=utf-8", body)
 
     def _file(self, relative: str, body: bool) -> None:
         target = inside(self.root, relative)
@@ -80,4 +115,7 @@ class ViewerHandler(BaseHTTPRequestHandler):
 def make_server(root: Path, port: int = 0) -> ThreadingHTTPServer:
     """A server over `root` on 127.0.0.1 (`port` 0: any free port); the caller runs `serve_forever`."""
     handler = type("BoundViewerHandler", (ViewerHandler,), {"root": root.resolve()})
-    return ThreadingHTTPServer((HOST, port), handler)
+    try:
+        return ThreadingHTTPServer((HOST, port), handler)
+    except OSError as err:  # the port is taken, or reserved
+        raise ConfigError(f"--port {port}: cannot listen on {HOST}:{port} ({err.strerror or err})") from None
