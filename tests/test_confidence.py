@@ -73,7 +73,8 @@ def test_self_agreement_equals_the_krippendorff_package_on_missing_data():
 
 def test_the_summary_counts_consistency_from_the_records_and_reads_it_back():
     records = [ItemRecord(f"i{n}", {"m": modal_record(drawn(*draws))}, n) for n, draws in enumerate(ITEMS)]
-    summary = summarize(records, "grade")
+    unasked = MetricRecord("m", Verdict.null("not judged: answer relevancy is graded"), draws=[NULL, NULL])
+    summary = summarize([*records, ItemRecord("never asked", {"m": unasked}, 9)], "grade")
     assert summary.consistency == Consistency(3, {"m": draw_consistency(ITEMS)})
     assert Summary.from_json(json.loads(json.dumps(summary.to_json()))) == summary
     line = json.loads(records[0].to_json_line())
@@ -86,7 +87,7 @@ def test_the_summary_counts_consistency_from_the_records_and_reads_it_back():
 
 def test_meta_evals_draws_give_its_consistency_from_one_record_per_draw():
     records = [
-        ItemRecord(f"t{n}", {"m": MetricRecord("m", verdict, outcome=Outcome.PASS)}, n, draw)
+        ItemRecord(f"t{n}", {"m": MetricRecord("m", verdict, calls=[{"call": 1}], outcome=Outcome.PASS)}, n, draw)
         for n, draws in enumerate(ITEMS)
         for draw, verdict in enumerate(draws)
     ]

@@ -160,14 +160,17 @@ class SummaryBuilder:
             lambda: defaultdict(list)
         )
         self.drawn: dict[str, list[list[Verdict]]] = defaultdict(list)  # --draws K: per metric, each item's draws
+        self.asked: set[tuple[str, str]] = set()  # unit tests: (test, metric) asked of the judge in some draw
 
     def add(self, record: ItemRecord) -> None:
         self.usage.add(record.calls())
         if self.unit_tests:
             for metric, entry in record.metrics.items():
                 self.draws[record.id][metric].append((entry.value, entry.outcome is Outcome.PASS, entry.verdict))
+                if entry.calls:
+                    self.asked.add((record.id, metric))
         for metric, entry in record.metrics.items():
-            if entry.draws is not None:
+            if entry.draws is not None and entry.calls:  # a metric the pipeline never asked in any draw: not counted
                 self.drawn[metric].append(entry.draws)
         if record.draw != 0:
             return
@@ -243,9 +246,10 @@ class SummaryBuilder:
     def _test_draws(self) -> dict[str, list[list[Verdict]]]:
         """Per metric, each unit test's verdicts over its draws (one record per draw)."""
         out: dict[str, list[list[Verdict]]] = defaultdict(list)
-        for per_metric in self.draws.values():
+        for test, per_metric in self.draws.items():
             for metric, draws in per_metric.items():
-                out[metric].append([verdict for _, _, verdict in draws])
+                if (test, metric) in self.asked:  # a metric the pipeline never asked in any draw: not counted
+                    out[metric].append([verdict for _, _, verdict in draws])
         return out
 
     @staticmethod
