@@ -2,6 +2,7 @@
 CLI, against the loopback stub.
 
     python benchmarks/bench_scale.py --ray-calls 100000   # everything; --only sizes|batch|ray|offline for parts
+    python benchmarks/bench_scale.py --only sizes --local-samples 1500 --prompts grouse   # one part (the rest kept)
 
 Samples: the unit tests of unit_tests/test.jsonl, repeated with a numbered question so every call is distinct.
 - batch: `judgelab evaluate` online, then with --executor batch (the stub's batch API, --batch-delay-s per batch),
@@ -10,7 +11,8 @@ Samples: the unit tests of unit_tests/test.jsonl, repeated with a numbered quest
 - ray: the same samples with --executor ray (a local Ray started by the run: its start-up is in the wall time)
   beside --executor local; records compared; calls per second; the driver's peak RSS (VmHWM).
 - sizes: --executor local at 15,000 and 150,000 samples: peak RSS, report.html's size, the time from the last
-  record written to the end of the process (scale_local.py).
+  record written to the end of the process (scale_local.py); with --prompts, another prompt set, kept apart; with
+  --before, a scale.json of the same command on older code, its rows shown above.
 - offline: the offline judge on one local llama.cpp server, then on two Ray actors; records compared.
 Writes results/benchmarks/scale.json and scale.md.
 """
@@ -172,12 +174,18 @@ def main() -> None:
     parser.add_argument("--ray-workers", type=int, default=2)
     parser.add_argument("--ray-calls", type=int, default=0, help="also a Ray run of about this many calls")
     parser.add_argument("--local-samples", type=int, default=15000, help="N: one process at N and 10 N samples")
+    parser.add_argument("--prompts", help="the sizes part's prompt set (e.g. grouse; default: the judge's default)")
+    parser.add_argument("--before", metavar="SCALE_JSON", help="the sizes figures of older code, shown beside")
+    parser.add_argument("--before-label", default="before", help="how the table names the older code")
     parser.add_argument("--offline-samples", type=int, default=6, help="the offline judge on Ray actors (0: skip)")
     parser.add_argument("--only", nargs="+", choices=PARTS, default=list(PARTS), help="the parts to run")
     parser.add_argument("--note", default="", help="a line saved with the figures (e.g. what else ran)")
     parser.add_argument("--out", default=str(ROOT / "results" / "benchmarks"))
     args = parser.parse_args()
-    result: dict[str, Any] = {
+    saved = Path(args.out) / "scale.json"
+    # a run of some parts keeps the figures of the others, as last measured
+    kept = json.loads(saved.read_text()) if set(args.only) != set(PARTS) and saved.is_file() else {}
+    result: dict[str, Any] = kept or {
         "date": datetime.now(UTC).isoformat(timespec="seconds"),
         "machine": f"{os.cpu_count()} cores, Python {platform.python_version()}",
         "latency_ms": args.latency_ms,
@@ -189,7 +197,7 @@ def main() -> None:
         tmp = Path(folder)
         samples = make_samples(args.samples, tmp / "samples.jsonl")
         if "sizes" in args.only:
-            result["sizes"] = scale_local.bench_sizes(args, tmp)
+            result[scale_local.sizes_key(args.prompts)] = scale_local.bench_sizes(args, tmp)
         if "batch" in args.only:
             result["batch"] = bench_batch(args, tmp, samples)
             print(json.dumps(result["batch"]), flush=True)

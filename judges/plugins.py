@@ -12,7 +12,9 @@ The groups and what a target is:
 - `judgelab.executors`: a function `(config, model, settings) -> Executor` (see `judges.executors.settle`);
 - `judgelab.backends`: a callable `(api_base=, timeout_s=, connection=) -> Backend` (`--client NAME`);
 - `judgelab.kinds`: a run kind's parts for the core (its summary part, its page sections; `judges.runs.kinds`);
-- `judgelab.pages`: a function `(run, folder)` writing one page of a run folder beside run.json (summary.md, ...).
+- `judgelab.pages`: a function `(run, folder)` writing one page of a run folder beside run.json (summary.md, ...);
+- `judgelab.commands`: a command of the CLI, a module (or object) with `configure(parser)` (its options), `run(args)`
+  (the work, returning the exit code) and `HELP` (one line); `judgelab NAME` runs it.
 A name that is not in a group is a ConfigError with "did you mean"; a target whose import fails names the pip
 extra that provides the missing module (the way lm-evaluation-harness and inspect_ai report a missing provider).
 Another package's entry that fails to import, or gives the wrong type, is a PluginError naming the package, its
@@ -33,7 +35,22 @@ from typing import Any
 
 from judges.errors import ConfigError, JudgelabError
 
-GROUPS = ("metrics", "probes", "executors", "backends", "kinds", "pages", "statistics")
+GROUPS = ("metrics", "probes", "executors", "backends", "kinds", "pages", "commands", "statistics")
+
+# judgelab's own commands: each is the module judges.cli.<name>_cmd
+BUILTIN_COMMANDS = [
+    "meta-eval",
+    "evaluate",
+    "check-tests",
+    "plot",
+    "metrics",
+    "agreement",
+    "cascade",
+    "validate",
+    "compare",
+    "show",
+]
+BUILTIN_COMMANDS += ["leaderboard", "publish", "label", "tune", "probe", "view"]
 
 # The built-ins, as the entry points a package would declare (judgelab's own, registered in code so that a source
 # checkout on PYTHONPATH behaves like the installed wheel).
@@ -63,6 +80,7 @@ BUILTINS: dict[str, dict[str, str]] = {
         "summary.md": "judges.render.summary_md:write_summary",
         "report.html": "judges.render.report_html:write_report",
     },
+    "commands": {name: f"judges.cli.{name.replace('-', '_')}_cmd" for name in BUILTIN_COMMANDS},
     # what the run core's summary needs from the agreement statistics above it (the judge's agreement with itself)
     "statistics": {"draw_consistency": "judges.agreement.self_agreement:draw_consistency"},
 }

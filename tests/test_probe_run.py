@@ -286,3 +286,23 @@ def test_the_tally_pairs_records_in_any_order_and_keeps_none_of_them():
     gc.collect()
     assert [ref for ref in kept if ref() is not None] == []  # the tally holds no record
     assert tally.result() == expected
+
+
+def test_the_tally_lists_the_first_pairs_missed_and_counts_every_one(monkeypatch, tmp_path):
+    from judges.probes import analysis
+    from judges.probes.analysis import ProbeTally
+
+    judge, _ = scripted_judge(position_biased)
+    run = run_task(ProbeTask(samples(9), shipped_probes(), judge), judge.runtime, tmp_path / "run", {"judge": "s"})
+    unbounded = {(row.probe, row.metric): row.missed for row in run.summary.part.rows}
+    monkeypatch.setattr(analysis, "LISTED", 3)
+    tally = ProbeTally()
+    for record in run.iter_records():
+        tally.add(record)
+    rows = tally.result().rows
+    assert max(len(missed) for missed in unbounded.values()) > 3  # some row misses more than the tally lists
+    for row in rows:
+        assert row.missed == unbounded[(row.probe, row.metric)][:3]  # the first to finish, in that order
+        assert row.misses == len(unbounded[(row.probe, row.metric)])  # every miss still counted
+    summary = (tmp_path / "run" / "summary.md").read_text()
+    assert f"## Pairs that missed ({sum(len(m) for m in unbounded.values())})" in summary

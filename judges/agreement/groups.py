@@ -17,7 +17,7 @@ from judges.agreement.bootstrap import Figure, percentile_interval, resample_blo
 from judges.labels.schema import LabelType
 
 if TYPE_CHECKING:
-    from judges.labels.label_sets import LabelledSet
+    from judges.labels.schema import LabelledSet
 
 CORRELATIONS = {"group_pearson": "pearson", "group_spearman": "spearman", "group_kendall": "kendall_tau_b"}
 PAIRWISE = "pairwise_accuracy_tie_calibrated"

@@ -201,8 +201,9 @@ class CallRuntime:
             return
         if err.kind is FailureKind.TIMEOUT and self.settings.early_timeout_stops:
             raise EndpointUnusable(self._unusable(request, err)) from None
-        self._early_failures.append(err)
-        firsts = self._early_failures[: self.settings.same_failures_to_stop]
+        if len(self._early_failures) < self.settings.same_failures_to_stop:  # only the first ones are compared
+            self._early_failures.append(err)
+        firsts = self._early_failures
         if len(firsts) == self.settings.same_failures_to_stop and len({(e.kind, str(e)[:60]) for e in firsts}) == 1:
             raise EndpointUnusable(self._unusable(request, err)) from None
 

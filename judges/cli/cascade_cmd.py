@@ -155,10 +155,8 @@ def apply(args: argparse.Namespace) -> int:
     thresholds = [None if j["threshold"] is None else float(j["threshold"]) for j in calibration["judges"]]
     decisions = decide(judges, thresholds, rule)
     samples, notes = judge_samples(judges)
-    summary = summary_lines(decisions, judges, calibration) + notes
-    written = write_decisions(
-        Path(args.out), decisions, summary, queue_of(decisions, metric, samples, args.calibration)
-    )
-    print(summary[0].removeprefix("# "))
+    lines = summary_lines(decisions, judges, calibration) + notes
+    written = write_decisions(Path(args.out), decisions, lines, queue_of(decisions, metric, samples, args.calibration))
+    print(lines[0].removeprefix("# "))
     print(f"wrote {', '.join(str(p) for p in written)}")
     return 0

@@ -1,13 +1,13 @@
 """`judgelab` entry point: wires the commands (each module holds its own options), installs process setup, and
 turns user errors into one line.
 
-A command is a module with `configure(parser)` (its options; imports nothing heavy) and `run(args)` (the work,
-returning the exit code), registered in COMMANDS by its dotted name and imported when the parser is built."""
+A command is a module with `configure(parser)` (its options; imports nothing heavy), `run(args)` (the work,
+returning the exit code) and `HELP`, registered under `judgelab.commands` like another package's command (judgelab's
+own in `judges.plugins.BUILTINS`); only the module of the command that runs (or shows its help) is imported."""
 
 from __future__ import annotations
 
 import argparse
-import importlib
 import sys
 from collections.abc import Sequence
 from typing import NoReturn
@@ -15,32 +15,41 @@ from typing import NoReturn
 from judges import __version__
 from judges.cli.early_checks import check_args
 from judges.errors import JudgelabError
+from judges.plugins import entries, load, names
 from judges.secrets import scrub_text
 
-COMMANDS = {
-    "meta-eval": ("judges.cli.meta_eval_cmd", "score a judge against unit tests"),
-    "evaluate": ("judges.cli.evaluate_cmd", "grade your own grounded-QA JSONL with a judge (no conditions)"),
-    "check-tests": ("judges.cli.check_tests_cmd", "validate unit-test files (structure, conditions, citations)"),
-    "plot": ("judges.cli.plot_cmd", "draw the result-matrix plot of a run folder"),
-    "metrics": (
-        "judges.cli.metrics_cmd",
-        "run RAG-suite metrics (Ragas, TRACe, LlamaIndex, RAGChecker, ...) on a dataset",
-    ),
-    "agreement": ("judges.cli.agreement_cmd", "score a judge's outputs against human labels (with intervals)"),
-    "cascade": (
-        "judges.cli.cascade_cmd",
-        "calibrate judges to keep only the verdicts they can vouch for (a guarantee); apply it, escalating the rest",
-    ),
-    "validate": ("judges.cli.validate_cmd", "gate a judge: exit non-zero when it misses a bar (JUnit XML too)"),
-    "compare": ("judges.cli.compare_cmd", "what changed between runs: flipped tests, train vs test pass rates"),
-    "show": ("judges.cli.show_cmd", "open a run folder's report.html (--serve to serve it, --print for the summary)"),
-    "leaderboard": ("judges.cli.leaderboard_cmd", "rank candidate judges per metric from a config; write the pages"),
-    "publish": ("judges.cli.publish_cmd", "push a leaderboard folder to a Hugging Face Hub dataset repo"),
-    "label": ("judges.cli.label_cmd", "human labels for your own data: select items, label them blind, export/import"),
-    "tune": ("judges.cli.tune_cmd", "search prompt variants on the train split; report the tuned prompts once on test"),
-    "probe": ("judges.cli.probe_cmd", "perturb samples (bias probes) and report how often the judge's grade held"),
-    "view": ("judges.cli.view_cmd", "browse every run folder and leaderboard under a folder, locally and read-only"),
+# the built-in commands' one-line help, so that `judgelab --help` imports none of them (a plug-in command's is its HELP)
+HELP = {
+    "meta-eval": "score a judge against unit tests",
+    "evaluate": "grade your own grounded-QA JSONL with a judge (no conditions)",
+    "check-tests": "validate unit-test files (structure, conditions, citations)",
+    "plot": "draw the result-matrix plot of a run folder",
+    "metrics": "run RAG-suite metrics (Ragas, TRACe, LlamaIndex, RAGChecker, ...) on a dataset",
+    "agreement": "score a judge's outputs against human labels (with intervals)",
+    "cascade": "calibrate judges to keep only the verdicts they can vouch for (a guarantee); apply it, escalating the rest",
+    "validate": "gate a judge: exit non-zero when it misses a bar (JUnit XML too)",
+    "compare": "what changed between runs: flipped tests, train vs test pass rates",
+    "show": "open a run folder's report.html (--serve to serve it, --print for the summary)",
+    "leaderboard": "rank candidate judges per metric from a config; write the pages",
+    "publish": "push a leaderboard folder to a Hugging Face Hub dataset repo",
+    "label": "human labels for your own data: select items, label them blind, export/import",
+    "tune": "search prompt variants on the train split; report the tuned prompts once on test",
+    "probe": "perturb samples (bias probes) and report how often the judge's grade held",
+    "view": "browse every run folder and leaderboard under a folder, locally and read-only",
 }
+
+
+def commands() -> list[str]:
+    """Every command's name: the built-ins, then those other packages register under `judgelab.commands`."""
+    return names("commands")
+
+
+def command_help(name: str) -> str:
+    """A command's one line: a built-in's from HELP; a plug-in's without importing it (its package named)."""
+    if name in HELP:
+        return HELP[name]
+    package = entries("commands")[name].package
+    return f"a plug-in command ({package})" if package else "a plug-in command"
 
 
 class OneLineParser(argparse.ArgumentParser):
@@ -65,11 +74,14 @@ def build_parser(chosen: str | None = None) -> argparse.ArgumentParser:
         "--debug", action="store_true", help="show the full traceback of an error instead of its one-line message"
     )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for name, (module, help_text) in COMMANDS.items():
+    for name in commands():
+        help_text = command_help(name)
         command = sub.add_parser(name, help=help_text, description=help_text)
-        command.set_defaults(module=module)
+        command.set_defaults(command_name=name)
         if chosen is None or chosen == name:
-            importlib.import_module(module).configure(command)
+            module = load("commands", name, what="command")
+            command.description = getattr(module, "HELP", None) or help_text
+            module.configure(command)
     refuse_abbreviations(parser)
     return parser
 
@@ -89,10 +101,11 @@ def unknown_command(argv: Sequence[str]) -> str | None:
     import difflib
 
     word = next((a for a in argv if not a.startswith("-")), None)
-    if word is None or word in COMMANDS:
+    known = commands()
+    if word is None or word in known:
         return None
-    near = difflib.get_close_matches(word, list(COMMANDS), n=1, cutoff=0.6)
-    hint = f"; did you mean {near[0]}?" if near else f"; the commands: {', '.join(COMMANDS)}"
+    near = difflib.get_close_matches(word, known, n=1, cutoff=0.6)
+    hint = f"; did you mean {near[0]}?" if near else f"; the commands: {', '.join(known)}"
     return f"judgelab: error: no command {word!r}{hint}"
 
 
@@ -127,7 +140,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     if misspelt is not None:  # before argparse, whose answer is a usage block and the list of every command
         print(misspelt, file=sys.stderr)
         return 2
-    parser = build_parser(next((arg for arg in given if arg in COMMANDS), ""))
+    try:
+        parser = build_parser(next((arg for arg in given if arg in commands()), ""))
+    except JudgelabError as err:  # a plug-in command that cannot be loaded: its package, entry point and error
+        print(f"judgelab: error: {err}", file=sys.stderr)
+        return err.exit_code
     args, unknown = parser.parse_known_args(given)
     if unknown:  # argparse's usage block would bury the one line that matters
         print(unknown_options(parser, args.command, unknown), file=sys.stderr)
@@ -143,7 +160,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     try:
         check_args(parser, args)  # before any work: a leaderboard must not compute its whole board to fail on --out
-        return int(importlib.import_module(args.module).run(args) or 0)
+        return int(load("commands", args.command_name, what="command").run(args) or 0)
     except JudgelabError as err:
         if args.debug:
             raise

@@ -31,24 +31,25 @@ def label_number(
     value: Any, label_values: Mapping[str, float], label_type: LabelType, *, path: str, line: int, field: str
 ) -> float:
     """A row's label as a number, or a one-line InputError naming the file, line and column."""
-    where = {"path": path, "line": line, "field": field}
     if isinstance(value, str) and value.strip() in label_values:
         return float(label_values[value.strip()])
     if isinstance(value, bool):
         if label_type is LabelType.BINARY:
             return float(value)
         kind = f"({label_type.value} labels are numbers)"
-        raise InputError(f"expected a number, got the boolean {json.dumps(value)} {kind}", **where)
+        raise InputError(
+            f"expected a number, got the boolean {json.dumps(value)} {kind}", path=path, line=line, field=field
+        )
     try:
         number = float(value)
     except OverflowError:
-        raise InputError(too_large(value), **where) from None
+        raise InputError(too_large(value), path=path, line=line, field=field) from None
     except (TypeError, ValueError):
         known = f" (known text labels: {', '.join(label_values)})" if label_values else ""
         hint = known or "; map text labels with --label-map TEXT=NUMBER,..."
-        raise InputError(f"expected a number, got {value!r}{hint}", **where) from None
+        raise InputError(f"expected a number, got {value!r}{hint}", path=path, line=line, field=field) from None
     if math.isnan(number):
-        raise InputError("the label is missing (NaN)", **where)
+        raise InputError("the label is missing (NaN)", path=path, line=line, field=field)
     if not math.isfinite(number):
-        raise InputError(f"expected a finite number, got {number}", **where)
+        raise InputError(f"expected a finite number, got {number}", path=path, line=line, field=field)
     return number

@@ -4,13 +4,14 @@ and constant baselines computed by the same rule."""
 
 from __future__ import annotations
 
+import heapq
 from collections import Counter
 from dataclasses import dataclass
 
 from judges.judging.replies import GRADE_SPECS
 from judges.probes.base import LOWER, NOT_HIGHER, ORIGINAL, SAME, SWAPPED
 from judges.probes.probe_registry import shipped_probes
-from judges.probes.probe_summary import ProbeMiss, ProbeRow, ProbeSummary
+from judges.probes.probe_summary import LISTED, ProbeMiss, ProbeRow, ProbeSummary
 from judges.records import ItemRecord, MetricRecord
 from judges.runs.intervals import wilson
 from judges.types import VerdictState
@@ -95,10 +96,10 @@ class Seen:
 class ProbeTally:
     """Told each finished record of a probe run (`add`, in any order), it pairs each perturbed item with its
     original as soon as both are in, so a probe run holds none of its records: it keeps each original's verdicts, a
-    perturbed item's only until its original comes, and per probe and metric the outcomes counted and the pairs
-    missed. `result()` is the summary per probe and metric: the rate (invariance, or the right direction) with its
-    Wilson interval and n, the failures counted apart, the oracle's and a constant judge's rates on the same pairs,
-    and the pairs missed. A sample id names one sample (the loaders refuse duplicate ids)."""
+    perturbed item's only until its original comes, and per probe and metric the outcomes counted and the first
+    LISTED pairs missed. `result()` is the summary per probe and metric: the rate (invariance, or the right
+    direction) with its Wilson interval and n, the failures counted apart, the oracle's and a constant judge's rates
+    on the same pairs, and those pairs missed. A sample id names one sample (the loaders refuse duplicate ids)."""
 
     def __init__(self) -> None:
         self.declared = {probe.name: dict(probe.expects) for probe in shipped_probes()}
@@ -107,7 +108,7 @@ class ProbeTally:
         self.waiting: dict[str, list[Seen]] = {}  # perturbed items whose original has not come yet, by sample id
         self.pairs: Counter[str] = Counter()  # by probe
         self.outcomes: dict[tuple[str, str], Counter[str]] = {}  # by probe and metric
-        self.missed: dict[tuple[str, str], list[tuple[int, ProbeMiss]]] = {}
+        self.missed: dict[tuple[str, str], list[tuple[int, ProbeMiss]]] = {}  # max-heaps on -arrival, LISTED each
         self.arrivals = 0
 
     def add(self, record: ItemRecord) -> None:
@@ -134,7 +135,10 @@ class ProbeTally:
             self.outcomes.setdefault((after.probe, metric), Counter())[outcome] += 1
             if outcome == MISSED:
                 miss = ProbeMiss(before.id, after.id, _shown(before.verdicts[metric]), _shown(after.verdicts[metric]))
-                self.missed.setdefault((after.probe, metric), []).append((after.arrival, miss))
+                kept = self.missed.setdefault((after.probe, metric), [])
+                heapq.heappush(kept, (-after.arrival, miss))
+                if len(kept) > LISTED:
+                    heapq.heappop(kept)  # the latest to finish
 
     def result(self) -> ProbeSummary:
         rows = []
@@ -160,7 +164,7 @@ class ProbeTally:
                         pairs=self.pairs[name],
                         oracle=1.0 if _baseline(metric, expectation, oracle=True) == HELD else 0.0,
                         constant=1.0 if _baseline(metric, expectation, oracle=False) == HELD else 0.0,
-                        missed=[miss for _, miss in sorted(self.missed.get((name, metric), []), key=lambda m: m[0])],
+                        missed=[miss for _, miss in sorted(self.missed.get((name, metric), []), key=lambda m: -m[0])],
                     )
                 )
         return ProbeSummary(rows, len(self.originals))

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import dataclasses
+import itertools
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from judges.pages.markdown import pct, table
 from judges.pages.table import Cell, Table, cell, plain_table
 from judges.probes.probe_summary import ProbeRow, ProbeSummary
-from judges.render.report_items import ItemRow, call_view
+from judges.render.report_items import MAX_ROWS, ItemRow, call_view
 from judges.render.report_prompts import PromptRenderer
 
 if TYPE_CHECKING:
@@ -80,8 +81,9 @@ def probe_markdown(run: Run) -> list[str]:
     if plan_of(run):
         lines += ["", "## Where each probe applied", "", table(coverage_rows(run))]
     missed = [(row, m) for row in rows for m in row.missed]
+    misses = sum(row.misses for row in rows)
     if missed:
-        lines += ["", f"## Pairs that missed ({len(missed)})", ""]
+        lines += ["", f"## Pairs that missed ({misses})", ""]
         lines.append(
             table(
                 [
@@ -96,8 +98,8 @@ def probe_markdown(run: Run) -> list[str]:
                 ]
             )
         )
-        if len(missed) > MAX_LISTED:
-            lines += ["", f"And {len(missed) - MAX_LISTED} more: see report.html."]
+        if misses > MAX_LISTED:
+            lines += ["", f"And {misses - MAX_LISTED} more: {shown_on_page(misses)}."]
     return lines
 
 
@@ -134,33 +136,41 @@ def probe_tables(run: Run) -> list[tuple[str, Table]]:
 HEADERS = ["original", "probe", "metric", "grade must", "before", "after", "outcome"]
 
 
+def shown_on_page(misses: int) -> str:
+    """Where the pairs missed are listed: report.html (the first MAX_ROWS of them) and results.jsonl."""
+    if misses <= MAX_ROWS:
+        return "see report.html"
+    return f"report.html lists the first {MAX_ROWS}, results.jsonl holds every item"
+
+
 def probe_item_rows(run: Run, folder: Path | None = None) -> list[ItemRow]:
-    """A row per pair that missed: both items' prompts and replies for that metric, the original's first."""
+    """A row per pair that missed, the first MAX_ROWS of them (the summary's order): both items' prompts and replies
+    for that metric, the original's first; the records of those pairs alone are kept from one pass."""
 
     prompts = PromptRenderer(run.config)
-    wanted = {i for row in probe_rows(run) for m in row.missed for i in (m.original, m.perturbed)}
+    listed = list(itertools.islice(((row, m) for row in probe_rows(run) for m in row.missed), MAX_ROWS))
+    wanted = {i for _, m in listed for i in (m.original, m.perturbed)}
     by_id = {r.id: r for r in run.iter_records() if r.draw == 0 and r.id in wanted}
     rows = []
-    for row in probe_rows(run):
-        for m in row.missed:
-            before, after = by_id.get(m.original), by_id.get(m.perturbed)
-            if before is None or after is None:
-                continue
-            calls = []
-            for label, record in (("original", before), (row.probe, after)):
-                entry = record.metrics.get(row.metric)
-                for call in entry.calls if entry else []:
-                    view = call_view(call, prompts, record.sample, reask=False)
-                    calls.append(dataclasses.replace(view, template=f"{label}: {view.template}"))
-            cells = [
-                cell(m.original),
-                cell(row.probe),
-                cell(row.metric),
-                cell(MUST[row.expects]),
-                cell(m.before),
-                cell(m.after),
-                Cell("missed", "missed", "wrong_grade"),
-            ]
-            data = {"outcome": "missed", "metric": row.metric, "type": row.probe}
-            rows.append(ItemRow(cells, data, calls, None, after.sample))
+    for row, m in listed:
+        before, after = by_id.get(m.original), by_id.get(m.perturbed)
+        if before is None or after is None:
+            continue
+        calls = []
+        for label, record in (("original", before), (row.probe, after)):
+            entry = record.metrics.get(row.metric)
+            for call in entry.calls if entry else []:
+                view = call_view(call, prompts, record.sample, reask=False)
+                calls.append(dataclasses.replace(view, template=f"{label}: {view.template}"))
+        cells = [
+            cell(m.original),
+            cell(row.probe),
+            cell(row.metric),
+            cell(MUST[row.expects]),
+            cell(m.before),
+            cell(m.after),
+            Cell("missed", "missed", "wrong_grade"),
+        ]
+        data = {"outcome": "missed", "metric": row.metric, "type": row.probe}
+        rows.append(ItemRow(cells, data, calls, None, after.sample))
     return rows

@@ -7,6 +7,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+LISTED = 200  # pairs missed kept per probe and metric, the first to finish (results.jsonl holds every pair)
+
 
 @dataclass(frozen=True)
 class ProbeMiss:
@@ -20,7 +22,8 @@ class ProbeMiss:
 
 @dataclass(frozen=True)
 class ProbeRow:
-    """One probe x metric: held of n pairs (rate, Wilson interval), failures apart, the baselines, the misses."""
+    """One probe x metric: held of n pairs (rate, Wilson interval), failures apart, the baselines, and the first
+    LISTED of the n - held pairs missed."""
 
     probe: str
     metric: str
@@ -36,6 +39,11 @@ class ProbeRow:
     oracle: float
     constant: float
     missed: list[ProbeMiss] = field(default_factory=list)
+
+    @property
+    def misses(self) -> int:
+        """How many pairs missed (those listed in `missed` are the first LISTED of them)."""
+        return self.n - self.held
 
 
 @dataclass(frozen=True)

@@ -3,11 +3,13 @@ probes that skipped a sample are counted per reason."""
 
 from __future__ import annotations
 
+import itertools
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from judges.files.record_file import OnDemand
 from judges.judging.grouse_judge import GroundedQAJudge
 from judges.judging.prompts import check_renders
 from judges.probes.base import ORIGINAL, Known, Probe, Skip
@@ -35,30 +37,70 @@ class Planned:
         return {"samples": self.samples, "applied": self.applied, "skipped": self.skipped}
 
 
-def perturb(
-    samples: Sequence[tuple[str, Sample]], probes: Sequence[Probe], known: Mapping[str, Known] | None = None
-) -> tuple[list[tuple[str, str, Sample]], Planned]:
-    """Every (sample id, probe, sample) to judge, each original first and then its perturbed copies, and the plan
-    counted. `known` holds each unit test's type and conditions by sample id (none for `--data` samples)."""
+def perturbed(
+    samples: Iterable[tuple[str, Sample]],
+    probes: Sequence[Probe],
+    known: Mapping[str, Known] | None = None,
+    skipped: dict[str, Counter[str]] | None = None,
+) -> Iterator[tuple[str, str, Sample]]:
+    """Every (sample id, probe, sample) to judge, made as the samples are read: each original first, then its
+    perturbed copies (a probe's change depends on the sample and its id alone, so it is made alike every time);
+    a probe's skips are counted in `skipped` (by probe, then reason). `known` holds each unit test's type and
+    conditions by sample id (none for `--data` samples)."""
     known = known or {}
-    out: list[tuple[str, str, Sample]] = []
-    applied: Counter[str] = Counter()
-    skipped: dict[str, Counter[str]] = {probe.name: Counter() for probe in probes}
     for sample_id, sample in samples:
-        out.append((sample_id, ORIGINAL, sample))
+        yield sample_id, ORIGINAL, sample
         for probe in probes:
             changed = probe.apply(sample, sample_id, known.get(sample_id))
             if isinstance(changed, Skip):
-                skipped[probe.name][changed.reason] += 1
+                if skipped is not None:
+                    skipped.setdefault(probe.name, Counter())[changed.reason] += 1
             else:
-                applied[probe.name] += 1
-                out.append((sample_id, probe.name, changed))
-    plan = Planned(
-        len(samples),
+                yield sample_id, probe.name, changed
+
+
+def planned(
+    samples: int, probes: Sequence[Probe], made: Iterable[tuple[str, str, Sample]], skipped: dict[str, Counter[str]]
+) -> Planned:
+    """The plan of `made` (counted as it is read: consume it before reading `skipped`)."""
+    applied = Counter(probe for _, probe, _ in made if probe != ORIGINAL)
+    return Planned(
+        samples,
         {probe.name: applied[probe.name] for probe in probes},
         {name: dict(counts.most_common()) for name, counts in skipped.items() if counts},
     )
-    return out, plan
+
+
+def perturb(
+    samples: Sequence[tuple[str, Sample]], probes: Sequence[Probe], known: Mapping[str, Known] | None = None
+) -> tuple[list[tuple[str, str, Sample]], Planned]:
+    """Every (sample id, probe, sample) to judge, as a list, and the plan counted (a dry run's and an audit's)."""
+    skipped: dict[str, Counter[str]] = {probe.name: Counter() for probe in probes}
+    made = list(perturbed(samples, probes, known, skipped))
+    return made, planned(len(samples), probes, made, skipped)
+
+
+class ProbeItems(OnDemand[Item]):
+    """A probe run's items, made as the run reaches them (its samples read from their file again and perturbed
+    anew), so a run holds only those in flight: one pass first counts them and makes the plan."""
+
+    def __init__(self, samples: Sequence[tuple[str, Sample]], probes: Sequence[Probe], known: Mapping[str, Known]):
+        self.samples, self.probes, self.known = samples, probes, known
+        skipped: dict[str, Counter[str]] = {probe.name: Counter() for probe in probes}
+        self.plan = planned(len(samples), probes, perturbed(samples, probes, known, skipped), skipped)
+        self.made = len(samples) + sum(self.plan.applied.values())  # the originals and their perturbed copies
+
+    def __len__(self) -> int:
+        return self.made
+
+    def __iter__(self) -> Iterator[Item]:
+        for order, (sample_id, probe, sample) in enumerate(perturbed(self.samples, self.probes, self.known)):
+            item_id = sample_id if probe == ORIGINAL else probe_item_id(sample_id, probe)
+            yield Item(item_id, order, (sample_id, probe, sample))
+
+    def at(self, index: int) -> Item:
+        """Item `index`, made by reading the items up to it."""
+        return next(itertools.islice(iter(self), index, None))
 
 
 @dataclass
@@ -72,15 +114,12 @@ class ProbeTask:
     known: Mapping[str, Known] = field(default_factory=dict)
     kind: RunKind = RunKind.PROBES
     items_per_slot: int = 4
-    items: list[Item] = field(init=False)
+    items: ProbeItems = field(init=False)
     plan: Planned = field(init=False)
 
     def __post_init__(self) -> None:
-        made, self.plan = perturb(self.samples, self.probes, self.known)
-        self.items = [
-            Item(sample_id if probe == ORIGINAL else probe_item_id(sample_id, probe), n, (sample_id, probe, sample))
-            for n, (sample_id, probe, sample) in enumerate(made)
-        ]
+        self.items = ProbeItems(self.samples, self.probes, self.known)
+        self.plan = self.items.plan
 
     def check(self) -> None:
         check_renders(self.judge.prompts, (item.payload[2] for item in self.items))

@@ -6,7 +6,7 @@ import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Any
+from typing import Any, Literal, get_args
 
 from judges.records.usage import known_fields
 
@@ -18,6 +18,22 @@ class RunKind(StrEnum):
     GRADE = "grade"
     METRICS = "metrics"
     PROBES = "probes"
+
+
+# Why a run ended before its last item, or finished degraded: a budget spent, an unusable endpoint, a broken cache,
+# another judgelab error, Ctrl-C, more failed verdicts than --fail-on-error allows, or a bug
+StopReason = Literal["budget", "endpoint_unusable", "cache", "error", "interrupted", "degraded", "crash"]
+STOP_REASONS: tuple[StopReason, ...] = get_args(StopReason)
+
+
+def stop_reason(value: object) -> StopReason | None:
+    """A stop reason read back from run.json (None: the run finished); a value judgelab never writes is refused."""
+    if value is None:
+        return None
+    for reason in STOP_REASONS:
+        if value == reason:
+            return reason
+    raise ValueError(f"unknown stop_reason {value!r}; one of {', '.join(STOP_REASONS)}")
 
 
 def run_kind(name: str) -> RunKind | str:

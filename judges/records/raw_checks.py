@@ -7,6 +7,7 @@ from typing import Any
 
 from judges.errors import InputError
 from judges.files.checked import id_problem
+from judges.records.header import STOP_REASONS
 
 
 def check_meta(meta: dict[str, Any], path: str) -> None:
@@ -19,6 +20,8 @@ def check_meta(meta: dict[str, Any], path: str) -> None:
     for name in ("stop_reason", "stop_message"):
         if not isinstance(meta.get(name), (str, type(None))):
             raise InputError("expected a string or null", path=path, field=name)
+    if meta.get("stop_reason") not in (None, *STOP_REASONS):
+        raise InputError(f"expected null or one of {', '.join(STOP_REASONS)}", path=path, field="stop_reason")
 
 
 def check_record(row: dict[str, Any], path: str, line: int) -> None:

@@ -3,7 +3,6 @@ self-contained page (no network) rendered from the package's templates."""
 
 from __future__ import annotations
 
-import heapq
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -13,6 +12,7 @@ from judges.pages.table import Cell, Row, Table, cell, plain_table
 from judges.records.header import RunKind
 from judges.render.consistency_rows import consistency_heading, consistency_rows
 from judges.render.report_items import chosen_entries, headers, item_rows
+from judges.render.sample_rows import first_records
 from judges.render.summary_md import rests_on_failures
 from judges.runs.call_totals import run_call_totals
 from judges.runs.failures import given
@@ -240,8 +240,7 @@ def _short(verdict: Verdict) -> str:
 
 def result_matrix(run: Run) -> Table:
     """Tests (first draw, the first MAX_MATRIX in item order) x metrics: the grade given, coloured by outcome."""
-    first = (r for r in run.iter_records() if r.draw == 0)
-    records = heapq.nsmallest(MAX_MATRIX, first, key=lambda r: r.order)
+    records = first_records(run.iter_records(), MAX_MATRIX)
     metrics = list(run.summary.metrics) or metric_names(records)
     rows = []
     for record in records:

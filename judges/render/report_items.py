@@ -117,14 +117,10 @@ def chosen_entries(records: Iterable[ItemRecord], limit: int = MAX_ROWS) -> Chos
         for index, (metric, entry) in enumerate(record.metrics.items()):
             total += 1
             key = (-record.draw, -record.order, -index)
-            heapq.heappush(every, (key, total, record, metric))
-            if len(every) > limit:
-                heapq.heappop(every)
+            _bounded(every, (key, total, record, metric), limit)
             if _not_passed(entry):
                 not_passed += 1
-                heapq.heappush(missed, (key, total, record, metric))
-                if len(missed) > limit:
-                    heapq.heappop(missed)
+                _bounded(missed, (key, total, record, metric), limit)
     kept = every
     if total > limit:
         taken = {item[1] for item in missed}
@@ -132,6 +128,14 @@ def chosen_entries(records: Iterable[ItemRecord], limit: int = MAX_ROWS) -> Chos
         kept = missed + others[: limit - len(missed)]
     ordered = sorted(kept, key=lambda item: item[0], reverse=True)
     return Chosen([(record, metric) for _, _, record, metric in ordered], total, not_passed, len(missed))
+
+
+def _bounded(heap: list[tuple[tuple[int, int, int], int, ItemRecord, str]], entry: Any, limit: int) -> None:
+    """Keep `entry` in the max-heap of the `limit` earliest entries (keys negated, each key once), if it is one."""
+    if len(heap) < limit:
+        heapq.heappush(heap, entry)
+    elif entry[0] > heap[0][0]:  # earlier than the latest kept: it takes that one's place
+        heapq.heapreplace(heap, entry)
 
 
 def item_rows(run: Run, entries: list[tuple[ItemRecord, str]], folder: Path | None = None) -> list[ItemRow]:

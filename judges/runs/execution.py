@@ -9,6 +9,7 @@ from typing import Any
 
 from judges.errors import BudgetExhausted, CacheBroken, EndpointUnusable, JudgelabError
 from judges.records import ItemRecord
+from judges.records.header import StopReason
 from judges.runs.items import Item
 from judges.runs.summarizer import SummaryBuilder
 
@@ -18,7 +19,7 @@ class Stop:
     """Why a run ended before its last item: "budget", "endpoint_unusable", "cache" (the cache broke mid-run),
     "error", "interrupted" or "crash" (an unforeseen error: a bug)."""
 
-    reason: str
+    reason: StopReason
     message: str
     final: bool = False  # its message is complete as raised (an executor's estimate before it submitted anything)
 

@@ -14,7 +14,7 @@ from judges.errors import BudgetExhausted, CacheBroken, EndpointUnusable, InputE
 from judges.files.checked import read_json_file
 from judges.files.jsonl import LineProblem, max_record_bytes, numbered_lines, parse_line
 from judges.records import ItemRecord, Summary
-from judges.records.header import RunKind, Timing, run_kind
+from judges.records.header import RunKind, StopReason, Timing, run_kind, stop_reason
 from judges.records.raw_checks import check_meta, check_record
 from judges.records.usage import RunUsage
 from judges.runs.summarizer import call_usage
@@ -25,7 +25,7 @@ if TYPE_CHECKING:
 
 FORMAT = 2  # run.json's format; folders from judgelab 0.1 (report.json / summary.json) are refused with a hint
 # "degraded": the run finished but more verdicts failed than --fail-on-error allows (TooManyFailures)
-STOP_EXIT_CODES = {
+STOP_EXIT_CODES: dict[StopReason, int] = {
     "budget": 4,
     "endpoint_unusable": 3,
     "cache": 2,
@@ -49,7 +49,7 @@ class Run:
     held: list[ItemRecord] | None
     summary: Summary
     usage: RunUsage | None = field(default_factory=RunUsage)  # as the runtime counted; None: made of others' records
-    stop_reason: str | None = None
+    stop_reason: StopReason | None = None
     stop_message: str | None = None
     timing: Timing = field(default_factory=Timing)
     folder: Path | None = None
@@ -74,7 +74,7 @@ class Run:
     def exit_code(self) -> int:
         """0 when it ran to the end; 4 stopped at the budget; 3 the endpoint was unusable; 5 too many failed
         verdicts; 2 another error (a cache that broke mid-run among them); 130 interrupted; 70 a crash."""
-        return STOP_EXIT_CODES.get(self.stop_reason or "", 0)
+        return STOP_EXIT_CODES[self.stop_reason] if self.stop_reason is not None else 0
 
     def stop_error(self) -> JudgelabError:
         """The error to raise where a run that stopped early cannot be used (its figures would mislead): budget and
@@ -145,7 +145,7 @@ class Run:
             Summary.from_json(meta.get("summary")),
             # the runtime's counter; a folder whose usage counts no failures (an older one) has its records' totals
             RunUsage.from_json(meta["usage"]) if "failures" in (meta.get("usage") or {}) else None,
-            meta.get("stop_reason"),
+            stop_reason(meta.get("stop_reason")),
             meta.get("stop_message"),
             Timing.from_json(meta.get("timing")),
             folder,

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import mimetypes
+import os
+import shutil
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
@@ -100,16 +102,22 @@ class ViewerHandler(BaseHTTPRequestHandler):
         kind = mimetypes.guess_type(target.name)[0] or "application/octet-stream"
         if kind.startswith("text/") or kind == "application/json":
             kind += "; charset=utf-8"
-        self._send(200, target.read_bytes(), kind, body)
+        with target.open("rb") as handle:  # copied in blocks: a results.jsonl of any size is never held
+            self._headers(200, kind, os.fstat(handle.fileno()).st_size)
+            if body:
+                shutil.copyfileobj(handle, self.wfile)
 
     def _send(self, status: int, content: bytes, kind: str, body: bool) -> None:
-        self.send_response(status)
-        self.send_header("Content-Type", kind)
-        self.send_header("Content-Length", str(len(content)))
-        self.send_header("Cache-Control", "no-store")
-        self.end_headers()
+        self._headers(status, kind, len(content))
         if body:
             self.wfile.write(content)
+
+    def _headers(self, status: int, kind: str, length: int) -> None:
+        self.send_response(status)
+        self.send_header("Content-Type", kind)
+        self.send_header("Content-Length", str(length))
+        self.send_header("Cache-Control", "no-store")
+        self.end_headers()
 
 
 def make_server(root: Path, port: int = 0) -> ThreadingHTTPServer:
