@@ -99,21 +99,27 @@ def grade_samples(
     *,
     metrics: Sequence[str] | None = None,
     out: str | Path | None = None,
+    draws: int = 1,
     progress: bool = False,
     data: str | None = None,
     **options: Unpack[JudgeSettings],
 ) -> Run:
-    """Grade a user's samples with a GroUSE judge: the full pipeline, or only the named metrics."""
+    """Grade a user's samples with a GroUSE judge: the full pipeline, or only the named metrics; with `draws` K,
+    each K times, the modal verdict recorded with the share of draws that gave it as its confidence."""
 
     opts = judge_config(judge, **options)
+    if draws < 1:
+        raise ConfigError("draws must be at least 1")
     prompts = load_prompt_set(opts.prompts)
     # one pass over the samples (a file is read again, not held): every template renders, the judge can see them
     check_can_see(opts.judge_model(), rendered(prompts, samples, metrics))
-    config = run_config(opts, prompts, data=data, n_samples=len(samples), metrics=list(metrics or prompts.templates))
+    config = run_config(
+        opts, prompts, data=data, n_samples=len(samples), metrics=list(metrics or prompts.templates), draws=draws
+    )
     with open_judge(opts, prompts) as session:
         config.update(litellm_model=session.model.litellm_model, json_schema=session.model.json_schema)
         executor = open_executor(opts, session.model, session.runtime.settings)
-        task = GradeTask(samples, session.judge, metrics, checked=True)
+        task = GradeTask(samples, session.judge, metrics, checked=True, draws=draws)
         return run_task(task, session.runtime, _out(out), config, progress=progress, executor=executor)
 
 
@@ -131,6 +137,7 @@ def run_metrics(
     judge: str | JudgeConfig = DEFAULT_JUDGE,
     *,
     out: str | Path | None = None,
+    draws: int = 1,
     progress: bool = False,
     data: str | None = None,
     settings: Any = None,
@@ -140,12 +147,15 @@ def run_metrics(
     registry: dict[str, Any] | None = None,
     **options: Unpack[JudgeSettings],
 ) -> Run:
-    """RAG-suite metrics (names or family names) on samples (Sample objects, or a JSONL path)."""
+    """RAG-suite metrics (names or family names) on samples (Sample objects, or a JSONL path); with `draws` K, each
+    sample K times, the modal value recorded with the share of draws that gave it as its confidence."""
     from judges.rag.embeddings import open_embedder  # defers numpy
     from judges.rag.judging import RagJudge  # defers numpy
     from judges.rag.metrics_task import MetricsTask  # defers numpy
 
     opts = judge_config(judge, **options)
+    if draws < 1:
+        raise ConfigError("draws must be at least 1")
     settings = settings or MetricSettings()
     registry = registry if registry is not None else build_registry(using=[*metrics, *settings.ragas_score_of])
     chosen = select(registry, list(metrics))
@@ -173,13 +183,14 @@ def run_metrics(
         metrics=[s.name for s in chosen],
         embeddings=embedder.name if embedder else None,
         settings=settings.model_dump(),
+        draws=draws,
     )
     needs_judge = any(s.uses_judge for s in involved)
     with metrics_runtime(opts, needs_judge) as (model, runtime):
         config.update(litellm_model=model.litellm_model, json_schema=model.json_schema)
         judge_ = RagJudge(runtime, model, prompts, opts.params(), settings, embedder, grouse)
         executor = open_executor(opts, model, runtime.settings) if needs_judge else None
-        task = MetricsTask(samples, chosen, judge_, registry)
+        task = MetricsTask(samples, chosen, judge_, registry, draws=draws)
         return run_task(task, runtime, _out(out), config, progress=progress, executor=executor)
 
 

@@ -27,10 +27,12 @@ FUNCTIONS = {
     "out: 'str | Path | None' = None, draws: 'int' = 1, progress: 'bool' = False, data: 'str | None' = None, "
     "split: 'str | None' = None, **options: 'Unpack[JudgeSettings]') -> 'Run'",
     "grade_samples": "(samples: 'Sequence[tuple[str, Sample]]', judge: 'str | JudgeConfig' = 'local/smollm2-135m', "
-    "*, metrics: 'Sequence[str] | None' = None, out: 'str | Path | None' = None, progress: 'bool' = False, "
+    "*, metrics: 'Sequence[str] | None' = None, out: 'str | Path | None' = None, draws: 'int' = 1, "
+    "progress: 'bool' = False, "
     "data: 'str | None' = None, **options: 'Unpack[JudgeSettings]') -> 'Run'",
     "run_metrics": "(samples: 'Sequence[Any]', metrics: 'Sequence[str]', judge: 'str | JudgeConfig' = "
-    "'local/smollm2-135m', *, out: 'str | Path | None' = None, progress: 'bool' = False, data: 'str | None' = None, "
+    "'local/smollm2-135m', *, out: 'str | Path | None' = None, draws: 'int' = 1, progress: 'bool' = False, "
+    "data: 'str | None' = None, "
     "settings: 'Any' = None, embeddings: 'str | None' = 'local/multilingual-e5-small', "
     "embeddings_api_base: 'str | None' = None, rag_prompts: 'str | Path | None' = None, "
     "registry: 'dict[str, Any] | None' = None, **options: 'Unpack[JudgeSettings]') -> 'Run'",

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from judges import __version__
 from judges.agreement.bootstrap import Figure
+from judges.agreement.confidence_calibration import ConfidenceCalibration
 from judges.agreement.confusion import errors_table
 from judges.agreement.result import MetricAgreement
 
@@ -100,17 +101,21 @@ def write_report(
     predictions: dict[str, Any],
     second: tuple[str, Sequence[MetricAgreement]] | None = None,
     comparison: dict[str, list[PairedDifference]] | None = None,
+    confidence: Sequence[ConfidenceCalibration] = (),
 ) -> str:
     """Write agreement.json and agreement.md into `out_dir`; return the markdown.
 
     With a `second` judge (its predictions path and results) and the `comparison` of the two per metric, the JSON
-    adds `second_judge` and `comparison`, and the markdown their tables.
+    adds `second_judge` and `comparison`, and the markdown their tables; where the judge stated confidences,
+    `confidence_calibration` per metric (Brier score, ECE, reliability table), and its section.
     """
     out_dir.mkdir(parents=True, exist_ok=True)
     data = report_dict(results, labels=labels, predictions=predictions)
     if second is not None:
         data["second_judge"] = {"path": second[0], "metrics": {r.metric: r.to_dict() for r in second[1]}}
         data["comparison"] = {m: [d.to_dict() for d in diffs] for m, diffs in (comparison or {}).items()}
+    if confidence:
+        data["confidence_calibration"] = {c.metric: c.to_dict() for c in confidence}
     (out_dir / "agreement.json").write_text(json.dumps(data, indent=2), encoding="utf-8")
     header = [
         f"# Agreement with human labels: {labels['name']}",
@@ -129,6 +134,9 @@ def write_report(
         body += [line for result in second[1] for line in metric_table(result) + [""]]
         paths = [predictions["path"], second[0]]
         body += [line for m, diffs in (comparison or {}).items() for line in comparison_table(m, paths, diffs) + [""]]
+    if confidence:
+        body += ["## How well the judge's confidence is calibrated", ""]
+        body += [line for c in confidence for line in c.markdown() + [""]]
     markdown = "\n".join(header + body)
     (out_dir / "agreement.md").write_text(markdown, encoding="utf-8")
     return markdown

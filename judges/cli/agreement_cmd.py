@@ -12,7 +12,7 @@ from judges.agreement.predictions import read_predictions
 from judges.errors import ConfigError, InputError
 from judges.labels.label_sets import open_labels
 from judges.labels.mapping import parse_label_map
-from judges.labels.schema import LabelledSet
+from judges.labels.schema import LabelledSet, LabelType
 from judges.runs.folder import default_run_dir
 
 
@@ -188,7 +188,7 @@ def run(args: argparse.Namespace) -> int:
         resamples=args.resamples,
         seed=args.seed,
     )
-    results, second, comparison = [], [], {}
+    results, second, comparison, confidence = [], [], {}, []
     for metric in metrics:
         subset = labels.for_metric(metric)
         judged = [
@@ -202,6 +202,8 @@ def run(args: argparse.Namespace) -> int:
             for path in args.predictions
         ]
         results.append(measure(subset, judged[0], **settings))  # type: ignore[arg-type]
+        if (stated := stated_calibration(subset, judged[0], metric, args.threshold)) is not None:
+            confidence.append(stated)
         if len(judged) == 2:
             second.append(measure(subset, judged[1], **settings))  # type: ignore[arg-type]
             measured = (results[-1], second[-1])
@@ -212,6 +214,7 @@ def run(args: argparse.Namespace) -> int:
         results,
         second=(args.predictions[-1], second) if second else None,
         comparison=comparison,
+        confidence=confidence,
         labels={
             "name": labels.name,
             "source": labels.source,
@@ -238,6 +241,26 @@ def run(args: argparse.Namespace) -> int:
         print()
     print(f"wrote {out_dir}/agreement.json, agreement.md")
     return 0
+
+
+def stated_calibration(subset: LabelledSet, predictions: Any, metric: str, cut: float | None) -> Any:
+    """The calibration of the confidences the judge states (a `confidence` column, a run record's) on the labelled
+    items it graded: its call agrees with the label as the cascade counts it (binary: the score cut at `cut`, 0.5
+    by default; ordinal: the grade; preference: the direction). None when it states none, or labels are continuous."""
+    from judges.agreement.confidence_calibration import confidence_calibration  # defers sklearn
+    from judges.cascade.verdicts import VerdictRule, item_labels  # defers numpy
+
+    label_type = subset.items[0].label_type
+    if label_type is LabelType.CONTINUOUS:
+        return None
+    rule = VerdictRule(label_type, 0.5 if cut is None else cut)
+    confidences, agreed = [], []
+    for item_id, label in item_labels(subset).items():
+        prediction = predictions.get(item_id, metric)
+        if prediction is not None and prediction.score is not None and prediction.confidence is not None:
+            confidences.append(prediction.confidence)
+            agreed.append(rule.agrees(prediction.score, label))
+    return confidence_calibration(metric, confidences, agreed)
 
 
 def compare_on_common_items(

@@ -54,6 +54,14 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--embeddings-api-base", metavar="URL", help="server for a LiteLLM embedding model")
     parser.add_argument("--rag-prompts", metavar="DIR", help="folder of templates overriding prompts/rag/ ones")
     parser.add_argument(
+        "--draws",
+        type=int,
+        default=1,
+        metavar="K",
+        help="score each sample K times (each draw its own requests): per metric the modal value, with the share "
+        "of draws that gave it as its confidence, and the judge's consistency with itself (default 1)",
+    )
+    parser.add_argument(
         "--dry-run",
         action="store_true",
         help="print which metrics would ask the judge and how many first calls that makes; call nothing",
@@ -163,6 +171,7 @@ def execute(
         [spec.name for spec in metrics],
         config,
         out=out_dir,
+        draws=args.draws,
         progress=not args.quiet,
         data=args.data,
         settings=settings,

@@ -67,12 +67,11 @@ async def aspect_critique(run: MetricRun) -> Scored:
         "votes": [v.to_dict() for v in votes],
         "verdict": majority,
     }
-    value = majority
-    if run.settings.logprobs:
-        token = await _p_yes(run, variables, name)
-        details["weighted"] = token.to_dict()
-        value = token.value
-    return Scored(value, details)
+    if not run.settings.logprobs:
+        return Scored(majority, details)
+    token = await _p_yes(run, variables, name)
+    details["weighted"] = token.to_dict()
+    return Scored(token.value, details, confidence=token.confidence)
 
 
 async def _p_yes(run: MetricRun, variables: dict[str, Any], name: str) -> Any:
@@ -107,6 +106,5 @@ async def rubric(run: MetricRun) -> Scored:
     scale = Scale.points(1, 5)
     variables = {**_sample_variables(run), "criterion": name, "definition": definition, "steps": plan}
     grade = await rubric_grade(run, "rubric_grade", variables, scale, ("rubric", name))
-    return Scored(
-        scale.normalize(grade.value), {"criterion": name, "definition": definition, "steps": plan, **grade.to_dict()}
-    )
+    details = {"criterion": name, "definition": definition, "steps": plan, **grade.to_dict()}
+    return Scored(scale.normalize(grade.value), details, confidence=grade.confidence)

@@ -24,6 +24,8 @@ from judges.types import FailureKind
 T = TypeVar("T")
 # The running sample's order: its calls get a call slot before later samples' calls (set by the run service per item).
 SAMPLE_PRIORITY: ContextVar[int] = ContextVar("judgelab_rag_sample_priority", default=0)
+# The running draw of the sample (`--draws K`): each draw's requests are distinct, separately cached calls.
+SAMPLE_DRAW: ContextVar[int] = ContextVar("judgelab_rag_sample_draw", default=0)
 LOGPROB_PARAMS = {"logprobs": True, "top_logprobs": 5, "max_tokens": 1}
 
 
@@ -48,7 +50,7 @@ class RagJudge:
         params: Mapping[str, Any] | None,
     ) -> CompletionRequest:
         """The request for one of the metrics' prompts (the one request builder; tests pin its cache keys)."""
-        return build_request(self.model, self.params, template, messages, schema, params)
+        return build_request(self.model, self.params, template, messages, schema, params, draw=SAMPLE_DRAW.get())
 
     async def ask_json(
         self,

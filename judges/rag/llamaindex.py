@@ -61,7 +61,8 @@ async def correctness(run: MetricRun) -> Scored:
     """1-5 against the reference answer, with feedback; passing at >= 4.0."""
     grade = await rubric_grade(run, "llamaindex_correctness", _variables(run), Scale.points(1, 5), "li_correctness")
     threshold = run.settings.correctness_pass
-    return Scored(grade.value, {**grade.to_dict(), "passing": grade.value >= threshold, "pass_mark": threshold})
+    details = {**grade.to_dict(), "passing": grade.value >= threshold, "pass_mark": threshold}
+    return Scored(grade.value, details, confidence=grade.confidence)
 
 
 async def semantic_similarity(run: MetricRun) -> Scored:
@@ -73,7 +74,7 @@ async def semantic_similarity(run: MetricRun) -> Scored:
 
 async def _pass_fail(run: MetricRun, template: str) -> Scored:
     grade = await rubric_grade(run, template, _variables(run), Scale.binary(), template)
-    return Scored(grade.value, {**grade.to_dict(), "passing": grade.value >= 0.5})
+    return Scored(grade.value, {**grade.to_dict(), "passing": grade.value >= 0.5}, confidence=grade.confidence)
 
 
 async def guideline_adherence(run: MetricRun) -> Scored:

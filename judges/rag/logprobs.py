@@ -17,6 +17,11 @@ class WeightedGrade:
     coverage: float  # probability mass of the top tokens that are grades (how much of the judge's belief we use)
     top_tokens: dict[str, float]  # the raw top tokens and their probabilities
 
+    @property
+    def confidence(self) -> float:
+        """The probability of the likeliest grade among the grade tokens (the grade greedy decoding gives)."""
+        return max(self.distribution.values())
+
     def to_dict(self) -> dict[str, Any]:
         return {
             "value": self.value,

@@ -77,6 +77,11 @@ class RubricGrade:
         """The probability-weighted grade when it was asked for, else the grade."""
         return self.weighted.value if self.weighted is not None else self.grade
 
+    @property
+    def confidence(self) -> float | None:
+        """From logprobs: the probability of the likeliest grade among the grade tokens; else None."""
+        return self.weighted.confidence if self.weighted is not None else None
+
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {"grade": self.grade, "reason": self.reason}
         if self.weighted is not None:

@@ -65,7 +65,8 @@ class SampleScope:
         except (StepFailed, CallError) as err:
             return MetricRecord(spec.name, Verdict.failed(err.kind, str(err)), calls=run.calls())
         verdict = Verdict.null(scored.reason) if scored.value is None else Verdict.graded(float(scored.value))
-        return MetricRecord(spec.name, verdict, scored.details, run.calls())
+        confidence = scored.confidence if scored.value is not None else None
+        return MetricRecord(spec.name, verdict, scored.details, run.calls(), confidence=confidence)
 
 
 def _stale(task: asyncio.Task[Any], whole_run: bool) -> bool:

@@ -15,6 +15,7 @@ class Scored:
     value: float | None
     details: dict[str, Any] = field(default_factory=dict)
     reason: str | None = None
+    confidence: float | None = None  # the judge's, in [0, 1], where it gives one (logprobs)
 
     @classmethod
     def null(cls, reason: str, **details: Any) -> Scored:

@@ -91,4 +91,4 @@ async def answer_relevance(run: MetricRun) -> Scored:
         SCALE,
         "trulens_answer_relevance",
     )
-    return Scored(SCALE.normalize(grade.value), grade.to_dict())
+    return Scored(SCALE.normalize(grade.value), grade.to_dict(), confidence=grade.confidence)

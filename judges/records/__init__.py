@@ -7,7 +7,8 @@ load unchanged:
 
     {"id", "order", "draw", ["test_type", "set_id", "source", "passed_all"], "sample",
      "metrics": {name: {["condition", "outcome"], "verdict": {"state", "grade"?, "failure_kind"?, "message"?,
-                         "justification"?}, "applicable"?: false, "details"?, "calls": [...]}},
+                         "justification"?}, "confidence"?, "draws"?: [verdict, ...], "applicable"?: false,
+                         "details"?, "calls": [...]}},
      "usage": {...}}
 """
 
@@ -20,6 +21,9 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from judges.plugins import load, names
+from judges.records.draws import Consistency as Consistency  # re-exported: part of the schema
+from judges.records.draws import MetricStability as MetricStability
+from judges.records.draws import Stability as Stability
 from judges.records.usage import Usage as Usage  # re-exported: part of the schema
 from judges.records.usage import known_fields
 from judges.types import FailureKind, Outcome, Verdict, VerdictState
@@ -40,6 +44,8 @@ class MetricRecord:
     applicable: bool = True
     condition: str | None = None  # unit tests: the condition the verdict was checked against
     outcome: Outcome | None = None  # unit tests: pass, wrong grade, or a run failure
+    confidence: float | None = None  # the judge's confidence in a grade, in [0, 1], when known (logprobs, draws)
+    draws: list[Verdict] | None = None  # with --draws K: each draw's verdict (the recorded one is their mode)
 
     @classmethod
     def not_applicable(cls, metric: str, missing: list[str]) -> MetricRecord:
@@ -63,6 +69,10 @@ class MetricRecord:
         if self.outcome is not None:
             out["outcome"] = self.outcome.value
         out["verdict"] = self.verdict.to_dict()
+        if self.confidence is not None:
+            out["confidence"] = self.confidence
+        if self.draws is not None:
+            out["draws"] = [verdict.to_dict() for verdict in self.draws]
         if not self.applicable:
             out["applicable"] = False
         if self.details:
@@ -81,6 +91,8 @@ class MetricRecord:
             data.get("applicable", True) is not False,
             data.get("condition"),
             None if outcome is None else Outcome(outcome),
+            None if data.get("confidence") is None else float(data["confidence"]),
+            None if data.get("draws") is None else [verdict_from_json(v) for v in data["draws"]],
         )
 
 
@@ -207,21 +219,6 @@ class TypeSummary:
     failures: int = 0  # verdicts that failed, left out of the rates
 
 
-@dataclass(frozen=True)
-class MetricStability:
-    mean_grade_variance: float | None
-    flip_rate: float
-
-
-@dataclass(frozen=True)
-class Stability:
-    """Over repeated draws of the same tests: per metric, the mean grade variance and the pass/fail flip rate."""
-
-    tests: int
-    draws: int
-    metrics: dict[str, MetricStability]
-
-
 PART_KEY = "probes"  # the key a kind's part was first written under; kept so that every run.json has the same keys
 
 
@@ -258,6 +255,7 @@ class Summary:
     failures: int | None = None
     by_test_type: dict[str, TypeSummary] = field(default_factory=dict)
     stability: Stability | None = None
+    consistency: Consistency | None = None  # with --draws K: per metric, how often verdicts change; self-agreement
     part: SummaryPart | None = None  # a run kind's own part (probe runs: per probe and metric), under its kind
 
     def to_json(self) -> dict[str, Any]:
@@ -291,6 +289,7 @@ class Summary:
                     stability["draws"],
                     {m: MetricStability(**known_fields(MetricStability, s)) for m, s in stability["metrics"].items()},
                 ),
+                "consistency": Consistency.from_json(data.get("consistency")),
                 "part": read_part(data),
             }
         )

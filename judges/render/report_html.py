@@ -10,6 +10,7 @@ from judges.pages.markdown import pct
 from judges.pages.page_template import render_page
 from judges.pages.table import Cell, Row, Table, cell, plain_table
 from judges.records.header import RunKind
+from judges.render.consistency_rows import consistency_heading, consistency_rows
 from judges.render.report_items import chosen_entries, headers, item_rows
 from judges.render.sample_rows import first_records
 from judges.render.summary_md import rests_on_failures
@@ -117,7 +118,15 @@ def summary_tables(run: Run, grades: dict[str, Any] | None = None) -> list[tuple
     parts = kind_parts(run.kind)
     if parts is not None:
         return parts.tables(run)
-    return [("Verdicts per metric", _verdict_summary(run, grades))]
+    return [("Verdicts per metric", _verdict_summary(run, grades)), *_consistency_table(run)]
+
+
+def _consistency_table(run: Run) -> list[tuple[str, Table]]:
+    """With --draws K: per metric, how often the verdict changed and the judge's agreement with itself."""
+    consistency = run.summary.consistency
+    if consistency is None:
+        return []
+    return [(consistency_heading(consistency), plain_table("consistency", consistency_rows(consistency)))]
 
 
 def _interval(low: float | None, high: float | None, as_rate: bool = True) -> Cell:
@@ -175,7 +184,7 @@ def _unit_test_summary(run: Run) -> list[tuple[str, Table]]:
             "n": sum(s.n for s in per_metric),
         }
     )
-    tables = [("Pass rates", plain_table("summary", rows))]
+    tables = [("Pass rates", plain_table("summary", rows)), *_consistency_table(run)]
     by_type = [
         {
             "test type": t,

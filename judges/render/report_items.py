@@ -78,7 +78,8 @@ def headers(run: Run) -> list[str]:
             "outcome",
             "reason",
         ]
-    return ["item", "question", "answer", "metric", "state", "grade", "failure kind", "reason"]
+    confidence = ["confidence"] if draws > 1 else []  # the share of draws that gave the verdict recorded
+    return ["item", "question", "answer", "metric", "state", "grade", *confidence, "failure kind", "reason"]
 
 
 @dataclass(frozen=True)
@@ -178,6 +179,7 @@ def item_rows(run: Run, entries: list[tuple[ItemRecord, str]], folder: Path | No
                 cell(metric),
                 Cell(state, state, state),
                 cell(verdict.grade),
+                *([cell(entry.confidence)] if draws > 1 else []),
                 cell(verdict.failure_kind.value if verdict.failure_kind else "-"),
                 Cell(why, None, "justification"),
             ]

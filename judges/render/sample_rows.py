@@ -90,6 +90,8 @@ def sample_rows(run: Run, limit: int = SHOWN, width: int = 60) -> tuple[list[dic
         for metric, entry in record.metrics.items():
             name = SHORT.get(metric, metric)
             row[name] = given(entry.verdict).replace("failure: ", "failed: ") if entry.applicable else "n/a"
+            if entry.confidence is not None:  # the judge's confidence in the grade, in brackets
+                row[name] += f" ({entry.confidence:.2f})"
             why = reason(entry)
             # a metric the pipeline left unjudged, or one whose reply gave no reason, adds nothing to its grade
             if (entry.calls or entry.verdict.is_failure or not entry.applicable) and not why.endswith("reason given"):

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 from judges.pages.markdown import pct, table
 from judges.records.header import RunKind
+from judges.render.consistency_rows import CONSISTENCY_NOTE, consistency_heading, consistency_rows
 from judges.render.sample_rows import mean_text, sample_rows
 from judges.runs.call_totals import run_call_totals
 from judges.runs.failures import REASON_SHOWN, first_misses, one_line
@@ -60,6 +61,9 @@ def summary_markdown(run: Run) -> str:
                 line for found in near_constant_lines(summary) for line in ("", f"**Near-constant judge:** {found}.")
             ]
         lines += _sample_table(run)
+    if summary.consistency is not None:
+        heading = consistency_heading(summary.consistency)
+        lines += ["", f"## {heading}", "", CONSISTENCY_NOTE, "", table(consistency_rows(summary.consistency))]
     lines += ["", failures_line(run)]
     return "\n".join(lines) + "\n"
 

@@ -10,7 +10,9 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from judges.plugins import load
 from judges.records import (
+    Consistency,
     ItemRecord,
     MetricRecord,
     MetricStability,
@@ -22,7 +24,7 @@ from judges.records import (
 )
 from judges.records.header import RunKind
 from judges.runs.kinds import Tally, kind_parts
-from judges.types import ALL_METRICS, Outcome, VerdictState
+from judges.types import ALL_METRICS, Outcome, Verdict, VerdictState
 
 SHORT = {
     "answer_relevancy": "AR",
@@ -154,13 +156,22 @@ class SummaryBuilder:
         self.usage = UsageTotals()
         self.by_type: dict[str, list[Counter[Outcome | None]]] = {}
         self.type_metrics: dict[str, list[str]] = {}
-        self.draws: dict[str, dict[str, list[tuple[float | None, bool]]]] = defaultdict(lambda: defaultdict(list))
+        self.draws: dict[str, dict[str, list[tuple[float | None, bool, Verdict]]]] = defaultdict(
+            lambda: defaultdict(list)
+        )
+        self.drawn: dict[str, list[list[Verdict]]] = defaultdict(list)  # --draws K: per metric, each item's draws
+        self.asked: set[tuple[str, str]] = set()  # unit tests: (test, metric) asked of the judge in some draw
 
     def add(self, record: ItemRecord) -> None:
         self.usage.add(record.calls())
         if self.unit_tests:
             for metric, entry in record.metrics.items():
-                self.draws[record.id][metric].append((entry.value, entry.outcome is Outcome.PASS))
+                self.draws[record.id][metric].append((entry.value, entry.outcome is Outcome.PASS, entry.verdict))
+                if entry.calls:
+                    self.asked.add((record.id, metric))
+        for metric, entry in record.metrics.items():
+            if entry.draws is not None and entry.calls:  # a metric the pipeline never asked in any draw: not counted
+                self.drawn[metric].append(entry.draws)
         if record.draw != 0:
             return
         if self.part is not None:
@@ -184,7 +195,7 @@ class SummaryBuilder:
         if self.part is not None:
             return Summary(self.n_items, metrics, usage, part=self.part.result())
         if not self.unit_tests:
-            return Summary(self.n_items, metrics, usage)
+            return Summary(self.n_items, metrics, usage, consistency=self._consistency(self.drawn))
         rates = [m.pass_rate for m in metrics.values() if m.pass_rate is not None]
         return Summary(
             self.n_items,
@@ -197,6 +208,7 @@ class SummaryBuilder:
             failures=sum(m.failures or 0 for m in metrics.values()),
             by_test_type=self._by_test_type(),
             stability=self._stability(),
+            consistency=self._consistency(self._test_draws()),
         )
 
     def _by_test_type(self) -> dict[str, TypeSummary]:
@@ -223,13 +235,31 @@ class SummaryBuilder:
             variances, flips = [], 0
             for per_metric in repeated:
                 draws = per_metric[metric]
-                graded = [g for g, _ in draws if g is not None]
+                graded = [g for g, _, _ in draws if g is not None]
                 if len(graded) > 1:
                     variances.append(statistics.pvariance(graded))
-                flips += len({passed for _, passed in draws}) > 1
+                flips += len({passed for _, passed, _ in draws}) > 1
             out[metric] = MetricStability(statistics.fmean(variances) if variances else None, flips / len(repeated))
         most = max(max(map(len, per_metric.values())) for per_metric in repeated)
         return Stability(len(repeated), most, out)
+
+    def _test_draws(self) -> dict[str, list[list[Verdict]]]:
+        """Per metric, each unit test's verdicts over its draws (one record per draw)."""
+        out: dict[str, list[list[Verdict]]] = defaultdict(list)
+        for test, per_metric in self.draws.items():
+            for metric, draws in per_metric.items():
+                if (test, metric) in self.asked:  # a metric the pipeline never asked in any draw: not counted
+                    out[metric].append([verdict for _, _, verdict in draws])
+        return out
+
+    @staticmethod
+    def _consistency(drawn: Mapping[str, list[list[Verdict]]]) -> Consistency | None:
+        """With more than one draw of some item: per metric, how often its verdict changes, and its self-agreement."""
+        most = max((len(draws) for items in drawn.values() for draws in items), default=0)
+        if most < 2:
+            return None
+        consistency = load("statistics", "draw_consistency")
+        return Consistency(most, {metric: consistency(items) for metric, items in drawn.items()})
 
 
 def summarize(records: Iterable[ItemRecord], kind: str) -> Summary:

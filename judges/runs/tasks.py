@@ -11,20 +11,24 @@ from typing import Any
 
 from judges.judging.grouse_judge import GroundedQAJudge
 from judges.judging.prompts import check_renders
-from judges.records import ItemRecord
+from judges.records import ItemRecord, MetricRecord
 from judges.records.header import RunKind
 from judges.runs.items import Item, ItemsOf
+from judges.runs.modal_draws import modal_record
 from judges.types import Sample
 
 
 @dataclass
 class GradeTask:
-    """A user's samples graded by a GroUSE judge: the full pipeline, or only `metrics` (each graded alone)."""
+    """A user's samples graded by a GroUSE judge: the full pipeline, or only `metrics` (each graded alone); with
+    `draws` K > 1, each sample K times (a draw index in each request, so that no reply is reused) and per metric
+    the modal verdict recorded, with the share of draws that gave it as its confidence."""
 
     samples: Sequence[tuple[str, Sample]]
     judge: GroundedQAJudge
     metrics: Sequence[str] | None = None
     checked: bool = False  # the caller has rendered the templates for every sample already (a pass over a file)
+    draws: int = 1
     kind: RunKind = RunKind.GRADE
     items_per_slot: int = 4
     items: ItemsOf = field(init=False)
@@ -41,12 +45,16 @@ class GradeTask:
 
     async def run_item(self, item: Item) -> ItemRecord:
         sample: Sample = item.payload
-        if self.metrics is None:
-            records = await self.judge.judge(sample, priority=item.order)
-        else:
-            graded = await asyncio.gather(*(self.judge.grade(m, sample, priority=item.order) for m in self.metrics))
-            records = dict(zip(self.metrics, graded))
+        drawn = await asyncio.gather(*(self.graded(sample, draw, item.order) for draw in range(self.draws)))
+        records = drawn[0] if self.draws == 1 else {m: modal_record([d[m] for d in drawn]) for m in drawn[0]}
         return ItemRecord(item.id, records, item.order, item.draw, sample_fields(sample))
+
+    async def graded(self, sample: Sample, draw: int, priority: int) -> dict[str, MetricRecord]:
+        """One draw's verdicts on the sample: the pipeline's, or each of `metrics` alone."""
+        if self.metrics is None:
+            return await self.judge.judge(sample, draw, priority=priority)
+        graded = await asyncio.gather(*(self.judge.grade(m, sample, draw, priority=priority) for m in self.metrics))
+        return dict(zip(self.metrics, graded, strict=True))
 
 
 def sample_fields(sample: Sample) -> dict[str, Any]:
