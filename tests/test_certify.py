@@ -113,8 +113,22 @@ def test_an_always_wrong_judge_of_a_stub_endpoint_exits_1_and_says_no_number_of_
     out = capsys.readouterr().out
     misses = [line for line in out.splitlines() if line.startswith("FAIL ")]
     assert len(misses) == 2 and all(": undefined (no item labelled" in m or "observed 0.000 on" in m for m in misses)
-    assert "no number of labels: the observed rate is below the bar" in out
-    assert "no number of labels would decide every bar" in out.splitlines()[-1]
+    # 0 of 5 right: the 95% upper bound 1 - 0.05 ** (1 / 5) = 0.451 is below 0.9 already: decided, not undecided
+    assert "decided now: the 95% upper bound 0.451 is below the bar; no more labels would certify it" in out
+    assert "no number of labels would decide every bar" in out.splitlines()[-1]  # the other class has no label
+
+
+def test_a_rate_below_the_bar_but_not_yet_excluded_says_how_many_labels_would_show_the_miss():
+    from scipy.stats import beta
+
+    from judges.agreement.certification import rate_check
+
+    check = rate_check("sensitivity", 17, 20, 0.9, rows=40, undefined="-")  # 0.85 observed, upper bound above 0.9
+    assert beta.ppf(0.95, 18, 3) > 0.9 and not check.passed
+    # at the observed rate, the smallest n whose exact upper bound is at most 0.9 (scanned), in label rows of both classes
+    n = next(n for n in range(20, 2000) if beta.ppf(0.95, 0.85 * n + 1, 0.15 * n) <= 0.9)
+    assert check.labels_needed == -(-n * 40 // 20) and check.more_labels() == check.labels_needed - 40
+    assert "more labels" in check.describe() and "would decide it" in check.describe()
 
 
 def test_labels_a_tuning_or_a_calibration_chose_are_named_as_reused(tmp_path, capsys):

@@ -30,6 +30,16 @@ def exact_lower_bound(successes: float, trials: float, level: float = LEVEL) -> 
     return float(beta.ppf(1 - level, successes, trials - successes + 1))
 
 
+def exact_upper_bound(successes: float, trials: float, level: float = LEVEL) -> float:
+    """The one-sided Clopper-Pearson upper bound of a proportion: the `level` quantile of Beta(k + 1, n - k), 1 when
+    every trial succeeded."""
+    from scipy.stats import beta  # defers scipy
+
+    if successes >= trials:
+        return 1.0
+    return float(beta.ppf(level, successes + 1, trials - successes))
+
+
 def smallest_deciding_n(bound_at: Callable[[int], float], bar: float, start: int) -> int | None:
     """The smallest n >= `start` whose bound reaches `bar` (the bound grows with n at a fixed rate), found by
     doubling then bisection; None when not even MOST_LABELS reach it."""
@@ -66,7 +76,10 @@ class BoundCheck:
         return self.lower_bound is not None and self.lower_bound >= self.bar
 
     def more_labels(self) -> int | None:
-        return None if self.labels_needed is None else max(self.labels_needed - self.labelled, 1)
+        """Labels to add before the bar is decided (0: decided now; None: no number would decide it)."""
+        if self.labels_needed is None:
+            return None
+        return 0 if self.labels_needed <= self.labelled else self.labels_needed - self.labelled
 
     def describe(self) -> str:
         if self.value is None or self.lower_bound is None:
@@ -78,7 +91,7 @@ class BoundCheck:
         if self.passed:
             return head
         more = self.more_labels()
-        if more is None:
+        if more is None or self.labels_needed == self.labelled:
             return f"{head}; {self.reason}"
         return f"{head}; about {more} more labels ({self.labels_needed} in all), at the observed rates, would decide it"
 
@@ -99,6 +112,13 @@ class BoundCheck:
 
 
 BELOW = "no number of labels: the observed rate is below the bar"
+
+
+def decided(upper: float) -> str:
+    """A missed bar already settled: the upper bound is below it, so more labels would only confirm the miss."""
+    return f"decided now: the 95% upper bound {upper:.3f} is below the bar; no more labels would certify it"
+
+
 EQUAL = "no number of labels: the observed rate only equals the bar"
 CLOPPER_PEARSON = "one-sided exact Clopper-Pearson"
 
@@ -112,9 +132,15 @@ def rate_check(name: str, hits: int, total: int, bar: float, rows: int, undefine
     bound = exact_lower_bound(hits, total)
     if bound >= bar:
         return check(rate, bound, total)
-    if rate <= bar and rate < 1.0:
-        return check(rate, bound, total, reason=BELOW if rate < bar else EQUAL)
-    needed = smallest_deciding_n(lambda n: exact_lower_bound(rate * n, n), bar, total)
+    if rate == bar:
+        return check(rate, bound, total, reason=EQUAL)
+    if rate < bar:  # the bar is missed for good once the upper bound falls below it
+        upper = exact_upper_bound(hits, total)
+        if upper < bar:
+            return check(rate, bound, total, labels_needed=rows, reason=decided(upper))
+        needed = smallest_deciding_n(lambda n: -exact_upper_bound(rate * n, n), -bar, total)
+    else:
+        needed = smallest_deciding_n(lambda n: exact_lower_bound(rate * n, n), bar, total)
     if needed is None:
         return check(rate, bound, total, reason=f"no number of labels up to {MOST_LABELS:,}")
     return check(rate, bound, total, labels_needed=math.ceil(needed * rows / total))

@@ -164,6 +164,8 @@ def verdict_line(checks: list[Any], written: str) -> str:
     more = [check.more_labels() for check in missed]
     if missed and None in more:
         head += "; no number of labels would decide every bar at the observed rates"
+    elif missed and max(m for m in more if m is not None) == 0:
+        head += "; decided now: more labels would not change it"
     elif missed:
         head += f"; about {max(m for m in more if m is not None)} more labels, at the observed rates, would decide them"
     return f"{head}; wrote {written}"
