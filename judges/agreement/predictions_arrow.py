@@ -69,6 +69,12 @@ class ColumnOutcomes(Mapping[tuple[str, str | None], Any]):
             raise KeyError(key)
         return self._make(item, VerdictState.GRADE, float(self._values[self._row[item]]))
 
+    def get(self, key: tuple[str, str | None], default: Any = None) -> Any:
+        """As `Mapping.get`, without raising and catching a KeyError for each (id, metric) that is not held."""
+        item, metric = key
+        row = self._row.get(item) if metric is None else None
+        return default if row is None else self._make(item, VerdictState.GRADE, float(self._values[row]))
+
     def __iter__(self) -> Iterator[tuple[str, str | None]]:
         return ((name, None) for name in self._row)
 
