@@ -5,12 +5,13 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
-from typing import Any
-
-import numpy as np
+from typing import TYPE_CHECKING, Any
 
 from judges.files.jsonl import max_record_bytes
 from judges.types import VerdictState
+
+if TYPE_CHECKING:
+    import numpy as np
 
 PLAIN_ID_TYPES = ("string", "int64")  # ids as the row reader gives them (str of a JSON string or integer)
 PLAIN_SCORE_TYPES = ("double", "int64")
@@ -22,6 +23,7 @@ def plain_columns(
     """The ids (as strings) and scores of a JSONL file whose lines hold only `id_field` and
     `score_field`, every id distinct and string or integer, every score a finite number within `bounds`;
     None for anything else (the row-by-row reader then reads it and names the line of any problem)."""
+    import numpy as np  # defers numpy
     import pyarrow as pa  # defers pyarrow
     import pyarrow.json as pa_json  # defers pyarrow
 
