@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from judges.agreement.predictions_arrow import ColumnOutcomes, plain_columns
 from judges.errors import ConfigError, InputError
 from judges.files.checked import LARGEST_NUMBER, json_type, read_json_file, too_large
 from judges.files.jsonl import read_jsonl
@@ -160,6 +161,10 @@ def _rows(path: Path, id_field: str) -> Iterator[tuple[int | None, Mapping[str, 
         raise InputError("expected JSON Lines, a JSON list of objects, or a JSON object {id: score}", path=str(path))
 
 
+def _plain_file(path: Path, fields: tuple[str, ...]) -> bool:
+    return path.suffix.lower() == ".jsonl" and len(fields) == 1 and path.is_file()
+
+
 def read_predictions(
     path: str | Path,
     *,
@@ -178,6 +183,9 @@ def read_predictions(
         return run_predictions(path)
     fields = parse_score_fields(score_field.replace("{metric}", metric) if metric else score_field)
     bounds = None if scale is None else score_bounds(scale)
+    plain = plain_columns(Path(path), id_field, fields[0], bounds) if _plain_file(Path(path), fields) else None
+    if plain is not None:  # an id and a score per line: held in columns
+        return Predictions(ColumnOutcomes(*plain, Prediction), source=str(path))
     by_key: dict[tuple[str, str | None], Prediction] = {}
     for number, (line, row) in enumerate(_rows(Path(path), id_field), start=1):
         try:

@@ -54,10 +54,11 @@ def pearson(human: np.ndarray, judge: np.ndarray) -> Prepared:
 
 
 def group_sums(group: np.ndarray, n_groups: int, weights: np.ndarray) -> np.ndarray:
-    """(k, n_groups): the weights of each resample summed by group (one bincount for the block)."""
-    k = weights.shape[0]
-    index = (group[None, :] + n_groups * np.arange(k)[:, None]).ravel()
-    return np.bincount(index, weights=weights.ravel(), minlength=k * n_groups).reshape(k, n_groups)
+    """(k, n_groups): the weights of each resample summed by group (one bincount per resample)."""
+    sums = np.empty((weights.shape[0], n_groups))
+    for k, row in enumerate(weights):  # one bincount per resample: no (k x rows) index built
+        sums[k] = np.bincount(group, weights=row, minlength=n_groups)
+    return sums
 
 
 def _ties(values: np.ndarray) -> tuple[np.ndarray, int]:

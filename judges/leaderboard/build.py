@@ -91,6 +91,7 @@ def run_leaderboard(
     entries: list[Entry] = []
     reports: dict[tuple[str, str], str] = {}
     scored: dict[str, dict[str, Any]] = {name: {} for name in labelled}  # evaluation -> candidate -> outcomes
+    members = {name for jury in config.jury for name in jury.members}
     pairs = [(e, c) for e in config.evaluations for c in config.candidates if applies(c, e, labelled, read)]
     for done, (evaluation, candidate) in enumerate(pairs, 1):
         print(f"leaderboard [{done}/{len(pairs)}]: {candidate.name} on {evaluation.name}", file=log, flush=True)
@@ -99,10 +100,16 @@ def run_leaderboard(
             entries += unit_test_entries(candidate, evaluation, config.cache, out / "runs", progress=True)
         else:
             labels = labelled[evaluation.name]
-            outcomes = candidate_scores(
-                candidate, evaluation, config.cache, labels, out / "runs", read.get((candidate.name, evaluation.name))
+            outcomes = candidate_scores(  # its outputs read are let go once scored (a big board holds one at a time)
+                candidate,
+                evaluation,
+                config.cache,
+                labels,
+                out / "runs",
+                read.pop((candidate.name, evaluation.name), None),
             )
-            scored[evaluation.name][candidate.name] = outcomes
+            if candidate.name in members:  # only a jury's members' outcomes are needed again
+                scored[evaluation.name][candidate.name] = outcomes
             entries += label_entries(candidate, evaluation, config.cache, labels, out / "runs", scored=outcomes)
         print(
             f"leaderboard [{done}/{len(pairs)}]: {candidate.name} on {evaluation.name} done in "
