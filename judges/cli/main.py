@@ -12,7 +12,7 @@ import sys
 from collections.abc import Sequence
 from typing import NoReturn
 
-from judges import __version__
+from judges.version import __version__
 from judges.cli.early_checks import check_args
 from judges.errors import JudgelabError
 from judges.plugins import entries, load, names

@@ -9,7 +9,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from judges import __version__
+from judges.version import __version__
 from judges.files.shipped import bundled_dir
 from judges.leaderboard.config import Candidate, Evaluation, LeaderboardConfig
 from judges.leaderboard.entries import Entry
