@@ -8,9 +8,9 @@ from typing import Any
 from judges.agreement.label_rows import orient
 from judges.agreement.predictions import Prediction
 from judges.labels.schema import LabelledSet, LabelType
-from judges.leaderboard.config import Candidate, Evaluation
+from judges.leaderboard.config_types import Candidate, Evaluation, Jury
 from judges.leaderboard.entries import Entry
-from judges.leaderboard.jury import Jury, combine
+from judges.leaderboard.jury import combine
 from judges.leaderboard.label_figures import HEADLINE, labelled_entry
 from judges.types import FailureKind, Verdict, VerdictState
 
