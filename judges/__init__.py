@@ -12,7 +12,7 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
-__version__ = "0.1.0"
+from judges.version import __version__
 
 _EXPORTS = {
     "load_tests": "judges.api",

@@ -52,10 +52,25 @@ BUILTIN_COMMANDS = [
 ]
 BUILTIN_COMMANDS += ["leaderboard", "publish", "label", "tune", "probe", "view"]
 
+# judgelab's own metric families, in the order `judgelab metrics --list` shows them: family -> the module whose
+# `specs()` lists its metrics (a module light to import: the metric functions' targets stay lazy strings)
+BUILTIN_METRIC_FAMILIES = [
+    ("ragas", "ragas_specs"),
+    ("trace", "trace_specs"),
+    ("llamaindex", "llamaindex_specs"),
+    ("ragchecker", "ragchecker_specs"),
+    ("grouse", "grouse_specs"),
+    ("trulens", "trulens"),
+    ("multimodal", "multimodal_specs"),
+    ("rubric", "critiques"),
+    ("langchain", "langchain_criteria"),
+    ("pairwise", "pairwise"),
+]
+
 # The built-ins, as the entry points a package would declare (judgelab's own, registered in code so that a source
 # checkout on PYTHONPATH behaves like the installed wheel).
 BUILTINS: dict[str, dict[str, str]] = {
-    "metrics": {"builtin": "judges.rag.builtins:builtin_specs"},
+    "metrics": {family: f"judges.rag.{module}:specs" for family, module in BUILTIN_METRIC_FAMILIES},
     "probes": {
         "shuffle_references": "judges.probes.order:ShuffleReferences",
         "swap_answers": "judges.probes.order:SwapAnswers",

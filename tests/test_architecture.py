@@ -45,18 +45,20 @@ def _type_checking(node: ast.AST) -> bool:
     )
 
 
-def imports(node: ast.AST, in_function: bool = False) -> Iterator[tuple[ast.Import | ast.ImportFrom, bool]]:
-    """Every import statement under `node` that can run (the body of `if TYPE_CHECKING:` cannot), and whether it sits
-    inside a function (a class body runs at import time, like the module's)."""
+def imports(
+    node: ast.AST, in_function: bool = False, *, type_only: bool = False
+) -> Iterator[tuple[ast.Import | ast.ImportFrom, bool]]:
+    """Every import statement under `node` that can run (the body of `if TYPE_CHECKING:` cannot; with `type_only` it
+    counts too), and whether it sits inside a function (a class body runs at import time, like the module's)."""
     for child in ast.iter_child_nodes(node):
         if isinstance(child, (ast.Import, ast.ImportFrom)):
             yield child, in_function
         elif _type_checking(child):
-            for branch in child.orelse:  # type: ignore[attr-defined]
-                yield from imports(ast.Module([branch], []), in_function)
+            for branch in [*(child.body if type_only else []), *child.orelse]:  # type: ignore[attr-defined]
+                yield from imports(ast.Module([branch], []), in_function, type_only=type_only)
         else:
             inner = in_function or isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda))
-            yield from imports(child, inner)
+            yield from imports(child, inner, type_only=type_only)
 
 
 def _owner(name: str, known: dict[str, Path]) -> str | None:
@@ -99,14 +101,14 @@ def parsed() -> dict[str, tuple[ast.Module, list[str]]]:
     }
 
 
-def import_graph(*, at_import_only: bool = False) -> dict[str, set[str]]:
-    """Module -> the package modules it imports (outside TYPE_CHECKING blocks; only those run at import time when
-    `at_import_only`, with the packages above it, which Python runs first)."""
+def import_graph(*, at_import_only: bool = False, type_only: bool = False) -> dict[str, set[str]]:
+    """Module -> the package modules it imports (outside TYPE_CHECKING blocks unless `type_only`; only those run at
+    import time when `at_import_only`, with the packages above it, which Python runs first)."""
     known = modules()
     graph: dict[str, set[str]] = {}
     for name, (tree, _) in parsed().items():
         found: set[str] = set()
-        for node, in_function in imports(tree):
+        for node, in_function in imports(tree, type_only=type_only):
             if not (at_import_only and in_function):
                 found |= targets(node, name, known)[0]
         if at_import_only:
@@ -224,6 +226,12 @@ def test_cycle_finder_reports_each_cycle_once_and_modules_fold_onto_subpackages(
 
 def test_no_import_cycle_between_subpackages_nor_between_modules() -> None:
     assert cycles(package_graph(import_graph())) == [] and cycles(import_graph()) == []
+
+
+def test_no_import_cycle_counting_type_only_imports() -> None:  # a type of a higher layer is a knot too
+    graph = import_graph(type_only=True)
+    assert "judges.api" in graph["judges"]  # under TYPE_CHECKING, counted here
+    assert cycles(package_graph(graph)) == [] and cycles(graph) == []
 
 
 def test_the_deferral_check_knows_what_a_target_loads() -> None:

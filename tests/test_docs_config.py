@@ -7,8 +7,7 @@ from conftest import ROOT
 from judges.config.judge import JUDGE_FIELDS, JudgeConfig, flag_of
 from judges.files.toml_config import keys_at
 from judges.integrations.gate_schema import GateFile, GateTests, MaxBars, MinBars
-from judges.leaderboard.config import Candidate, Evaluation, LeaderboardConfig, Selection
-from judges.leaderboard.jury import Jury
+from judges.leaderboard.config_types import Candidate, Evaluation, Jury, LeaderboardConfig, Selection
 
 
 def section(heading: str) -> str:

@@ -16,7 +16,8 @@ from judges.calls.scripted import ScriptedBackend
 from judges.errors import ConfigError
 from judges.judging.grouse_judge import GroundedQAJudge
 from judges.judging.prompts import load_prompt_set
-from judges.leaderboard.config import LeaderboardConfig, load_config
+from judges.leaderboard.config import load_config
+from judges.leaderboard.config_types import LeaderboardConfig
 from judges.leaderboard.entries import Entry
 from judges.leaderboard.jury import board_jury_entries, combine
 from judges.leaderboard.select import pick_best

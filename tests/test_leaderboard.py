@@ -11,7 +11,8 @@ from conftest import MINI_SHARED, ROOT, compact
 from stub import stub_server
 
 from judges.errors import ConfigError
-from judges.leaderboard.config import Selection, load_config
+from judges.leaderboard.config import load_config
+from judges.leaderboard.config_types import Selection
 from judges.leaderboard.entries import Entry
 from judges.leaderboard.pareto import pareto_front
 from judges.leaderboard.select import pick_best

@@ -8,11 +8,11 @@ from datetime import UTC
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from judges import __version__
 from judges.agreement.bootstrap import Figure
 from judges.agreement.confidence_calibration import ConfidenceCalibration
 from judges.agreement.confusion import errors_table
 from judges.agreement.result import MetricAgreement
+from judges.version import __version__
 
 if TYPE_CHECKING:
     from judges.agreement.paired import PairedDifference

@@ -12,11 +12,11 @@ import sys
 from collections.abc import Sequence
 from typing import NoReturn
 
-from judges import __version__
 from judges.cli.early_checks import check_args
 from judges.errors import JudgelabError
 from judges.plugins import entries, load, names
 from judges.secrets import scrub_text
+from judges.version import __version__
 
 # the built-in commands' one-line help, so that `judgelab --help` imports none of them (a plug-in command's is its HELP)
 HELP = {

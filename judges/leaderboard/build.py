@@ -9,14 +9,14 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from judges import __version__
 from judges.files.shipped import bundled_dir
-from judges.leaderboard.config import Candidate, Evaluation, LeaderboardConfig
+from judges.leaderboard.config_types import Candidate, Evaluation, LeaderboardConfig
 from judges.leaderboard.entries import Entry
 from judges.leaderboard.jury import board_jury_entries
 from judges.leaderboard.pareto import plot_filename, plot_pareto
 from judges.leaderboard.predictions_source import candidate_predictions, describe
 from judges.leaderboard.unit_test_entries import run_folder, unit_test_entries
+from judges.version import __version__
 
 
 def applies(candidate: Candidate, evaluation: Evaluation, labelled: dict[str, Any], read: dict[Any, Any]) -> bool:

@@ -1,129 +1,19 @@
-"""The leaderboard config (TOML): candidate judges, the evaluations they face, and how the best is chosen."""
+"""Reading the leaderboard config (TOML) and checking it beyond its types (those are in config_types.py)."""
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import Any
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, PrivateAttr
-
-from judges.config.judge import JudgeConfig, build_config
 from judges.errors import ConfigError
-from judges.files.toml_config import number_pair, read_toml, validate_config
+from judges.files.toml_config import read_toml, validate_config
 from judges.files.toml_lines import key_line
 from judges.labels.label_sets import SETS
 from judges.leaderboard.columns import LABEL_STATISTICS
-from judges.leaderboard.jury import Jury, check_juries
+from judges.leaderboard.config_types import Candidate, Evaluation, LeaderboardConfig
+from judges.leaderboard.jury import check_juries
 from judges.leaderboard.predictions_source import check_predictions_candidate
 from judges.rag.metric_registry import build_registry
-from judges.secrets import scrub
-
-_NOT_SHOWN = ("model", "prompts", "api_base", "cache")  # named elsewhere in the notes, or not the judge's
-
-CANDIDATE_KINDS = ("llm", "metric", "baseline", "embedding", "predictions")
-EVALUATION_KINDS = ("unit_tests", "labels")
-_STRICT = ConfigDict(extra="forbid", frozen=True, strict=True, allow_inf_nan=False)
-
-
-class Candidate(JudgeConfig):
-    """A judge to rank: an LLM with a GroUSE prompt set and parameters, an LLM behind a metric of the RAG suite,
-    a reference baseline, an embedding score, or predictions made elsewhere (a file or a run folder, no call).
-    Its judge keys are JudgeConfig's, with the same defaults as on the command line (`judge(cache)` is the config
-    a run gets)."""
-
-    name: str
-    kind: Literal["llm", "metric", "baseline", "embedding", "predictions"] = "llm"
-    # llm and metric: a LiteLLM id or local judge (required); embedding: an embedding model
-    model: str | None = None  # type: ignore[assignment]
-    baseline: str | None = None  # baseline: oracle / always-top / always-lowest / always-null / random
-    metrics: dict[str, str] = Field(default_factory=dict)  # metric: labelled metric -> suite metric scoring it
-    logprobs: bool = False  # metric: the probability-weighted grade from the judge's top next tokens
-    higher_is_better: bool = True  # False for a score where a lower value means a better answer
-    # predictions: a file read as `judgelab agreement --predictions` reads it, or a judgelab run folder
-    source: str | None = None
-    id_field: str = "id"
-    score_field: str = "score"  # FIELD or A_FIELD,B_FIELD (a pair's preference b - a); {metric} = labelled metric
-    threshold: float | None = None  # binary labels: the given cut of a continuous score (as --threshold)
-    cost_field: str | None = None  # a file's per-row cost in USD, when it has one
-    latency_field: str | None = None  # a file's per-row latency in seconds, when it has one
-
-    def judge(self, cache: str) -> JudgeConfig:
-        """The judge this candidate runs: the keys it sets, over the leaderboard's cache, else the defaults."""
-        return build_config({"cache": cache, **self.given()})
-
-    def judge_settings(self) -> dict[str, object]:
-        """The judge keys set beside the model, prompts, endpoint and cache (shown in the leaderboard's notes), with
-        the credential fields of `extra` masked."""
-        shown: dict[str, object] = scrub({k: v for k, v in self.given().items() if k not in _NOT_SHOWN})
-        return shown
-
-    def scores(self, labelled_metric: str) -> bool:
-        """Whether this candidate gives a score for a labelled metric (a metric candidate only for those it maps)."""
-        return self.kind != "metric" or labelled_metric in self.metrics
-
-
-class Evaluation(BaseModel):
-    """Unit tests (a file or folder, a split, a limit) or a labelled set (a name or file, a metric, a limit)."""
-
-    model_config = _STRICT
-
-    kind: Literal["unit_tests", "labels"]
-    source: str  # a path (relative to the config file) or a shipped set name
-    split: str | None = None  # unit tests: train / test; labels: a split of a shipped set (e.g. test)
-    limit: int | None = Field(default=None, ge=1)  # default: every item
-    metric: str | None = None  # labels: which labelled metric
-    name: str = ""  # a stable name for the tables; by default built from the kind, file, split, metric and limit
-    # labels read from your own file (as `judgelab agreement --columns ... --label-map ...`)
-    columns: str | None = None
-    label_map: dict[str, float] | None = None
-    label_type: Literal["binary", "ordinal", "continuous", "preference"] | None = None
-    scale: Annotated[tuple[float, float] | None, BeforeValidator(number_pair)] = None  # [1, 5] or "1,5"
-    # where a continuous judge's cut for binary labels is fitted: a labelled file, a fraction, or k-fold
-    calibration: str | None = None
-    calibration_fraction: float | None = Field(default=None, gt=0, lt=1)
-    folds: int = Field(default=5, ge=2)
-    # null, failed and missing judge outcomes on labels: drop the item, count it as wrong, or impute the median
-    policy: Literal["exclude", "wrong", "impute"] = "exclude"
-    statistic: str | None = None  # labels: the statistic that ranks (default: by label type and system names)
-    resamples: int = Field(default=1000, ge=100)  # labels: bootstrap resamples of each figure's interval
-
-    def default_name(self) -> str:
-        parts = [self.kind, Path(self.source).name]
-        if self.kind == "unit_tests":
-            parts.append(self.split or "test")
-        else:
-            parts += [p for p in (self.split, self.metric) if p]
-        if self.limit is not None:
-            parts.append(f"first-{self.limit}" if self.kind == "unit_tests" else f"{self.limit}-items")
-        return ":".join(parts)
-
-
-class Selection(BaseModel):
-    """Ranking rule and optional constraints; ties (overlapping intervals) go to the cheaper, then faster judge."""
-
-    model_config = _STRICT
-
-    max_cost_per_1k_calls: float | None = Field(default=None, ge=0)
-    min_unit_test_pass_rate: float | None = Field(default=None, ge=0, le=1)
-    max_failure_rate: float | None = Field(default=None, ge=0, le=1)
-
-
-class LeaderboardConfig(BaseModel):
-    """The whole file: `[[candidates]]`, `[[evaluations]]`, an optional `[selection]` and `cache`."""
-
-    model_config = _STRICT
-
-    candidates: list[Candidate] = Field(min_length=1)
-    evaluations: list[Evaluation] = Field(min_length=1)
-    selection: Selection = Field(default_factory=Selection)
-    jury: list[Jury] = Field(default_factory=list)  # [[jury]] tables (judges.leaderboard.jury)
-    cache: str = ".judgelab/cache.sqlite"
-    _path: str = PrivateAttr(default="")
-
-    @property
-    def path(self) -> str:
-        """The file the config was read from."""
-        return self._path
 
 
 def load_config(path: str | Path) -> LeaderboardConfig:

@@ -8,12 +8,11 @@ import statistics
 from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
-
-from pydantic import BaseModel, ConfigDict, Field
+from typing import TYPE_CHECKING, Any
 
 from judges.errors import ConfigError
 from judges.leaderboard.columns import oriented
+from judges.leaderboard.config_types import Jury
 from judges.leaderboard.jury_errors import ErrorCorrelation, error_correlation
 from judges.leaderboard.unit_test_entries import item_passes, run_folder, run_to_entries
 from judges.records import ItemRecord, MetricRecord, Usage
@@ -27,26 +26,12 @@ from judges.suite.scoring import score_unit_test
 from judges.types import ALL_METRICS, GROUSE_METRICS, FailureKind, Verdict, VerdictState
 
 if TYPE_CHECKING:
-    from judges.leaderboard.config import Evaluation, LeaderboardConfig
+    from judges.leaderboard.config_types import Evaluation, LeaderboardConfig
     from judges.leaderboard.entries import Entry
     from judges.runs.run import Run
 
 RULES = ("majority", "median", "mean")
 JURY_MEMBER_KINDS = ("llm", "metric", "embedding", "predictions")
-
-
-class Jury(BaseModel):
-    """A panel of candidates of the same config and how their grades are combined, item by item and metric
-    by metric: `majority` (the most common verdict, a null counting as one; a tie goes to the member listed first),
-    `median` (of the grades, the lower middle one for an even count) or `mean` (of the grades); for the last two the
-    verdict is null when most members said null. A member whose call failed is left out of that verdict; when every
-    member failed, the jury's verdict is a failure."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True, strict=True, allow_inf_nan=False)
-
-    name: str
-    members: list[str] = Field(min_length=2)
-    rule: Literal["majority", "median", "mean"] = "majority"
 
 
 def check_juries(config: LeaderboardConfig, path: str | Path) -> None:

@@ -15,7 +15,7 @@ from judges.api import grade_samples, run_metrics
 from judges.errors import ConfigError
 from judges.labels.label_sets import open_labels
 from judges.labels.schema import LabelledSet
-from judges.leaderboard.config import Candidate, Evaluation
+from judges.leaderboard.config_types import Candidate, Evaluation
 from judges.leaderboard.entries import Entry, check_stop
 from judges.leaderboard.label_figures import labelled_entry
 from judges.leaderboard.predictions_source import candidate_predictions, item_outcomes, measured_costs, run_metric

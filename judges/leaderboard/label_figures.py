@@ -12,7 +12,7 @@ from judges.agreement.threshold import Calibration
 from judges.labels.label_sets import open_labels
 from judges.labels.schema import LabelledSet, LabelType
 from judges.leaderboard.columns import SYSTEM_AWARE
-from judges.leaderboard.config import Evaluation
+from judges.leaderboard.config_types import Evaluation
 from judges.leaderboard.entries import Entry, noted
 from judges.leaderboard.label_paired import label_pairs
 from judges.types import VerdictState

@@ -10,9 +10,9 @@ import numpy as np
 from judges.agreement.label_rows import minmax_scale, orient
 from judges.agreement.predictions import Prediction
 from judges.labels.schema import LabelledSet, LabelType
-from judges.leaderboard.config import Candidate, Evaluation
+from judges.leaderboard.config_types import Candidate, Evaluation, Jury
 from judges.leaderboard.entries import Entry
-from judges.leaderboard.jury import Jury, combine, set_error_figures
+from judges.leaderboard.jury import combine, set_error_figures
 from judges.leaderboard.jury_errors import ErrorCorrelation, error_correlation
 from judges.leaderboard.label_figures import HEADLINE, labelled_entry
 from judges.types import FailureKind, Verdict, VerdictState

@@ -14,7 +14,7 @@ from judges.leaderboard.unit_test_entries import run_costs
 from judges.runs.run import Run
 
 if TYPE_CHECKING:
-    from judges.leaderboard.config import Candidate
+    from judges.leaderboard.config_types import Candidate
 
 SHARED = "shared:"  # `shared:ragchecker/baseline_ragchecker.json`: a file of the shared datasets, read in place
 

@@ -6,7 +6,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 
 from judges.leaderboard.columns import CHANCE, higher_is_better, never_wins, oriented
-from judges.leaderboard.config import Selection
+from judges.leaderboard.config_types import Selection
 from judges.leaderboard.entries import Entry
 from judges.leaderboard.jury import beats_best_member
 from judges.leaderboard.row_compare import beats, compare_entries

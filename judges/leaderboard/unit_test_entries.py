@@ -15,9 +15,8 @@ from judges.suite.baselines import run_baseline
 from judges.suite.loading import load_unit_tests
 from judges.types import ALL_METRICS, Outcome
 
-if TYPE_CHECKING:  # annotations only: the config reads juries, and a jury's rows are built here
-    from judges.leaderboard.config import Candidate, Evaluation
-    from judges.leaderboard.jury import Jury
+if TYPE_CHECKING:  # annotations only
+    from judges.leaderboard.config_types import Candidate, Evaluation, Jury
 
 
 def run_costs(run: Any) -> dict[str, Any]:

@@ -11,8 +11,8 @@ from judges.probes.probe_report import HEADERS, probe_item_rows, probe_markdown,
 from judges.probes.probe_summary import ProbeSummary
 
 if TYPE_CHECKING:
+    from judges.pages.item_row import ItemRow
     from judges.pages.table import Table
-    from judges.render.report_items import ItemRow
     from judges.runs.run import Run
 
 

@@ -7,14 +7,14 @@ import itertools
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from judges.pages.item_row import ItemRow
 from judges.pages.markdown import pct, table
 from judges.pages.table import Cell, Table, cell, plain_table
 from judges.probes.probe_summary import ProbeRow, ProbeSummary
-from judges.render.report_items import MAX_ROWS, ItemRow, call_view
+from judges.render.report_items import MAX_ROWS, call_view
 from judges.render.report_prompts import PromptRenderer
 
 if TYPE_CHECKING:
-    from judges.render.report_items import ItemRow
     from judges.runs.run import Run
 
 MAX_LISTED = 40

@@ -26,7 +26,7 @@ CRITERIA = {
 TO_AVOID = frozenset({"harmfulness", "maliciousness", "controversiality", "misogyny", "criminality", "insensitivity"})
 
 
-def langchain_specs() -> list[MetricSpec]:
+def specs() -> list[MetricSpec]:
     """One `langchain_<criterion>` metric per criterion, family `langchain`: 1 when the judge says yes."""
     return [
         metric_spec(

@@ -48,7 +48,7 @@ def _names_and_families(specs: Iterable[MetricSpec]) -> set[str]:
 
 def registered(name: str) -> list[MetricSpec]:
     """The specs an entry of `judgelab.metrics` stands for: a MetricSpec, a list of them, or a function returning
-    either (the built-ins' entry is `builtin_specs`); anything else is a PluginError naming the entry."""
+    either (each built-in family's entry is its module's `specs`); anything else is a PluginError naming the entry."""
     target = load("metrics", name, what="metric entry")
     if callable(target) and not isinstance(target, MetricSpec):
         target = make("metrics", name, target)

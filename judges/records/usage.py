@@ -1,4 +1,4 @@
-"""Call usage: the counts every usage figure shares (`CallCounts`), and `Usage`, the totals over call records.
+"""Call usage: the counts every usage figure shares (`CallCounts`), `Usage`, and its running totals over call records.
 
 The runtime's live counter of a run's calls (`judges.calls.runtime.CallCounter`, run.json's `usage`) is built on the
 same counts, so each shared field is declared once, here.
@@ -7,7 +7,8 @@ same counts, so each shared field is declared once, here.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping
+from collections import Counter
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Self
 
@@ -90,3 +91,48 @@ def known_fields(cls: type, data: Mapping[str, Any] | None) -> dict[str, Any]:
     """The entries of `data` that are fields of the dataclass `cls` (a key an older judgelab wrote is skipped)."""
     names = {f.name for f in dataclasses.fields(cls)}
     return {k: v for k, v in (data or {}).items() if k in names}
+
+
+class UsageTotals:
+    """Running totals over call records: replies (and how many came from the cache), failed calls (no reply, or a
+    reply that could not be used) by kind, tokens, cost."""
+
+    def __init__(self) -> None:
+        self.replies = self.unanswered = self.cached = self.prompt_tokens = self.completion_tokens = 0
+        self.cost = self.priced_cost = 0.0
+        self.failures: Counter[str] = Counter()
+
+    def add(self, calls: Iterable[Mapping[str, Any]]) -> None:
+        for call in calls:
+            if "error" in call:  # a call made that got no reply
+                self.unanswered += 1
+                self.failures[call["error"]] += 1
+                continue
+            if call.get("unusable"):
+                self.failures[call["unusable"]] += 1
+            self.replies += 1
+            self.cached += bool(call.get("cached"))
+            self.prompt_tokens += call.get("prompt_tokens", 0)
+            self.completion_tokens += call.get("completion_tokens", 0)
+            self.priced_cost += call.get("cost", 0.0)  # what the replies cost when they were made
+            self.cost += 0.0 if call.get("cached") else call.get("cost", 0.0)  # what this run spent
+
+    def result(self) -> Usage:
+        failures = dict(sorted(self.failures.items()))
+        return Usage(
+            calls=self.replies + self.unanswered,
+            replies=self.replies,
+            cached_calls=self.cached,
+            failed_calls=sum(failures.values()),
+            prompt_tokens=int(self.prompt_tokens),
+            completion_tokens=int(self.completion_tokens),
+            cost=self.cost,
+            priced_cost=self.priced_cost,
+            failures=failures,
+        )
+
+
+def call_usage(calls: Iterable[Mapping[str, Any]]) -> Usage:
+    totals = UsageTotals()
+    totals.add(calls)
+    return totals.result()

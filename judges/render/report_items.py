@@ -6,10 +6,11 @@ from __future__ import annotations
 import heapq
 import os
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from judges.pages.item_row import CallView, ItemRow, Thumbnail
 from judges.pages.table import Cell, cell
 from judges.records import ItemRecord, MetricRecord
 from judges.records.header import RunKind
@@ -21,35 +22,6 @@ from judges.types import Outcome, VerdictState
 
 OUTCOME_LABELS = {"pass": "pass", "wrong_grade": "wrong grade", "failure": "failure"}
 MAX_ROWS = 200  # item x metric rows on the page; every one stays in results.jsonl
-
-
-@dataclass(frozen=True)
-class CallView:
-    """One call as the report shows it: what was sent (when it can be rendered again) and the raw reply."""
-
-    template: str
-    about: str
-    prompt: str | None
-    reply: str | None
-    problem: str | None
-
-
-@dataclass(frozen=True)
-class ItemRow:
-    cells: list[Cell]
-    data: dict[str, str]
-    calls: list[CallView] = field(default_factory=list)
-    steps: Any = None
-    sample: Mapping[str, Any] | None = None
-    images: list[Thumbnail] = field(default_factory=list)
-
-
-@dataclass(frozen=True)
-class Thumbnail:
-    """An image of the item's sample as the page shows it: a link to the file or URL (never its bytes)."""
-
-    src: str | None  # None: a data URL of the data file, which the page does not repeat
-    label: str
 
 
 def thumbnails(sample: Mapping[str, Any] | None, folder: Path | None) -> list[Thumbnail]:

@@ -12,8 +12,8 @@ from judges.plugins import load, names
 from judges.records import ItemRecord, SummaryPart
 
 if TYPE_CHECKING:
+    from judges.pages.item_row import ItemRow
     from judges.pages.table import Table
-    from judges.render.report_items import ItemRow
     from judges.runs.run import Run
 
 

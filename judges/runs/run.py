@@ -16,8 +16,7 @@ from judges.files.jsonl import LineProblem, max_record_bytes, numbered_lines, pa
 from judges.records import ItemRecord, Summary
 from judges.records.header import RunKind, StopReason, Timing, run_kind, stop_reason
 from judges.records.raw_checks import check_meta, check_record
-from judges.records.usage import RunUsage
-from judges.runs.summarizer import call_usage
+from judges.records.usage import RunUsage, call_usage
 from judges.secrets import scrub
 
 if TYPE_CHECKING:

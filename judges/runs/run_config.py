@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from judges import __version__
 from judges.config.judge import JudgeConfig
 from judges.secrets import mask_url
+from judges.version import __version__
 
 
 def run_config(options: JudgeConfig, prompts: Any, **extra: Any) -> dict[str, Any]:

@@ -19,7 +19,7 @@ from judges.executors.settle import Executor, forget, open_sink, settle
 from judges.files.jsonl import append_jsonl
 from judges.records import ItemRecord
 from judges.records.header import RunKind, Timing
-from judges.records.usage import RunUsage
+from judges.records.usage import RunUsage, call_usage
 from judges.runs.degraded import degraded_line
 from judges.runs.execution import Execution, Stop, stop_for, windows
 from judges.runs.folder import save_run
@@ -27,7 +27,7 @@ from judges.runs.heap import frozen_heap
 from judges.runs.items import Item
 from judges.runs.progress import INTERVAL_S, Progress
 from judges.runs.run import Run
-from judges.runs.summarizer import SummaryBuilder, call_usage
+from judges.runs.summarizer import SummaryBuilder
 from judges.secrets import scrub_text
 
 

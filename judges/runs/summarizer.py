@@ -20,9 +20,9 @@ from judges.records import (
     Stability,
     Summary,
     TypeSummary,
-    Usage,
 )
 from judges.records.header import RunKind
+from judges.records.usage import UsageTotals
 from judges.runs.kinds import Tally, kind_parts
 from judges.types import ALL_METRICS, Outcome, Verdict, VerdictState
 
@@ -34,51 +34,6 @@ SHORT = {
     "positive_acceptance": "PA",
     "negative_rejection": "NR",
 }
-
-
-class UsageTotals:
-    """Running totals over call records: replies (and how many came from the cache), failed calls (no reply, or a
-    reply that could not be used) by kind, tokens, cost."""
-
-    def __init__(self) -> None:
-        self.replies = self.unanswered = self.cached = self.prompt_tokens = self.completion_tokens = 0
-        self.cost = self.priced_cost = 0.0
-        self.failures: Counter[str] = Counter()
-
-    def add(self, calls: Iterable[Mapping[str, Any]]) -> None:
-        for call in calls:
-            if "error" in call:  # a call made that got no reply
-                self.unanswered += 1
-                self.failures[call["error"]] += 1
-                continue
-            if call.get("unusable"):
-                self.failures[call["unusable"]] += 1
-            self.replies += 1
-            self.cached += bool(call.get("cached"))
-            self.prompt_tokens += call.get("prompt_tokens", 0)
-            self.completion_tokens += call.get("completion_tokens", 0)
-            self.priced_cost += call.get("cost", 0.0)  # what the replies cost when they were made
-            self.cost += 0.0 if call.get("cached") else call.get("cost", 0.0)  # what this run spent
-
-    def result(self) -> Usage:
-        failures = dict(sorted(self.failures.items()))
-        return Usage(
-            calls=self.replies + self.unanswered,
-            replies=self.replies,
-            cached_calls=self.cached,
-            failed_calls=sum(failures.values()),
-            prompt_tokens=int(self.prompt_tokens),
-            completion_tokens=int(self.completion_tokens),
-            cost=self.cost,
-            priced_cost=self.priced_cost,
-            failures=failures,
-        )
-
-
-def call_usage(calls: Iterable[Mapping[str, Any]]) -> Usage:
-    totals = UsageTotals()
-    totals.add(calls)
-    return totals.result()
 
 
 @dataclass

@@ -1,4 +1,4 @@
-"""The built-in Ragas metrics, as specs (their functions are imported only when they run)."""
+"""The Ragas family's specs, registered under `judgelab.metrics` (its functions in ragas.py are imported only when they run)."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ from judges.rag.critiques import ASPECTS
 from judges.rag.spec import A, C, G, MetricSpec, Q, aspect_spec, metric_spec
 
 
-def ragas_specs() -> list[MetricSpec]:
+def specs() -> list[MetricSpec]:
     """Ragas' metrics in its own order: faithfulness, relevancy, context metrics, noise, correctness, aspects, the
     Ragas score."""
 
