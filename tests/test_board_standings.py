@@ -86,3 +86,27 @@ def test_a_labelled_board_writes_each_candidates_rank_interval_and_cluster(tmp_p
 
     page = leaderboard_page(tmp_path, "board")
     assert "rank [95%], tie group" in page and "1 [1, 1], group 1" in page and "2 [2, 3], group 2" in page
+
+
+def test_a_metric_ranked_on_several_evaluations_gets_a_mean_rank_with_its_interval():
+    from judges.leaderboard.standings import Standing, summary_rankings
+
+    def standing(rank, draws):
+        return Standing(rank, (min(draws), max(draws)), 1, np.array(draws, dtype=float))
+
+    found = {
+        ("set-a", "faithfulness"): {"x": standing(1, [1, 1, 2, 1]), "y": standing(2, [2, 2, 1, 2])},
+        ("set-b", "faithfulness"): {
+            "x": standing(2, [2, 1, 2, 2]),
+            "y": standing(1, [1, 2, 1, 1]),
+            "z": standing(3, [3] * 4),
+        },
+        ("set-c", "usefulness"): {"x": standing(1, [1] * 4), "y": standing(2, [2] * 4)},  # one evaluation: no summary
+    }
+    [ranking] = summary_rankings(found)
+    assert ranking["metric"] == "faithfulness" and ranking["evaluations"] == ["set-a", "set-b"]
+    rows = {r["candidate"]: r for r in ranking["rows"]}
+    assert set(rows) == {"x", "y"}  # z was not ranked on set-a
+    assert rows["x"]["mean_rank"] == rows["y"]["mean_rank"] == 1.5
+    # x's mean over the resamples: 1.5, 1, 2, 1.5 -> the 2.5th and 97.5th percentiles
+    assert rows["x"]["interval"] == list(np.quantile([1.5, 1.0, 2.0, 1.5], [0.025, 0.975]))

@@ -177,6 +177,10 @@ def test_calibrate_then_apply_on_the_held_out_half(tmp_path, capsys):
     )
     assert (out / "calibration.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert "data:image/png;base64," in (out / "calibration.html").read_text()
+    from judges.viewer.pages import index_page
+
+    index = index_page(tmp_path)  # the view lists the calibration and opens its page, the picture inline
+    assert 'href="/files/calibration/calibration.html"' in index
 
     applied = tmp_path / "applied"
     code = main(

@@ -133,12 +133,13 @@ def run_leaderboard(
             report = run_folder(out / "runs", jury, evaluation) / "report.html"
             if report.is_file():
                 reports[jury.name, evaluation.name] = report.relative_to(out).as_posix()
-    assign_standings(entries)
+    rankings = assign_standings(entries)
     picks = pick_best(entries, config.selection)
     meta = {
         "date": datetime.now(UTC).isoformat(timespec="seconds"),
         "judgelab_version": __version__,
         "config": config.path,
+        "summary_rankings": rankings,
         "data": data_versions(config.evaluations, labelled),
         "judges": {c.name: _describe(c, entries) for c in config.candidates}
         | {

@@ -165,6 +165,7 @@ def markdown(entries: list[Entry], picks: list[Pick], meta: dict[str, Any]) -> s
         lines += ["", "## Notes on figures", ""]
         lines += [f"- {e.candidate} on {e.evaluation} ({e.metric}): {e.note}" for e in noted]
     lines += jury_lines(entries)
+    lines += across_evaluations(meta.get("summary_rankings") or [])
     lines += ["", "## Judges", ""]
     what = meta.get("judges", {})
     judges = {
@@ -200,6 +201,20 @@ def jury_lines(entries: list[Entry]) -> list[str]:
         "members the jury is worth, n / (1 + (n - 1) * correlation)."
     )
     return ["", "## Juries", "", intro, "", grid(head, rows)]
+
+
+def across_evaluations(rankings: list[dict[str, Any]]) -> list[str]:
+    """Markdown lines: per metric ranked on several evaluations, each candidate's mean rank with its interval."""
+    lines = []
+    for ranking in rankings:
+        lines += ["", f"## Across evaluations: {ranking['metric']} ({', '.join(ranking['evaluations'])})", ""]
+        rows = [
+            [r["candidate"], f"{r['mean_rank']:.2f}", f"[{r['interval'][0]:.2f}, {r['interval'][1]:.2f}]"]
+            for r in ranking["rows"]
+        ]
+        lines.append(grid(["candidate", "mean rank", "95% interval"], rows))
+        lines += ["", "The mean of each candidate's rank on every evaluation; its interval over the resamples of each."]
+    return lines
 
 
 def pick_dict(pick: Pick) -> dict[str, Any]:

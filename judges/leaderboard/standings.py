@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import warnings
 from collections import defaultdict
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -28,6 +29,7 @@ class Standing:
     rank: int
     rank_interval: tuple[int, int]
     cluster: int
+    draws: np.ndarray | None = field(default=None, repr=False, compare=False)  # its rank on each resample
 
 
 def holm(p_values: np.ndarray) -> np.ndarray:
@@ -108,7 +110,8 @@ def rank_standings(entries: list[Entry], resamples: int = RESAMPLES, seed: int =
     clusters = _clusters(draws, point, order)
     rank = _ranks(point[None, :])[0]
     return {
-        e.candidate: Standing(int(rank[n]), (int(low[n]), int(high[n])), clusters[n]) for n, e in enumerate(entries)
+        e.candidate: Standing(int(rank[n]), (int(low[n]), int(high[n])), clusters[n], ranks[:, n])
+        for n, e in enumerate(entries)
     }
 
 
@@ -134,15 +137,18 @@ def _clusters(draws: np.ndarray, point: np.ndarray, order: list[int]) -> dict[in
     return clusters
 
 
-def assign_standings(entries: list[Entry]) -> None:
+def assign_standings(entries: list[Entry]) -> list[dict[str, Any]]:
     """Sets `rank`, `rank_interval` and `cluster` on every candidate row (baselines are the bar, not ranked) of
-    each evaluation and metric whose candidates rest on the same items."""
+    each evaluation and metric whose candidates rest on the same items; returns the summary rankings across
+    evaluations (`summary_rankings`)."""
     groups: dict[tuple[str, str], list[Entry]] = defaultdict(list)
     for entry in entries:
         if entry.kind != "baseline":
             groups[entry.evaluation, entry.metric].append(entry)
-    for group in groups.values():
-        for candidate, standing in rank_standings(group).items():
+    found: dict[tuple[str, str], dict[str, Standing]] = {}
+    for key, group in groups.items():
+        found[key] = rank_standings(group)
+        for candidate, standing in found[key].items():
             for entry in group:
                 if entry.candidate == candidate:
                     entry.rank, entry.rank_interval, entry.cluster = (
@@ -150,3 +156,31 @@ def assign_standings(entries: list[Entry]) -> None:
                         standing.rank_interval,
                         standing.cluster,
                     )
+    return summary_rankings(found)
+
+
+def summary_rankings(found: dict[tuple[str, str], dict[str, Standing]]) -> list[dict[str, Any]]:
+    """Per metric ranked on two or more evaluations: each candidate ranked on all of them, its mean rank and the 95%
+    interval of that mean over the resamples (each evaluation's own, drawn independently), best first."""
+    by_metric: dict[str, list[tuple[str, dict[str, Standing]]]] = defaultdict(list)
+    for (evaluation, metric), standings in found.items():
+        if standings:
+            by_metric[metric].append((evaluation, standings))
+    out = []
+    for metric, ranked in by_metric.items():
+        if len(ranked) < 2:
+            continue
+        common = set.intersection(*(set(standings) for _, standings in ranked))
+        if len(common) < 2:
+            continue
+        rows = []
+        for candidate in sorted(common):
+            mean = np.mean([standings[candidate].rank for _, standings in ranked])
+            drawn = np.mean([standings[candidate].draws for _, standings in ranked], axis=0)
+            tail = (1 - RANK_CONFIDENCE) / 2
+            low, high = np.quantile(drawn, [tail, 1 - tail])
+            rows.append({"candidate": candidate, "mean_rank": float(mean), "interval": [float(low), float(high)]})
+        rows.sort(key=lambda row: (row["mean_rank"], row["candidate"]))
+        evaluations = [evaluation for evaluation, _ in ranked]
+        out.append({"metric": metric, "evaluations": evaluations, "rows": rows})
+    return out

@@ -53,7 +53,7 @@ def _walk(root: Path) -> list[Path]:
         for child in children:
             if child.is_dir() and child.name not in SKIPPED and not child.is_symlink():
                 stack.append(child)
-            elif child.name in ("run.json", "leaderboard.json"):
+            elif child.name in ("run.json", "leaderboard.json", "calibration.json"):
                 found.append(child)
     return sorted(found)
 
@@ -108,7 +108,7 @@ def catalog(root: Path) -> tuple[list[RunEntry], list[str]]:
     for path in _walk(root):
         if path.name == "leaderboard.json":
             boards.append(path.parent.relative_to(root).as_posix() or ".")
-        elif (entry := run_entry(root, path)) is not None:
+        elif path.name == "run.json" and (entry := run_entry(root, path)) is not None:
             runs.append(entry)
     runs.sort(key=lambda e: (e.date, e.path), reverse=True)
     return runs, sorted(boards)
@@ -118,3 +118,12 @@ def inside(root: Path, relative: str) -> Path | None:
     """`root/relative` when it stays inside `root` (no `..` escape), else None."""
     target = (root / relative).resolve()
     return target if target.is_relative_to(root.resolve()) else None
+
+
+def calibrations(root: Path) -> list[str]:
+    """Cascade calibration folders (`judgelab cascade calibrate`: a calibration.json beside its page) under `root`."""
+    return [
+        path.parent.relative_to(root).as_posix() or "."
+        for path in _walk(root)
+        if path.name == "calibration.json" and (path.parent / "calibration.html").is_file()
+    ]

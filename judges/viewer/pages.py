@@ -18,7 +18,7 @@ from judges.runs.run import Run
 from judges.runs.run_compare import changes, run_figures, split_of, variant
 from judges.suite.reference import conclusion, summary_beside
 from judges.tuning.manifest import manifest_rows, read_manifest
-from judges.viewer.catalog import catalog, inside, run_entry
+from judges.viewer.catalog import calibrations, catalog, inside, run_entry
 from judges.viewer.item_pages import ItemPage, read_page
 
 OUTCOMES = [("", "all"), ("not-passed", "not passed / failed"), ("pass", "pass"), ("wrong_grade", "wrong grade")]
@@ -34,8 +34,14 @@ def _folder(root: Path, relative: str, needs: str) -> Path:
 
 def index_page(root: Path) -> str:
     runs, boards = catalog(root)
+    cascades = calibrations(root)
     return render_page(
-        "view_index.html.jinja", root=str(root), runs=runs, boards=boards, kinds=sorted({r.kind for r in runs})
+        "view_index.html.jinja",
+        root=str(root),
+        runs=runs,
+        boards=boards,
+        cascades=cascades,
+        kinds=sorted({r.kind for r in runs}),
     )
 
 
