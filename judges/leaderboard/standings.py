@@ -176,7 +176,8 @@ def summary_rankings(found: dict[tuple[str, str], dict[str, Standing]]) -> list[
         rows = []
         for candidate in sorted(common):
             mean = np.mean([standings[candidate].rank for _, standings in ranked])
-            drawn = np.mean([standings[candidate].draws for _, standings in ranked], axis=0)
+            series = [draws for _, standings in ranked if (draws := standings[candidate].draws) is not None]
+            drawn = np.mean(series, axis=0)
             tail = (1 - RANK_CONFIDENCE) / 2
             low, high = np.quantile(drawn, [tail, 1 - tail])
             rows.append({"candidate": candidate, "mean_rank": float(mean), "interval": [float(low), float(high)]})
