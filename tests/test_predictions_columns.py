@@ -7,7 +7,7 @@ import pytest
 
 from judges.agreement import predictions as reader
 from judges.agreement.predictions import Prediction, read_predictions
-from judges.agreement.predictions_arrow import ColumnOutcomes
+from judges.agreement.predictions_columns import ColumnOutcomes
 from judges.errors import InputError
 from judges.types import VerdictState
 

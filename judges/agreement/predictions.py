@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from judges.agreement.predictions_arrow import ColumnOutcomes, plain_columns
+from judges.agreement.predictions_columns import ColumnOutcomes, plain_columns
 from judges.errors import ConfigError, InputError
 from judges.files.checked import LARGEST_NUMBER, json_type, read_json_file, too_large
 from judges.files.jsonl import read_jsonl
