@@ -16,7 +16,8 @@ from judges.judging.factory import JudgeSession, open_judge
 from judges.judging.prompts import PromptSet
 from judges.runs.run import Run
 from judges.runs.run_config import RunConfig
-from judges.runs.service import Task, run_task
+from judges.runs.service import run_task
+from judges.runs.task_protocol import Task
 from judges.types import Sample
 
 
