@@ -5,29 +5,22 @@ The CLI is a client of these: a command parses its arguments, calls one of them,
 
 from __future__ import annotations
 
-import contextlib
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any, Unpack
 
 from judges.calls.model_spec import DEFAULT_JUDGE
-from judges.calls.refusing import no_judge_backend
-from judges.calls.runtime import CallRuntime
 from judges.config.judge import JudgeConfig, JudgeSettings, judge_config
 from judges.errors import ConfigError, InputError
-from judges.executors.choose import open_executor
 from judges.files.shipped import bundled_dir
-from judges.images.vision import check_can_see
-from judges.judging.factory import open_judge, open_runtime
+from judges.judging.factory import JudgeSession
 from judges.judging.prompts import check_renders, load_prompt_set
 from judges.judging.samples import load_samples as read
 from judges.rag.dataset import load_rag_samples
 from judges.rag.metric_registry import build_registry, select
-from judges.rag.prompting import RagPrompts
 from judges.rag.settings import MetricSettings
 from judges.runs.run import Run
-from judges.runs.run_config import run_config
-from judges.runs.service import run_task
+from judges.runs.run_setup import judge_opener, run_judged
 from judges.runs.tasks import GradeTask
 from judges.suite.baselines import reference_rates
 from judges.suite.loading import load_unit_tests
@@ -82,15 +75,15 @@ def run_unit_tests(
         raise InputError("no unit tests to run")
     prompts = load_prompt_set(opts.prompts)
     check_renders(prompts, (test.sample for test in tests))  # before the judge (or a local server) starts
-    check_can_see(opts.judge_model(), (test.sample for test in tests))
-    config = run_config(opts, prompts, data=data, split=split, n_tests=len(tests), draws=draws)
-    config["baselines"] = reference_rates(tests)  # what a constant and the oracle score on these tests
-    with open_judge(opts, prompts) as session:
-        config.update(litellm_model=session.model.litellm_model, json_schema=session.model.json_schema)
-        executor = open_executor(opts, session.model, session.runtime.settings)
+
+    def task(session: JudgeSession) -> UnitTestTask:
         serial = session.runtime.settings.concurrency == 1  # a local server: one call at a time, its prefix reused
-        task = UnitTestTask(tests, session.judge, draws, prefix_order=serial)
-        return run_task(task, session.runtime, _out(out), config, progress=progress, executor=executor)
+        return UnitTestTask(tests, session.judge, draws, prefix_order=serial)
+
+    # the baselines: what a constant and the oracle score on these tests
+    details = {"data": data, "split": split, "n_tests": len(tests), "draws": draws, "baselines": reference_rates(tests)}
+    seen = (test.sample for test in tests)
+    return run_judged(opts, seen, task, lambda _: details, judge_opener(opts, prompts), out=out, progress=progress)
 
 
 def grade_samples(
@@ -112,15 +105,17 @@ def grade_samples(
         raise ConfigError("draws must be at least 1")
     prompts = load_prompt_set(opts.prompts)
     # one pass over the samples (a file is read again, not held): every template renders, the judge can see them
-    check_can_see(opts.judge_model(), rendered(prompts, samples, metrics))
-    config = run_config(
-        opts, prompts, data=data, n_samples=len(samples), metrics=list(metrics or prompts.templates), draws=draws
+    seen = rendered(prompts, samples, metrics)  # one pass (a file is read again, not held): each renders, is seen
+    details = {"data": data, "n_samples": len(samples), "metrics": list(metrics or prompts.templates), "draws": draws}
+    return run_judged(
+        opts,
+        seen,
+        lambda session: GradeTask(samples, session.judge, metrics, checked=True, draws=draws),
+        lambda _: details,
+        judge_opener(opts, prompts),
+        out=out,
+        progress=progress,
     )
-    with open_judge(opts, prompts) as session:
-        config.update(litellm_model=session.model.litellm_model, json_schema=session.model.json_schema)
-        executor = open_executor(opts, session.model, session.runtime.settings)
-        task = GradeTask(samples, session.judge, metrics, checked=True, draws=draws)
-        return run_task(task, session.runtime, _out(out), config, progress=progress, executor=executor)
 
 
 def rendered(prompts: Any, samples: Iterable[tuple[str, Sample]], metrics: Sequence[str] | None) -> Iterator[Sample]:
@@ -149,9 +144,8 @@ def run_metrics(
 ) -> Run:
     """RAG-suite metrics (names or family names) on samples (Sample objects, or a JSONL path); with `draws` K, each
     sample K times, the modal value recorded with the share of draws that gave it as its confidence."""
-    from judges.rag.embeddings import open_embedder  # defers numpy
-    from judges.rag.judging import RagJudge  # defers numpy
     from judges.rag.metrics_task import MetricsTask  # defers numpy
+    from judges.rag.rag_session import RagSession, RagSetup  # defers numpy
 
     opts = judge_config(judge, **options)
     if draws < 1:
@@ -165,41 +159,37 @@ def run_metrics(
         data, samples = str(samples), load_rag_samples(str(samples))
     if not samples:
         raise InputError("no samples to run", path=data)
-    if any(s.uses_judge for s in involved):
-        check_can_see(opts.judge_model(), samples)
-    prompts = RagPrompts(Path(rag_prompts) if rag_prompts else None)
-    grouse = load_prompt_set(opts.prompts) if any(s.family == "grouse" for s in involved) else None
-    keep_vectors = opts.cache if opts.cache_mode == "read-write" else None  # across runs, beside replies
-    embedder = (
-        open_embedder(embeddings, api_base=embeddings_api_base, cache_path=keep_vectors)
-        if embeddings and any(s.uses_embeddings for s in involved)
-        else None
-    )
-    config = run_config(
-        opts,
-        grouse,
-        data=data,
-        n_samples=len(samples),
-        metrics=[s.name for s in chosen],
-        embeddings=embedder.name if embedder else None,
-        settings=settings.model_dump(),
-        draws=draws,
-    )
     needs_judge = any(s.uses_judge for s in involved)
-    with metrics_runtime(opts, needs_judge) as (model, runtime):
-        config.update(litellm_model=model.litellm_model, json_schema=model.json_schema)
-        judge_ = RagJudge(runtime, model, prompts, opts.params(), settings, embedder, grouse)
-        executor = open_executor(opts, model, runtime.settings) if needs_judge else None
-        task = MetricsTask(samples, chosen, judge_, registry, draws=draws)
-        return run_task(task, runtime, _out(out), config, progress=progress, executor=executor)
+    rag = RagSetup(
+        opts,
+        needs_judge,
+        Path(rag_prompts) if rag_prompts else None,
+        settings,
+        embeddings,
+        embeddings_api_base,
+        grouse=any(s.family == "grouse" for s in involved),
+        embeds=any(s.uses_embeddings for s in involved),
+    )
 
+    def details(session: RagSession) -> dict[str, Any]:
+        embedder = session.judge.embedder
+        names = [s.name for s in chosen]
+        return {
+            "data": data,
+            "n_samples": len(samples),
+            "metrics": names,
+            "embeddings": embedder.name if embedder else None,
+            "settings": settings.model_dump(),
+            "draws": draws,
+        }
 
-@contextlib.contextmanager
-def metrics_runtime(options: JudgeConfig, needs_judge: bool) -> Iterator[tuple[Any, Any]]:
-    """The judge's runtime, or, when no chosen metric calls a judge, a runtime that refuses calls (nothing starts)."""
-
-    if needs_judge:
-        with open_runtime(options) as pair:
-            yield pair
-        return
-    yield options.judge_model(), CallRuntime(no_judge_backend())
+    return run_judged(
+        opts,
+        samples if needs_judge else (),
+        lambda session: MetricsTask(samples, chosen, session.judge, registry, draws=draws),
+        details,
+        rag.open,
+        out=out,
+        progress=progress,
+        calls=needs_judge,
+    )

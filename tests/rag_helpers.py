@@ -79,12 +79,17 @@ def scores(names: list[str], sample: Sample, script: Any = None, **kwargs: Any):
     return asyncio.run(run_sample(sample, [registry[n] for n in names], judge, registry)), backend
 
 
-def run_metrics_task(samples: list[Sample], specs: list[Any], judge: RagJudge, registry: Any, path: Any = None) -> Any:
-    """Several samples through the run service (a MetricsTask); returns its Execution (records, stop)."""
+def run_metrics_task(
+    samples: list[Sample], specs: list[Any], judge: RagJudge, registry: Any, folder: Any = None
+) -> Any:
+    """Several samples through the run service (a MetricsTask), written to `folder`'s results.jsonl when given;
+    returns its Execution (records, stop)."""
     from judges.rag.metrics_task import MetricsTask
+    from judges.runs.run_writer import FolderWriter
     from judges.runs.service import execute
 
-    return asyncio.run(execute(MetricsTask(samples, specs, judge, registry), judge.runtime, path))
+    writer = FolderWriter(folder) if folder is not None else None
+    return asyncio.run(execute(MetricsTask(samples, specs, judge, registry), judge.runtime, writer))
 
 
 def claims(*items: str) -> str:

@@ -220,9 +220,7 @@ def test_a_spent_cost_limit_stops_new_samples_and_keeps_finished_ones(tmp_path):
     )
     registry = build_registry()
     samples = load_rag_samples(str(DATA))
-    outcome = run_metrics_task(
-        samples, [registry["trulens_answer_relevance"]], judge, registry, tmp_path / "results.jsonl"
-    )
+    outcome = run_metrics_task(samples, [registry["trulens_answer_relevance"]], judge, registry, tmp_path)
     assert outcome.finished == 1 and outcome.records == []  # streamed to results.jsonl, not held
     assert outcome.stop.reason == "budget" and "--max-cost 1 USD reached" in outcome.stop.message
     assert [json.loads(line)["id"] for line in (tmp_path / "results.jsonl").read_text().splitlines()] == ["leave-1"]

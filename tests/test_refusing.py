@@ -47,7 +47,7 @@ def test_the_planning_judge_refuses_a_call_through_its_runtime(tmp_path):
 
 
 def test_a_metrics_run_that_needs_no_judge_refuses_calls_with_the_no_judge_message():
-    from judges.api import metrics_runtime
+    from judges.rag.rag_session import metrics_runtime
 
     with metrics_runtime(JudgeConfig(model="openai/x"), needs_judge=False) as (model, runtime):
         assert model.litellm_model == "openai/x"

@@ -6,6 +6,7 @@ import gc
 from conftest import record, reply, scripted_judge
 
 from judges.runs.heap import frozen_heap
+from judges.runs.run_writer import FolderWriter
 from judges.runs.service import Execution, execute
 from judges.suite.loading import parse_unit_test
 from judges.suite.unit_test_task import UnitTestTask
@@ -43,7 +44,7 @@ def test_a_run_freezes_the_heap_while_it_runs_and_releases_it_after(tmp_path):
 
     judge, _ = scripted_judge(script)
     task = UnitTestTask([parse_unit_test(record(), path="t.jsonl", line=1, default_id="t1")], judge)
-    done = asyncio.run(execute(task, judge.runtime, tmp_path / "results.jsonl"))
+    done = asyncio.run(execute(task, judge.runtime, FolderWriter(tmp_path)))
     assert done.finished == 1 and done.records == [] and seen and all(seen)  # streamed, not held
     assert gc.get_freeze_count() == 0
 
@@ -51,3 +52,33 @@ def test_a_run_freezes_the_heap_while_it_runs_and_releases_it_after(tmp_path):
 def test_an_execution_repr_names_its_size_not_its_records():
     done = Execution(records=[{"id": str(i), "text": "x" * 1000} for i in range(100)], finished=100)
     assert repr(done) == "Execution(100 records, stop=None)"
+
+
+class RecordingWriter:
+    """A test double of the run writer: what the loop handed it, in order."""
+
+    def __init__(self) -> None:
+        self.folder = None
+        self.calls: list[str] = []
+
+    def open(self) -> None:
+        self.calls.append("open")
+
+    def item(self, record) -> None:
+        self.calls.append(f"item {record.id}")
+
+    def flush(self) -> None:
+        self.calls.append("flush")
+
+    def finish(self, run) -> None:
+        self.calls.append("finish")
+
+
+def test_the_loop_writes_only_through_its_writer(tmp_path, monkeypatch):
+    judge, _ = scripted_judge(lambda request: reply(request.metric, 5))
+    tests = [parse_unit_test(record(id=f"t{n}"), path="t.jsonl", line=n, default_id="") for n in (1, 2)]
+    writer = RecordingWriter()
+    monkeypatch.chdir(tmp_path)
+    done = asyncio.run(execute(UnitTestTask(tests, judge), judge.runtime, writer))
+    assert writer.calls == ["open", "item t1", "item t2", "flush"]
+    assert done.finished == 2 and done.records == [] and list(tmp_path.iterdir()) == []  # no file of its own

@@ -5,19 +5,16 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any, Unpack
+from typing import Unpack
 
 from judges.config.judge import JudgeConfig, JudgeSettings, judge_config
 from judges.errors import InputError
-from judges.executors.choose import open_executor
-from judges.images.vision import check_can_see
-from judges.judging.factory import open_judge
+from judges.judging.factory import JudgeSession
 from judges.judging.prompts import load_prompt_set
 from judges.probes.base import Known, Probe
 from judges.probes.task import ProbeTask
 from judges.runs.run import Run
-from judges.runs.run_config import run_config
-from judges.runs.service import run_task
+from judges.runs.run_setup import judge_opener, run_judged
 from judges.types import Sample
 
 
@@ -41,12 +38,14 @@ def run_probes(
         raise InputError("no samples to probe")
     options = judge_config(judge, **settings)
     prompts = load_prompt_set(options.prompts)
-    check_can_see(options.judge_model(), (sample for _, sample in samples))
-    config: dict[str, Any] = run_config(options, prompts, data=data, split=split, n_samples=len(samples))
-    with open_judge(options, prompts) as session:
-        task = ProbeTask(samples, probes, session.judge, known or {})
-        task.check()  # every perturbed prompt renders, before any call
-        config.update(litellm_model=session.model.litellm_model, json_schema=session.model.json_schema)
-        executor = open_executor(options, session.model, session.runtime.settings)
-        folder = Path(out) if out is not None else None
-        return run_task(task, session.runtime, folder, config, progress=progress, executor=executor)
+
+    def task(session: JudgeSession) -> ProbeTask:
+        probing = ProbeTask(samples, probes, session.judge, known or {})
+        probing.check()  # every perturbed prompt renders, before any call
+        return probing
+
+    details = {"data": data, "split": split, "n_samples": len(samples)}
+    seen = (sample for _, sample in samples)
+    return run_judged(
+        options, seen, task, lambda _: details, judge_opener(options, prompts), out=out, progress=progress
+    )
