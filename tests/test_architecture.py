@@ -315,7 +315,6 @@ LONG_FUNCTIONS_ALLOWED = {
     "judges/runs/service.py:execute",
     # to split
     "judges/cli/agreement_cmd.py:run",
-    "judges/tuning/align_report.py:report_markdown",
     "judges/cli/agreement_cmd.py:configure",
 }
 
