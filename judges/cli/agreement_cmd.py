@@ -69,6 +69,16 @@ def configure(parser: argparse.ArgumentParser) -> None:
         action="store_false",
         help="a lower judge score means a better answer (e.g. a hallucination probability)",
     )
+    add_cut_options(parser)
+    parser.add_argument("--resamples", type=int, default=1000, metavar="N", help="bootstrap resamples (default 1000)")
+    parser.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
+    own = parser.add_argument_group("your own labelled data")
+    add_own_label_options(own)
+    own.add_argument("--split", metavar="SPLIT", help="split of a hub set or HF dataset")
+
+
+def add_cut_options(parser: argparse.ArgumentParser) -> None:
+    """How a continuous judge score is cut for binary labels: given, fitted on calibration items, or cross-fitted."""
     cut = parser.add_argument_group(
         "the cut of a continuous judge score for binary labels (AUROC needs none; 0/1 grades are used as given)"
     )
@@ -93,11 +103,6 @@ def configure(parser: argparse.ArgumentParser) -> None:
         metavar="K",
         help="folds of the cross-fitting used when no calibration is given (default 5)",
     )
-    parser.add_argument("--resamples", type=int, default=1000, metavar="N", help="bootstrap resamples (default 1000)")
-    parser.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
-    own = parser.add_argument_group("your own labelled data")
-    add_own_label_options(own)
-    own.add_argument("--split", metavar="SPLIT", help="split of a hub set or HF dataset")
 
 
 def add_own_label_options(own: Any) -> None:
@@ -153,12 +158,8 @@ def label_reading(args: argparse.Namespace) -> dict[str, Any]:
     )
 
 
-def run(args: argparse.Namespace) -> int:
-    from judges.agreement.agreement_files import metric_table, write_report  # defers numpy
-    from judges.agreement.measure import measure  # defers numpy
-    from judges.agreement.report_figures import comparison_table, reading_line  # defers numpy
-    from judges.agreement.threshold import Calibration  # defers numpy
-
+def check_options(args: argparse.Namespace) -> None:
+    """The measuring options, checked together before any file is read."""
     if args.resamples < 100:
         raise ConfigError("--resamples must be at least 100")
     if args.calibration_fraction is not None and not 0 < args.calibration_fraction < 1:
@@ -171,6 +172,15 @@ def run(args: argparse.Namespace) -> int:
         raise ConfigError("--calibration and --calibration-fraction: choose one")
     if len(args.predictions) > 2:
         raise ConfigError("--predictions: one judge, or two to compare (given A, then B)")
+
+
+def run(args: argparse.Namespace) -> int:
+    from judges.agreement.agreement_files import metric_table, write_report  # defers numpy
+    from judges.agreement.measure import measure  # defers numpy
+    from judges.agreement.report_figures import comparison_table, reading_line  # defers numpy
+    from judges.agreement.threshold import Calibration  # defers numpy
+
+    check_options(args)
     reading = label_reading(args)
     labels = open_labels(args.labels, **reading)  # type: ignore[arg-type]
     calibration = Calibration(

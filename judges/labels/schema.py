@@ -5,7 +5,7 @@ from __future__ import annotations
 import functools
 import math
 import sys
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any
@@ -145,6 +145,34 @@ def _shared_scale(low: float, high: float) -> tuple[float, float]:
     return low, high
 
 
+def _label_on_scale(
+    record: dict[str, Any], label_type: LabelType, fail: Callable[[str, str], InputError]
+) -> tuple[float, tuple[float, float]]:
+    """The record's label, a finite number, and its scale (the label type's default when absent), checked together."""
+    label = record["label"]
+    if isinstance(label, bool):
+        raise fail(f"expected a number, got the boolean {str(label).lower()}", "label")
+    if not isinstance(label, (int, float)):
+        raise fail(f"expected a number, got {label!r}", "label")
+    if isinstance(label, int) and abs(label) > LARGEST_NUMBER:
+        raise fail(too_large(label), "label")
+    if not math.isfinite(label):
+        raise fail(f"expected a finite number, got {label}", "label")
+    scale = record.get("scale", default_scale(label_type))
+    if (
+        not isinstance(scale, (list, tuple))
+        or len(scale) != 2
+        or not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in scale)
+    ):
+        raise fail("expected [low, high]", "scale")
+    scale = _shared_scale(float(scale[0]), float(scale[1]))
+    if problem := check_scale(label_type, scale):
+        raise fail(problem, "scale")
+    if problem := check_label(label_type, float(label), scale):
+        raise fail(problem, "label")
+    return label, scale
+
+
 def parse_item(record: dict[str, Any], *, path: str, line: int) -> LabelledItem:
     """A LabelledItem from one JSONL record; an InputError names the file, line and field.
 
@@ -170,27 +198,7 @@ def parse_item(record: dict[str, Any], *, path: str, line: int) -> LabelledItem:
         label_type = LabelType(record["label_type"])
     except ValueError:
         raise fail(f"must be one of {', '.join(t.value for t in LabelType)}", "label_type") from None
-    label = record["label"]
-    if isinstance(label, bool):
-        raise fail(f"expected a number, got the boolean {str(label).lower()}", "label")
-    if not isinstance(label, (int, float)):
-        raise fail(f"expected a number, got {label!r}", "label")
-    if isinstance(label, int) and abs(label) > LARGEST_NUMBER:
-        raise fail(too_large(label), "label")
-    if not math.isfinite(label):
-        raise fail(f"expected a finite number, got {label}", "label")
-    scale = record.get("scale", default_scale(label_type))
-    if (
-        not isinstance(scale, (list, tuple))
-        or len(scale) != 2
-        or not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in scale)
-    ):
-        raise fail("expected [low, high]", "scale")
-    scale = _shared_scale(float(scale[0]), float(scale[1]))
-    if problem := check_scale(label_type, scale):
-        raise fail(problem, "scale")
-    if problem := check_label(label_type, float(label), scale):
-        raise fail(problem, "label")
+    label, scale = _label_on_scale(record, label_type, fail)
     references = record.get("references", [])
     if isinstance(references, str):
         references = [references]

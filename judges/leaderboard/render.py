@@ -107,6 +107,26 @@ def markdown(entries: list[Entry], picks: list[Pick], meta: dict[str, Any]) -> s
     excluded = [[p.evaluation, p.metric, name, why] for p in picks for name, why in p.excluded.items()]
     lines.append(grid(["evaluation", "metric", "candidate", "why"], excluded))
     lines += ["", "## All figures", ""]
+    lines.append(_figures_table(entries, with_plain))
+    noted = [e for e in entries if e.note and e.value is not None]
+    if noted:
+        lines += ["", "## Notes on figures", ""]
+        lines += [f"- {e.candidate} on {e.evaluation} ({e.metric}): {e.note}" for e in noted]
+    lines += jury_lines(entries)
+    lines += across_evaluations(meta.get("summary_rankings") or [])
+    lines += ["", "## Judges", ""]
+    what = meta.get("judges", {})
+    judges = {
+        e.candidate: [e.candidate, e.kind, e.model or "-", e.prompts or "-", e.prompt_sha or "-"] for e in entries
+    }
+    judges = {name: [*row, what.get(name, "-")] for name, row in judges.items()}
+    lines.append(grid(["candidate", "kind", "model", "prompts", "prompt hash", "what it is"], list(judges.values())))
+    lines += ["", "## Data", ""] + [f"- {name}: {info}" for name, info in meta["data"].items()]
+    return "\n".join(lines) + "\n"
+
+
+def _figures_table(entries: list[Entry], with_plain: bool) -> str:
+    """Every entry's figure, by evaluation and metric, best first, with its ceiling, failure rate, calls and cost."""
     figures = []
     for e in sorted(
         entries, key=lambda e: (e.evaluation, e.metric, -oriented(e.statistic, e.value) if e.value is not None else 9)
@@ -138,43 +158,26 @@ def markdown(entries: list[Entry], picks: list[Pick], meta: dict[str, Any]) -> s
                 latency(e),
             ]
         )
-    lines.append(
-        grid(
-            [
-                "evaluation",
-                "metric",
-                "candidate",
-                "kind",
-                "statistic",
-                "value",
-                "95% interval",
-                "rank [95%], tie group",
-                *(["plain figure"] if with_plain else []),
-                "n",
-                "human ceiling",
-                "failure rate",
-                "calls",
-                "USD / 1k calls",
-                "s / uncached call (median)",
-            ],
-            figures,
-        )
+    return grid(
+        [
+            "evaluation",
+            "metric",
+            "candidate",
+            "kind",
+            "statistic",
+            "value",
+            "95% interval",
+            "rank [95%], tie group",
+            *(["plain figure"] if with_plain else []),
+            "n",
+            "human ceiling",
+            "failure rate",
+            "calls",
+            "USD / 1k calls",
+            "s / uncached call (median)",
+        ],
+        figures,
     )
-    noted = [e for e in entries if e.note and e.value is not None]
-    if noted:
-        lines += ["", "## Notes on figures", ""]
-        lines += [f"- {e.candidate} on {e.evaluation} ({e.metric}): {e.note}" for e in noted]
-    lines += jury_lines(entries)
-    lines += across_evaluations(meta.get("summary_rankings") or [])
-    lines += ["", "## Judges", ""]
-    what = meta.get("judges", {})
-    judges = {
-        e.candidate: [e.candidate, e.kind, e.model or "-", e.prompts or "-", e.prompt_sha or "-"] for e in entries
-    }
-    judges = {name: [*row, what.get(name, "-")] for name, row in judges.items()}
-    lines.append(grid(["candidate", "kind", "model", "prompts", "prompt hash", "what it is"], list(judges.values())))
-    lines += ["", "## Data", ""] + [f"- {name}: {info}" for name, info in meta["data"].items()]
-    return "\n".join(lines) + "\n"
 
 
 def jury_lines(entries: list[Entry]) -> list[str]:

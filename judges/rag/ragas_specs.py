@@ -9,8 +9,24 @@ from judges.rag.spec import A, C, G, MetricSpec, Q, aspect_spec, metric_spec
 def specs() -> list[MetricSpec]:
     """Ragas' metrics in its own order: faithfulness, relevancy, context metrics, noise, correctness, aspects, the
     Ragas score."""
+    return [
+        *_answer_specs(),
+        *_context_specs(),
+        *_correctness_specs(),
+        *(aspect_spec(name, definition) for name, definition in ASPECTS.items()),
+        metric_spec(
+            "ragas_score",
+            "ragas",
+            (),
+            "ragas:ragas_score",
+            "harmonic mean of the chosen Ragas metrics",
+            uses_judge=False,
+        ),  # its components say whether a judge and embeddings are needed
+    ]
 
-    rc = "ragchecker:"
+
+def _answer_specs() -> list[MetricSpec]:
+    """Faithfulness (by claim and by sentence) and answer relevancy."""
     return [
         metric_spec(
             "ragas_faithfulness",
@@ -34,6 +50,12 @@ def specs() -> list[MetricSpec]:
             "mean cosine(question, questions generated from the answer)",
             uses_embeddings=True,
         ),
+    ]
+
+
+def _context_specs() -> list[MetricSpec]:
+    """The context metrics: precision, utilization, recall, entity recall."""
+    return [
         metric_spec(
             "ragas_context_precision",
             "ragas",
@@ -62,6 +84,13 @@ def specs() -> list[MetricSpec]:
             "ragas:context_entity_recall",
             "|entities in contexts and ground truth| / |entities in ground truth|",
         ),
+    ]
+
+
+def _correctness_specs() -> list[MetricSpec]:
+    """Noise sensitivity (scored by RAGChecker's functions), answer similarity and answer correctness."""
+    rc = "ragchecker:"
+    return [
         metric_spec(
             "ragas_noise_sensitivity_relevant",
             "ragas",
@@ -97,13 +126,4 @@ def specs() -> list[MetricSpec]:
             uses_embeddings=True,
             value_range=(-1.0, 1.0),  # the similarity term may be negative
         ),
-        *(aspect_spec(name, definition) for name, definition in ASPECTS.items()),
-        metric_spec(
-            "ragas_score",
-            "ragas",
-            (),
-            "ragas:ragas_score",
-            "harmonic mean of the chosen Ragas metrics",
-            uses_judge=False,
-        ),  # its components say whether a judge and embeddings are needed
     ]

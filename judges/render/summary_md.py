@@ -112,6 +112,13 @@ def _unit_test_tables(run: Run) -> list[str]:
     verdict = conclusion(list(references.values()))
     if verdict is not None:
         lines += ["", f"**What this says:** {verdict}"]
+    lines += _stability_lines(summary) + _by_test_type_lines(summary) + _misses_lines(run)
+    return lines
+
+
+def _stability_lines(summary: Summary) -> list[str]:
+    """The stability section: each metric's grade variance and flip rate over repeated draws (none unrepeated)."""
+    lines: list[str] = []
     repeats = summary.stability
     if repeats is not None:
         lines += [
@@ -131,6 +138,12 @@ def _unit_test_tables(run: Run) -> list[str]:
                 ]
             ),
         ]
+    return lines
+
+
+def _by_test_type_lines(summary: Summary) -> list[str]:
+    """The by-test-type section: each test type's pass rates."""
+    lines: list[str] = []
     lines += [
         "",
         "## By test type",
@@ -148,6 +161,12 @@ def _unit_test_tables(run: Run) -> list[str]:
             ]
         ),
     ]
+    return lines
+
+
+def _misses_lines(run: Run) -> list[str]:
+    """The first tests not passed, with the judge's reason (and how many more)."""
+    lines: list[str] = []
     wrong, total = first_misses(run.iter_records(), MAX_LISTED)
     if wrong:
         lines += [

@@ -106,12 +106,7 @@ def align(job: AlignJob) -> AlignOutcome:
     space, root = load_space(job.space)
     if job.budget_calls is not None and job.max_cost is not None:
         raise ConfigError("give one budget: --budget-calls or --max-cost")
-    labels = open_align_labels(job.labels, job.reading)
-    sets = checked_sets(labels, job.metrics, space)
-    labels = limited(
-        LabelledSet(labels.name, tuple(i for s in sets for i in s.items), labels.source), job.limit, job.seed
-    )
-    sets = [labels.for_metric(s.metrics()[0]) for s in sets]
+    labels, sets = _chosen_items(job, space)
     split = split_items(labels, job.held_out, job.seed)
     samples: dict[str, Sample] = {}
     for item in labels.items:
@@ -173,18 +168,43 @@ def align(job: AlignJob) -> AlignOutcome:
     write_call_log(out / "search" / "calls.jsonl", log)
 
     # Only now, every choice made and written, are the held-out items judged: once by each prompt folder.
+    held = [(i, samples[i]) for i in split.held_out]
+    report_ledger = _on_held_out(job, held, templates, (base_folder, tuned_folder), (overrides, tag), runs)
+    return AlignOutcome(
+        job, labels, sets, split, searches, decoding, chosen, overrides, runs, ledger, report_ledger,
+        base.hashes(), data_sha256(labels, split.search), tuned_folder,
+    )  # fmt: skip
+
+
+def _chosen_items(job: AlignJob, space: TuneSpace) -> tuple[LabelledSet, list[LabelledSet]]:
+    """The labelled items of the metrics asked for (within the limit), and one set per metric."""
+    labels = open_align_labels(job.labels, job.reading)
+    sets = checked_sets(labels, job.metrics, space)
+    labels = limited(
+        LabelledSet(labels.name, tuple(i for s in sets for i in s.items), labels.source), job.limit, job.seed
+    )
+    sets = [labels.for_metric(s.metrics()[0]) for s in sets]
+    return labels, sets
+
+
+def _on_held_out(
+    job: AlignJob,
+    held: list[tuple[str, Sample]],
+    templates: list[str],
+    prompt_folders: tuple[Path, Path],
+    decoding: tuple[dict[str, Any], str],
+    runs: dict[str, Run],
+) -> Ledger:
+    """The base and tuned prompt folders grade the held-out items once each (into `runs`); those runs' ledger."""
+    (base_folder, tuned_folder), (overrides, tag), out = prompt_folders, decoding, job.out
     report_ledger = Ledger()
     reporter = CandidateRunner(job.options, report_ledger, None, "held-out")
-    held = [(i, samples[i]) for i in split.held_out]
     job.progress(f"base and tuned prompts, once each, on the {len(held)} held-out items")
     runs["base-held-out"] = reporter.grade(base_folder, held, templates, out=out / "runs" / "base-held-out")
     runs["tuned-held-out"] = reporter.grade(
         tuned_folder, held, templates, overrides=overrides, tag=tag, out=out / "runs" / "tuned-held-out"
     )
-    return AlignOutcome(
-        job, labels, sets, split, searches, decoding, chosen, overrides, runs, ledger, report_ledger,
-        base.hashes(), data_sha256(labels, split.search), tuned_folder,
-    )  # fmt: skip
+    return report_ledger
 
 
 def write_call_log(path: Path, log: CallLog) -> None:

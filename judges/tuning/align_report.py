@@ -197,6 +197,34 @@ def conclusion(entry: dict[str, Any]) -> str:
     )
 
 
+def _held_out_lines(metric: str, entry: dict[str, Any]) -> list[str]:
+    """One metric on the held-out items: base, tuned, a constant judge and the ceiling, the difference, the reading."""
+    statistic = entry["statistic"]
+    rows = [
+        {"prompts": side, f"{statistic} (95% CI)": _side_figure(entry[side]),
+         "graded": f"{100 * entry[side]['graded_share']:.0f}%", **_usage(entry[side])}
+        for side in ("base", "tuned")
+    ]  # fmt: skip
+    rows.append({"prompts": "a constant judge", f"{statistic} (95% CI)": _figure(entry["constant_judge"])})
+    if entry["human_ceiling"] is not None:
+        rows.append({"prompts": "human ceiling", f"{statistic} (95% CI)": _figure(entry["human_ceiling"])})
+    difference = entry["difference"]
+    search = entry["on_search_items"]
+    return [
+        "",
+        f"## {metric} on the {entry['n_items']} held-out items (template {entry['template']})",
+        "",
+        table([{k: r.get(k, "") for k in rows[0]} for r in rows]),
+        "",
+        _difference_line(difference),
+        "",
+        conclusion(entry),
+        "",
+        f"On the search items: base {_figure(search['base'])}, tuned {_figure(search['tuned'])} (chosen there, "
+        "so optimistic).",
+    ]
+
+
 def report_markdown(report: dict[str, Any]) -> str:
     split = report["split"]
     lines = [
@@ -215,30 +243,7 @@ def report_markdown(report: dict[str, Any]) -> str:
         + ".",
     ]
     for metric, entry in report["held_out"].items():
-        statistic = entry["statistic"]
-        rows = [
-            {"prompts": side, f"{statistic} (95% CI)": _side_figure(entry[side]),
-             "graded": f"{100 * entry[side]['graded_share']:.0f}%", **_usage(entry[side])}
-            for side in ("base", "tuned")
-        ]  # fmt: skip
-        rows.append({"prompts": "a constant judge", f"{statistic} (95% CI)": _figure(entry["constant_judge"])})
-        if entry["human_ceiling"] is not None:
-            rows.append({"prompts": "human ceiling", f"{statistic} (95% CI)": _figure(entry["human_ceiling"])})
-        difference = entry["difference"]
-        search = entry["on_search_items"]
-        lines += [
-            "",
-            f"## {metric} on the {entry['n_items']} held-out items (template {entry['template']})",
-            "",
-            table([{k: r.get(k, "") for k in rows[0]} for r in rows]),
-            "",
-            _difference_line(difference),
-            "",
-            conclusion(entry),
-            "",
-            f"On the search items: base {_figure(search['base'])}, tuned {_figure(search['tuned'])} (chosen there, "
-            "so optimistic).",
-        ]
+        lines += _held_out_lines(metric, entry)
     decoding = report["decoding"]
     if decoding["overrides"]:
         lines += ["", f"Decoding chosen: {decoding['chosen']} (pass the same options wherever the folder is used)."]

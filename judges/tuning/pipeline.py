@@ -18,7 +18,7 @@ from judges.tuning.runner import BudgetStop, CandidateRunner, Ledger, check_base
 from judges.tuning.search import Halving
 from judges.tuning.space import TuneSpace, load_space
 from judges.tuning.stages import Budget, MetricSearch, decoding_choices, search_decoding, search_metric, tag_of
-from judges.types import GROUSE_METRICS
+from judges.types import GROUSE_METRICS, UnitTest
 
 
 @dataclass
@@ -94,19 +94,8 @@ def tune(job: TuneJob) -> TuneOutcome:
     runner = CandidateRunner(job.options, ledger, job.max_cost, "train")
     budget = Budget(ledger, budget_calls)
 
-    job.progress(f"base prompts on the {len(train)} train tests")
-    base_folder = write_prompt_folder(out / "search" / "base", base_sources)
-    try:
-        runs = {"base-train": runner.run(base_folder, train, out=out / "runs" / "base-train")}
-    except BudgetStop as err:
-        raise BudgetExhausted(
-            f"--max-cost {job.max_cost:g} USD is spent by the base run on train alone ({err}); nothing was chosen"
-        ) from None
-    check_base(runs["base-train"])
-    if budget_calls is not None and ledger.needed > budget_calls:
-        raise ConfigError(
-            f"--budget-calls {budget_calls} is spent by the base run on train alone ({ledger.needed} calls)"
-        )
+    base_folder, base_train = _base_on_train(job, runner, base_sources, train, budget_calls)
+    runs = {"base-train": base_train}
 
     searches = []
     tuned = dict(base_sources)
@@ -144,13 +133,8 @@ def tune(job: TuneJob) -> TuneOutcome:
 
     # Only now, with every choice made and written, is the test split read: once, for the report.
     test_file = folder / "test.jsonl"
-    test = load_tests(folder, "test", job.test_limit)
-    report_ledger = Ledger()
-    reporter = CandidateRunner(job.options, report_ledger, None, "test")
-    job.progress(f"base and tuned prompts, once each, on {len(test)} test-split tests")
-    runs["base-test"] = reporter.run(base_folder, test, out=out / "runs" / "base-test")
-    runs["tuned-test"] = reporter.run(
-        tuned_folder, test, overrides=overrides, tag=tag_of(chosen_decoding, choices), out=out / "runs" / "tuned-test"
+    report_ledger = _on_test(
+        job, folder, (base_folder, tuned_folder), overrides, tag_of(chosen_decoding, choices), runs
     )
     return TuneOutcome(
         space,
@@ -168,3 +152,45 @@ def tune(job: TuneJob) -> TuneOutcome:
         {"budget_calls": budget_calls, "max_cost": job.max_cost},
         job.options.prompts,
     )
+
+
+def _base_on_train(
+    job: TuneJob, runner: CandidateRunner, base_sources: dict[str, str], train: list[UnitTest], budget_calls: int | None
+) -> tuple[Path, Run]:
+    """The base prompt folder, written, and its run on train; the budget must leave room beyond it."""
+    out = job.out
+    job.progress(f"base prompts on the {len(train)} train tests")
+    base_folder = write_prompt_folder(out / "search" / "base", base_sources)
+    try:
+        run = runner.run(base_folder, train, out=out / "runs" / "base-train")
+    except BudgetStop as err:
+        raise BudgetExhausted(
+            f"--max-cost {job.max_cost:g} USD is spent by the base run on train alone ({err}); nothing was chosen"
+        ) from None
+    check_base(run)
+    ledger = runner.ledger
+    if budget_calls is not None and ledger.needed > budget_calls:
+        raise ConfigError(
+            f"--budget-calls {budget_calls} is spent by the base run on train alone ({ledger.needed} calls)"
+        )
+    return base_folder, run
+
+
+def _on_test(
+    job: TuneJob,
+    folder: Path,
+    prompt_folders: tuple[Path, Path],
+    overrides: dict[str, Any],
+    tag: str,
+    runs: dict[str, Run],
+) -> Ledger:
+    """The base and tuned prompt folders run once each on the test split (into `runs`); the ledger of those runs."""
+    base_folder, tuned_folder = prompt_folders
+    out = job.out
+    test = load_tests(folder, "test", job.test_limit)
+    report_ledger = Ledger()
+    reporter = CandidateRunner(job.options, report_ledger, None, "test")
+    job.progress(f"base and tuned prompts, once each, on {len(test)} test-split tests")
+    runs["base-test"] = reporter.run(base_folder, test, out=out / "runs" / "base-test")
+    runs["tuned-test"] = reporter.run(tuned_folder, test, overrides=overrides, tag=tag, out=out / "runs" / "tuned-test")
+    return report_ledger

@@ -144,6 +144,32 @@ def report_markdown(report: dict[str, Any]) -> str:
         if flips:
             lines.append(table(flips))
     lines += ["", "## The search (train split only)", ""]
+    lines += _search_lines(search)
+    budget = search["budget"]
+    limit = (
+        f"--budget-calls {budget['budget_calls']}"
+        if budget.get("budget_calls") is not None
+        else f"--max-cost {budget['max_cost']} USD"
+    )
+    lines += [
+        f"Search cost ({limit}): {search['calls_needed']} distinct calls needed, {search['new_calls']} sent to the "
+        f"model this time ({search['cached_calls']} answered by the cache), ${search['cost_usd']:.4f}, "
+        f"over {search['runs']} runs. The two test-split runs: {report['test_runs']['new_calls']} calls sent, "
+        f"${report['test_runs']['cost_usd']:.4f}.",
+        "",
+        "## The test split",
+        "",
+        f"`{report['test_split']['file']}`, {report['test_split']['n_tests']} tests, SHA-256 "
+        f"`{report['test_split']['sha256']}`.",
+        "",
+        report["test_split"]["statement"],
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def _search_lines(search: dict[str, Any]) -> list[str]:
+    """Each metric's search: the choice, its candidates, and every halving round's scores."""
+    lines: list[str] = []
     for metric, entry in search["metrics"].items():
         lines += [
             f"### {metric}: chose `{entry['chosen']}` ({entry['ended']}{'; ' + entry['message'] if entry['message'] else ''})",
@@ -174,26 +200,7 @@ def report_markdown(report: dict[str, Any]) -> str:
                 )
             )
             lines.append("")
-    budget = search["budget"]
-    limit = (
-        f"--budget-calls {budget['budget_calls']}"
-        if budget.get("budget_calls") is not None
-        else f"--max-cost {budget['max_cost']} USD"
-    )
-    lines += [
-        f"Search cost ({limit}): {search['calls_needed']} distinct calls needed, {search['new_calls']} sent to the "
-        f"model this time ({search['cached_calls']} answered by the cache), ${search['cost_usd']:.4f}, "
-        f"over {search['runs']} runs. The two test-split runs: {report['test_runs']['new_calls']} calls sent, "
-        f"${report['test_runs']['cost_usd']:.4f}.",
-        "",
-        "## The test split",
-        "",
-        f"`{report['test_split']['file']}`, {report['test_split']['n_tests']} tests, SHA-256 "
-        f"`{report['test_split']['sha256']}`.",
-        "",
-        report["test_split"]["statement"],
-    ]
-    return "\n".join(lines) + "\n"
+    return lines
 
 
 def write_report(outcome: TuneOutcome, out: Path) -> dict[str, Any]:
