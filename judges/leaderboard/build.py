@@ -77,7 +77,7 @@ def data_versions(evaluations: list[Evaluation], labelled: dict[str, Any]) -> di
 
 
 def run_leaderboard(
-    config: LeaderboardConfig, out: Path, log: Any = sys.stderr
+    config: LeaderboardConfig, out: Path, log: Any = None
 ) -> tuple[list[Entry], list[Any], dict[str, Any]]:
     from judges.leaderboard.html import render_html  # defers numpy
     from judges.leaderboard.label_entries import candidate_scores, label_entries, labelled_subset  # defers numpy
@@ -86,6 +86,7 @@ def run_leaderboard(
     from judges.leaderboard.select import pick_best  # defers numpy
     from judges.leaderboard.standings import assign_standings  # defers numpy
 
+    log = log if log is not None else sys.stderr  # the stream of the call, not the one at import
     labelled = {e.name: labelled_subset(e) for e in config.evaluations if e.kind == "labels"}  # fail early
     read = read_predictions(config, labelled)
     entries: list[Entry] = []
@@ -135,18 +136,7 @@ def run_leaderboard(
                 reports[jury.name, evaluation.name] = report.relative_to(out).as_posix()
     rankings = assign_standings(entries)
     picks = pick_best(entries, config.selection)
-    meta = {
-        "date": datetime.now(UTC).isoformat(timespec="seconds"),
-        "judgelab_version": __version__,
-        "config": config.path,
-        "summary_rankings": rankings,
-        "data": data_versions(config.evaluations, labelled),
-        "judges": {c.name: _describe(c, entries) for c in config.candidates}
-        | {
-            j.name: f"jury: {j.rule} of {', '.join(j.members)} (their verdicts, no call of its own)"
-            for j in config.jury
-        },
-    }
+    meta = board_meta(config, labelled, entries, rankings)
     write_tables(entries, picks, meta, out)
     plots = []
     for pick in picks:
@@ -156,6 +146,24 @@ def run_leaderboard(
                 plots.append(plot)
     (out / "leaderboard.html").write_text(render_html(entries, picks, meta, plots, reports), encoding="utf-8")
     return entries, picks, meta
+
+
+def board_meta(
+    config: LeaderboardConfig, labelled: dict[str, Any], entries: list[Entry], rankings: list[dict[str, Any]]
+) -> dict[str, Any]:
+    """What leaderboard.json's `meta` says of the board: when, which judgelab, the config, the summary rankings, the
+    data and each judge."""
+    juries = {
+        j.name: f"jury: {j.rule} of {', '.join(j.members)} (their verdicts, no call of its own)" for j in config.jury
+    }
+    return {
+        "date": datetime.now(UTC).isoformat(timespec="seconds"),
+        "judgelab_version": __version__,
+        "config": config.path,
+        "summary_rankings": rankings,
+        "data": data_versions(config.evaluations, labelled),
+        "judges": {c.name: _describe(c, entries) for c in config.candidates} | juries,
+    }
 
 
 def _describe(candidate: Candidate, entries: list[Entry]) -> str:
