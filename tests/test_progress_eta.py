@@ -10,7 +10,7 @@ from judges.runs.progress import Progress
 def estimates(finished_at: list[float], total: int, in_flight: int = 1) -> list[str]:
     """The ETA shown right after each item finishes, items finishing at the given clock times."""
     now = [0.0]
-    usage = SimpleNamespace(calls=0, cached_calls=0, failures={}, cost=0.0)
+    usage = SimpleNamespace(calls=0, cached_calls=0, failed_calls=0, cost=0.0)  # a stand-in for the runtime's counter
     progress = Progress(
         "unit tests",
         "test",
