@@ -8,11 +8,10 @@ import json
 from pathlib import Path
 from typing import Any
 
-from judges.cli.agreement_cmd import parse_scale
+from judges.cli.agreement_cmd import label_reading
 from judges.errors import ConfigError, InputError
 from judges.files.checked import read_json_file
 from judges.labels.label_sets import open_labels
-from judges.labels.mapping import parse_label_map
 from judges.labels.schema import LabelledSet, LabelType
 
 JUDGES_HELP = (
@@ -89,15 +88,7 @@ def calibrate(args: argparse.Namespace) -> int:
     from judges.cascade.verdicts import VerdictRule, item_labels  # defers numpy
 
     check_settings(args)
-    labels = open_labels(
-        args.labels,
-        columns=args.columns,
-        metric=args.metric,
-        label_type=args.label_type,
-        scale=parse_scale(args.scale),
-        split=args.split,
-        label_map=parse_label_map(args.label_map),
-    )
+    labels = open_labels(args.labels, **label_reading(args))
     metrics = labels.metrics()
     metric = args.metric or (metrics[0] if len(metrics) == 1 else None)
     if metric is None:
