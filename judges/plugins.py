@@ -35,7 +35,7 @@ from typing import Any
 
 from judges.errors import ConfigError, JudgelabError
 
-GROUPS = ("metrics", "probes", "executors", "backends", "kinds", "pages", "commands", "statistics")
+GROUPS = ("metrics", "probes", "executors", "backends", "kinds", "pages", "commands")
 
 # judgelab's own commands: each is the module judges.cli.<name>_cmd
 BUILTIN_COMMANDS = [
@@ -96,8 +96,6 @@ BUILTINS: dict[str, dict[str, str]] = {
         "report.html": "judges.render.report_html:write_report",
     },
     "commands": {name: f"judges.cli.{name.replace('-', '_')}_cmd" for name in BUILTIN_COMMANDS},
-    # what the run core's summary needs from the agreement statistics above it (the judge's agreement with itself)
-    "statistics": {"draw_consistency": "judges.agreement.self_agreement:draw_consistency"},
 }
 
 # A third-party module a built-in target needs -> the pip extra that installs it

@@ -15,6 +15,7 @@ from sklearn import metrics
 from judges.agreement import statistics as st
 from judges.agreement import weighted as w
 from judges.agreement.bootstrap import ItemRows, figures, percentile_interval
+from judges.stats import alpha_forms
 
 RNG = np.random.default_rng(11)
 N = 60
@@ -54,9 +55,21 @@ CASES = [
     ),
     ("f1", w.binary_from_counts("f1"), metrics.f1_score, BINARY_H, BINARY_J),
     ("mcc", w.binary_from_counts("mcc"), metrics.matthews_corrcoef, BINARY_H, BINARY_J),
-    ("nominal alpha", w.alpha_on_levels([0.0, 1.0], ordinal=False), _alpha("nominal", [0, 1]), BINARY_H, BINARY_J),
-    ("ordinal alpha", w.alpha_on_levels(LEVELS, ordinal=True), _alpha("ordinal", LEVELS), ORDINAL_H, ORDINAL_J),
-    ("interval alpha", w.interval_alpha, _alpha("interval"), CONTINUOUS_H, CONTINUOUS_J),
+    (
+        "nominal alpha",
+        alpha_forms.alpha_on_levels([0.0, 1.0], ordinal=False),
+        _alpha("nominal", [0, 1]),
+        BINARY_H,
+        BINARY_J,
+    ),
+    (
+        "ordinal alpha",
+        alpha_forms.alpha_on_levels(LEVELS, ordinal=True),
+        _alpha("ordinal", LEVELS),
+        ORDINAL_H,
+        ORDINAL_J,
+    ),
+    ("interval alpha", alpha_forms.interval_alpha, _alpha("interval"), CONTINUOUS_H, CONTINUOUS_J),
 ]
 
 

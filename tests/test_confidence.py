@@ -15,13 +15,13 @@ from conftest import write_jsonl
 from labelling_helpers import samples_file
 from stub import stats, stub_server
 
-from judges.agreement.self_agreement import draw_consistency, self_alpha
 from judges.cli.main import main
 from judges.labelling.queue import read_queue
 from judges.records import Consistency, ItemRecord, MetricRecord, Summary
 from judges.records.draws import MetricConsistency
 from judges.runs.modal_draws import modal_record
 from judges.runs.summarizer import summarize
+from judges.stats.self_agreement import draw_consistency, self_alpha
 from judges.types import FailureKind, Outcome, Verdict
 
 GRADE, NULL, FAILED = Verdict.graded, Verdict.null("no answer"), Verdict.failed(FailureKind.TIMEOUT, "slow")

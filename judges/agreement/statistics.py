@@ -14,6 +14,7 @@ import numpy as np
 from judges.agreement import chance
 from judges.agreement import weighted as w
 from judges.labels.schema import LabelType
+from judges.stats import alpha_forms
 
 One = Callable[[np.ndarray, np.ndarray], float]
 Batch = Callable[[np.ndarray, np.ndarray], np.ndarray]
@@ -42,7 +43,7 @@ class Statistic:
     batch: Batch | None = None
     view: str = "value"
     reason: str | None = None
-    weighted: w.Weighted | None = field(default=None, kw_only=True)
+    weighted: alpha_forms.Weighted | None = field(default=None, kw_only=True)
     bootstrap_items: int | None = field(default=None, kw_only=True)
     asymptotic: Asymptotic | None = field(default=None, kw_only=True)
     asymptotic_note: str = field(default="", kw_only=True)
@@ -104,10 +105,12 @@ def _weighted_kappa(h: np.ndarray, j: np.ndarray, *, levels: Sequence[int]) -> f
     return cohen_kappa_score(h.astype(int), j.astype(int), labels=list(levels), weights="quadratic")
 
 
-def _alpha_form(level: Literal["nominal", "ordinal", "interval"], domain: Sequence[float] | None) -> w.Weighted:
+def _alpha_form(
+    level: Literal["nominal", "ordinal", "interval"], domain: Sequence[float] | None
+) -> alpha_forms.Weighted:
     if level == "interval":
-        return w.interval_alpha
-    return w.alpha_on_levels(list(domain or ()), ordinal=level == "ordinal")
+        return alpha_forms.interval_alpha
+    return alpha_forms.alpha_on_levels(list(domain or ()), ordinal=level == "ordinal")
 
 
 def _alpha(

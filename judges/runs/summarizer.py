@@ -10,7 +10,6 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from judges.plugins import load
 from judges.records import (
     Consistency,
     ItemRecord,
@@ -213,8 +212,9 @@ class SummaryBuilder:
         most = max((len(draws) for items in drawn.values() for draws in items), default=0)
         if most < 2:
             return None
-        consistency = load("statistics", "draw_consistency")
-        return Consistency(most, {metric: consistency(items) for metric, items in drawn.items()})
+        from judges.stats.self_agreement import draw_consistency  # defers numpy
+
+        return Consistency(most, {metric: draw_consistency(items) for metric, items in drawn.items()})
 
 
 def summarize(records: Iterable[ItemRecord], kind: str) -> Summary:

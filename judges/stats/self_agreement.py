@@ -1,5 +1,5 @@
 """A judge's agreement with itself over K draws of each item: how often its verdict changes, and Krippendorff's
-alpha with the draws as coders (the closed forms of `weighted.py`, each pair of one item's draws a row)."""
+alpha with the draws as coders (the closed forms of `alpha_forms.py`, each pair of one item's draws a row)."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from judges.agreement.weighted import alpha_on_levels, interval_alpha
 from judges.records.draws import MetricConsistency
+from judges.stats.alpha_forms import alpha_on_levels, interval_alpha
 from judges.types import Verdict, VerdictState
 
 MAX_ORDINAL_LEVELS = 10  # grades on more distinct values than this are compared as interval data
