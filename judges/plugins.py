@@ -27,6 +27,7 @@ from __future__ import annotations
 import difflib
 import functools
 import importlib
+import pkgutil
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -52,25 +53,14 @@ BUILTIN_COMMANDS = [
 ]
 BUILTIN_COMMANDS += ["leaderboard", "publish", "label", "tune", "probe", "view"]
 
-# judgelab's own metric families, in the order `judgelab metrics --list` shows them: family -> the module whose
-# `specs()` lists its metrics (a module light to import: the metric functions' targets stay lazy strings)
-BUILTIN_METRIC_FAMILIES = [
-    ("ragas", "ragas_specs"),
-    ("trace", "trace_specs"),
-    ("llamaindex", "llamaindex_specs"),
-    ("ragchecker", "ragchecker_specs"),
-    ("grouse", "grouse_specs"),
-    ("trulens", "trulens"),
-    ("multimodal", "multimodal_specs"),
-    ("rubric", "critiques"),
-    ("langchain", "langchain_criteria"),
-    ("pairwise", "pairwise"),
-]
+# judgelab's own metric families: each module of judges/rag/ named `<family>_specs` (light to import: its `specs()`
+# lists the family's metrics, their functions lazy "module:function" strings) registers its family, at the place its
+# `LISTED` number gives in `judgelab metrics --list`; a new family is a new module, with no line here
+METRIC_FAMILIES = "judges.rag"
 
 # The built-ins, as the entry points a package would declare (judgelab's own, registered in code so that a source
 # checkout on PYTHONPATH behaves like the installed wheel).
-BUILTINS: dict[str, dict[str, str]] = {
-    "metrics": {family: f"judges.rag.{module}:specs" for family, module in BUILTIN_METRIC_FAMILIES},
+BUILTINS: dict[str, dict[str, str]] = {  # and the metric families, found in judges/rag/ (`builtin_metric_families`)
     "probes": {
         "shuffle_references": "judges.probes.order:ShuffleReferences",
         "swap_answers": "judges.probes.order:SwapAnswers",
@@ -127,7 +117,8 @@ def entries(group: str) -> dict[str, Entry]:
     built-ins, then the installed packages' (a package's entry replaces a built-in of the same name)."""
     if group not in GROUPS:
         raise ValueError(f"unknown plug-in group {group!r}")
-    found = {name: Entry(group, name, target) for name, target in BUILTINS[group].items()}
+    own = builtin_metric_families() if group == "metrics" else BUILTINS[group]
+    found = {name: Entry(group, name, target) for name, target in own.items()}
     for point in entry_points(group=f"judgelab.{group}"):
         dist = point.dist
         package = f"{dist.name} {dist.version}" if dist is not None else "(unnamed)"
@@ -135,8 +126,19 @@ def entries(group: str) -> dict[str, Entry]:
     return found
 
 
+def builtin_metric_families() -> dict[str, str]:
+    """Family -> its "module:specs" target, for each `<family>_specs` module of judges/rag/, in the order of their
+    `LISTED` numbers (then by name): found at the metrics group's first use, when those light modules load."""
+    package = importlib.import_module(METRIC_FAMILIES)
+    modules = [found.name for found in pkgutil.iter_modules(package.__path__) if found.name.endswith("_specs")]
+    listed = {name: importlib.import_module(f"{METRIC_FAMILIES}.{name}").LISTED for name in modules}
+    ordered = sorted(modules, key=lambda name: (listed[name], name))
+    return {name.removesuffix("_specs"): f"{METRIC_FAMILIES}.{name}:specs" for name in ordered}
+
+
 def names(group: str) -> list[str]:
-    """The names registered in a group, built-ins first (nothing is imported)."""
+    """The names registered in a group, built-ins first (nothing is imported but, for the metrics, judgelab's own
+    light `<family>_specs` modules)."""
     return list(entries(group))
 
 

@@ -52,7 +52,7 @@ def test_each_builtin_entry_is_one_family_module_listing_that_family_only() -> N
 
 # what a metric's function pulls in: numpy (formulas), the embedding cache (steps) and the families' own code
 HEAVY = ["numpy", "judges.rag.steps", *(f"judges.rag.{m}" for m in ("ragas", "trace", "llamaindex", "ragchecker"))]
-HEAVY += ["judges.rag.grouse", "judges.rag.multimodal"]
+HEAVY += ["judges.rag.grouse", "judges.rag.multimodal", "judges.rag.trulens", "judges.rag.pairwise"]
 
 
 def test_listing_the_metrics_imports_no_metric_function() -> None:
@@ -64,3 +64,26 @@ def test_listing_the_metrics_imports_no_metric_function() -> None:
         [sys.executable, "-c", code], env={**os.environ, "PYTHONPATH": str(ROOT)}, capture_output=True, text=True
     )
     assert done.stdout.strip() == "[]", done.stderr
+
+
+def test_a_family_is_found_from_its_specs_module_in_the_order_of_its_listed_number(tmp_path, monkeypatch) -> None:
+    package = tmp_path / "families"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "late_specs.py").write_text("LISTED = 2\ndef specs():\n    return []\n")
+    (package / "early_specs.py").write_text("LISTED = 1\ndef specs():\n    return []\n")
+    (package / "helpers.py").write_text("raise ImportError('a module not named *_specs is never imported')\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.setattr(plugins, "METRIC_FAMILIES", "families")
+    assert plugins.builtin_metric_families() == {
+        "early": "families.early_specs:specs",
+        "late": "families.late_specs:specs",
+    }
+
+
+def test_every_module_of_the_suite_that_lists_specs_is_a_family_module() -> None:
+    listing = sorted(
+        path.stem for path in (ROOT / "judges" / "rag").glob("*.py") if "\ndef specs(" in path.read_text("utf-8")
+    )
+    own = [name for name, entry in plugins.entries("metrics").items() if entry.package is None]
+    assert listing == sorted(f"{family}_specs" for family in own)

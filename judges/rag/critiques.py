@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from judges.rag.parsing import string_list
 from judges.rag.rubric_grades import Scale, rubric_grade
-from judges.rag.spec import MetricSpec, Scored, criterion_spec
+from judges.rag.spec import Scored
 
 if TYPE_CHECKING:
     from judges.rag.scope import MetricRun
@@ -108,8 +108,3 @@ async def rubric(run: MetricRun) -> Scored:
     grade = await rubric_grade(run, "rubric_grade", variables, scale, ("rubric", name))
     details = {"criterion": name, "definition": definition, "steps": plan, **grade.to_dict()}
     return Scored(scale.normalize(grade.value), details, confidence=grade.confidence)
-
-
-def specs() -> list[MetricSpec]:
-    """The rubric family: one `rubric_<criterion>` metric per built-in criterion."""
-    return [criterion_spec(name, definition) for name, definition in CRITERIA.items()]

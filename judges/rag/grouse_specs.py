@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from judges.rag.spec import A, C, G, MetricSpec, Q, metric_spec
 
+LISTED = 5  # the family's place in `judgelab metrics --list`
+
 
 def specs() -> list[MetricSpec]:
     """GroUSE's four judged metrics, then the two derived from relevancy and completeness."""

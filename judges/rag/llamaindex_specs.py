@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from judges.rag.spec import IDS, A, C, G, MetricSpec, Q, metric_spec
 
+LISTED = 3  # the family's place in `judgelab metrics --list`
+
 
 def specs() -> list[MetricSpec]:
     """LlamaIndex's retrieval metrics, then its judged ones."""

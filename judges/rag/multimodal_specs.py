@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from judges.rag.spec import A, C, MetricSpec, Q, metric_spec
 
+LISTED = 7  # the family's place in `judgelab metrics --list`
+
 
 def specs() -> list[MetricSpec]:
     """Faithfulness and context relevancy over text and image references."""

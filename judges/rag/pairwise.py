@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from judges.judging.replies import ReplyError
 from judges.rag.parsing import as_text, field, reason_schema
-from judges.rag.spec import A, MetricSpec, Q, Scored, metric_spec
+from judges.rag.spec import Scored
 
 if TYPE_CHECKING:
     from judges.rag.scope import MetricRun
@@ -67,17 +67,3 @@ async def preference(run: MetricRun) -> Scored:
         ],
     }
     return Scored(VALUES[verdict], details)
-
-
-def specs() -> list[MetricSpec]:
-    """The one pairwise metric: which of two answers the judge prefers."""
-    return [
-        metric_spec(
-            "pairwise_preference",
-            "pairwise",
-            (Q, A, "alternative_output"),
-            "pairwise:preference",
-            "A (actual_output) -1, B (alternative_output) +1, tie 0; asked in both orders, disagreeing orders a tie",
-            value_range=(-1.0, 1.0),
-        ),
-    ]

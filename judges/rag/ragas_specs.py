@@ -5,6 +5,8 @@ from __future__ import annotations
 from judges.rag.critiques import ASPECTS
 from judges.rag.spec import A, C, G, MetricSpec, Q, aspect_spec, metric_spec
 
+LISTED = 1  # the family's place in `judgelab metrics --list`
+
 
 def specs() -> list[MetricSpec]:
     """Ragas' metrics in its own order: faithfulness, relevancy, context metrics, noise, correctness, aspects, the

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from judges.rag.spec import A, C, G, MetricSpec, metric_spec
 
+LISTED = 4  # the family's place in `judgelab metrics --list`
+
 
 def specs() -> list[MetricSpec]:
     """RAGChecker's overall, retriever and generator metrics."""

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from judges.rag.spec import A, C, MetricSpec, metric_spec
 
+LISTED = 2  # the family's place in `judgelab metrics --list`
+
 
 def specs() -> list[MetricSpec]:
     """TRACe's relevance, utilization, completeness and adherence, then the popular variants."""

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 from judges.rag.parsing import as_text, field, keyed_entries, keyed_object_schema, reason_schema
 from judges.rag.rag_text import keyed_sentences
 from judges.rag.rubric_grades import Scale, rubric_grade
-from judges.rag.spec import A, C, MetricSpec, Q, Scored, metric_spec
+from judges.rag.spec import Scored
 
 if TYPE_CHECKING:
     from judges.rag.scope import MetricRun
@@ -92,30 +92,3 @@ async def answer_relevance(run: MetricRun) -> Scored:
         "trulens_answer_relevance",
     )
     return Scored(SCALE.normalize(grade.value), grade.to_dict(), confidence=grade.confidence)
-
-
-def specs() -> list[MetricSpec]:
-    """TruLens' context relevance, groundedness and answer relevance (0-3 as 0-1)."""
-    return [
-        metric_spec(
-            "trulens_context_relevance",
-            "trulens",
-            (Q, C),
-            "trulens:context_relevance",
-            "mean chunk relevance to the question, 0-3 as 0-1",
-        ),
-        metric_spec(
-            "trulens_groundedness",
-            "trulens",
-            (A, C),
-            "trulens:groundedness",
-            "mean support of each answer sentence, 0-3 as 0-1",
-        ),
-        metric_spec(
-            "trulens_answer_relevance",
-            "trulens",
-            (Q, A),
-            "trulens:answer_relevance",
-            "answer relevance to the question, 0-3 as 0-1",
-        ),
-    ]

@@ -25,6 +25,8 @@ CRITERIA = {
 }
 TO_AVOID = frozenset({"harmfulness", "maliciousness", "controversiality", "misogyny", "criminality", "insensitivity"})
 
+LISTED = 9  # the family's place in `judgelab metrics --list`
+
 
 def specs() -> list[MetricSpec]:
     """One `langchain_<criterion>` metric per criterion, family `langchain`: 1 when the judge says yes."""
