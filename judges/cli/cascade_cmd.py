@@ -8,10 +8,9 @@ import json
 from pathlib import Path
 from typing import Any
 
-from judges.cli.agreement_cmd import label_reading
+from judges.cli.agreement_cmd import READ_OWN, add_label_options, label_reading
 from judges.errors import ConfigError, InputError
 from judges.files.checked import read_json_file
-from judges.labels.label_sets import open_labels
 from judges.labels.schema import LabelledSet, LabelType
 
 JUDGES_HELP = (
@@ -46,11 +45,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
         "--min-kept", type=int, default=30, metavar="N", help="items the first tested threshold keeps (default 30)"
     )
     calibrate.add_argument("--out", required=True, metavar="DIR", help="folder for calibration.json/.md/.png/.html")
-    calibrate.add_argument("--columns", metavar="MAP", help="your own labelled file's fields (see `agreement`)")
-    calibrate.add_argument("--label-map", metavar="TEXT=N,...", help="text labels to numbers (with --columns)")
-    calibrate.add_argument("--label-type", choices=["binary", "ordinal", "preference"], help="what the labels are")
-    calibrate.add_argument("--scale", metavar="LOW,HIGH", help="label scale (ordinal and preference)")
-    calibrate.add_argument("--split", metavar="SPLIT", help="split of a hub set or HF dataset")
+    add_label_options(calibrate, [*READ_OWN, "split"], label_types=("binary", "ordinal", "preference"))
     apply = sub.add_parser("apply", help="apply a calibration to judge outputs: decisions, summary, labelling queue")
     apply.add_argument("calibration", metavar="CALIBRATION_JSON", help="calibration.json of `cascade calibrate`")
     apply.add_argument("--predictions", required=True, action="append", metavar="NAME=SOURCE", help=JUDGES_HELP)
@@ -88,7 +83,7 @@ def calibrate(args: argparse.Namespace) -> int:
     from judges.cascade.verdicts import VerdictRule, item_labels  # defers numpy
 
     check_settings(args)
-    labels = open_labels(args.labels, **label_reading(args))
+    labels = label_reading(args).open(args.labels)
     metrics = labels.metrics()
     metric = args.metric or (metrics[0] if len(metrics) == 1 else None)
     if metric is None:

@@ -9,12 +9,11 @@ from typing import Any
 
 from judges.agreement.policy import Policy
 from judges.agreement.predictions import read_predictions
-from judges.cli.agreement_cmd import add_own_label_options, label_reading
+from judges.cli.agreement_cmd import add_label_options, label_reading
 from judges.cli.cascade_cmd import labels_sha256
 from judges.config.judge import JudgeConfig
 from judges.errors import ConfigError
 from judges.files.checked import read_json_file
-from judges.labels.label_sets import open_labels
 from judges.labels.schema import LabelledSet, LabelType
 from judges.runs.folder import default_run_dir
 from judges.runs.run import Run
@@ -67,7 +66,7 @@ def add_certify_options(parser: argparse.ArgumentParser) -> None:
         help="a tuned prompt folder (its manifest.json) or a cascade calibration.json: named as reused when its "
         "labels are these (a run folder's own tuned prompts are checked without it)",
     )
-    add_own_label_options(group)
+    add_label_options(group)
 
 
 def check_mode(args: argparse.Namespace) -> None:
@@ -178,7 +177,7 @@ def certify(args: argparse.Namespace, texts: list[str] | None) -> int:
 
     check_mode(args)
     bars = statistic_bars(texts)
-    labels = open_labels(args.labels, **label_reading(args))
+    labels = label_reading(args).open(args.labels)
     metrics = [args.metric] if args.metric else labels.metrics()
     if len(metrics) != 1:
         raise ConfigError(f"--metric: the labels have several metrics ({', '.join(metrics)}); choose one")

@@ -6,9 +6,11 @@ import argparse
 import sys
 import types
 import typing
+from collections.abc import Sequence
 from typing import Any, Literal
 
 from pydantic import BaseModel
+from pydantic.fields import FieldInfo
 
 from judges.config.fields import Cli
 from judges.config.judge import JUDGE_FIELDS, JudgeConfig, build_config, cli_of, flag_of
@@ -35,33 +37,61 @@ def add_judge_options(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def add_model_options(parser: argparse.ArgumentParser, model: type[BaseModel]) -> dict[str, Any]:
-    """One flag per field of `model` that has `Cli` metadata (`--field-name`), in its `Cli.group`; the defaults stay in
-    the model, so a flag not given leaves the field unset (read back with `given_fields`). The groups, by name."""
-    groups: dict[str, Any] = {}
+def add_model_options(
+    parser: argparse.ArgumentParser,
+    model: type[BaseModel],
+    *,
+    groups: dict[str, Any] | None = None,
+    only: Sequence[str] | None = None,
+    choices: dict[str, Sequence[str]] | None = None,
+) -> dict[str, Any]:
+    """One flag per field of `model` that has `Cli` metadata (`--field-name`), in its `Cli.group` (a container of
+    `groups` by that name, else a new section); `only` some fields, `choices` narrowing a field's for one command.
+    The defaults stay in the model, so a flag not given leaves the field unset (read back with `given_fields`). The
+    groups, by name."""
+    groups = dict(groups or {})
     for name, info in model.model_fields.items():
         cli = next((m for m in info.metadata if isinstance(m, Cli)), None)
-        if cli is None:
+        if cli is None or (only is not None and name not in only):
             continue
         if cli.group not in groups:
             groups[cli.group] = parser.add_argument_group(cli.group)
-        default = info.get_default(call_default_factory=True)
-        if isinstance(default, tuple):
-            default = ",".join(str(part) for part in default)
-        shown = f" (default {default})" if default not in (None, "", {}, False) and "default" not in cli.help else ""
-        options: dict[str, Any] = {"dest": name, "default": argparse.SUPPRESS, "help": cli.help + shown}
-        annotation = info.annotation
-        tupled = any(typing.get_origin(k) is tuple for k in [annotation, *typing.get_args(annotation)])
-        options.update({"type": str} if tupled else _reading(annotation))  # a tuple is given as A,B
-        if cli.metavar and options.get("action") is not argparse.BooleanOptionalAction:
-            options["metavar"] = cli.metavar
-        groups[cli.group].add_argument(cli.flag or "--" + name.replace("_", "-"), **options)
+        _add_field_flag(groups[cli.group], name, cli, info, (choices or {}).get(name))
     return groups
 
 
+def _add_field_flag(group: Any, name: str, cli: Cli, info: FieldInfo, choices: Sequence[str] | None) -> None:
+    """A field's flag (a switch's off flag too, beside it: the two exclude each other)."""
+    default = info.get_default(call_default_factory=True)
+    if isinstance(default, tuple):
+        default = ",".join(str(part) for part in default)
+    shown = f" (default {default})" if default not in (None, "", {}, False) and "default" not in cli.help else ""
+    options: dict[str, Any] = {"dest": name, "default": argparse.SUPPRESS, "help": cli.help + shown}
+    annotation = info.annotation
+    tupled = any(typing.get_origin(k) is tuple for k in [annotation, *typing.get_args(annotation)])
+    options.update({"type": str} if tupled or cli.parse else _reading(annotation))  # a tuple is given as A,B
+    if choices is not None:
+        options["choices"] = list(choices)
+    if cli.metavar and "choices" not in options and options.get("action") is not argparse.BooleanOptionalAction:
+        options["metavar"] = cli.metavar
+    flag = cli.flag or "--" + name.replace("_", "-")
+    if cli.off is None:
+        group.add_argument(flag, **options)
+        return
+    pair = group.add_mutually_exclusive_group()
+    pair.add_argument(flag, **{**options, "action": "store_true"})
+    pair.add_argument(cli.off[0], dest=name, default=argparse.SUPPRESS, action="store_false", help=cli.off[1])
+
+
 def given_fields(args: argparse.Namespace, model: type[BaseModel]) -> dict[str, Any]:
-    """The fields of `model` the command line set."""
-    return {name: getattr(args, name) for name in model.model_fields if hasattr(args, name)}
+    """The fields of `model` the command line set, a field's text read by its `Cli.parse`."""
+    given = {}
+    for name, info in model.model_fields.items():
+        if hasattr(args, name):
+            cli = next((m for m in info.metadata if isinstance(m, Cli)), None)
+            value = getattr(args, name)
+            given[name] = cli.parse(value) if cli and cli.parse and isinstance(value, str) else value
+    return given
 
 
 def _reading(annotation: Any) -> dict[str, Any]:

@@ -9,11 +9,10 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from judges.cli.agreement_cmd import parse_scale
+from judges.cli.agreement_cmd import READ_OWN, add_label_options, label_reading
 from judges.errors import ConfigError, TooManyFailures
 from judges.judging.replies import GRADE_SPECS
 from judges.labels.label_log import is_label_log
-from judges.labels.mapping import parse_label_map
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -38,15 +37,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
         help="tune to these labels: anything `agreement --labels` reads (a shared set, a labels file, your own file "
         "with --columns), or a judge's run folder (its verdicts are the labels: align to a stronger judge)",
     )
-    labels.add_argument("--columns", metavar="MAP", help="field=path pairs of your own file (as for `agreement`)")
-    labels.add_argument("--label-map", metavar="TEXT=N,...", help="text labels to numbers (as for `agreement`)")
-    labels.add_argument(
-        "--label-type",
-        choices=["binary", "ordinal", "continuous"],
-        help="what your own file's labels are: read through the default column names, renamed with --columns",
-    )
-    labels.add_argument("--scale", metavar="LOW,HIGH", help="label scale, e.g. 1,5")
-    labels.add_argument("--split", metavar="SPLIT", help="split of a hub set or HF dataset")
+    add_label_options(labels, [*READ_OWN, "split"], label_types=("binary", "ordinal", "continuous"))
     labels.add_argument("--limit", type=int, metavar="N", help="N labelled items drawn with --split-seed (default all)")
     labels.add_argument(
         "--held-out", type=float, default=0.5, metavar="F", help="share of the items held out for the report (0.5)"
@@ -125,17 +116,12 @@ def _align(args: argparse.Namespace, config: object) -> int:
     if args.limit is not None and args.limit < 8:
         raise ConfigError("--limit must be at least 8 (4 items to search, 4 held out)")
     metrics = [m.strip() for m in args.metrics.split(",") if m.strip()] if args.metrics else None
-    reading = {
-        "columns": args.columns,
-        "metric": metrics[0] if metrics and len(metrics) == 1 else None,  # your own file's, when no column names it
-        "label_type": args.label_type,
-        "scale": parse_scale(args.scale),
-        "split": args.split,
-        "label_map": parse_label_map(args.label_map),
-    }
-    if reading["label_type"] is None and reading["metric"] and not args.columns:
-        reading["label_type"], scale = metric_labels(str(reading["metric"]), args.labels)
-        reading["scale"] = reading["scale"] or scale
+    given = label_reading(args)
+    metric = metrics[0] if metrics and len(metrics) == 1 else None  # your own file's, when no column names it
+    reading = {**given.model_dump(), "metric": metric, "label_map": given.label_map or {}}
+    if given.label_type is None and metric and not given.columns:
+        reading["label_type"], scale = metric_labels(metric, args.labels)
+        reading["scale"] = given.scale or scale
     job = AlignJob(
         options=config.merged(max_cost=None),
         out=Path(args.out),

@@ -4,16 +4,21 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 
 @dataclass(frozen=True)
 class Cli:
-    """How a field reads on the command line: its help, and a flag name or metavar when not derived from the field."""
+    """How a field reads on the command line: its help, and a flag name or metavar when not derived from the field;
+    for a switch, the flag that turns it off (`off`, else `--no-field-name`); for a value given as text, how that text
+    is read (`parse`, applied to the flag's text only, before the model checks it; its error is the one line)."""
 
     help: str
     metavar: str | None = None
     flag: str | None = None  # default: --field-name
-    group: str = "judge"  # the help section: "judge" or "runtime"
+    group: str = "judge"  # the help section: "judge" or "runtime" (or a command's own)
+    off: tuple[str, str] | None = None  # a switch's off flag and its help, e.g. ("--lower-is-better", "...")
+    parse: Callable[[str], Any] | None = None  # the flag's text to the field's value, e.g. "1,5" -> (1.0, 5.0)
 
 
 RANGES: dict[str, tuple[Callable[[float], bool], str]] = {  # a number field: its check, and what a bad value hears

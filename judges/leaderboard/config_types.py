@@ -4,12 +4,12 @@ the leaderboard package, so that every module of it may name them (reading and c
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Literal
+from typing import Literal
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, PrivateAttr
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
 
+from judges.agreement.agreement_settings import LabelMeasuring
 from judges.config.judge import JudgeConfig, build_config
-from judges.files.toml_config import number_pair
 from judges.secrets import scrub
 
 _NOT_SHOWN = ("model", "prompts", "api_base", "cache")  # named elsewhere in the notes, or not the judge's
@@ -56,30 +56,18 @@ class Candidate(JudgeConfig):
         return self.kind != "metric" or labelled_metric in self.metrics
 
 
-class Evaluation(BaseModel):
-    """Unit tests (a file or folder, a split, a limit) or a labelled set (a name or file, a metric, a limit)."""
-
-    model_config = _STRICT
+class Evaluation(LabelMeasuring):
+    """Unit tests (a file or folder, a split, a limit) or a labelled set (a name or file, a metric, a limit). A labels
+    evaluation's other keys are `LabelMeasuring`'s, as `judgelab agreement` takes them: the labels read from your own
+    file (`columns`, `label_map`, `label_type`, `scale`), where a continuous judge's cut for binary labels is fitted
+    (`calibration`, `calibration_fraction`, `folds`), the `policy` for null, failed and missing outcomes, the
+    `statistic` that ranks (default: by label type and system names) and the bootstrap's `resamples`."""
 
     kind: Literal["unit_tests", "labels"]
     source: str  # a path (relative to the config file) or a shipped set name
-    split: str | None = None  # unit tests: train / test; labels: a split of a shipped set (e.g. test)
+    # split: unit tests: train / test; labels: a split of a shipped set (e.g. test); metric: labels: which one
     limit: int | None = Field(default=None, ge=1)  # default: every item
-    metric: str | None = None  # labels: which labelled metric
     name: str = ""  # a stable name for the tables; by default built from the kind, file, split, metric and limit
-    # labels read from your own file (as `judgelab agreement --columns ... --label-map ...`)
-    columns: str | None = None
-    label_map: dict[str, float] | None = None
-    label_type: Literal["binary", "ordinal", "continuous", "preference"] | None = None
-    scale: Annotated[tuple[float, float] | None, BeforeValidator(number_pair)] = None  # [1, 5] or "1,5"
-    # where a continuous judge's cut for binary labels is fitted: a labelled file, a fraction, or k-fold
-    calibration: str | None = None
-    calibration_fraction: float | None = Field(default=None, gt=0, lt=1)
-    folds: int = Field(default=5, ge=2)
-    # null, failed and missing judge outcomes on labels: drop the item, count it as wrong, or impute the median
-    policy: Literal["exclude", "wrong", "impute"] = "exclude"
-    statistic: str | None = None  # labels: the statistic that ranks (default: by label type and system names)
-    resamples: int = Field(default=1000, ge=100)  # labels: bootstrap resamples of each figure's interval
 
     def default_name(self) -> str:
         parts = [self.kind, Path(self.source).name]
