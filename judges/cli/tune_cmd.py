@@ -9,13 +9,13 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from judges.cli.agreement_cmd import READ_OWN, add_label_options, label_reading
 from judges.errors import ConfigError, TooManyFailures
 from judges.judging.replies import GRADE_SPECS
 from judges.labels.label_log import is_label_log
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
+    from judges.cli.agreement_cmd import READ_OWN, add_label_options  # defers pydantic
     from judges.cli.options import add_judge_options  # defers pydantic
 
     add_judge_options(parser)
@@ -101,6 +101,7 @@ def _degraded(runs: dict[str, Any]) -> int:
 
 
 def _align(args: argparse.Namespace, config: object) -> int:
+    from judges.cli.agreement_cmd import label_reading  # defers pydantic
     from judges.config.judge import JudgeConfig  # defers pydantic
     from judges.tuning.align import AlignJob, align  # defers numpy
     from judges.tuning.align_report import write_align_report  # defers numpy
