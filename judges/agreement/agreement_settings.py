@@ -9,6 +9,7 @@ Three layers, each adding to the one before: `LabelReading` (how a labelled set 
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from typing import Annotated, Any, Literal, TypeVar
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, ValidationError, ValidationInfo, field_validator
@@ -100,7 +101,7 @@ class LabelReading(BaseModel):
         )
 
 
-RANGES = {  # a number field: its check, and what a bad value hears
+RANGES: dict[str, tuple[Callable[[float], bool], str]] = {  # a number field: its check, what a bad value hears
     "resamples": (lambda v: v >= 100, "must be at least 100"),
     "folds": (lambda v: v >= 2, "must be at least 2"),
     "calibration_fraction": (lambda v: 0 < v < 1, "must be a fraction strictly between 0 and 1, e.g. 0.3"),
