@@ -1,10 +1,4 @@
-"""Agreement's settings: typed models whose fields make the flags of `judgelab agreement` (and the label options of
-tune, cascade and validate) and the keys of a leaderboard `labels` evaluation, as JudgeConfig's make the judge's.
-
-Three layers, each adding to the one before: `LabelReading` (how a labelled set or your own file is read),
-`LabelMeasuring` (how a judge is measured on it: the keys a leaderboard evaluation takes beside its source) and
-`AgreementSettings` (the judge's side too: its score fields and direction, the given cut, the bootstrap's seed).
-"""
+"""Agreement's settings, typed: their fields make `judgelab agreement`'s flags and a leaderboard evaluation's keys."""
 
 from __future__ import annotations
 
@@ -44,7 +38,8 @@ def parse_scale(text: str) -> tuple[float, float]:
 
 
 class LabelReading(BaseModel):
-    """How labels are read: a shared set as it is, your own file through its columns, label type and scale."""
+    """How labels are read: a shared set as it is, your own file through its columns, label type and scale (the
+    label options of agreement, tune, cascade and validate). `LabelMeasuring` adds to it, `AgreementSettings` to that."""
 
     model_config = _STRICT
 
@@ -109,7 +104,8 @@ RANGES: dict[str, tuple[Callable[[float], bool], str]] = {  # a number field: it
 
 
 class LabelMeasuring(LabelReading):
-    """How a judge's outcomes are measured on the labels: failures, the fitted cut, the bootstrap, the statistic."""
+    """How a judge's outcomes are measured on the labels: failures, the fitted cut, the bootstrap, the statistic (with
+    the reading, the keys a leaderboard `labels` evaluation takes beside its source)."""
 
     policy: Annotated[
         PolicyName,
@@ -152,7 +148,8 @@ class LabelMeasuring(LabelReading):
 
 
 class AgreementSettings(LabelMeasuring):
-    """Everything `judgelab agreement` measures with: the labels' reading and measuring, and the judge's side."""
+    """Everything `judgelab agreement` measures with: the labels' reading and measuring, and the judge's side (its
+    score fields and direction, the given cut; a leaderboard gives those per candidate), the bootstrap's seed."""
 
     id_field: Annotated[str, Cli("prediction id field (dotted path; default id)", "FIELD", group=OPTIONS)] = "id"
     score_field: Annotated[

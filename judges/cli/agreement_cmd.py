@@ -55,9 +55,9 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 
 def add_label_options(parser: Any, only: Sequence[str] = READ_OWN, label_types: Sequence[str] | None = None) -> None:
-    """How your own labelled file is read (`--columns`, `--label-map`, `--label-type`, `--scale`, and `only` adds
-    `--split`), as `agreement` reads it: the options of every command that reads labels (`label_types` narrowing
-    the label types it takes). Read back with `label_reading`."""
+    """The label options of a command that reads labels as `agreement` does, made from `LabelReading`'s fields:
+    `only` those (by default `--columns`, `--label-map`, `--label-type`, `--scale`; a command that reads hub sets adds
+    `split`), `label_types` narrowing the label types it takes. Read back with `label_reading`."""
     choices = {"label_type": label_types} if label_types else None
     add_model_options(parser, LabelReading, groups={OWN: parser, OPTIONS: parser}, only=only, choices=choices)
 
@@ -148,7 +148,9 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def measuring(settings: AgreementSettings, calibration: Calibration) -> Callable[[LabelledSet, Predictions], Any]:
+def measuring(
+    settings: AgreementSettings, calibration: Calibration
+) -> Callable[[LabelledSet, Predictions], MetricAgreement]:
     """One metric's labels and a judge's predictions -> their agreement, measured as the settings say."""
     from judges.agreement.measure import measure  # defers numpy
 

@@ -1,9 +1,7 @@
-"""Krippendorff's alpha of two coders on weighted rows, in closed form, for a block of resamples at once.
+"""Krippendorff's alpha of two coders on weighted rows in closed form, for a block of bootstrap resamples at once.
 
-A resample is the weight of every row. Nominal and ordinal alpha come from the coincidence matrix over a few levels,
-interval alpha from sums of values and squares (Krippendorff 2011, "Computing Krippendorff's alpha-reliability": the
-coincidence matrix of two coders without missing values reduces to those). The agreement statistics
-(`judges.agreement.weighted`) and the run summary's consistency over draws (`self_agreement.py`) share these forms.
+Nominal and ordinal alpha come from the coincidence matrix over a few levels, interval alpha from sums of values and
+squares (Krippendorff 2011); the agreement statistics and the run summary's consistency over draws share them.
 """
 
 from __future__ import annotations
