@@ -94,6 +94,19 @@ def test_meta_evals_draws_give_its_consistency_from_one_record_per_draw():
     assert summarize(records, "unit_tests").consistency == Consistency(3, {"m": draw_consistency(ITEMS)})
 
 
+def test_the_run_summary_imports_its_self_agreement_from_below_the_run_core():
+    from test_architecture import import_graph
+
+    from judges import plugins
+
+    graph = import_graph()
+    assert "statistics" not in plugins.GROUPS  # no plug-in group standing in for an import the layers forbid
+    assert "judges.stats.self_agreement" in graph["judges.runs.summarizer"]
+    assert not any(
+        m.startswith("judges.agreement") for name in graph if name.startswith("judges.stats") for m in graph[name]
+    )
+
+
 def evaluate(base: str, data: Path, out: Path, cache: Path, *extra: str, model: str = "openai/stub") -> int:
     return main(
         ["evaluate", str(data), "--model", model, "--api-base", base, "--cache", str(cache), "--quiet"]
