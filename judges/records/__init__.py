@@ -219,7 +219,9 @@ class TypeSummary:
     failures: int = 0  # verdicts that failed, left out of the rates
 
 
-PART_KEY = "probes"  # the key a kind's part was first written under; kept so that every run.json has the same keys
+# run.json's summary has always had this key, null unless a run's own part is written under it (the first part was);
+# every summary keeps writing it so that run.json keeps the same keys for the same inputs
+LEGACY_PART_KEY = "probes"
 
 
 class SummaryPart(Protocol):
@@ -232,9 +234,11 @@ class SummaryPart(Protocol):
 
 
 def read_part(data: Mapping[str, Any]) -> SummaryPart | None:
-    """The kind's part of a summary read back, by the registered kind whose name is a key of `data`."""
+    """The kind's part of a summary read back, by the registered kind whose name is a key of `data` (one of the
+    summary's own fields is never a part, whatever kind shares its name)."""
+    own = {f.name for f in dataclasses.fields(Summary)}
     for kind in names("kinds"):
-        if data.get(kind):
+        if kind not in own and data.get(kind):
             part: SummaryPart = load("kinds", kind).read_part(data[kind])
             return part
     return None
@@ -262,7 +266,7 @@ class Summary:
         part = self.part
         out = dataclasses.asdict(dataclasses.replace(self, part=None))
         del out["part"]
-        out[PART_KEY] = None  # every run.json has had the key; a kind with a part writes it under its own name
+        out[LEGACY_PART_KEY] = None  # a kind with a part writes it under its own name (this key too, if its own)
         if part is not None:
             out[part.kind] = part.to_json()
         out["usage"] = self.usage.to_json()  # its keys in their written order (asdict puts `priced_cost` last)
