@@ -22,7 +22,7 @@ from judges.runs.summarizer import median_latency, summarize
 from judges.runs.tasks import sample_fields
 from judges.suite.loading import load_unit_tests
 from judges.suite.scoring import score_unit_test
-from judges.suite.suite_kind import UNIT_TESTS
+from judges.suite.suite_kind import UNIT_TESTS, test_part
 from judges.types import ALL_METRICS, GROUSE_METRICS, FailureKind, Verdict, VerdictState
 
 if TYPE_CHECKING:
@@ -98,9 +98,7 @@ def jury_run(jury: Jury, members: Sequence[Run], tests: Sequence[Any], out: Path
                 order,
                 0,
                 sample_fields(test.sample),
-                test.test_type,
-                test.set_id,
-                test.source,
+                part=test_part(test),
             )
         )
     summary = dataclasses.replace(summarize(records, UNIT_TESTS), usage=_summed([r.summary.usage for r in members]))

@@ -131,5 +131,10 @@ class ProbeTask:
         sample_id, probe, sample = item.payload
         records = await self.judge.judge(sample, priority=item.order)
         return ItemRecord(
-            item.id, records, item.order, item.draw, sample_fields(sample), sample_id=sample_id, probe=probe
+            item.id,
+            records,
+            item.order,
+            item.draw,
+            sample_fields(sample),
+            part={"sample_id": sample_id, "probe": probe},
         )

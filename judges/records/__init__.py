@@ -5,7 +5,8 @@
 `Summary.to_json` / `Summary.from_json` of the summary in run.json; no other module reads either by key. The shape on disk is the one judgelab has always written, so older run folders
 load unchanged:
 
-    {"id", "order", "draw", ["test_type", "set_id", "source", "passed_all"], "sample",
+    {"id", "order", "draw", [a kind's own fields: "test_type", "set_id", "source" | "sample_id", "probe"],
+     ["passed_all"], "sample",
      "metrics": {name: {["condition", "outcome"], "verdict": {"state", "grade"?, "failure_kind"?, "message"?,
                          "justification"?}, "confidence"?, "draws"?: [verdict, ...], "applicable"?: false,
                          "details"?, "calls": [...]}},
@@ -108,22 +109,43 @@ def verdict_from_json(data: Mapping[str, Any]) -> Verdict:
     )
 
 
+ITEM_KEYS = ("id", "order", "draw", "passed_all", "sample", "metrics", "usage")  # every kind's; the rest: `part`
+
+
 @dataclass
 class ItemRecord:
     """One finished item of a run (a unit test's draw, or a sample): its verdicts per metric, the judged sample's
-    fields (never image bytes), unit-test fields where it is one, and the usage of its calls."""
+    fields (never image bytes), the usage of its calls, and `part`, the kind's own fields (a unit test's type, set
+    and file:line; a probe pair's sample and probe), written beside `id` under their own keys, in their order."""
 
     id: str
     metrics: dict[str, MetricRecord]
     order: int = 0
     draw: int = 0
     sample: dict[str, Any] | None = None
-    test_type: str | None = None  # unit tests: the test's type, its set and the file:line it was read from
-    set_id: str | None = None
-    source: str | None = None
     usage: Usage = field(default_factory=Usage)
-    sample_id: str | None = None  # probe runs: the sample perturbed and the probe (or "original")
-    probe: str | None = None
+    part: dict[str, Any] = field(default_factory=dict)
+
+    # the built-in kinds' fields, read from `part` (None where the kind has none)
+    @property
+    def test_type(self) -> str | None:
+        return self.part.get("test_type")
+
+    @property
+    def set_id(self) -> str | None:
+        return self.part.get("set_id")
+
+    @property
+    def source(self) -> str | None:
+        return self.part.get("source")
+
+    @property
+    def sample_id(self) -> str | None:
+        return self.part.get("sample_id")
+
+    @property
+    def probe(self) -> str | None:
+        return self.part.get("probe")
 
     @property
     def is_unit_test(self) -> bool:
@@ -143,11 +165,9 @@ class ItemRecord:
         return list(seen.values())
 
     def to_json(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"id": self.id, "order": self.order, "draw": self.draw}
+        out: dict[str, Any] = {"id": self.id, "order": self.order, "draw": self.draw, **self.part}
         if self.is_unit_test:
-            out.update(test_type=self.test_type, set_id=self.set_id, source=self.source, passed_all=self.passed_all)
-        if self.probe is not None:
-            out.update(sample_id=self.sample_id, probe=self.probe)
+            out["passed_all"] = self.passed_all
         if self.sample is not None:
             out["sample"] = self.sample
         out["metrics"] = {name: entry.to_json() for name, entry in self.metrics.items()}
@@ -165,12 +185,8 @@ class ItemRecord:
             int(data.get("order", 0)),
             int(data.get("draw", 0)),
             data.get("sample"),
-            data.get("test_type"),
-            data.get("set_id"),
-            data.get("source"),
             Usage.from_json(data.get("usage")),
-            data.get("sample_id"),
-            data.get("probe"),
+            {key: value for key, value in data.items() if key not in ITEM_KEYS},
         )
 
     @classmethod

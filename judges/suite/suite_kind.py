@@ -9,6 +9,7 @@ from typing import Any
 from judges.records import Summary
 from judges.runs.kinds import KindTraits
 from judges.suite.reference import Beside, conclusion, summary_beside
+from judges.types import UnitTest
 
 UNIT_TESTS = "unit_tests"  # the kind's name, as run.json gives it
 
@@ -28,3 +29,8 @@ class UnitTestKind(KindTraits):
 
 
 UNIT_TEST_KIND = UnitTestKind()
+
+
+def test_part(test: UnitTest) -> dict[str, Any]:
+    """A unit test's own fields in its record (`ItemRecord.part`): its type, its set and the file:line it came from."""
+    return {"test_type": test.test_type, "set_id": test.set_id, "source": test.source}

@@ -14,7 +14,7 @@ from judges.runs.items import Item
 from judges.runs.prefix_order import in_prefix_order
 from judges.runs.tasks import sample_fields
 from judges.suite.scoring import score_unit_test
-from judges.suite.suite_kind import UNIT_TESTS
+from judges.suite.suite_kind import UNIT_TESTS, test_part
 from judges.types import UnitTest
 
 
@@ -55,7 +55,5 @@ class UnitTestTask:
             item.order,
             item.draw,
             sample_fields(test.sample),
-            test.test_type,
-            test.set_id,
-            test.source,
+            part=test_part(test),
         )
