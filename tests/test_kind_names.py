@@ -130,3 +130,29 @@ def test_each_way_of_naming_a_kind_is_caught(line):
 )
 def test_what_only_shares_a_kinds_word_is_not_caught(line):
     assert _findings(ast.parse(line)) == []
+
+
+def test_a_kind_gives_its_own_traits_and_takes_the_defaults_for_the_rest(monkeypatch):
+    from judges.runs import kinds
+    from judges.runs.kinds import Kind, kind_of
+
+    unit_tests, grade, metrics, probes = (kind_of(name) for name in ("unit_tests", "grade", "metrics", "probes"))
+    assert (unit_tests.unit, unit_tests.outcomes, unit_tests.not_passed) == ("test", True, ["wrong_grade", "failure"])
+    assert [k.labelling for k in (unit_tests, grade, metrics, probes)] == [False, True, True, False]
+    assert grade.judge_grades and not metrics.judge_grades
+    assert probes.parts is not None and unit_tests.parts is None and probes.type_label == "Probe"
+
+    class Pages:  # a plug-in kind's object giving one trait and no part
+        unit = "page"
+
+    own = Kind("pages_read", Pages())
+    assert (own.unit, own.outcomes, own.labelling, own.parts, own.type_label) == (
+        "page",
+        False,
+        False,
+        None,
+        "Test type",
+    )
+    assert own.references(None, {}) == [] and own.conclusion(None, {}) is None  # type: ignore[arg-type]
+    monkeypatch.setattr(kinds, "names", lambda group: [])
+    assert kind_of("unit_tests").outcomes is False  # a name no package registers: every default
