@@ -13,6 +13,7 @@ from judges.calls.model_spec import DEFAULT_JUDGE
 from judges.config.judge import JudgeConfig, JudgeSettings, judge_config
 from judges.errors import ConfigError, InputError
 from judges.files.shipped import bundled_dir
+from judges.grading.grade_task import GradeTask
 from judges.judging.factory import JudgeSession
 from judges.judging.prompts import check_renders, load_prompt_set
 from judges.judging.samples import load_samples as read
@@ -21,7 +22,6 @@ from judges.rag.metric_registry import build_registry, select
 from judges.rag.settings import MetricSettings
 from judges.runs.run import Run
 from judges.runs.run_setup import judge_opener, run_judged
-from judges.runs.tasks import GradeTask
 from judges.suite.baselines import reference_rates
 from judges.suite.loading import load_unit_tests
 from judges.suite.unit_test_task import UnitTestTask

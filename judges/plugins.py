@@ -11,7 +11,8 @@ The groups and what a target is:
 - `judgelab.probes`: a `judges.probes.base.Probe` subclass (or instance);
 - `judgelab.executors`: a function `(config, model, settings) -> Executor` (see `judges.executors.settle`);
 - `judgelab.backends`: a callable `(api_base=, timeout_s=, connection=) -> Backend` (`--client NAME`);
-- `judgelab.kinds`: a run kind's parts for the core (its summary part, its page sections; `judges.runs.kinds`);
+- `judgelab.kinds`: a run kind's object for the core and the pages (its traits, its summary part and page sections;
+  `judges.runs.kinds`);
 - `judgelab.pages`: a function `(run, folder)` writing one page of a run folder beside run.json (summary.md, ...);
 - `judgelab.commands`: a command of the CLI, a module (or object) with `configure(parser)` (its options), `run(args)`
   (the work, returning the exit code) and `HELP` (one line); `judgelab NAME` runs it.
@@ -80,7 +81,12 @@ BUILTINS: dict[str, dict[str, str]] = {  # and the metric families, found in jud
         "lean": "judges.calls.openai_http:OpenAIHTTPBackend",
         "litellm": "judges.calls.litellm_backend:LiteLLMBackend",
     },
-    "kinds": {"probes": "judges.probes.kind:PROBE_KIND"},
+    "kinds": {
+        "unit_tests": "judges.suite.suite_kind:UNIT_TEST_KIND",
+        "grade": "judges.grading.grade_kind:GRADE_KIND",
+        "metrics": "judges.rag.metrics_kind:METRICS_KIND",
+        "probes": "judges.probes.kind:PROBE_KIND",
+    },
     "pages": {
         "summary.md": "judges.render.summary_md:write_summary",
         "report.html": "judges.render.report_html:write_report",

@@ -30,8 +30,8 @@ def samples_file(path: Path, n: int = 40, flagged: set[int] | None = None) -> Pa
 def graded_run(out: Path, data: Path, name: str, grade_of: Any, metric: str = "faithfulness") -> Path:
     """A `grade` run folder of a scripted judge: `grade_of(prompt)` gives the grade of each sample."""
     from judges.api import load_samples
+    from judges.grading.grade_task import GradeTask
     from judges.runs.service import run_task
-    from judges.runs.tasks import GradeTask
 
     judge, _ = scripted_judge(lambda request: reply(metric, grade_of(request.messages[-1]["content"])))
     config = {"judge": name, "data": str(data), "metrics": [metric]}

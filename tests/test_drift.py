@@ -189,7 +189,7 @@ def scripted_run(tmp_path: Path, name: str, grades: Any, task: str = "unit_tests
     """The 32 tests (or their samples, graded with no conditions) judged by a scripted judge: `grades(metric, case)`."""
     from conftest import scripted_judge
 
-    from judges.runs.tasks import GradeTask
+    from judges.grading.grade_task import GradeTask
 
     def script(request: Any) -> str:
         case = int(request.messages[0]["content"].split("(case ")[1].split(")")[0])

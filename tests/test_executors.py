@@ -26,8 +26,8 @@ from judges.config.judge import JudgeConfig
 from judges.executors.batch_files import chunks
 from judges.executors.rows import Row
 from judges.executors.settle import collect
+from judges.grading.grade_task import GradeTask
 from judges.judging.factory import open_judge
-from judges.runs.tasks import GradeTask
 from judges.types import FailureKind, VerdictState
 
 TESTS = str(ROOT / "unit_tests" / "test.jsonl")

@@ -48,13 +48,12 @@ def test_a_unit_test_record_goes_to_one_line_and_back_unchanged():
         order=4,
         draw=1,
         sample={"input": "Q?", "references": ["R."]},
-        test_type="Low completeness 1",
-        set_id="s",
-        source="unit_tests/test.jsonl:5",
         usage=Usage(calls=1, prompt_tokens=10, failures={"timeout": 1}, failed_calls=1),
+        part={"test_type": "Low completeness 1", "set_id": "s", "source": "unit_tests/test.jsonl:5"},
     )
     line = record.to_json_line()
     data = json.loads(line)
+    assert list(data)[:7] == ["id", "order", "draw", "test_type", "set_id", "source", "passed_all"]
     assert data["passed_all"] is False and data["metrics"]["completeness"]["outcome"] == "wrong_grade"
     assert data["metrics"]["faithfulness"]["verdict"] == {
         "state": "failure",
@@ -65,6 +64,20 @@ def test_a_unit_test_record_goes_to_one_line_and_back_unchanged():
     assert back == record
     assert back.metrics["faithfulness"].verdict.failure_kind is FailureKind.TIMEOUT
     assert back.metrics["completeness"].outcome is Outcome.WRONG_GRADE and back.calls()[0]["prompt_tokens"] == 10
+
+
+def test_a_kinds_own_fields_go_to_their_keys_beside_the_id_and_back_in_their_order():
+    line = (
+        '{"id": "p1", "order": 2, "draw": 0, "sample_id": "s7", "probe": "verbosity", "sample": {"input": "Q?"}, '
+        '"metrics": {}, "usage": {}}'
+    )
+    back = ItemRecord.from_json_line(line)
+    assert back.part == {"sample_id": "s7", "probe": "verbosity"} and back.probe == "verbosity"
+    plugin = ItemRecord("w1", {}, 0, part={"words": 12, "language": "en"})  # a plug-in kind's own fields
+    written = plugin.to_json_line()
+    assert list(json.loads(written))[:5] == ["id", "order", "draw", "words", "language"]
+    assert ItemRecord.from_json_line(written) == plugin and ItemRecord.from_json_line(written).to_json_line() == written
+    assert json.loads(ItemRecord.from_json_line(line).to_json_line()) == json.loads(line) | {"usage": Usage().to_json()}
 
 
 def test_a_not_applicable_metric_keeps_its_flag_and_reason():

@@ -15,9 +15,9 @@ from judges.api import grade_samples
 from judges.calls.runtime import RuntimeSettings
 from judges.calls.scripted import by_metric
 from judges.errors import InputError, InputProblems
+from judges.grading.grade_task import GradeTask
 from judges.judging.samples import load_samples
 from judges.runs.service import run_task
-from judges.runs.tasks import GradeTask
 
 TESTS = ROOT / "unit_tests" / "test.jsonl"
 

@@ -12,13 +12,13 @@ from cdp import CHROMIUM
 from conftest import ROOT, reply, scripted_judge
 
 from judges.calls.scripted import by_metric
+from judges.grading.grade_task import GradeTask
 from judges.records import Summary
 from judges.records.header import Timing
 from judges.records.usage import RunUsage
 from judges.runs.folder import save_run
 from judges.runs.run import Run
 from judges.runs.service import run_task
-from judges.runs.tasks import GradeTask
 from judges.suite.loading import load_unit_tests
 from judges.suite.unit_test_task import UnitTestTask
 from judges.viewer.catalog import catalog

@@ -8,12 +8,9 @@ from pathlib import Path
 
 from judges.errors import ConfigError, InputError
 from judges.labelling.scales import SCALES
-from judges.rag.dataset import HF_PREFIX, load_rag_samples
-from judges.records.header import RunKind
+from judges.runs.kinds import kind_of
 from judges.runs.run import Run
 from judges.types import Sample
-
-GRADED_KINDS = ("grade", "metrics")
 
 
 @dataclass(frozen=True)
@@ -61,26 +58,20 @@ def _judge_names(runs: Sequence[Run]) -> list[str]:
     ]
 
 
-def _data_path(run: Run) -> Path:
-    data = run.config.get("data")
-    if not data:
-        raise InputError("the run does not say which samples file it graded (config.data)", path=str(run.folder))
-    for candidate in (Path(data), (run.folder or Path()) / data):
-        if candidate.is_file():
-            return candidate
-    raise InputError(f"the samples file the run graded, {data}, cannot be found", path=str(run.folder))
-
-
 def run_samples(run: Run) -> dict[str, Sample]:
-    """The samples a run graded, re-read from its data file (records keep verdicts, not the sample text)."""
-    data = str(run.config.get("data") or "")
-    if run.kind == RunKind.METRICS:
-        spec = data if data.startswith(HF_PREFIX) else str(_data_path(run))
-        return {sample.id: sample for sample in load_rag_samples(spec)}
-    path = _data_path(run)
-    from judges.api import load_samples  # defers pydantic
+    """The samples a run graded, re-read as its kind reads them (records keep verdicts, not the sample text); an
+    InputError for a kind labelling may not draw from."""
+    kind = kind_of(run.kind)
+    found = kind.samples(run) if kind.labelling else None
+    if found is None:
+        raise _not_drawn(run)
+    return dict(found)
 
-    return dict(load_samples(path))
+
+def _not_drawn(run: Run) -> InputError:
+    return InputError(
+        f"a {run.kind} run: choose items from runs of `judgelab evaluate` or `judgelab metrics`", path=str(run.folder)
+    )
 
 
 def _grade_range(metric: str, grades: list[float]) -> tuple[float, float]:
@@ -96,11 +87,8 @@ def read_pool(run_dirs: Sequence[str | Path], metric: str | None = None) -> Grad
     """The items every run graded for `metric` (the one metric the runs share, when not given)."""
     runs = [Run.load(folder) for folder in run_dirs]
     for run in runs:
-        if run.kind not in GRADED_KINDS:
-            raise InputError(
-                f"a {run.kind} run: choose items from runs of `judgelab evaluate` or `judgelab metrics`",
-                path=str(run.folder),
-            )
+        if not kind_of(run.kind).labelling:
+            raise _not_drawn(run)
     chosen = _metric(runs, metric)
     names = _judge_names(runs)
     by_run = [

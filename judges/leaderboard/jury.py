@@ -16,13 +16,13 @@ from judges.leaderboard.config_types import Jury
 from judges.leaderboard.jury_errors import ErrorCorrelation, error_correlation
 from judges.leaderboard.unit_test_entries import item_passes, run_folder, run_to_entries
 from judges.records import ItemRecord, MetricRecord, Usage
-from judges.records.header import RunKind
 from judges.runs.folder import save_run
 from judges.runs.run import Run
 from judges.runs.summarizer import median_latency, summarize
 from judges.runs.tasks import sample_fields
 from judges.suite.loading import load_unit_tests
 from judges.suite.scoring import score_unit_test
+from judges.suite.suite_kind import UNIT_TESTS, test_part
 from judges.types import ALL_METRICS, GROUSE_METRICS, FailureKind, Verdict, VerdictState
 
 if TYPE_CHECKING:
@@ -98,14 +98,12 @@ def jury_run(jury: Jury, members: Sequence[Run], tests: Sequence[Any], out: Path
                 order,
                 0,
                 sample_fields(test.sample),
-                test.test_type,
-                test.set_id,
-                test.source,
+                part=test_part(test),
             )
         )
-    summary = dataclasses.replace(summarize(records, "unit_tests"), usage=_summed([r.summary.usage for r in members]))
+    summary = dataclasses.replace(summarize(records, UNIT_TESTS), usage=_summed([r.summary.usage for r in members]))
     config = {"judge": f"jury {jury.name}: {jury.rule} of {', '.join(jury.members)}", "members": list(jury.members)}
-    run = Run(RunKind.UNIT_TESTS, config, records, summary, usage=None)
+    run = Run(UNIT_TESTS, config, records, summary, usage=None)
     if out is not None:
         out.mkdir(parents=True, exist_ok=True)
         with (out / "results.jsonl").open("w", encoding="utf-8") as handle:

@@ -20,6 +20,12 @@ class ProbeKind:
     """Probe runs: the pairs' rates per probe and metric, and a row per pair that missed."""
 
     item_headers = HEADERS
+    type_label = "Probe"
+    items_heading = (
+        "Pairs that missed",
+        "Every pair whose grade did not do what its probe declares, with both prompts and replies (the original's "
+        "first);\nthe pairs that held are counted in the summary.",
+    )
 
     def tally(self) -> ProbeTally:
         return ProbeTally()

@@ -9,6 +9,8 @@ from typing import Any
 
 LISTED = 200  # pairs missed kept per probe and metric, the first to finish (results.jsonl holds every pair)
 
+PROBES = "probes"  # the kind's name, as run.json gives it (and the key of its summary part)
+
 
 @dataclass(frozen=True)
 class ProbeMiss:
@@ -54,7 +56,7 @@ class ProbeSummary:
     @property
     def kind(self) -> str:
         """The run kind this part belongs to: the key it is written under in run.json's summary."""
-        return "probes"
+        return PROBES
 
     def to_json(self) -> dict[str, Any]:
         return dataclasses.asdict(self)

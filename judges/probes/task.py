@@ -13,8 +13,8 @@ from judges.files.record_file import OnDemand
 from judges.judging.grouse_judge import GroundedQAJudge
 from judges.judging.prompts import check_renders
 from judges.probes.base import ORIGINAL, Known, Probe, Skip
+from judges.probes.probe_summary import PROBES
 from judges.records import ItemRecord
-from judges.records.header import RunKind
 from judges.runs.items import Item
 from judges.runs.tasks import sample_fields
 from judges.types import Sample
@@ -112,7 +112,7 @@ class ProbeTask:
     probes: Sequence[Probe]
     judge: GroundedQAJudge
     known: Mapping[str, Known] = field(default_factory=dict)
-    kind: RunKind = RunKind.PROBES
+    kind: str = PROBES
     items_per_slot: int = 4
     items: ProbeItems = field(init=False)
     plan: Planned = field(init=False)
@@ -131,5 +131,10 @@ class ProbeTask:
         sample_id, probe, sample = item.payload
         records = await self.judge.judge(sample, priority=item.order)
         return ItemRecord(
-            item.id, records, item.order, item.draw, sample_fields(sample), sample_id=sample_id, probe=probe
+            item.id,
+            records,
+            item.order,
+            item.draw,
+            sample_fields(sample),
+            part={"sample_id": sample_id, "probe": probe},
         )

@@ -8,10 +8,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from judges.rag.judging import SAMPLE_DRAW, SAMPLE_PRIORITY, RagJudge
+from judges.rag.metrics_kind import METRICS
 from judges.rag.scope import score_sample
 from judges.rag.spec import MetricSpec
 from judges.records import ItemRecord, MetricRecord
-from judges.records.header import RunKind
 from judges.runs.items import Item, ItemsOf
 from judges.runs.modal_draws import modal_record
 from judges.runs.tasks import sample_fields
@@ -28,7 +28,7 @@ class MetricsTask:
     metrics: Sequence[MetricSpec]
     judge: RagJudge
     registry: Mapping[str, Any]
-    kind: RunKind = RunKind.METRICS
+    kind: str = METRICS
     items_per_slot: int = 1
     draws: int = 1
     items: ItemsOf = field(init=False)

@@ -5,7 +5,8 @@
 `Summary.to_json` / `Summary.from_json` of the summary in run.json; no other module reads either by key. The shape on disk is the one judgelab has always written, so older run folders
 load unchanged:
 
-    {"id", "order", "draw", ["test_type", "set_id", "source", "passed_all"], "sample",
+    {"id", "order", "draw", [a kind's own fields: "test_type", "set_id", "source" | "sample_id", "probe"],
+     ["passed_all"], "sample",
      "metrics": {name: {["condition", "outcome"], "verdict": {"state", "grade"?, "failure_kind"?, "message"?,
                          "justification"?}, "confidence"?, "draws"?: [verdict, ...], "applicable"?: false,
                          "details"?, "calls": [...]}},
@@ -24,6 +25,8 @@ from judges.plugins import load, names
 from judges.records.draws import Consistency as Consistency  # re-exported: part of the schema
 from judges.records.draws import MetricStability as MetricStability
 from judges.records.draws import Stability as Stability
+from judges.records.summaries import MetricSummary as MetricSummary  # re-exported: part of the schema
+from judges.records.summaries import TypeSummary as TypeSummary
 from judges.records.usage import Usage as Usage  # re-exported: part of the schema
 from judges.records.usage import known_fields
 from judges.types import FailureKind, Outcome, Verdict, VerdictState
@@ -108,22 +111,43 @@ def verdict_from_json(data: Mapping[str, Any]) -> Verdict:
     )
 
 
+ITEM_KEYS = ("id", "order", "draw", "passed_all", "sample", "metrics", "usage")  # every kind's; the rest: `part`
+
+
 @dataclass
 class ItemRecord:
     """One finished item of a run (a unit test's draw, or a sample): its verdicts per metric, the judged sample's
-    fields (never image bytes), unit-test fields where it is one, and the usage of its calls."""
+    fields (never image bytes), the usage of its calls, and `part`, the kind's own fields (a unit test's type, set
+    and file:line; a probe pair's sample and probe), written beside `id` under their own keys, in their order."""
 
     id: str
     metrics: dict[str, MetricRecord]
     order: int = 0
     draw: int = 0
     sample: dict[str, Any] | None = None
-    test_type: str | None = None  # unit tests: the test's type, its set and the file:line it was read from
-    set_id: str | None = None
-    source: str | None = None
     usage: Usage = field(default_factory=Usage)
-    sample_id: str | None = None  # probe runs: the sample perturbed and the probe (or "original")
-    probe: str | None = None
+    part: dict[str, Any] = field(default_factory=dict)
+
+    # the built-in kinds' fields, read from `part` (None where the kind has none)
+    @property
+    def test_type(self) -> str | None:
+        return self.part.get("test_type")
+
+    @property
+    def set_id(self) -> str | None:
+        return self.part.get("set_id")
+
+    @property
+    def source(self) -> str | None:
+        return self.part.get("source")
+
+    @property
+    def sample_id(self) -> str | None:
+        return self.part.get("sample_id")
+
+    @property
+    def probe(self) -> str | None:
+        return self.part.get("probe")
 
     @property
     def is_unit_test(self) -> bool:
@@ -143,11 +167,9 @@ class ItemRecord:
         return list(seen.values())
 
     def to_json(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"id": self.id, "order": self.order, "draw": self.draw}
+        out: dict[str, Any] = {"id": self.id, "order": self.order, "draw": self.draw, **self.part}
         if self.is_unit_test:
-            out.update(test_type=self.test_type, set_id=self.set_id, source=self.source, passed_all=self.passed_all)
-        if self.probe is not None:
-            out.update(sample_id=self.sample_id, probe=self.probe)
+            out["passed_all"] = self.passed_all
         if self.sample is not None:
             out["sample"] = self.sample
         out["metrics"] = {name: entry.to_json() for name, entry in self.metrics.items()}
@@ -165,12 +187,8 @@ class ItemRecord:
             int(data.get("order", 0)),
             int(data.get("draw", 0)),
             data.get("sample"),
-            data.get("test_type"),
-            data.get("set_id"),
-            data.get("source"),
             Usage.from_json(data.get("usage")),
-            data.get("sample_id"),
-            data.get("probe"),
+            {key: value for key, value in data.items() if key not in ITEM_KEYS},
         )
 
     @classmethod
@@ -178,48 +196,9 @@ class ItemRecord:
         return cls.from_json(json.loads(line))
 
 
-@dataclass(frozen=True)
-class MetricSummary:
-    """One metric over the first draw: verdict counts, the graded mean, usage; for unit tests also the outcomes
-    (rates over the tests that completed; run failures counted beside, never as wrong grades)."""
-
-    n: int = 0
-    graded: int = 0
-    null: int = 0
-    not_applicable: int = 0
-    failed: int = 0
-    failure_kinds: dict[str, int] = field(default_factory=dict)
-    mean: float | None = None
-    stdev: float | None = None
-    usage: Usage = field(default_factory=Usage)
-    completed: int | None = None
-    passed: int | None = None
-    wrong_grades: int | None = None
-    failures: int | None = None
-    pass_rate: float | None = None
-    wrong_grade_rate: float | None = None
-    failure_rate: float | None = None
-    # the commonest grade and how many graded verdicts gave it (a near-constant judge's sign); absent from folders
-    # written before them, so not compared: such a folder's summary still equals the recount of its records
-    top_grade: float | None = field(default=None, compare=False)
-    top_grade_count: int | None = field(default=None, compare=False)
-
-    @classmethod
-    def from_json(cls, data: Mapping[str, Any]) -> MetricSummary:
-        return cls(**{**known_fields(cls, data), "usage": Usage.from_json(data.get("usage"))})
-
-
-@dataclass(frozen=True)
-class TypeSummary:
-    """The pass rate of each metric over one test type's tests, and their mean."""
-
-    n: int
-    pass_rates: dict[str, float | None]
-    total: float | None
-    failures: int = 0  # verdicts that failed, left out of the rates
-
-
-PART_KEY = "probes"  # the key a kind's part was first written under; kept so that every run.json has the same keys
+# run.json's summary has always had this key, null unless a run's own part is written under it (the first part was);
+# every summary keeps writing it so that run.json keeps the same keys for the same inputs
+LEGACY_PART_KEY = "probes"
 
 
 class SummaryPart(Protocol):
@@ -232,9 +211,11 @@ class SummaryPart(Protocol):
 
 
 def read_part(data: Mapping[str, Any]) -> SummaryPart | None:
-    """The kind's part of a summary read back, by the registered kind whose name is a key of `data`."""
+    """The kind's part of a summary read back, by the registered kind whose name is a key of `data` (one of the
+    summary's own fields is never a part, whatever kind shares its name)."""
+    own = {f.name for f in dataclasses.fields(Summary)}
     for kind in names("kinds"):
-        if data.get(kind):
+        if kind not in own and data.get(kind):
             part: SummaryPart = load("kinds", kind).read_part(data[kind])
             return part
     return None
@@ -262,7 +243,7 @@ class Summary:
         part = self.part
         out = dataclasses.asdict(dataclasses.replace(self, part=None))
         del out["part"]
-        out[PART_KEY] = None  # every run.json has had the key; a kind with a part writes it under its own name
+        out[LEGACY_PART_KEY] = None  # a kind with a part writes it under its own name (this key too, if its own)
         if part is not None:
             out[part.kind] = part.to_json()
         out["usage"] = self.usage.to_json()  # its keys in their written order (asdict puts `priced_cost` last)

@@ -1,24 +1,14 @@
-"""The typed parts of a run's header in run.json beside its config: the kind of run and its timing."""
+"""The typed parts of a run's header in run.json beside its config: the kind of run (its registered name) and its
+timing."""
 
 from __future__ import annotations
 
 import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass
-from enum import StrEnum
 from typing import Any, Literal, get_args
 
 from judges.records.usage import known_fields
-
-
-class RunKind(StrEnum):
-    """The built-in kinds of run (a plug-in kind, `judgelab.kinds`, is its own name); each is its string in run.json."""
-
-    UNIT_TESTS = "unit_tests"
-    GRADE = "grade"
-    METRICS = "metrics"
-    PROBES = "probes"
-
 
 # Why a run ended before its last item, or finished degraded: a budget spent, an unusable endpoint, a broken cache,
 # another judgelab error, Ctrl-C, more failed verdicts than --fail-on-error allows, or a bug
@@ -36,9 +26,12 @@ def stop_reason(value: object) -> StopReason | None:
     raise ValueError(f"unknown stop_reason {value!r}; one of {', '.join(STOP_REASONS)}")
 
 
-def run_kind(name: str) -> RunKind | str:
-    """A kind read back: a built-in one typed, another (a plug-in's) kept as its name."""
-    return RunKind(name) if name in RunKind.__members__.values() else name
+def run_kind(name: object) -> str:
+    """A kind read back from run.json: its name, as registered under `judgelab.kinds` (judgelab's own and a
+    plug-in's alike; an older folder's kind is the same string)."""
+    if not isinstance(name, str) or not name:
+        raise ValueError(f"a run kind is a name, not {name!r}")
+    return name
 
 
 @dataclass(frozen=True)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from judges.records.header import RunKind
+from judges.runs.kinds import kind_of
 from judges.runs.summarizer import SHORT, metric_names
 
 if TYPE_CHECKING:
@@ -27,7 +27,7 @@ def plot_result_matrix(run: Run, path: Path) -> Path:
 
     records = [r for r in run.records if r.draw == 0]
     metrics = metric_names(records)
-    by_outcome = run.kind == RunKind.UNIT_TESTS
+    by_outcome = kind_of(run.kind).outcomes
     colours = OUTCOME_COLOURS if by_outcome else STATE_COLOURS
     order = list(colours)
     grid = [[order.index(_shade(r.metrics[m], by_outcome)) if m in r.metrics else 2 for m in metrics] for r in records]

@@ -9,7 +9,6 @@ from typing import TYPE_CHECKING, Any
 from judges.pages.markdown import pct
 from judges.pages.page_template import render_page
 from judges.pages.table import Cell, Row, Table, cell, plain_table
-from judges.records.header import RunKind
 from judges.render.consistency_rows import consistency_heading, consistency_rows
 from judges.render.report_items import chosen_entries, headers, item_rows
 from judges.render.sample_rows import first_records
@@ -17,10 +16,9 @@ from judges.render.summary_md import rests_on_failures
 from judges.runs.call_totals import run_call_totals
 from judges.runs.failures import given
 from judges.runs.intervals import first_draw_grades, mean_interval, metric_range, noting_grades, total_interval, wilson
-from judges.runs.kinds import kind_parts
+from judges.runs.kinds import Kind, kind_of
 from judges.runs.stops import stop_note
 from judges.runs.summarizer import SHORT, metric_names
-from judges.suite.reference import conclusion, short_constant, summary_beside
 from judges.types import ALL_METRICS
 
 MAX_MATRIX = 200  # tests in the page's result matrix (all of them are in results.jsonl and the plot)
@@ -40,7 +38,8 @@ def report_html(run: Run, folder: Path | None = None) -> str:
     """The page; local images are linked relative to `folder` (where the page is written), if given."""
 
     grades: dict[str, Any] = {}  # the first draw's grades, noted in the one pass that chooses the items shown
-    parts = kind_parts(run.kind)
+    kind = kind_of(run.kind)
+    parts = kind.parts
     chosen = chosen_entries(noting_grades(run.iter_records(), grades)) if parts is None else None
     if parts is not None:
         items, item_headers = parts.item_rows(run, folder), parts.item_headers
@@ -56,24 +55,17 @@ def report_html(run: Run, folder: Path | None = None) -> str:
         timing=run.timing,
         calls=run_call_totals(run),
         summary=summary_tables(run, grades if chosen is not None else None),
-        conclusion=run_conclusion(run),
-        matrix=result_matrix(run) if run.kind == RunKind.UNIT_TESTS else None,
+        conclusion=kind.conclusion(run.summary, run.config),
+        traits=kind,
+        matrix=result_matrix(run) if kind.outcomes else None,
         headers=item_headers,
         items=items,
         chosen=chosen,
         metrics=sorted({i.data["metric"] for i in items}, key=[i.data["metric"] for i in items].index),
         types=sorted({i.data["type"] for i in items} - {"-"}),
         outcomes=sorted({i.data["outcome"] for i in items}),
-        not_passed=["wrong_grade", "failure"] if run.kind == RunKind.UNIT_TESTS else ["missed", "failure"],
+        not_passed=kind.not_passed,
     )
-
-
-def run_conclusion(run: Run) -> str | None:
-    """The one line on what a unit-test run's figures say against the constants (None for other runs)."""
-
-    if run.kind != "unit_tests":
-        return None
-    return conclusion(summary_beside(run.summary, run.config.get("baselines")))
 
 
 def config_rows(config: dict[str, Any]) -> list[tuple[str, Any]]:
@@ -113,9 +105,10 @@ def config_rows(config: dict[str, Any]) -> list[tuple[str, Any]]:
 def summary_tables(run: Run, grades: dict[str, Any] | None = None) -> list[tuple[str, Table]]:
     """The summary's tables; a verdict summary's intervals from `grades` (each metric's first-draw grades) when the
     caller has them, else from a pass over the records."""
-    if run.kind == RunKind.UNIT_TESTS:
-        return _unit_test_summary(run)
-    parts = kind_parts(run.kind)
+    kind = kind_of(run.kind)
+    if kind.outcomes:
+        return _unit_test_summary(run, kind)
+    parts = kind.parts
     if parts is not None:
         return parts.tables(run)
     return [("Verdicts per metric", _verdict_summary(run, grades)), *_consistency_table(run)]
@@ -140,15 +133,15 @@ def _rate(value: float | None) -> Cell:
     return Cell(pct(value), value if value is not None else -1)
 
 
-def _unit_test_summary(run: Run) -> list[tuple[str, Table]]:
+def _unit_test_summary(run: Run, kind: Kind) -> list[tuple[str, Table]]:
     summary = run.summary
-    references = {row.metric: row for row in summary_beside(summary, run.config.get("baselines"))}
+    references = {row.metric: row for row in kind.references(summary, run.config)}
 
     def reference_cells(metric: str) -> dict[str, Cell]:
         row = references.get(metric)
         if row is None:
             return {}
-        return {"best constant": Cell(short_constant(row), row.constant_rate), "oracle": _rate(row.oracle)}
+        return {"best constant": Cell(row.short(), row.constant_rate), "oracle": _rate(row.oracle)}
 
     rows: list[dict[str, Any]] = [
         {

@@ -13,10 +13,10 @@ from typing import Any
 from judges.pages.item_row import CallView, ItemRow, Thumbnail
 from judges.pages.table import Cell, cell
 from judges.records import ItemRecord, MetricRecord
-from judges.records.header import RunKind
 from judges.render.report_prompts import PromptRenderer
 from judges.render.sample_rows import answer_of, question_of
 from judges.runs.failures import given, one_line, reason
+from judges.runs.kinds import kind_of
 from judges.runs.run import Run
 from judges.types import Outcome, VerdictState
 
@@ -39,7 +39,7 @@ def thumbnails(sample: Mapping[str, Any] | None, folder: Path | None) -> list[Th
 
 def headers(run: Run) -> list[str]:
     draws = run.config.get("draws", 1) or 1
-    if run.kind == RunKind.UNIT_TESTS:
+    if kind_of(run.kind).outcomes:
         return [
             "test",
             *(["draw"] if draws > 1 else []),
@@ -114,6 +114,7 @@ def item_rows(run: Run, entries: list[tuple[ItemRecord, str]], folder: Path | No
     """The chosen item x metric entries as table rows; image thumbnails link relative to `folder`."""
     prompts = PromptRenderer(run.config)
     draws = run.config.get("draws", 1) or 1
+    outcomes = kind_of(run.kind).outcomes  # a test's row: its condition and outcome (its sample is the test's)
     rows = []
     for record, metric in entries:
         sample = record.sample
@@ -126,7 +127,7 @@ def item_rows(run: Run, entries: list[tuple[ItemRecord, str]], folder: Path | No
             call_view(c, prompts, sample, reask=i > 0 and bool(listed[i - 1].get("unusable")))
             for i, c in enumerate(listed)
         ]
-        if run.kind == RunKind.UNIT_TESTS:
+        if outcomes:
             outcome = entry.outcome.value if entry.outcome else "-"
             shown = OUTCOME_LABELS.get(outcome, outcome)
             if entry.outcome is Outcome.FAILURE:
@@ -156,7 +157,7 @@ def item_rows(run: Run, entries: list[tuple[ItemRecord, str]], folder: Path | No
                 Cell(why, None, "justification"),
             ]
             data = {"outcome": state, "metric": metric, "type": "-"}
-        shown_sample = sample if run.kind != RunKind.UNIT_TESTS else None
+        shown_sample = sample if not outcomes else None
         rows.append(ItemRow(cells, data, calls, entry.details or None, shown_sample, images))
     return rows
 

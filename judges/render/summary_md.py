@@ -6,16 +6,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from judges.pages.markdown import pct, table
-from judges.records.header import RunKind
 from judges.render.consistency_rows import CONSISTENCY_NOTE, consistency_heading, consistency_rows
 from judges.render.sample_rows import mean_text, sample_rows
 from judges.runs.call_totals import run_call_totals
 from judges.runs.failures import REASON_SHOWN, first_misses, one_line
-from judges.runs.kinds import kind_parts
+from judges.runs.kinds import kind_of
 from judges.runs.near_constant import near_constant_lines
 from judges.runs.stops import stop_note
 from judges.runs.summarizer import SHORT
-from judges.suite.reference import conclusion, summary_beside
 
 if TYPE_CHECKING:
     from judges.records import Summary
@@ -50,13 +48,14 @@ def summary_markdown(run: Run) -> str:
         + ".",
         "",
     ]
-    if run.kind == RunKind.UNIT_TESTS:
+    kind = kind_of(run.kind)
+    if kind.outcomes:
         lines += _unit_test_tables(run)
-    elif (parts := kind_parts(run.kind)) is not None:
+    elif (parts := kind.parts) is not None:
         lines += parts.markdown(run)
     else:
         lines += _verdict_table(summary, config.get("metric_info") or {})
-        if run.kind == RunKind.GRADE:  # a judge's grades (a metrics run's scores may come from no judge)
+        if kind.judge_grades:  # a judge's grades (a metrics run's scores may come from no judge)
             lines += [
                 line for found in near_constant_lines(summary) for line in ("", f"**Near-constant judge:** {found}.")
             ]
@@ -70,7 +69,8 @@ def summary_markdown(run: Run) -> str:
 
 def _unit_test_tables(run: Run) -> list[str]:
     summary = run.summary
-    references = {row.metric: row for row in summary_beside(summary, run.config.get("baselines"))}
+    kind = kind_of(run.kind)
+    references = {row.metric: row for row in kind.references(summary, run.config)}
 
     def reference_cells(metric: str) -> dict[str, str]:
         row = references.get(metric)
@@ -109,7 +109,7 @@ def _unit_test_tables(run: Run) -> list[str]:
     ]
     if rests:
         lines += ["", f"† {rests}"]
-    verdict = conclusion(list(references.values()))
+    verdict = kind.conclusion(summary, run.config)
     if verdict is not None:
         lines += ["", f"**What this says:** {verdict}"]
     lines += _stability_lines(summary) + _by_test_type_lines(summary) + _misses_lines(run)

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 from judges.errors import InputError
 from judges.pages.markdown import pct, table
-from judges.records.header import RunKind
+from judges.runs.kinds import kind_of
 from judges.runs.paired_runs import Pairs, outcome_values
 
 if TYPE_CHECKING:
@@ -53,7 +53,7 @@ def drift(before: Run, after: Run) -> Drift:
     the runs are not unit-test runs over shared tests."""
 
     for run in (before, after):
-        if run.kind != RunKind.UNIT_TESTS:
+        if not kind_of(run.kind).outcomes:
             raise InputError(f"a {run.kind} run has no pass/fail outcomes to compare", path=str(run.folder))
     pairs = Pairs.of(outcome_values(before), outcome_values(after))  # in the baseline's order
     means, p_value = pairs.means(), pairs.mcnemar_p()

@@ -8,7 +8,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from judges.records.header import RunKind
+from judges.runs.kinds import kind_of
 from judges.types import Outcome
 
 if TYPE_CHECKING:
@@ -107,7 +107,7 @@ class PairedMetric:
 
 def paired_metrics(before: Run, after: Run) -> list[PairedMetric]:
     """One row per metric the two runs share (same kind expected), in `before`'s metric order."""
-    unit_tests = before.kind == after.kind == RunKind.UNIT_TESTS
+    unit_tests = before.kind == after.kind and kind_of(before.kind).outcomes
     rows = []
     for metric in [m for m in before.summary.metrics if m in after.summary.metrics]:
         pairs = Pairs.of(dict(sorted(_values(before, metric).items())), _values(after, metric))
@@ -131,7 +131,7 @@ def paired_metrics(before: Run, after: Run) -> list[PairedMetric]:
 
 
 def _values(run: Run, metric: str) -> dict[str, float]:
-    return outcome_values(run, metric) if run.kind == RunKind.UNIT_TESTS else grade_values(run, metric)
+    return outcome_values(run, metric) if kind_of(run.kind).outcomes else grade_values(run, metric)
 
 
 def as_dict(row: PairedMetric) -> dict[str, Any]:

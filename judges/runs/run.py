@@ -14,7 +14,7 @@ from judges.errors import BudgetExhausted, CacheBroken, EndpointUnusable, InputE
 from judges.files.checked import read_json_file
 from judges.files.jsonl import LineProblem, max_record_bytes, numbered_lines, parse_line
 from judges.records import ItemRecord, Summary
-from judges.records.header import RunKind, StopReason, Timing, run_kind, stop_reason
+from judges.records.header import StopReason, Timing, run_kind, stop_reason
 from judges.records.raw_checks import check_meta, check_record
 from judges.records.usage import RunUsage, call_usage
 from judges.secrets import scrub
@@ -37,13 +37,13 @@ STOP_EXIT_CODES: dict[StopReason, int] = {
 
 @dataclass
 class Run:
-    """A run of any kind (`RunKind`, or a plug-in's): its config (judge, prompts with hashes, data,
+    """A run of any kind (its name registered under `judgelab.kinds`): its config (judge, prompts with hashes, data,
     judgelab and model versions), one record per item, usage, the stop reason and the summary.
 
     The records are `held` in memory when the run has no folder; a run with a folder reads them from its
     results.jsonl when asked: all at once (`records`, in item order) or one by one (`iter_records`, as written)."""
 
-    kind: RunKind | str
+    kind: str
     config: dict[str, Any]
     held: list[ItemRecord] | None
     summary: Summary

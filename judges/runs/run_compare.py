@@ -9,8 +9,8 @@ from pathlib import Path
 from judges.errors import InputError
 from judges.pages.markdown import pct, table
 from judges.records import MetricRecord
-from judges.records.header import RunKind
 from judges.runs.drift import drift, drift_lines
+from judges.runs.kinds import kind_of
 from judges.runs.paired_runs import paired_metrics
 from judges.runs.run import Run
 from judges.runs.summarizer import SHORT
@@ -41,7 +41,7 @@ def _state(entry: MetricRecord, unit_tests: bool) -> str:
 def changes(before: Run, after: Run) -> list[tuple[str, str, str, str]]:
     """(item id, metric, before, after) for each draw-0 item and metric present in both runs whose outcome
     (unit tests: pass versus not) or verdict (other runs: grade or state) changed."""
-    unit_tests = before.kind == after.kind == RunKind.UNIT_TESTS
+    unit_tests = before.kind == after.kind and kind_of(before.kind).outcomes
 
     def states(run: Run) -> dict[tuple[str, str], str]:
         return {(r.id, m): _state(e, unit_tests) for r in run.records if r.draw == 0 for m, e in r.metrics.items()}
@@ -57,7 +57,7 @@ def changes(before: Run, after: Run) -> list[tuple[str, str, str, str]]:
 
 def run_figures(run: Run) -> dict[str, str]:
     metrics = run.summary.metrics
-    if run.kind == RunKind.UNIT_TESTS:
+    if kind_of(run.kind).outcomes:
         cells = {SHORT.get(m, m): pct(s.pass_rate) for m, s in metrics.items()}
         cells["total"] = pct(run.summary.total_pass_rate)
         cells["run failures"] = str(run.summary.failures or 0)
@@ -74,7 +74,7 @@ def paired_table(before: Run, after: Run) -> str:
     def num(value: float | None, rate: bool) -> str:
         return "n/a" if value is None else (pct(value) if rate else f"{value:.3f}")
 
-    rate = before.kind == RunKind.UNIT_TESTS
+    rate = kind_of(before.kind).outcomes
     rows = [
         {
             "metric": SHORT.get(r.metric, r.metric),
@@ -116,7 +116,7 @@ def comparison_markdown(runs: list[Run], listed: int | None = LISTED) -> str:
     by_variant: dict[str, dict[str, float]] = {}
     for run in runs:
         total = run.summary.total_pass_rate
-        if run.kind == RunKind.UNIT_TESTS and total is not None:
+        if kind_of(run.kind).outcomes and total is not None:
             by_variant.setdefault(variant(run), {})[split_of(run)] = total
     gaps = {v: s for v, s in by_variant.items() if "train" in s and "test" in s}
     if gaps:
@@ -141,13 +141,14 @@ def comparison_markdown(runs: list[Run], listed: int | None = LISTED) -> str:
             if split_of(before) != split_of(after) or before.kind != after.kind:
                 continue
             changed = changes(before, after)
-            if before.kind == RunKind.UNIT_TESTS:
+            outcomes = kind_of(before.kind).outcomes
+            if outcomes:
                 gained = sum(new == "pass" for *_, new in changed)
                 title = f"{len(changed)} flipped outcomes ({gained} now pass, {len(changed) - gained} now do not)"
             else:
                 title = f"{len(changed)} changed verdicts"
             lines += ["", f"## {_name(before)} -> {_name(after)}: {title}", "", paired_table(before, after)]
-            if before.kind == RunKind.UNIT_TESTS:
+            if outcomes:
                 lines += _drift(before, after)  # a test's pass on every metric: not the per-metric flips above
             shown = changed if listed is None else changed[:listed]
             if shown:

@@ -15,12 +15,13 @@ from typing import Any
 from judges.calls.runtime import CallRuntime
 from judges.errors import JudgelabError
 from judges.executors.settle import Executor, open_sink
-from judges.records.header import RunKind, Timing
+from judges.records.header import Timing
 from judges.records.usage import RunUsage
 from judges.runs.degraded import degraded_line
 from judges.runs.execution import Execution, Stop, stop_for
 from judges.runs.heap import frozen_heap
 from judges.runs.item_loop import ItemLoop
+from judges.runs.kinds import kind_of
 from judges.runs.progress import INTERVAL_S, Progress
 from judges.runs.run import Run
 from judges.runs.run_writer import FolderWriter, RunWriter
@@ -158,7 +159,7 @@ def _progress(task: Task, total: int, enabled: bool, runtime: CallRuntime) -> Pr
         return None
     import os
 
-    unit = "test" if task.kind == RunKind.UNIT_TESTS else "sample"
+    unit = kind_of(task.kind).unit
     interval = float(os.environ.get("JUDGELAB_PROGRESS_INTERVAL", INTERVAL_S))
     in_flight = runtime.items_in_flight(task.items_per_slot)
     return Progress(

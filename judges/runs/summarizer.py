@@ -20,9 +20,8 @@ from judges.records import (
     Summary,
     TypeSummary,
 )
-from judges.records.header import RunKind
 from judges.records.usage import UsageTotals
-from judges.runs.kinds import Tally, kind_parts
+from judges.runs.kinds import Tally, kind_of
 from judges.types import ALL_METRICS, Outcome, Verdict, VerdictState
 
 SHORT = {
@@ -98,12 +97,14 @@ def outcome_rates(count: Mapping[Outcome | None, int]) -> dict[str, Any]:
 
 class SummaryBuilder:
     """Told each finished record (`add`), in any order; `result()` is the run's Summary. It keeps counts, the
-    first draw's grades as floats, and for unit tests a few numbers per test (for the breakdown by type and the
-    stability over draws), never the records themselves."""
+    first draw's grades as floats, and for a kind whose items pass or fail (`outcomes`) a few numbers per item (for
+    the breakdown by type and the stability over draws), never the records themselves. `outcomes` given: counted
+    so whatever the kind."""
 
-    def __init__(self, kind: str) -> None:
-        self.unit_tests = kind == RunKind.UNIT_TESTS
-        parts = kind_parts(kind)
+    def __init__(self, kind: str, outcomes: bool | None = None) -> None:
+        traits = kind_of(kind)
+        self.unit_tests = traits.outcomes if outcomes is None else outcomes
+        parts = traits.parts
         self.part: Tally | None = parts.tally() if parts is not None else None  # a kind's own part, as records come
         self.n_items = self.completed_tests = self.tests_passing_all = 0
         self.metrics: dict[str, MetricTotals] = {}
@@ -220,8 +221,8 @@ class SummaryBuilder:
 def summarize(records: Iterable[ItemRecord], kind: str) -> Summary:
     """Everything a report shows, computed from the records alone (so a summary always matches its results.jsonl).
 
-    Every run: per metric, the verdict counts and mean grade, and usage. Unit-test runs (records with outcomes)
-    also get pass / wrong-grade rates over completed tests, failure counts, the total (mean of the metrics' pass
+    Every run: per metric, the verdict counts and mean grade, and usage. A kind whose items pass or fail (unit
+    tests: records with outcomes) also gets pass / wrong-grade rates over completed tests, failure counts, the total (mean of the metrics' pass
     rates), per test type, and stability over repeated draws.
     """
     builder = SummaryBuilder(kind)
@@ -246,4 +247,7 @@ def median_latency(records: Sequence[ItemRecord]) -> float | None:
 
 def stability(records: Iterable[ItemRecord]) -> Stability | None:
     """Over repeated draws of the same tests: mean grade variance and the rate at which pass/fail flips."""
-    return summarize(records, RunKind.UNIT_TESTS).stability
+    builder = SummaryBuilder("", outcomes=True)
+    for record in records:
+        builder.add(record)
+    return builder.result().stability

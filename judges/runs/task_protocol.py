@@ -6,7 +6,6 @@ from collections.abc import Sequence
 from typing import Any, Protocol
 
 from judges.records import ItemRecord
-from judges.records.header import RunKind
 from judges.runs.items import Item
 
 
@@ -14,7 +13,9 @@ class Task(Protocol):
     """A kind of run: its items, a check made before any call, and how to judge one item into its record."""
 
     @property
-    def kind(self) -> RunKind | str: ...
+    def kind(self) -> str:
+        """The kind's name, as registered under `judgelab.kinds` and written in run.json."""
+        ...
 
     @property
     def items(self) -> Sequence[Item]: ...

@@ -48,6 +48,10 @@ class Beside:
     def label(self) -> str:
         return constant_label(self.constant, self.metric)
 
+    def short(self) -> str:
+        """The best-constant cell of a table: "66.7% (always 5)"."""
+        return short_constant(self)
+
     def cells(self) -> dict[str, str]:
         """The two columns every table of a unit-test run sets beside the judge's pass rate."""
 

@@ -10,11 +10,11 @@ from typing import Any
 from judges.judging.grouse_judge import GroundedQAJudge
 from judges.judging.prompts import check_renders
 from judges.records import ItemRecord
-from judges.records.header import RunKind
 from judges.runs.items import Item
 from judges.runs.prefix_order import in_prefix_order
 from judges.runs.tasks import sample_fields
 from judges.suite.scoring import score_unit_test
+from judges.suite.suite_kind import UNIT_TESTS, test_part
 from judges.types import UnitTest
 
 
@@ -26,7 +26,7 @@ class UnitTestTask:
     tests: Sequence[UnitTest]
     judge: GroundedQAJudge
     draws: int = 1
-    kind: RunKind = RunKind.UNIT_TESTS
+    kind: str = UNIT_TESTS
     items_per_slot: int = 4
     prefix_order: bool = False
     items: list[Item] = field(init=False)
@@ -55,7 +55,5 @@ class UnitTestTask:
             item.order,
             item.draw,
             sample_fields(test.sample),
-            test.test_type,
-            test.set_id,
-            test.source,
+            part=test_part(test),
         )

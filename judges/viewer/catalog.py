@@ -9,13 +9,15 @@ from judges.errors import InputError
 from judges.files.checked import read_json_file
 from judges.records import Summary
 from judges.runs.call_totals import call_totals
+from judges.runs.kinds import kind_of
 
 SKIPPED = {".git", ".venv", "node_modules", "__pycache__", ".judgelab"}
 
 
 @dataclass(frozen=True)
 class RunEntry:
-    """One run folder as the index lists it; `figure` is the total pass rate, or the first metric's mean grade."""
+    """One run folder as the index lists it; `figure` is the total pass rate (`rate`), or the first metric's mean
+    grade."""
 
     path: str  # relative to the root, with "/"
     kind: str
@@ -24,6 +26,7 @@ class RunEntry:
     date: str
     figure_name: str
     figure: float | None
+    rate: bool  # the figure is a rate (a kind whose items pass or fail)
     n: int
     failures: int  # verdicts the run failed to get
     calls: int  # calls made, and failed: the count the terminal, summary.md and run.json give
@@ -58,8 +61,8 @@ def _walk(root: Path) -> list[Path]:
     return sorted(found)
 
 
-def _figure(kind: str, summary: Summary) -> tuple[str, float | None]:
-    if kind == "unit_tests":
+def _figure(outcomes: bool, summary: Summary) -> tuple[str, float | None]:
+    if outcomes:
         return "total pass rate", summary.total_pass_rate
     for metric, stats in summary.metrics.items():
         if stats.mean is not None:
@@ -83,7 +86,8 @@ def run_entry(root: Path, meta_path: Path) -> RunEntry | None:
     config = meta.get("config") or {}
     spent = (meta.get("usage") or {}).get("cost")
     prompts = config.get("prompts")
-    name, value = _figure(str(meta["kind"]), summary)
+    outcomes = kind_of(str(meta["kind"])).outcomes
+    name, value = _figure(outcomes, summary)
     totals = call_totals(meta.get("usage") or {}, summary.usage)
     return RunEntry(
         path=meta_path.parent.relative_to(root).as_posix() or ".",
@@ -93,6 +97,7 @@ def run_entry(root: Path, meta_path: Path) -> RunEntry | None:
         date=str((meta.get("timing") or {}).get("started_at", "")),
         figure_name=name,
         figure=value,
+        rate=outcomes,
         n=summary.n_items,
         failures=summary.failures or 0,
         calls=totals.asked,

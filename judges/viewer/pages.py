@@ -13,10 +13,10 @@ from judges.pages.page_template import render_page
 from judges.records import Summary
 from judges.render.sample_rows import mean_text
 from judges.runs.call_totals import call_totals
+from judges.runs.kinds import Kind, kind_of
 from judges.runs.paired_runs import as_dict, paired_metrics
 from judges.runs.run import Run
 from judges.runs.run_compare import changes, run_figures, split_of, variant
-from judges.suite.reference import conclusion, summary_beside
 from judges.tuning.manifest import manifest_rows, read_manifest
 from judges.viewer.catalog import calibrations, catalog, inside, run_entry
 from judges.viewer.item_pages import ItemPage, read_page
@@ -45,8 +45,8 @@ def index_page(root: Path) -> str:
     )
 
 
-def _figures(kind: str, summary: Summary, config: dict[str, Any]) -> list[dict[str, Any]]:
-    references = {r.metric: r for r in summary_beside(summary, config.get("baselines"))} if kind == "unit_tests" else {}
+def _figures(kind: Kind, summary: Summary, config: dict[str, Any]) -> list[dict[str, Any]]:
+    references = {r.metric: r for r in kind.references(summary, config)}
 
     def reference_cells(metric: str) -> dict[str, str]:
         row = references.get(metric)
@@ -54,7 +54,7 @@ def _figures(kind: str, summary: Summary, config: dict[str, Any]) -> list[dict[s
 
     rows: list[dict[str, Any]] = []
     for metric, s in summary.metrics.items():
-        if kind == "unit_tests":
+        if kind.outcomes:
             rows.append(
                 {
                     "metric": metric,
@@ -69,7 +69,7 @@ def _figures(kind: str, summary: Summary, config: dict[str, Any]) -> list[dict[s
         else:
             mean = mean_text(s.mean, metric, config.get("metric_info") or {})
             rows.append({"metric": metric, "mean": mean, "graded": s.graded, "null": s.null, "failed": s.failed})
-    if kind == "unit_tests" and rows:
+    if kind.outcomes and rows:
         rows.append(
             {
                 "metric": "total (mean of the pass rates)",
@@ -81,10 +81,6 @@ def _figures(kind: str, summary: Summary, config: dict[str, Any]) -> list[dict[s
     return rows
 
 
-def _conclusion(kind: str, summary: Summary, config: dict[str, Any]) -> str | None:
-    return conclusion(summary_beside(summary, config.get("baselines"))) if kind == "unit_tests" else None
-
-
 def run_page(root: Path, relative: str, page: int, outcome: str, metric: str) -> str:
     folder = _folder(root, relative, "run.json")
     entry = run_entry(root, folder / "run.json")
@@ -93,7 +89,9 @@ def run_page(root: Path, relative: str, page: int, outcome: str, metric: str) ->
     results = folder / "results.jsonl"
     items = read_page(results, page, outcome=outcome, metric=metric) if results.is_file() else None
 
-    prompts = (meta.get("config") or {}).get("prompts")
+    config = meta.get("config") or {}
+    kind = kind_of(str(meta.get("kind")))
+    prompts = config.get("prompts")
     manifest = read_manifest(prompts.get("folder") if isinstance(prompts, dict) else None)
     return render_page(
         "view_run.html.jinja",
@@ -103,8 +101,8 @@ def run_page(root: Path, relative: str, page: int, outcome: str, metric: str) ->
         kind=meta.get("kind"),
         date=entry.date if entry else "",
         stopped=meta.get("stop_message") or meta.get("stop_reason"),
-        figures=_figures(str(meta.get("kind")), summary, meta.get("config") or {}),
-        conclusion=_conclusion(str(meta.get("kind")), summary, meta.get("config") or {}),
+        figures=_figures(kind, summary, config),
+        conclusion=kind.conclusion(summary, config),
         calls=call_totals(meta.get("usage") or {}, summary.usage).line(),
         empty=summary.n_items == 0,
         page=items or ItemPage([], 0, 1, 50),
