@@ -26,7 +26,9 @@ KEEP_LOG = (
     "    stop(self)\n"
     "s.LlamaServer.stop = keep\n"
 )
-FILE_ORDER = "from judges.runs import tasks; tasks.in_prefix_order = lambda items, first_prompt: list(items)\n"
+FILE_ORDER = (
+    "from judges.suite import unit_test_task as t; t.in_prefix_order = lambda items, first_prompt: list(items)\n"
+)
 MAIN = "from judges.cli.main import main; sys.exit(main(sys.argv[1:]))\n"
 ORDERS = {"file order (before)": KEEP_LOG + FILE_ORDER + MAIN, "prefix order (after)": KEEP_LOG + MAIN}
 READ = re.compile(r"prompt eval time =\s+([\d.]+) ms /\s+(\d+) tokens")

@@ -96,6 +96,13 @@ def test_runs_without_shared_tests_or_outcomes_are_refused(tmp_path):
     other = Run("unit_tests", {}, [], {}, folder=tmp_path)
     with pytest.raises(InputError, match="share no completed test"):
         drift(baseline, other)
+    # a meta-eval baseline (train by default) against validate's run (test by default) says which split to give
+    trained = Run("unit_tests", {"split": "train"}, baseline.records, {}, folder=tmp_path)
+    tested = Run("unit_tests", {"split": "test"}, [], {}, folder=tmp_path)
+    with pytest.raises(
+        InputError, match=r"share no completed test \(the baseline ran train, this run test: give --split train\)"
+    ):
+        drift(trained, tested)
 
 
 def judgelab(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:

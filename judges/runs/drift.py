@@ -58,7 +58,11 @@ def drift(before: Run, after: Run) -> Drift:
     pairs = Pairs.of(outcome_values(before), outcome_values(after))  # in the baseline's order
     means, p_value = pairs.means(), pairs.mcnemar_p()
     if means is None or p_value is None:
-        raise InputError("the two runs share no completed test", path=str(after.folder))
+        sets = (before.split, after.split)
+        where = (
+            f" (the baseline ran {sets[0]}, this run {sets[1]}: give --split {sets[0]})" if sets[0] != sets[1] else ""
+        )
+        raise InputError(f"the two runs share no completed test{where}", path=str(after.folder))
     before_rate, after_rate = means
     mean = after_rate - before_rate
     diff = pairs.difference()

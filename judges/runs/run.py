@@ -93,6 +93,11 @@ class Run:
         prompts = self.config.get("prompts", {}).get("name") if isinstance(self.config.get("prompts"), dict) else None
         return f"{judge} / {prompts}" if prompts else str(judge)
 
+    @property
+    def split(self) -> str:
+        """The split the run graded (a suite's train or test), else its data file's stem."""
+        return str(self.config.get("split") or Path(str(self.config.get("data", "?"))).stem)
+
     def to_json(self) -> dict[str, Any]:
         return {
             "format": FORMAT,

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-from pathlib import Path
 
 from judges.errors import InputError
 from judges.pages.markdown import pct, table
@@ -21,10 +20,6 @@ def variant(run: Run) -> str:
     prompts = run.config.get("prompts") or {}
     digest = hashlib.sha256(json.dumps(prompts.get("sha256", {}), sort_keys=True).encode()).hexdigest()[:8]
     return f"{run.config.get('judge')} / {prompts.get('name', '-')} #{digest}"
-
-
-def split_of(run: Run) -> str:
-    return str(run.config.get("split") or Path(str(run.config.get("data", "?"))).stem)
 
 
 def _name(run: Run) -> str:
@@ -105,7 +100,7 @@ def comparison_markdown(runs: list[Run], listed: int | None = LISTED) -> str:
                     "run": _name(r),
                     "judge / prompts": variant(r),
                     "kind": r.kind,
-                    "split": split_of(r),
+                    "split": r.split,
                     "n": r.summary.n_items,
                     **run_figures(r),
                 }
@@ -117,7 +112,7 @@ def comparison_markdown(runs: list[Run], listed: int | None = LISTED) -> str:
     for run in runs:
         total = run.summary.total_pass_rate
         if kind_of(run.kind).outcomes and total is not None:
-            by_variant.setdefault(variant(run), {})[split_of(run)] = total
+            by_variant.setdefault(variant(run), {})[run.split] = total
     gaps = {v: s for v, s in by_variant.items() if "train" in s and "test" in s}
     if gaps:
         lines += [
@@ -138,7 +133,7 @@ def comparison_markdown(runs: list[Run], listed: int | None = LISTED) -> str:
         ]
     for index, before in enumerate(runs):
         for after in runs[index + 1 :]:
-            if split_of(before) != split_of(after) or before.kind != after.kind:
+            if before.split != after.split or before.kind != after.kind:
                 continue
             changed = changes(before, after)
             outcomes = kind_of(before.kind).outcomes

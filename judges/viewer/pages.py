@@ -16,7 +16,7 @@ from judges.runs.call_totals import call_totals
 from judges.runs.kinds import Kind, kind_of
 from judges.runs.paired_runs import as_dict, paired_metrics
 from judges.runs.run import Run
-from judges.runs.run_compare import changes, run_figures, split_of, variant
+from judges.runs.run_compare import changes, run_figures, variant
 from judges.tuning.manifest import manifest_rows, read_manifest
 from judges.viewer.catalog import calibrations, catalog, inside, run_entry
 from judges.viewer.item_pages import ItemPage, read_page
@@ -118,7 +118,7 @@ def compare_page(root: Path, relatives: list[str]) -> str:
         raise InputError("tick two or more runs to compare")
     runs = [Run.load(_folder(root, r, "run.json")) for r in relatives]
     rows = [
-        {"run": rel, "judge / prompts": variant(r), "kind": r.kind, "split": split_of(r), **run_figures(r)}
+        {"run": rel, "judge / prompts": variant(r), "kind": r.kind, "split": r.split, **run_figures(r)}
         for rel, r in zip(relatives, runs)
     ]
     pairs = []
@@ -126,7 +126,7 @@ def compare_page(root: Path, relatives: list[str]) -> str:
         for j in range(i + 1, len(runs)):
             after = runs[j]
             pair: dict[str, Any] = {"before": relatives[i], "after": relatives[j], "skipped": "", "flips": []}
-            if before.kind != after.kind or split_of(before) != split_of(after):
+            if before.kind != after.kind or before.split != after.split:
                 pair.update(title="not comparable", skipped="different kinds of run or different splits")
             else:
                 pair["flips"] = changes(before, after)
