@@ -224,7 +224,8 @@ def read_part(data: Mapping[str, Any]) -> SummaryPart | None:
 @dataclass(frozen=True)
 class Summary:
     """What a report shows, computed from the records alone. Every run: per metric, the verdict counts and usage;
-    unit-test runs also the total (mean of the metrics' pass rates), counts of tests, per test type, stability."""
+    a run whose items pass or fail (a kind with the `outcomes` trait) also the total (mean of the metrics' pass
+    rates), counts of items, per item type, stability over draws; any other kind's own figures are its `part`."""
 
     n_items: int = 0
     metrics: dict[str, MetricSummary] = field(default_factory=dict)
