@@ -12,7 +12,7 @@ from typing import Any, Unpack
 from judges.calls.model_spec import DEFAULT_JUDGE
 from judges.config.judge import JudgeConfig, JudgeSettings, judge_config
 from judges.errors import ConfigError, InputError
-from judges.files.shipped import bundled_dir
+from judges.files.shipped import SHIPPED_TESTS, bundled_dir
 from judges.grading.grade_task import GradeTask
 from judges.judging.factory import JudgeSession
 from judges.judging.prompts import check_renders, load_prompt_set
@@ -35,7 +35,7 @@ def load_tests(source: str | Path | None = None, split: str | None = None, limit
     if limit is not None and limit < 1:
         raise ConfigError("--limit must be at least 1")
     if source is None:
-        source, split = bundled_dir("unit_tests"), split or "train"
+        source, split = bundled_dir(SHIPPED_TESTS), split or "train"
     return load_unit_tests(source, split)[:limit]
 
 

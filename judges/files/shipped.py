@@ -5,6 +5,9 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+SHIPPED_TESTS = "unit_tests"  # the folder of the shipped unit-test suite
+SHIPPED_PROMPTS = "prompts"  # the folder of the shipped prompt sets
+
 
 def bundled_dir(name: str) -> Path:
     """`prompts` or `unit_tests`: $JUDGELAB_DATA/<name>, the checkout's folder, else the wheel's copy."""

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from judges.errors import PromptError
-from judges.files.shipped import bundled_dir
+from judges.files.shipped import SHIPPED_PROMPTS, bundled_dir
 from judges.judging.replies import REPLY_FORMATS
 from judges.types import GROUSE_METRICS, Sample
 
@@ -155,7 +155,7 @@ def resolve_prompt_folder(spec: str) -> Path:
     path = Path(spec)
     if path.is_dir():
         return path
-    shipped = bundled_dir("prompts") / spec
+    shipped = bundled_dir(SHIPPED_PROMPTS) / spec
     if "/" not in spec and shipped.is_dir():
         return shipped
     raise PromptError(
@@ -164,7 +164,7 @@ def resolve_prompt_folder(spec: str) -> Path:
 
 
 def shipped_prompt_sets() -> list[str]:
-    root = bundled_dir("prompts")
+    root = bundled_dir(SHIPPED_PROMPTS)
     if not root.is_dir():
         return []
     # a set is a folder holding the four GroUSE templates (prompts/rag/ holds the metric suite's steps)

@@ -6,12 +6,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from judges.errors import PromptError
-from judges.files.shipped import bundled_dir
+from judges.files.shipped import SHIPPED_PROMPTS, bundled_dir
 from judges.judging.prompts import TEMPLATE_SUFFIX, PromptTemplate
 
 
 def shipped_rag_folder() -> Path:
-    return bundled_dir("prompts") / "rag"
+    return bundled_dir(SHIPPED_PROMPTS) / "rag"
 
 
 @dataclass

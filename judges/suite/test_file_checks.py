@@ -7,7 +7,7 @@ from collections import defaultdict
 from pathlib import Path
 
 from judges.errors import InputError
-from judges.files.shipped import bundled_dir
+from judges.files.shipped import SHIPPED_TESTS, bundled_dir
 from judges.suite.loading import load_unit_tests
 from judges.suite.test_types import BY_NAME, ENDS_WITH_CITATION, MULTI_CITATION
 from judges.types import ABSTENTION_SENTENCE, GROUSE_METRICS, UnitTest
@@ -88,7 +88,7 @@ def check_splits(train: list[UnitTest], test: list[UnitTest]) -> list[str]:
 def is_shipped_suite(path: str | Path) -> bool:
     """Whether `path` is the shipped unit_tests/ folder or one of its files (its house rules always apply)."""
 
-    shipped = bundled_dir("unit_tests").resolve()
+    shipped = bundled_dir(SHIPPED_TESTS).resolve()
     resolved = Path(path).resolve()
     return resolved == shipped or (resolved.parent == shipped and resolved.suffix == ".jsonl")
 

@@ -11,7 +11,7 @@ from typing import Any
 from judges.api import load_tests
 from judges.config.judge import JudgeConfig
 from judges.errors import BudgetExhausted, ConfigError, InputError
-from judges.files.shipped import bundled_dir
+from judges.files.shipped import SHIPPED_TESTS, bundled_dir
 from judges.judging.prompts import load_prompt_set
 from judges.runs.run import Run
 from judges.tuning.runner import BudgetStop, CandidateRunner, Ledger, check_base, write_prompt_folder
@@ -60,7 +60,7 @@ class TuneOutcome:
 def split_folder(tests: Path | None) -> Path:
     """The unit-test folder holding both splits (default: the shipped suite)."""
 
-    folder = Path(tests) if tests is not None else bundled_dir("unit_tests")
+    folder = Path(tests) if tests is not None else bundled_dir(SHIPPED_TESTS)
     if not folder.is_dir() or not (folder / "train.jsonl").is_file() or not (folder / "test.jsonl").is_file():
         raise InputError("tune needs a folder holding train.jsonl and test.jsonl", path=str(folder))
     return folder
