@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
 from typing import Annotated, Any, Literal, TypeVar
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, ValidationError, ValidationInfo, field_validator
 
-from judges.config.fields import Cli
+from judges.config.fields import Cli, Range, in_range
 from judges.errors import ConfigError
 from judges.files.toml_config import number_pair
 from judges.labels.label_sets import open_labels
@@ -96,7 +95,7 @@ class LabelReading(BaseModel):
         )
 
 
-RANGES: dict[str, tuple[Callable[[float], bool], str]] = {  # a number field: its check, what a bad value hears
+RANGES: dict[str, Range] = {  # a number field: its check, what a bad value hears
     "resamples": (lambda v: v >= 100, "must be at least 100"),
     "folds": (lambda v: v >= 2, "must be at least 2"),
     "calibration_fraction": (lambda v: 0 < v < 1, "must be a fraction strictly between 0 and 1, e.g. 0.3"),
@@ -142,9 +141,7 @@ class LabelMeasuring(LabelReading):
     @field_validator(*RANGES)
     @classmethod
     def _in_range(cls, value: float | None, info: ValidationInfo) -> float | None:
-        if value is not None and not RANGES[str(info.field_name)][0](value):
-            raise ValueError(RANGES[str(info.field_name)][1])
-        return value
+        return in_range(RANGES, info.field_name, value)
 
 
 class AgreementSettings(LabelMeasuring):

@@ -21,7 +21,18 @@ class Cli:
     parse: Callable[[str], Any] | None = None  # the flag's text to the field's value, e.g. "1,5" -> (1.0, 5.0)
 
 
-RANGES: dict[str, tuple[Callable[[float], bool], str]] = {  # a number field: its check, and what a bad value hears
+Range = tuple[Callable[[float], bool], str]  # a number field's check, and what a bad value hears
+
+
+def in_range(ranges: dict[str, Range], field: str | None, value: float | None) -> float | None:
+    """`value` when it passes its field's check in `ranges` (None, where a field allows it, is no limit); else the
+    ValueError a settings model turns into one line naming the field."""
+    if value is not None and not ranges[str(field)][0](value):
+        raise ValueError(ranges[str(field)][1])
+    return value
+
+
+RANGES: dict[str, Range] = {  # a number field: its check, and what a bad value hears
     "concurrency": (lambda v: v >= 1, "must be at least 1"),
     "max_attempts": (lambda v: v >= 1, "must be at least 1"),
     "ray_workers": (lambda v: v >= 1, "must be at least 1"),

@@ -16,7 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validat
 from typing_extensions import TypedDict
 
 from judges.calls.model_spec import DEFAULT_JUDGE, IMAGE_MAX_SIDE, JudgeModel, default_prompt_set, judge_params
-from judges.config.fields import RANGES, Cli
+from judges.config.fields import RANGES, Cli, in_range
 from judges.errors import ConfigError
 from judges.plugins import names
 from judges.secrets import credential_paths, scrub_text, split_credentials
@@ -155,9 +155,7 @@ class JudgeConfig(BaseModel):
     @classmethod
     def _in_range(cls, value: float | None, info: ValidationInfo) -> float | None:
         """Each number within its range (`RANGES`); None, where a field allows it, is no limit."""
-        if value is not None and not RANGES[str(info.field_name)][0](value):
-            raise ValueError(RANGES[str(info.field_name)][1])
-        return value
+        return in_range(RANGES, info.field_name, value)
 
     @field_validator("executor", "client")
     @classmethod
