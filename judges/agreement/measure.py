@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass
 from typing import Any
 
@@ -62,6 +62,7 @@ def measure(
     resamples: int = DEFAULT_RESAMPLES,
     seed: int = DEFAULT_SEED,
     confidence: float = 0.95,
+    intervals: Collection[str] | None = None,
 ) -> MetricAgreement:
     """Agreement for one metric's labels (all items share the metric, label type and scale).
 
@@ -74,6 +75,10 @@ def measure(
     and alpha is `threshold` when given, else fitted by Youden's J (`calibration`): on separate items, on a
     seeded fraction (the figures then rest on the other items), or by k-fold cross-fitting (the default).
     AUROC needs no cut. A 0/1 judge keeps its grades (the plain 0.5 cut).
+
+    `intervals` (a leaderboard's row shows one figure's interval) names the plain statistics whose bootstrap
+    interval is wanted; the others then get their value only, and the judge's errors and the corrected estimate
+    (intervals throughout) are left out. None: everything.
     """
     metric, label_type, scale = _one_metric(labels)
     matched = _match(labels, predictions, metric, scale, higher_is_better)
@@ -92,7 +97,7 @@ def measure(
     answer = _Answer(policy, chosen.fitted, higher_is_better, unmatched, matched.turn, cuts is not None)
     # only arrays go on to the bootstrap: the per-item Python objects (hundreds of MB at a million items) go now
     del matched, scored
-    measured = _Measured(labels, predictions, (metric, label_type, scale), rows, judge_scale, notes)
+    measured = _Measured(labels, predictions, (metric, label_type, scale), rows, judge_scale, notes, intervals)
     bootstrap: dict[str, Any] = {"resamples": resamples, "seed": seed, "confidence": confidence}
     return _agreement(measured, answer, bootstrap)
 
@@ -119,6 +124,7 @@ class _Measured:
     rows: _Rows
     judge_scale: JudgeScale
     notes: list[str]
+    intervals: Collection[str] | None  # None: every figure's interval, the errors and the estimate
 
 
 def _agreement(measured: _Measured, answer: _Answer, bootstrap: dict[str, Any]) -> MetricAgreement:
@@ -132,7 +138,7 @@ def _agreement(measured: _Measured, answer: _Answer, bootstrap: dict[str, Any]) 
     )
     metric, label_type, scale = measured.kind
     stats = choose_statistics(label_type, scale, judge_scale)
-    judge_figures = figures(stats, rows.h, rows.views, rows.groups, **bootstrap)
+    judge_figures = figures(stats, rows.h, rows.views, rows.groups, **bootstrap, intervals=measured.intervals)
     has_cut = answer.has_cuts or judge_scale.binary or judge_scale.threshold is not None
     row_item = rows.groups.row_item
     systems = measure_systems(
@@ -141,9 +147,10 @@ def _agreement(measured: _Measured, answer: _Answer, bootstrap: dict[str, Any]) 
     per_group = measure_groups(
         labels, rows.item_ids, rows.h, rows.views["value"], row_item, label_type, notes, **bootstrap
     )
-    estimate = measure_estimate(labels, predictions, answer.turn, judge_scale, **bootstrap)
-    errors = _judge_errors(rows, judge_scale, label_type, scale, bootstrap)
-    ceiling, ceiling_errors = _ceiling(rows, errors is not None, label_type, scale, bootstrap)
+    everything = measured.intervals is None
+    estimate = measure_estimate(labels, predictions, answer.turn, judge_scale, **bootstrap) if everything else None
+    errors = _judge_errors(rows, judge_scale, label_type, scale, bootstrap) if everything else None
+    ceiling, ceiling_errors = _ceiling(rows, errors is not None, label_type, scale, bootstrap, measured.intervals)
     return MetricAgreement(
         metric=metric,
         label_type=label_type,
@@ -269,7 +276,12 @@ def _judge_errors(
 
 
 def _ceiling(
-    rows: _Rows, with_errors: bool, label_type: LabelType, scale: tuple[float, float], bootstrap: dict[str, Any]
+    rows: _Rows,
+    with_errors: bool,
+    label_type: LabelType,
+    scale: tuple[float, float],
+    bootstrap: dict[str, Any],
+    intervals: Collection[str] | None,
 ) -> tuple[list[Figure], JudgeErrors | None]:
     """The ceiling stage: the human-human figures on annotator pairs, and their errors when the judge has some."""
     if not rows.pair_groups:
@@ -277,7 +289,8 @@ def _ceiling(
     human_scale = JudgeScale(on_label_scale=True, binary=label_type is LabelType.BINARY, threshold=None)
     a, b = rows.pair_a, rows.pair_b
     stats = choose_statistics(label_type, scale, human_scale)
-    ceiling = figures(stats, a, {"value": b, "scaled": b, "binary": b}, rows.pair_groups, **bootstrap)
+    same = {"value": b, "scaled": b, "binary": b}
+    ceiling = figures(stats, a, same, rows.pair_groups, **bootstrap, intervals=intervals)
     ceiling_errors = None
     if with_errors:
         ceiling_errors = judge_errors(label_type, scale, a, b, rows.pair_groups, **bootstrap)

@@ -114,9 +114,10 @@ def labelled_entry(
         higher_is_better=higher_is_better,
         calibration=calibration_of(evaluation),
         resamples=evaluation.resamples,
+        intervals=(),  # only the ranked figure's interval is shown: it is measured below, once that one is known
     )
     statistic, plain = headline(agreement, evaluation, threshold is not None)
-    figure = _figure(agreement, statistic)
+    figure = _figure(agreement, statistic, interval=True)
     plain_figure = _figure(agreement, plain) if plain else None
     ceiling = next((f for f in agreement.ceiling if f.statistic == statistic), None)
     why = figure.note if figure else f"{statistic} is not measured on {label_type.value} labels for this judge"
@@ -137,9 +138,10 @@ def labelled_entry(
     return noted([entry], "; ".join(n for n in (_missing_note(agreement), note) if n) or None)[0]
 
 
-def _figure(agreement: MetricAgreement, statistic: str) -> Any:
-    """A judge figure by name (plain or system-aware), or None where it was not measured."""
+def _figure(agreement: MetricAgreement, statistic: str, *, interval: bool = False) -> Any:
+    """A judge figure by name (plain or system-aware; with its interval when `interval`), or None where it was not
+    measured."""
     try:
-        return agreement.figure(statistic)
+        return agreement.with_interval(statistic) if interval else agreement.figure(statistic)
     except KeyError:
         return None
