@@ -21,21 +21,89 @@ def plain_columns(
 ) -> tuple[list[str], np.ndarray] | None:
     """The ids (as strings) and scores of a JSONL file whose lines hold only `id_field` and
     `score_field`, every id distinct and string or integer, every score a finite number within `bounds`;
-    None for anything else (the row-by-row reader then reads it and names the line of any problem). One pass of
-    the standard library's parser, line by line (pyarrow's JSON reader crashed the process on fuzzed input)."""
+    None for anything else (the row-by-row reader then reads it and names the line of any problem). Lines written
+    the usual way are read by one regular expression over the file, others by the standard library's parser line
+    by line (pyarrow's JSON reader crashed the process on fuzzed input)."""
     import numpy as np  # defers numpy
 
     data = path.read_bytes()
     if not data or b"\\u" in data or data.startswith(b"\xef\xbb\xbf"):
         return None  # escapes (a lone surrogate) and a byte-order mark: the row reader's checks
+    limit = max_record_bytes()
+    if len(data) > limit and max(map(len, data.split(b"\n"))) > limit:
+        return None
+    found = _regular_lines(data, id_field, score_field)
+    if found is None:
+        found = _parsed_lines(data, id_field, score_field)
+    if found is None:
+        return None
+    names, scores = found
+    values = np.asarray(scores, dtype=float)
+    if not names or len(set(names)) != len(names) or not np.isfinite(values).all():
+        return None
+    if bounds is not None and (values.min() < bounds[0] or values.max() > bounds[1]):
+        return None
+    return names, values
+
+
+_SPACE = rb"[ \t\r]*"
+_TEXT = rb'"([^"\\\x00-\x1f]*)"'  # a JSON string without escapes nor control characters
+_NUMBER = rb"(-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?)"  # a JSON number
+
+
+def _regular_lines(data: bytes, id_field: str, score_field: str) -> tuple[list[str], list[float]] | None:
+    """Every non-blank line `{"<id_field>": "<id>", "<score_field>": <number>}` (JSON spaces allowed), read by one
+    regular expression over the file, as the standard library's parser reads it; None when any line is written
+    otherwise (an integer id, other keys or order, escapes), for the line-by-line parser."""
+    import re  # defers re
+
+    def key(name: str) -> bytes:
+        return b'"' + re.escape(name.encode()) + b'"'
+
+    line = (
+        rb"^"
+        + _SPACE
+        + rb"\{"
+        + _SPACE
+        + key(id_field)
+        + _SPACE
+        + rb":"
+        + _SPACE
+        + _TEXT
+        + _SPACE
+        + rb","
+        + _SPACE
+        + key(score_field)
+        + _SPACE
+        + rb":"
+        + _SPACE
+        + _NUMBER
+        + _SPACE
+        + rb"\}"
+        + _SPACE
+        + rb"$"
+    )
+    found = re.findall(line, data, flags=re.MULTILINE)
+    blank = len(re.findall(rb"^" + _SPACE + rb"$", data, flags=re.MULTILINE))
+    if len(found) + blank != data.count(b"\n") + 1:
+        return None  # a line the expression does not read
+    try:
+        names = [sys.intern(name.decode()) for name, _ in found]  # one string per id across files
+    except UnicodeDecodeError:
+        return None
+    # float() reads a JSON number as json's parser does, but for an integer -0, which json reads as the integer 0
+    scores = [0.0 if number == b"-0" else float(number) for _, number in found]
+    return names, scores
+
+
+def _parsed_lines(data: bytes, id_field: str, score_field: str) -> tuple[list[str], list[float]] | None:
+    """Each non-blank line parsed as JSON: an object of exactly `id_field` (a string or integer) and `score_field`
+    (a number); None at the first line that is not."""
     names: list[str] = []
     scores: list[float] = []
-    limit = max_record_bytes()
     for line in data.split(b"\n"):
         if not line.strip():
             continue
-        if len(line) > limit:
-            return None
         try:
             row = json.loads(line)
             item, score = row[id_field], row[score_field]
@@ -47,12 +115,7 @@ def plain_columns(
             scores.append(float(score))
         except (ValueError, TypeError, KeyError, OverflowError, RecursionError):  # not one plain object: row by row
             return None
-    values = np.asarray(scores, dtype=float)
-    if not names or len(set(names)) != len(names) or not np.isfinite(values).all():
-        return None
-    if bounds is not None and (values.min() < bounds[0] or values.max() > bounds[1]):
-        return None
-    return names, values
+    return names, scores
 
 
 class ColumnOutcomes(Mapping[tuple[str, str | None], Any]):
