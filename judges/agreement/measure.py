@@ -182,7 +182,7 @@ def _match(
 ) -> Matched:
     """The labelled items with the judge's outcome of each, turned to higher is better; at least one graded."""
     ids, annotations = grouped(labels)
-    outcomes, turn = orient([predictions.get(i, metric) for i in ids], scale, higher_is_better)
+    outcomes, turn = orient(predictions.outcomes(ids, metric), scale, higher_is_better)
     if not any(o is not None and o.score is not None for o in outcomes):
         raise InputError(
             f"no graded judge outcome for any {metric} item of {labels.name} "

@@ -1,11 +1,11 @@
 """A lean read of a plain predictions JSONL file (an id and a score per line) into columns, or None to read it row
-by row."""
+by row; outcomes of one metric held so that a list of them is read without a key per item."""
 
 from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -118,7 +118,47 @@ def _parsed_lines(data: bytes, id_field: str, score_field: str) -> tuple[list[st
     return names, scores
 
 
-class ColumnOutcomes(Mapping[tuple[str, str | None], Any]):
+class OneMetric(Mapping[tuple[str, str | None], Any]):
+    """Outcomes of one metric keyed (id, None); `outcomes` reads the outcome of each of many ids at once."""
+
+    def outcomes(self, ids: Sequence[str]) -> list[Any]:
+        """The outcome of each id (None where there is none), in order."""
+        raise NotImplementedError
+
+    def item_ids(self) -> set[str]:
+        return {item for item, _ in self}
+
+
+class ItemOutcomes(OneMetric):
+    """Outcomes by item id (a leaderboard's outcome per labelled item), keyed (id, None) without a copy."""
+
+    def __init__(self, by_id: Mapping[str, Any]) -> None:
+        self._by_id = by_id
+
+    def __getitem__(self, key: tuple[str, str | None]) -> Any:
+        item, metric = key
+        if metric is not None:
+            raise KeyError(key)
+        return self._by_id[item]
+
+    def get(self, key: tuple[str, str | None], default: Any = None) -> Any:
+        item, metric = key
+        return self._by_id.get(item, default) if metric is None else default
+
+    def __iter__(self) -> Iterator[tuple[str, str | None]]:
+        return ((item, None) for item in self._by_id)
+
+    def __len__(self) -> int:
+        return len(self._by_id)
+
+    def outcomes(self, ids: Sequence[str]) -> list[Any]:
+        return list(map(self._by_id.get, ids))
+
+    def item_ids(self) -> set[str]:
+        return set(self._by_id)
+
+
+class ColumnOutcomes(OneMetric):
     """Grades keyed (id, None) held as columns (ids, scores); each outcome made (by `make`, the Prediction class)
     when it is read."""
 
@@ -143,3 +183,11 @@ class ColumnOutcomes(Mapping[tuple[str, str | None], Any]):
 
     def __len__(self) -> int:
         return len(self._row)
+
+    def outcomes(self, ids: Sequence[str]) -> list[Any]:
+        values, make, grade = self._values.tolist(), self._make, VerdictState.GRADE
+        rows = map(self._row.get, ids)
+        return [None if row is None else make(item, grade, values[row]) for item, row in zip(ids, rows)]
+
+    def item_ids(self) -> set[str]:
+        return set(self._row)

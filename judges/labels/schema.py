@@ -85,6 +85,9 @@ class LabelledItem:
         return out
 
 
+Annotation = tuple[tuple[str, float], ...]  # an item's (annotator, label) pairs
+
+
 @dataclass(frozen=True)
 class LabelledSet:
     """Labelled items from one source, possibly several metrics and annotators."""
@@ -103,6 +106,17 @@ class LabelledSet:
 
     def annotators(self) -> list[str]:
         return sorted({item.annotator for item in self.items})
+
+    @functools.cached_property
+    def by_item(self) -> tuple[list[str], list[Annotation]]:
+        """Item ids in first-seen order and each item's (annotator, label) pairs, gathered once per set (a board
+        measures every judge on the same set); items labelled alike by one annotator share one tuple of pairs."""
+        order: dict[str, list[tuple[str, float]]] = {}
+        for item in self.items:
+            order.setdefault(item.id, []).append((item.annotator, item.label))
+        shared: dict[tuple[tuple[str, float], ...], Annotation] = {}
+        pairs = [shared.setdefault(key, key) if len(key) == 1 else key for key in map(tuple, order.values())]
+        return list(order), pairs
 
 
 def _plain(value: float) -> float | int:

@@ -7,6 +7,7 @@ from typing import Any
 from judges.agreement.measure import measure
 from judges.agreement.policy import Policy
 from judges.agreement.predictions import Prediction, Predictions
+from judges.agreement.predictions_columns import ItemOutcomes
 from judges.agreement.result import MetricAgreement
 from judges.agreement.threshold import Calibration
 from judges.labels.label_sets import open_labels
@@ -108,7 +109,7 @@ def labelled_entry(
         )[0]
     agreement = measure(
         labels,
-        Predictions({(i, None): p for i, p in scores.items()}, base["candidate"]),
+        Predictions(ItemOutcomes(scores), base["candidate"]),
         policy=Policy(evaluation.policy),
         threshold=threshold if label_type is LabelType.BINARY else None,
         higher_is_better=higher_is_better,

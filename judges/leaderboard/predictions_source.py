@@ -73,7 +73,7 @@ def candidate_predictions(candidate: Candidate, labelled_metric: str) -> Predict
 
 def item_outcomes(predictions: Predictions, metric: str, ids: list[str]) -> dict[str, Prediction]:
     """The outcome of each labelled item the predictions cover (an item they lack is left out: missing)."""
-    return {i: p for i in ids if (p := predictions.get(i, metric)) is not None}
+    return {i: p for i, p in zip(ids, predictions.outcomes(ids, metric)) if p is not None}
 
 
 def measured_costs(candidate: Candidate, labelled_metric: str, ids: set[str]) -> dict[str, Any]:
