@@ -42,6 +42,37 @@ def _votes(member: Candidate, scores: dict[str, Prediction], label_type: LabelTy
     return {i: p if p.score is None else Prediction(i, p.state, vote(p.score), p.message) for i, p in scores.items()}
 
 
+def _vote_matrix(
+    members: list[Candidate], scored: list[dict[str, Prediction]], ids: list[str], first: Any
+) -> np.ndarray | None:
+    """(members, items) of 0/1 votes, as `_votes` gives them, when the labels are binary and every member graded
+    exactly the labelled items with a cut (a big board's usual jury), in arrays; None otherwise (item by item)."""
+    if first.label_type is not LabelType.BINARY:
+        return None
+    rows = []
+    for member, scores in zip(members, scored):
+        outcomes = list(map(scores.get, ids))
+        if len(scores) != len(ids) or any(p is None or p.state is not VerdictState.GRADE for p in outcomes):
+            return None
+        values = np.array([p.score for p in outcomes], dtype=float)
+        if np.isin(values, (0.0, 1.0)).all():
+            cut = 0.5
+        elif member.threshold is not None:
+            cut = member.threshold
+        else:
+            return None
+        rows.append(values >= cut if member.higher_is_better else values <= cut)
+    return np.array(rows, dtype=float)
+
+
+def _majority(votes: np.ndarray, ids: list[str]) -> dict[str, Prediction]:
+    """`combine`'s majority of 0/1 votes on every item: the value most members give, the first member's on a tie."""
+    ones = votes.sum(axis=0)
+    zeros = votes.shape[0] - ones
+    chosen = np.where(ones > zeros, 1.0, np.where(ones < zeros, 0.0, votes[0]))
+    return {i: Prediction(i, VerdictState.GRADE, value) for i, value in zip(ids, chosen.tolist())}
+
+
 def _turned(member: Candidate, scores: dict[str, Prediction], scale: Any) -> dict[str, Prediction]:
     """A member's scores with a lower-is-better member turned around (as agreement turns it), for median and mean."""
     turned, _ = orient(list(scores.values()), scale, member.higher_is_better)
@@ -65,6 +96,9 @@ def jury_scores(
     if jury.rule == "majority":
         if first.label_type not in MAJORITY_LABELS:
             return f"majority combines votes on binary or ordinal labels; these are {first.label_type.value}: use median or mean"
+        ids = labels.by_item[0]
+        if (votes := _vote_matrix(members, scored, ids, first)) is not None:
+            return _majority(votes, ids)
         ready = [_votes(m, s, first.label_type, first.scale) for m, s in zip(members, scored)]
         problems = [r for r in ready if isinstance(r, str)]
         if problems:
@@ -100,12 +134,15 @@ def member_errors(
     from the label (items whose annotators disagree left out), on graded labels its signed error (score - label);
     the correlation of these over the jury's members, or why there is none."""
     first = labels.items[0]
-    human: dict[str, list[float]] = {}
-    for item in labels.items:
-        human.setdefault(item.id, []).append(item.label)
-    truth = {i: sum(values) / len(values) for i, values in human.items()}
+    ids, annotations = labels.by_item
+    truth = {i: sum(label for _, label in pairs) / len(pairs) for i, pairs in zip(ids, annotations)}
     binary = first.label_type is LabelType.BINARY
     outcomes: list[Any]
+    if binary and (votes := _vote_matrix(members, scored, ids, first)) is not None:
+        decided = [truth[i] in (0.0, 1.0) for i in ids]
+        return error_correlation(
+            [{i: float(v != truth[i]) for i, v, d in zip(ids, row.tolist(), decided) if d} for row in votes]
+        )
     if binary:
         outcomes = [_votes(m, s, first.label_type, first.scale) for m, s in zip(members, scored)]
     else:
