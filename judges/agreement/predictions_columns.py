@@ -3,6 +3,7 @@ by row; outcomes of one metric held so that a list of them is read without a key
 
 from __future__ import annotations
 
+import functools
 import json
 import sys
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -160,11 +161,15 @@ class ItemOutcomes(OneMetric):
 
 class ColumnOutcomes(OneMetric):
     """Grades keyed (id, None) held as columns (ids, scores); each outcome made (by `make`, the Prediction class)
-    when it is read."""
+    when it is read. The id -> row index is built when first needed (a board reads every file before it scores
+    any, and reads outcomes in the labels' order, often the file's own: then no index at all)."""
 
     def __init__(self, names: list[str], values: np.ndarray, make: Callable[..., Any]) -> None:
-        self._row = {name: n for n, name in enumerate(names)}
-        self._values, self._make = values, make
+        self._names, self._values, self._make = names, values, make
+
+    @functools.cached_property
+    def _row(self) -> dict[str, int]:
+        return {name: n for n, name in enumerate(self._names)}
 
     def __getitem__(self, key: tuple[str, str | None]) -> Any:
         item, metric = key
@@ -179,15 +184,17 @@ class ColumnOutcomes(OneMetric):
         return default if row is None else self._make(item, VerdictState.GRADE, float(self._values[row]))
 
     def __iter__(self) -> Iterator[tuple[str, str | None]]:
-        return ((name, None) for name in self._row)
+        return ((name, None) for name in self._names)
 
     def __len__(self) -> int:
-        return len(self._row)
+        return len(self._names)
 
     def outcomes(self, ids: Sequence[str]) -> list[Any]:
         values, make, grade = self._values.tolist(), self._make, VerdictState.GRADE
+        if len(ids) == len(self._names) and all(map(str.__eq__, ids, self._names)):  # the file's own order
+            return [make(item, grade, value) for item, value in zip(ids, values)]
         rows = map(self._row.get, ids)
         return [None if row is None else make(item, grade, values[row]) for item, row in zip(ids, rows)]
 
     def item_ids(self) -> set[str]:
-        return set(self._row)
+        return set(self._names)
