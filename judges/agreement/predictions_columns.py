@@ -33,9 +33,9 @@ def plain_columns(
     limit = max_record_bytes()
     if len(data) > limit and max(map(len, data.split(b"\n"))) > limit:
         return None
-    found = _regular_lines(data, id_field, score_field)
+    found = regular_lines(data, id_field, score_field)
     if found is None:
-        found = _parsed_lines(data, id_field, score_field)
+        found = parsed_lines(data, id_field, score_field)
     if found is None:
         return None
     names, scores = found
@@ -52,7 +52,7 @@ _TEXT = rb'"([^"\\\x00-\x1f]*)"'  # a JSON string without escapes nor control ch
 _NUMBER = rb"(-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?)"  # a JSON number
 
 
-def _regular_lines(data: bytes, id_field: str, score_field: str) -> tuple[list[str], list[float]] | None:
+def regular_lines(data: bytes, id_field: str, score_field: str) -> tuple[list[str], list[float]] | None:
     """Every non-blank line `{"<id_field>": "<id>", "<score_field>": <number>}` (JSON spaces allowed), read by one
     regular expression over the file, as the standard library's parser reads it; None when any line is written
     otherwise (an integer id, other keys or order, escapes), for the line-by-line parser."""
@@ -97,7 +97,7 @@ def _regular_lines(data: bytes, id_field: str, score_field: str) -> tuple[list[s
     return names, scores
 
 
-def _parsed_lines(data: bytes, id_field: str, score_field: str) -> tuple[list[str], list[float]] | None:
+def parsed_lines(data: bytes, id_field: str, score_field: str) -> tuple[list[str], list[float]] | None:
     """Each non-blank line parsed as JSON: an object of exactly `id_field` (a string or integer) and `score_field`
     (a number); None at the first line that is not."""
     names: list[str] = []
