@@ -62,6 +62,13 @@ def orient(outcomes: list[Any], scale: tuple[float, float], higher_is_better: bo
     return [o if o is None or o.score is None else replace(o, score=turn(o.score)) for o in outcomes], turn
 
 
+def mean_labels(annotations: Sequence[Annotation]) -> np.ndarray:
+    """Each item's mean label (items of one label each: the label itself, without a sum per item)."""
+    if set(map(len, annotations)) == {1}:
+        return np.fromiter((ann[0][1] for ann in annotations), dtype=float, count=len(annotations))
+    return np.fromiter((sum(lab for _, lab in ann) / len(ann) for ann in annotations), float, len(annotations))
+
+
 def majority_labels(annotations: Sequence[Annotation]) -> np.ndarray:
     """One binary label per item: the majority of its annotators (a tie counts as 1)."""
     return np.array([float(sum(lab for _, lab in ann) >= 0.5 * len(ann)) for ann in annotations])

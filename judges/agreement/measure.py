@@ -12,7 +12,7 @@ from judges.agreement.bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED, Figure, 
 from judges.agreement.confusion import JudgeErrors, item_weights, judge_errors
 from judges.agreement.corrected_estimate import measure_estimate
 from judges.agreement.groups import measure_groups
-from judges.agreement.label_rows import ceiling_rows, grouped, minmax_scale, orient
+from judges.agreement.label_rows import ceiling_rows, grouped, mean_labels, minmax_scale, orient
 from judges.agreement.policy import OutcomeCounts, Policy, apply_policy
 from judges.agreement.predictions import Predictions
 from judges.agreement.result import MeasuredRows, MetricAgreement
@@ -218,12 +218,7 @@ def _score_items(
         judge_range = scale
     else:
         judge_range = (min(graded), max(graded))
-    width = scale[1] - scale[0]
-    positions = np.fromiter(
-        ((sum(lab for _, lab in ann) / len(ann) - scale[0]) / width for ann in annotations),
-        dtype=float,
-        count=len(annotations),
-    )
+    positions = (mean_labels(annotations) - scale[0]) / (scale[1] - scale[0])
     values, counts = apply_policy(matched.outcomes, positions, policy, judge_range)
     kept = np.flatnonzero(np.fromiter((v is not None for v in values), dtype=bool, count=len(values)))
     return _Scored(values, counts, kept, graded)
@@ -240,10 +235,13 @@ def _judge_rows(
 ) -> _Rows:
     """The arrays stage: one row per (item, annotator), item by item: arrays, not per-row Python objects."""
     ids, annotations, values, kept = matched.ids, matched.annotations, scored.values, scored.kept
-    sizes = np.fromiter((len(annotations[n]) for n in kept), dtype=np.int64, count=len(kept))
+    every = kept.size == len(annotations)  # no item left out: whole lists, not a lookup per kept item
+    taken = annotations if every else [annotations[n] for n in kept]
+    sizes = np.fromiter(map(len, taken), dtype=np.int64, count=len(taken))
     groups = ItemRows.repeated(sizes)
-    h = np.fromiter((lab for n in kept for _, lab in annotations[n]), dtype=float, count=int(sizes.sum()))
-    j = np.repeat(np.fromiter((values[n] for n in kept), dtype=float, count=len(kept)), sizes)
+    h = np.fromiter((lab for ann in taken for _, lab in ann), dtype=float, count=int(sizes.sum()))
+    kept_values = values if every else [values[n] for n in kept]
+    j = np.repeat(np.asarray(kept_values, dtype=float).reshape(-1), sizes)
     weights = item_weights(labels)
     row_weights = None if not weights else np.repeat([weights[ids[n]] for n in kept], sizes).astype(float)
     if cuts is not None:
@@ -256,8 +254,8 @@ def _judge_rows(
         "scaled": minmax_scale(j, scale) if label_type is LabelType.PREFERENCE and j.size else j,
         "binary": binary_view,
     }
-    item_ids = [ids[n] for n in kept]
-    n_items, n_labels = len(ids), sum(len(ann) for ann in annotations)
+    item_ids = list(ids) if every else [ids[n] for n in kept]
+    n_items, n_labels = len(ids), sum(map(len, annotations))
     return _Rows(h, views, groups, row_weights, item_ids, n_items, n_labels, scored.counts, a, b, pair_groups)
 
 

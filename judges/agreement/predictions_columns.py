@@ -6,7 +6,7 @@ from __future__ import annotations
 import functools
 import json
 import sys
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence, ValuesView
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -153,6 +153,8 @@ class ItemOutcomes(OneMetric):
         return len(self._by_id)
 
     def outcomes(self, ids: Sequence[str]) -> list[Any]:
+        if isinstance(self._by_id, ColumnItems):
+            return self._by_id.outcomes(ids)
         return list(map(self._by_id.get, ids))
 
     def item_ids(self) -> set[str]:
@@ -190,11 +192,66 @@ class ColumnOutcomes(OneMetric):
         return len(self._names)
 
     def outcomes(self, ids: Sequence[str]) -> list[Any]:
+        if (held := self.items_in(ids)) is not None:
+            return held.outcomes(ids)
         values, make, grade = self._values.tolist(), self._make, VerdictState.GRADE
-        if len(ids) == len(self._names) and all(map(str.__eq__, ids, self._names)):  # the file's own order
-            return [make(item, grade, value) for item, value in zip(ids, values)]
         rows = map(self._row.get, ids)
         return [None if row is None else make(item, grade, values[row]) for item, row in zip(ids, rows)]
 
     def item_ids(self) -> set[str]:
         return set(self._names)
+
+    def items_in(self, ids: Sequence[str]) -> ColumnItems | None:
+        """The grades by item id when `ids` are exactly the file's ids in its order (else None), still columns."""
+        if len(ids) == len(self._names) and all(map(str.__eq__, ids, self._names)):
+            return ColumnItems(list(ids), self._values, self._make)
+        return None
+
+
+class ColumnItems(Mapping[str, Any]):
+    """Grades by item id held as columns (the ids in order, their scores), each outcome made when read: a board
+    holds its jury members' outcomes so, not as a million objects each. Every outcome is a grade."""
+
+    def __init__(self, ids: list[str], values: np.ndarray, make: Callable[..., Any]) -> None:
+        self._ids, self._values, self._make = ids, values, make
+
+    @functools.cached_property
+    def _row(self) -> dict[str, int]:
+        return {item: n for n, item in enumerate(self._ids)}
+
+    def __getitem__(self, item: str) -> Any:
+        return self._make(item, VerdictState.GRADE, float(self._values[self._row[item]]))
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._ids)
+
+    def __len__(self) -> int:
+        return len(self._ids)
+
+    def values(self) -> ValuesView[Any]:
+        return _ColumnValues(self)
+
+    def made(self) -> Iterator[Any]:
+        """Every outcome in order, made from the columns (no id index)."""
+        make, grade = self._make, VerdictState.GRADE
+        return (make(item, grade, value) for item, value in zip(self._ids, self._values.tolist()))
+
+    def scores_in(self, ids: Sequence[str]) -> np.ndarray | None:
+        """The scores of `ids` when they are exactly the held ids in order (else None)."""
+        return self._values if ids == self._ids or list(ids) == self._ids else None
+
+    def outcomes(self, ids: Sequence[str]) -> list[Any]:
+        """The outcome of each id (None where there is none), in order."""
+        make, grade = self._make, VerdictState.GRADE
+        if (scores := self.scores_in(ids)) is not None:
+            return [make(item, grade, value) for item, value in zip(ids, scores.tolist())]
+        return [None if item not in self._row else self[item] for item in ids]
+
+
+class _ColumnValues(ValuesView[Any]):
+    """The outcomes of column-held grades, made in order from the columns."""
+
+    _mapping: ColumnItems
+
+    def __iter__(self) -> Iterator[Any]:
+        return self._mapping.made()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from judges.agreement.measure import measure
@@ -81,7 +82,7 @@ def _missing_note(agreement: MetricAgreement) -> str | None:
 
 def labelled_entry(
     base: dict[str, Any],
-    scores: dict[str, Prediction],
+    scores: Mapping[str, Prediction],
     labels: LabelledSet,
     evaluation: Evaluation,
     *,

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
 
 from judges.agreement.label_rows import minmax_scale, orient
 from judges.agreement.predictions import Prediction
+from judges.agreement.predictions_columns import ColumnItems
 from judges.labels.schema import LabelledSet, LabelType
 from judges.leaderboard.config_types import Candidate, Evaluation, Jury
 from judges.leaderboard.entries import Entry
@@ -17,11 +18,11 @@ from judges.leaderboard.jury_errors import ErrorCorrelation, error_correlation
 from judges.leaderboard.label_figures import HEADLINE, labelled_entry
 from judges.types import FailureKind, Verdict, VerdictState
 
-Scored = tuple[dict[str, Prediction], dict[str, Any]]  # a candidate's outcome per item, and what it took
+Scored = tuple[Mapping[str, Prediction], dict[str, Any]]  # a candidate's outcome per item, and what it took
 MAJORITY_LABELS = (LabelType.BINARY, LabelType.ORDINAL)  # votes need classes (ordinal levels count as classes)
 
 
-def _votes(member: Candidate, scores: dict[str, Prediction], label_type: LabelType, scale: Any) -> Any:
+def _votes(member: Candidate, scores: Mapping[str, Prediction], label_type: LabelType, scale: Any) -> Any:
     """A member's outcome per item as a majority vote (a 0/1 verdict, or a level of the scale), or why it has none."""
     graded = [p.score for p in scores.values() if p.score is not None]
     if label_type is LabelType.BINARY and all(v in (0.0, 1.0) for v in graded):
@@ -43,7 +44,7 @@ def _votes(member: Candidate, scores: dict[str, Prediction], label_type: LabelTy
 
 
 def _vote_matrix(
-    members: list[Candidate], scored: list[dict[str, Prediction]], ids: list[str], first: Any
+    members: list[Candidate], scored: Sequence[Mapping[str, Prediction]], ids: list[str], first: Any
 ) -> np.ndarray | None:
     """(members, items) of 0/1 votes, as `_votes` gives them, when the labels are binary and every member graded
     exactly the labelled items with a cut (a big board's usual jury), in arrays; None otherwise (item by item)."""
@@ -51,10 +52,9 @@ def _vote_matrix(
         return None
     rows = []
     for member, scores in zip(members, scored):
-        outcomes = list(map(scores.get, ids))
-        if len(scores) != len(ids) or any(p is None or p.state is not VerdictState.GRADE for p in outcomes):
+        values = scores.scores_in(ids) if isinstance(scores, ColumnItems) else _graded_scores(scores, ids)
+        if values is None:
             return None
-        values = np.array([p.score for p in outcomes], dtype=float)
         if np.isin(values, (0.0, 1.0)).all():
             cut = 0.5
         elif member.threshold is not None:
@@ -65,6 +65,14 @@ def _vote_matrix(
     return np.array(rows, dtype=float)
 
 
+def _graded_scores(scores: Mapping[str, Prediction], ids: list[str]) -> np.ndarray | None:
+    """The score of each id when the outcomes are exactly grades of `ids`, else None."""
+    outcomes = [scores.get(i) for i in ids]
+    if len(scores) != len(ids) or any(p is None or p.state is not VerdictState.GRADE for p in outcomes):
+        return None
+    return np.array([p.score for p in outcomes if p is not None], dtype=float)
+
+
 def _majority(votes: np.ndarray, ids: list[str]) -> dict[str, Prediction]:
     """`combine`'s majority of 0/1 votes on every item: the value most members give, the first member's on a tie."""
     ones = votes.sum(axis=0)
@@ -73,7 +81,7 @@ def _majority(votes: np.ndarray, ids: list[str]) -> dict[str, Prediction]:
     return {i: Prediction(i, VerdictState.GRADE, value) for i, value in zip(ids, chosen.tolist())}
 
 
-def _turned(member: Candidate, scores: dict[str, Prediction], scale: Any) -> dict[str, Prediction]:
+def _turned(member: Candidate, scores: Mapping[str, Prediction], scale: Any) -> dict[str, Prediction]:
     """A member's scores with a lower-is-better member turned around (as agreement turns it), for median and mean."""
     turned, _ = orient(list(scores.values()), scale, member.higher_is_better)
     return dict(zip(scores, turned))
@@ -88,8 +96,8 @@ def _verdict(prediction: Prediction) -> Verdict:
 
 
 def jury_scores(
-    jury: Jury, members: list[Candidate], scored: list[dict[str, Prediction]], labels: LabelledSet
-) -> dict[str, Prediction] | str:
+    jury: Jury, members: list[Candidate], scored: Sequence[Mapping[str, Prediction]], labels: LabelledSet
+) -> Mapping[str, Prediction] | str:
     """The jury's outcome per item from the members that have one (an item none has stays missing), or why it
     cannot be combined on these labels."""
     first = labels.items[0]
@@ -115,7 +123,7 @@ def jury_scores(
     return out
 
 
-def on_label_scale(scores: dict[str, Prediction], first: Any) -> dict[str, Prediction]:
+def on_label_scale(scores: Mapping[str, Prediction], first: Any) -> Mapping[str, Prediction]:
     """A member's grades as they stand when every one lies on the label scale, else (and always for preferences,
     as agreement scales a preference difference) min-max scaled onto it, so that its signed errors mean
     distances on the label scale whatever scale the member grades on."""
@@ -128,7 +136,7 @@ def on_label_scale(scores: dict[str, Prediction], first: Any) -> dict[str, Predi
 
 
 def member_errors(
-    members: list[Candidate], scored: list[dict[str, Prediction]], labels: LabelledSet
+    members: list[Candidate], scored: Sequence[Mapping[str, Prediction]], labels: LabelledSet
 ) -> ErrorCorrelation:
     """Each member's error per item against the mean human label: on binary labels 1 where its 0/1 vote differs
     from the label (items whose annotators disagree left out), on graded labels its signed error (score - label);
@@ -183,7 +191,7 @@ def label_jury_entries(
             members=tuple(jury.members),
         )
         absent = [m.name for m in members if m.name not in scored]
-        outcomes: dict[str, Prediction] | str = (
+        outcomes: Mapping[str, Prediction] | str = (
             f"no outputs here from {', '.join(absent)}"
             if absent
             else jury_scores(jury, members, [scored[m.name][0] for m in members], labels)
