@@ -111,10 +111,14 @@ class LabelledSet:
     def by_item(self) -> tuple[list[str], list[Annotation]]:
         """Item ids in first-seen order and each item's (annotator, label) pairs, gathered once per set (a board
         measures every judge on the same set); items labelled alike by one annotator share one tuple of pairs."""
+        shared: dict[tuple[tuple[str, float], ...], Annotation] = {}
+        ids = [item.id for item in self.items]
+        if len(set(ids)) == len(ids):  # one label per item (the usual big set): no list per item
+            pairs = [shared.setdefault(key, key) for key in (((i.annotator, i.label),) for i in self.items)]
+            return ids, pairs
         order: dict[str, list[tuple[str, float]]] = {}
         for item in self.items:
             order.setdefault(item.id, []).append((item.annotator, item.label))
-        shared: dict[tuple[tuple[str, float], ...], Annotation] = {}
         pairs = [shared.setdefault(key, key) if len(key) == 1 else key for key in map(tuple, order.values())]
         return list(order), pairs
 
