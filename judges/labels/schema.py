@@ -86,6 +86,7 @@ class LabelledItem:
 
 
 Annotation = tuple[tuple[str, float], ...]  # an item's (annotator, label) pairs
+Checked = tuple[float, tuple[float, float]]  # a label and its scale
 
 
 @dataclass(frozen=True)
@@ -163,11 +164,27 @@ def _shared_scale(low: float, high: float) -> tuple[float, float]:
     return low, high
 
 
-def _label_on_scale(
-    record: dict[str, Any], label_type: LabelType, fail: Callable[[str, str], InputError]
-) -> tuple[float, tuple[float, float]]:
+@functools.lru_cache(maxsize=256, typed=True)
+def _usual_label(label_type: LabelType, label: float, low: float | None, high: float | None) -> Checked | None:
+    """A label and scale (None: absent) passing every check of `_label_on_scale`, as it returns them, else None
+    (a million labels take a few values: each checked once)."""
+    if (isinstance(label, int) and abs(label) > LARGEST_NUMBER) or not math.isfinite(label):
+        return None
+    scale = default_scale(label_type) if low is None or high is None else (low, high)
+    if scale is None:
+        return None
+    scale = _shared_scale(float(scale[0]), float(scale[1]))
+    if check_scale(label_type, scale) or check_label(label_type, float(label), scale):
+        return None
+    return label, scale
+
+
+def _label_on_scale(record: dict[str, Any], label_type: LabelType, fail: Callable[[str, str], InputError]) -> Checked:
     """The record's label, a finite number, and its scale (the label type's default when absent), checked together."""
-    label = record["label"]
+    label, given = record["label"], record.get("scale", ())  # () when absent (a null scale is not absent)
+    plain = given == () or (type(given) is list and len(given) == 2 and all(type(v) in (int, float) for v in given))
+    if type(label) in (int, float) and plain and (usual := _usual_label(label_type, label, *(given or (None, None)))):
+        return usual
     if isinstance(label, bool):
         raise fail(f"expected a number, got the boolean {str(label).lower()}", "label")
     if not isinstance(label, (int, float)):
