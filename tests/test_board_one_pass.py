@@ -11,6 +11,8 @@ from judges.agreement.measure import measure
 from judges.agreement.policy import Policy
 from judges.agreement.predictions import Prediction, read_predictions
 from judges.agreement.predictions_columns import parsed_lines, regular_lines
+from judges.errors import InputError
+from judges.labels.io import read_labels
 from judges.labels.label_sets import open_labels
 from judges.leaderboard.build import run_leaderboard
 from judges.leaderboard.config import load_config
@@ -151,3 +153,22 @@ def test_the_regular_expression_reads_a_file_as_the_parser_or_leaves_it_to_the_p
             assert [repr(v) for v in regular[1]] == [repr(v) for v in parsed[1]]  # -0.0 and 0.0 told apart
     assert regular_lines(b'{"id": "a", "score": 0.5}\n{"id": 5, "score": 1}\n', "id", "score") is None
     assert regular_lines(b'{"id":"b","score":-0}\n', "id", "score") == (["b"], [0.0])
+
+
+@pytest.mark.parametrize(
+    ("second", "field"),
+    [
+        ('"label": 1, "scale": null', "scale"),
+        ('"label": 1, "scale": [0, null]', "scale"),
+        ('"label": 1, "scale": []', "scale"),
+        ('"label": true', "label"),
+        ('"label": 1, "scale": [0, 2]', "scale"),
+    ],
+)
+def test_a_label_seen_before_is_still_checked_with_its_own_scale(tmp_path, second, field):
+    path = tmp_path / "labels.jsonl"
+    common = '"metric": "m", "label_type": "binary"'
+    path.write_text(f'{{"id": "a", "label": 1, {common}}}\n{{"id": "b", {second}, {common}}}\n')
+    with pytest.raises(InputError) as caught:
+        read_labels(path)
+    assert (caught.value.line, caught.value.field) == (2, field)
