@@ -140,7 +140,7 @@ def candidate_scores(
     run here) and what it took: calls, cost, latency, seconds, prompt hash, and a note on its run."""
 
     metric = labels.metrics()[0]
-    samples = _distinct_samples(labels)
+    samples = {} if candidate.kind == "predictions" else _distinct_samples(labels)  # predictions: ids only
     started = time.perf_counter()
     extra: dict[str, Any] = {"calls": 0, "cost_usd": 0.0, "prompt_sha": None}
     scores: Mapping[str, Prediction]
@@ -153,7 +153,7 @@ def candidate_scores(
         extra["calls"] = len(samples)  # one score computed per item
     elif candidate.kind == "predictions":
         read = predictions or candidate_predictions(candidate, metric)
-        scores = item_outcomes(read, run_metric_name(candidate, metric), list(samples))
+        scores = item_outcomes(read, run_metric_name(candidate, metric), list(labels.by_item[0]))
         extra.update(measured_costs(candidate, metric, set(scores)))
     else:
         scores = _baseline_scores(str(candidate.baseline), samples)
