@@ -4,7 +4,7 @@ of every label row, never a (resamples x items) matrix nor an expanded resample;
 from __future__ import annotations
 
 import warnings
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 
@@ -153,9 +153,11 @@ def figures(
     resamples: int = DEFAULT_RESAMPLES,
     seed: int = DEFAULT_SEED,
     confidence: float = 0.95,
+    intervals: Collection[str] | None = None,
 ) -> list[Figure]:
     """Each statistic on all rows, with a bootstrap interval over items (the same resamples for every statistic,
-    drawn a block at a time), or its asymptotic interval above its `bootstrap_items`."""
+    drawn a block at a time), or its asymptotic interval above its `bootstrap_items`; only the value for a
+    statistic not named in `intervals` (when given)."""
     rows = ItemRows.of(groups)
     n, n_items = int(human.size), rows.n_items
     out: list[Figure | None] = []
@@ -172,6 +174,8 @@ def figures(
         elif stat.asymptotic is not None and stat.bootstrap_items is not None and n_items > stat.bootstrap_items:
             ci = stat.asymptotic(value, n_items, confidence)
             out.append(Figure(stat.name, value, ci, n, n_items, note=stat.asymptotic_note))
+        elif intervals is not None and stat.name not in intervals:
+            out.append(Figure(stat.name, value, None, n, n_items))
         else:
             pending[len(out)] = (stat, value, resampler(stat, human, judge, rows))
             out.append(None)

@@ -167,9 +167,12 @@ def measure_groups(
 ) -> GroupAgreement | None:
     """The per-group figures from measure's label rows, when items name their group (None for preference labels,
     or when no group holds two items); items that name none while others do are set aside, and `notes` says so."""
-    named = {item.id: item.group for item in labels.items}
-    groups = [named.get(i) for i in item_ids]
-    del named
+    if len(labels.items) == len(item_ids) and item_ids == labels.by_item[0]:  # one label per item, all kept
+        groups = [item.group for item in labels.items]
+    else:
+        named = {item.id: item.group for item in labels.items}
+        groups = [named.get(i) for i in item_ids]
+        del named
     if label_type is LabelType.PREFERENCE or not any(g is not None for g in groups):
         return None
     n_items = len(item_ids)

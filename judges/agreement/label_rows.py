@@ -3,6 +3,7 @@ ceiling, majority labels, a lower-is-better judge turned around, and a Youden cu
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import replace
 from itertools import combinations
 from typing import Any
@@ -11,15 +12,13 @@ import numpy as np
 
 from judges.agreement.bootstrap import ItemRows
 from judges.agreement.threshold import youden_threshold
-from judges.labels.schema import LabelledSet
+from judges.labels.schema import Annotation, LabelledSet
 
 
-def grouped(labels: LabelledSet) -> tuple[list[str], list[list[tuple[str, float]]]]:
-    """Item ids in first-seen order, and each item's (annotator, label) pairs."""
-    order: dict[str, list[tuple[str, float]]] = {}
-    for item in labels.items:
-        order.setdefault(item.id, []).append((item.annotator, item.label))
-    return list(order), list(order.values())
+def grouped(labels: LabelledSet) -> tuple[list[str], list[Annotation]]:
+    """Item ids in first-seen order, and each item's (annotator, label) pairs (new lists: the caller's to change)."""
+    ids, annotations = labels.by_item
+    return list(ids), list(annotations)
 
 
 def minmax_scale(values: np.ndarray, scale: tuple[float, float]) -> np.ndarray:
@@ -30,7 +29,7 @@ def minmax_scale(values: np.ndarray, scale: tuple[float, float]) -> np.ndarray:
     return (values - low) / (high - low) * (scale[1] - scale[0]) + scale[0]
 
 
-def ceiling_rows(annotations: list[list[tuple[str, float]]]) -> tuple[np.ndarray, np.ndarray, ItemRows]:
+def ceiling_rows(annotations: Sequence[Annotation]) -> tuple[np.ndarray, np.ndarray, ItemRows]:
     """Every pair of annotators of an item as one row (label of the first annotator id, label of the second),
     and which item each row belongs to (only items with two annotators or more)."""
     first: list[float] = []
@@ -63,7 +62,14 @@ def orient(outcomes: list[Any], scale: tuple[float, float], higher_is_better: bo
     return [o if o is None or o.score is None else replace(o, score=turn(o.score)) for o in outcomes], turn
 
 
-def majority_labels(annotations: list[list[tuple[str, float]]]) -> np.ndarray:
+def mean_labels(annotations: Sequence[Annotation]) -> np.ndarray:
+    """Each item's mean label (items of one label each: the label itself, without a sum per item)."""
+    if set(map(len, annotations)) == {1}:
+        return np.fromiter((ann[0][1] for ann in annotations), dtype=float, count=len(annotations))
+    return np.fromiter((sum(lab for _, lab in ann) / len(ann) for ann in annotations), float, len(annotations))
+
+
+def majority_labels(annotations: Sequence[Annotation]) -> np.ndarray:
     """One binary label per item: the majority of its annotators (a tie counts as 1)."""
     return np.array([float(sum(lab for _, lab in ann) >= 0.5 * len(ann)) for ann in annotations])
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass
 from typing import Any
 
@@ -12,7 +12,7 @@ from judges.agreement.bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED, Figure, 
 from judges.agreement.confusion import JudgeErrors, item_weights, judge_errors
 from judges.agreement.corrected_estimate import measure_estimate
 from judges.agreement.groups import measure_groups
-from judges.agreement.label_rows import ceiling_rows, grouped, minmax_scale, orient
+from judges.agreement.label_rows import ceiling_rows, grouped, mean_labels, minmax_scale, orient
 from judges.agreement.policy import OutcomeCounts, Policy, apply_policy
 from judges.agreement.predictions import Predictions
 from judges.agreement.result import MeasuredRows, MetricAgreement
@@ -62,6 +62,7 @@ def measure(
     resamples: int = DEFAULT_RESAMPLES,
     seed: int = DEFAULT_SEED,
     confidence: float = 0.95,
+    intervals: Collection[str] | None = None,
 ) -> MetricAgreement:
     """Agreement for one metric's labels (all items share the metric, label type and scale).
 
@@ -74,6 +75,10 @@ def measure(
     and alpha is `threshold` when given, else fitted by Youden's J (`calibration`): on separate items, on a
     seeded fraction (the figures then rest on the other items), or by k-fold cross-fitting (the default).
     AUROC needs no cut. A 0/1 judge keeps its grades (the plain 0.5 cut).
+
+    `intervals` (a leaderboard's row shows one figure's interval) names the plain statistics whose bootstrap
+    interval is wanted; the others then get their value only, and the judge's errors and the corrected estimate
+    (intervals throughout) are left out. None: everything.
     """
     metric, label_type, scale = _one_metric(labels)
     matched = _match(labels, predictions, metric, scale, higher_is_better)
@@ -92,7 +97,7 @@ def measure(
     answer = _Answer(policy, chosen.fitted, higher_is_better, unmatched, matched.turn, cuts is not None)
     # only arrays go on to the bootstrap: the per-item Python objects (hundreds of MB at a million items) go now
     del matched, scored
-    measured = _Measured(labels, predictions, (metric, label_type, scale), rows, judge_scale, notes)
+    measured = _Measured(labels, predictions, (metric, label_type, scale), rows, judge_scale, notes, intervals)
     bootstrap: dict[str, Any] = {"resamples": resamples, "seed": seed, "confidence": confidence}
     return _agreement(measured, answer, bootstrap)
 
@@ -119,6 +124,7 @@ class _Measured:
     rows: _Rows
     judge_scale: JudgeScale
     notes: list[str]
+    intervals: Collection[str] | None  # None: every figure's interval, the errors and the estimate
 
 
 def _agreement(measured: _Measured, answer: _Answer, bootstrap: dict[str, Any]) -> MetricAgreement:
@@ -132,7 +138,7 @@ def _agreement(measured: _Measured, answer: _Answer, bootstrap: dict[str, Any]) 
     )
     metric, label_type, scale = measured.kind
     stats = choose_statistics(label_type, scale, judge_scale)
-    judge_figures = figures(stats, rows.h, rows.views, rows.groups, **bootstrap)
+    judge_figures = figures(stats, rows.h, rows.views, rows.groups, **bootstrap, intervals=measured.intervals)
     has_cut = answer.has_cuts or judge_scale.binary or judge_scale.threshold is not None
     row_item = rows.groups.row_item
     systems = measure_systems(
@@ -141,9 +147,10 @@ def _agreement(measured: _Measured, answer: _Answer, bootstrap: dict[str, Any]) 
     per_group = measure_groups(
         labels, rows.item_ids, rows.h, rows.views["value"], row_item, label_type, notes, **bootstrap
     )
-    estimate = measure_estimate(labels, predictions, answer.turn, judge_scale, **bootstrap)
-    errors = _judge_errors(rows, judge_scale, label_type, scale, bootstrap)
-    ceiling, ceiling_errors = _ceiling(rows, errors is not None, label_type, scale, bootstrap)
+    everything = measured.intervals is None
+    estimate = measure_estimate(labels, predictions, answer.turn, judge_scale, **bootstrap) if everything else None
+    errors = _judge_errors(rows, judge_scale, label_type, scale, bootstrap) if everything else None
+    ceiling, ceiling_errors = _ceiling(rows, errors is not None, label_type, scale, bootstrap, measured.intervals)
     return MetricAgreement(
         metric=metric,
         label_type=label_type,
@@ -175,7 +182,7 @@ def _match(
 ) -> Matched:
     """The labelled items with the judge's outcome of each, turned to higher is better; at least one graded."""
     ids, annotations = grouped(labels)
-    outcomes, turn = orient([predictions.get(i, metric) for i in ids], scale, higher_is_better)
+    outcomes, turn = orient(predictions.outcomes(ids, metric), scale, higher_is_better)
     if not any(o is not None and o.score is not None for o in outcomes):
         raise InputError(
             f"no graded judge outcome for any {metric} item of {labels.name} "
@@ -211,12 +218,7 @@ def _score_items(
         judge_range = scale
     else:
         judge_range = (min(graded), max(graded))
-    width = scale[1] - scale[0]
-    positions = np.fromiter(
-        ((sum(lab for _, lab in ann) / len(ann) - scale[0]) / width for ann in annotations),
-        dtype=float,
-        count=len(annotations),
-    )
+    positions = (mean_labels(annotations) - scale[0]) / (scale[1] - scale[0])
     values, counts = apply_policy(matched.outcomes, positions, policy, judge_range)
     kept = np.flatnonzero(np.fromiter((v is not None for v in values), dtype=bool, count=len(values)))
     return _Scored(values, counts, kept, graded)
@@ -233,10 +235,13 @@ def _judge_rows(
 ) -> _Rows:
     """The arrays stage: one row per (item, annotator), item by item: arrays, not per-row Python objects."""
     ids, annotations, values, kept = matched.ids, matched.annotations, scored.values, scored.kept
-    sizes = np.fromiter((len(annotations[n]) for n in kept), dtype=np.int64, count=len(kept))
+    every = kept.size == len(annotations)  # no item left out: whole lists, not a lookup per kept item
+    taken = annotations if every else [annotations[n] for n in kept]
+    sizes = np.fromiter(map(len, taken), dtype=np.int64, count=len(taken))
     groups = ItemRows.repeated(sizes)
-    h = np.fromiter((lab for n in kept for _, lab in annotations[n]), dtype=float, count=int(sizes.sum()))
-    j = np.repeat(np.fromiter((values[n] for n in kept), dtype=float, count=len(kept)), sizes)
+    h = np.fromiter((lab for ann in taken for _, lab in ann), dtype=float, count=int(sizes.sum()))
+    kept_values = values if every else [values[n] for n in kept]
+    j = np.repeat(np.asarray(kept_values, dtype=float).reshape(-1), sizes)
     weights = item_weights(labels)
     row_weights = None if not weights else np.repeat([weights[ids[n]] for n in kept], sizes).astype(float)
     if cuts is not None:
@@ -249,8 +254,8 @@ def _judge_rows(
         "scaled": minmax_scale(j, scale) if label_type is LabelType.PREFERENCE and j.size else j,
         "binary": binary_view,
     }
-    item_ids = [ids[n] for n in kept]
-    n_items, n_labels = len(ids), sum(len(ann) for ann in annotations)
+    item_ids = list(ids) if every else [ids[n] for n in kept]
+    n_items, n_labels = len(ids), sum(map(len, annotations))
     return _Rows(h, views, groups, row_weights, item_ids, n_items, n_labels, scored.counts, a, b, pair_groups)
 
 
@@ -269,7 +274,12 @@ def _judge_errors(
 
 
 def _ceiling(
-    rows: _Rows, with_errors: bool, label_type: LabelType, scale: tuple[float, float], bootstrap: dict[str, Any]
+    rows: _Rows,
+    with_errors: bool,
+    label_type: LabelType,
+    scale: tuple[float, float],
+    bootstrap: dict[str, Any],
+    intervals: Collection[str] | None,
 ) -> tuple[list[Figure], JudgeErrors | None]:
     """The ceiling stage: the human-human figures on annotator pairs, and their errors when the judge has some."""
     if not rows.pair_groups:
@@ -277,7 +287,8 @@ def _ceiling(
     human_scale = JudgeScale(on_label_scale=True, binary=label_type is LabelType.BINARY, threshold=None)
     a, b = rows.pair_a, rows.pair_b
     stats = choose_statistics(label_type, scale, human_scale)
-    ceiling = figures(stats, a, {"value": b, "scaled": b, "binary": b}, rows.pair_groups, **bootstrap)
+    same = {"value": b, "scaled": b, "binary": b}
+    ceiling = figures(stats, a, same, rows.pair_groups, **bootstrap, intervals=intervals)
     ceiling_errors = None
     if with_errors:
         ceiling_errors = judge_errors(label_type, scale, a, b, rows.pair_groups, **bootstrap)

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from judges.agreement.predictions_columns import ColumnOutcomes, plain_columns
+from judges.agreement.predictions_columns import ColumnOutcomes, OneMetric, plain_columns
 from judges.errors import ConfigError, InputError
 from judges.files.checked import LARGEST_NUMBER, json_type, read_json_file, too_large
 from judges.files.jsonl import read_jsonl
@@ -47,7 +47,15 @@ class Predictions:
     def get(self, item_id: str, metric: str) -> Prediction | None:
         return self.by_key.get((item_id, metric)) or self.by_key.get((item_id, None))
 
+    def outcomes(self, ids: Sequence[str], metric: str) -> list[Prediction | None]:
+        """`get` of each id, in order (outcomes of one metric held by id: without a key per item)."""
+        if isinstance(self.by_key, OneMetric):
+            return self.by_key.outcomes(ids)
+        return [self.get(i, metric) for i in ids]
+
     def ids(self, metric: str) -> set[str]:
+        if isinstance(self.by_key, OneMetric):
+            return self.by_key.item_ids()
         return {i for (i, m) in self.by_key if m in (metric, None)}
 
 

@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from judges.agreement.bootstrap import Figure
+from judges.agreement.bootstrap import Figure, ItemRows, figures
 from judges.agreement.confusion import JudgeErrors
 from judges.agreement.corrected_estimate import Estimates
 from judges.agreement.groups import GroupAgreement
@@ -66,6 +66,19 @@ class MetricAgreement:
             if fig.statistic == statistic:
                 return fig
         raise KeyError(statistic)
+
+    def with_interval(self, statistic: str) -> Figure:
+        """A judge figure with its interval: a plain one measured without it (`measure(intervals=...)`) gets it now
+        from the kept rows, on the same seeded resamples, so it equals the one measuring everything gives."""
+        found = self.figure(statistic)
+        plain = [s for s in self.rows.statistics if s.name == statistic] if self.rows is not None else []
+        if found.ci is not None or found.value is None or not plain or self.rows is None:
+            return found
+        rows, settings = self.rows, self.settings
+        items = ItemRows(rows.row_item, len(rows.ids))
+        return figures(
+            plain, rows.human, rows.views, items, **{k: settings[k] for k in ("resamples", "seed", "confidence")}
+        )[0]
 
     def to_dict(self) -> dict[str, Any]:
         return {

@@ -273,9 +273,12 @@ def measure_systems(
 
     When some items name a system and others do not, there are none, and `notes` says why.
     """
-    named = {item.id: item.system for item in labels.items}
-    systems = [named.get(i) for i in item_ids]
-    del named  # a million entries: gone before the figures' arrays are made
+    if len(labels.items) == len(item_ids) and item_ids == labels.by_item[0]:  # one label per item, all kept
+        systems = [item.system for item in labels.items]
+    else:
+        named = {item.id: item.system for item in labels.items}
+        systems = [named.get(i) for i in item_ids]
+        del named  # a million entries: gone before the figures' arrays are made
     if not systems or len(set(systems) - {None}) < 2:
         return None
     unnamed = systems.count(None)

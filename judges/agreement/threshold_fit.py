@@ -18,9 +18,9 @@ from judges.agreement.threshold import (
     split_ids,
     youden_threshold,
 )
-from judges.labels.schema import LabelType
+from judges.labels.schema import Annotation, LabelType
 
-Annotations = list[list[tuple[str, float]]]
+Annotations = list[Annotation]
 
 
 @dataclass

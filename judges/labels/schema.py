@@ -85,6 +85,10 @@ class LabelledItem:
         return out
 
 
+Annotation = tuple[tuple[str, float], ...]  # an item's (annotator, label) pairs
+Checked = tuple[float, tuple[float, float]]  # a label and its scale
+
+
 @dataclass(frozen=True)
 class LabelledSet:
     """Labelled items from one source, possibly several metrics and annotators."""
@@ -103,6 +107,21 @@ class LabelledSet:
 
     def annotators(self) -> list[str]:
         return sorted({item.annotator for item in self.items})
+
+    @functools.cached_property
+    def by_item(self) -> tuple[list[str], list[Annotation]]:
+        """Item ids in first-seen order and each item's (annotator, label) pairs, gathered once per set (a board
+        measures every judge on the same set); items labelled alike by one annotator share one tuple of pairs."""
+        shared: dict[tuple[tuple[str, float], ...], Annotation] = {}
+        ids = [item.id for item in self.items]
+        if len(set(ids)) == len(ids):  # one label per item (the usual big set): no list per item
+            pairs = [shared.setdefault(key, key) for key in (((i.annotator, i.label),) for i in self.items)]
+            return ids, pairs
+        order: dict[str, list[tuple[str, float]]] = {}
+        for item in self.items:
+            order.setdefault(item.id, []).append((item.annotator, item.label))
+        pairs = [shared.setdefault(key, key) if len(key) == 1 else key for key in map(tuple, order.values())]
+        return list(order), pairs
 
 
 def _plain(value: float) -> float | int:
@@ -145,11 +164,27 @@ def _shared_scale(low: float, high: float) -> tuple[float, float]:
     return low, high
 
 
-def _label_on_scale(
-    record: dict[str, Any], label_type: LabelType, fail: Callable[[str, str], InputError]
-) -> tuple[float, tuple[float, float]]:
+@functools.lru_cache(maxsize=256, typed=True)
+def _usual_label(label_type: LabelType, label: float, low: float | None, high: float | None) -> Checked | None:
+    """A label and scale (None: absent) passing every check of `_label_on_scale`, as it returns them, else None
+    (a million labels take a few values: each checked once)."""
+    if (isinstance(label, int) and abs(label) > LARGEST_NUMBER) or not math.isfinite(label):
+        return None
+    scale = default_scale(label_type) if low is None or high is None else (low, high)
+    if scale is None:
+        return None
+    scale = _shared_scale(float(scale[0]), float(scale[1]))
+    if check_scale(label_type, scale) or check_label(label_type, float(label), scale):
+        return None
+    return label, scale
+
+
+def _label_on_scale(record: dict[str, Any], label_type: LabelType, fail: Callable[[str, str], InputError]) -> Checked:
     """The record's label, a finite number, and its scale (the label type's default when absent), checked together."""
-    label = record["label"]
+    label, given = record["label"], record.get("scale", ())  # () when absent (a null scale is not absent)
+    plain = given == () or (type(given) is list and len(given) == 2 and all(type(v) in (int, float) for v in given))
+    if type(label) in (int, float) and plain and (usual := _usual_label(label_type, label, *(given or (None, None)))):
+        return usual
     if isinstance(label, bool):
         raise fail(f"expected a number, got the boolean {str(label).lower()}", "label")
     if not isinstance(label, (int, float)):

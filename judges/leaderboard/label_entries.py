@@ -6,11 +6,13 @@ import asyncio
 import hashlib
 import random
 import time
+from collections.abc import Mapping
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from judges.agreement.predictions import Prediction, Predictions
+from judges.agreement.predictions_columns import ColumnItems  # every outcome a grade
 from judges.api import grade_samples, run_metrics
 from judges.errors import ConfigError
 from judges.labels.label_sets import open_labels
@@ -133,14 +135,15 @@ def candidate_scores(
     labels: LabelledSet,
     runs_dir: Path,
     predictions: Predictions | None = None,
-) -> tuple[dict[str, Prediction], dict[str, Any]]:
+) -> tuple[Mapping[str, Prediction], dict[str, Any]]:
     """The candidate's outcome per labelled item (a predictions candidate's file or run read, `predictions`, others
     run here) and what it took: calls, cost, latency, seconds, prompt hash, and a note on its run."""
 
     metric = labels.metrics()[0]
-    samples = _distinct_samples(labels)
+    samples = {} if candidate.kind == "predictions" else _distinct_samples(labels)  # predictions: ids only
     started = time.perf_counter()
     extra: dict[str, Any] = {"calls": 0, "cost_usd": 0.0, "prompt_sha": None}
+    scores: Mapping[str, Prediction]
     if candidate.kind == "llm":
         scores, extra = _llm_scores(candidate, metric, samples, cache, run_folder(runs_dir, candidate, evaluation))
     elif candidate.kind == "metric":
@@ -150,7 +153,7 @@ def candidate_scores(
         extra["calls"] = len(samples)  # one score computed per item
     elif candidate.kind == "predictions":
         read = predictions or candidate_predictions(candidate, metric)
-        scores = item_outcomes(read, run_metric_name(candidate, metric), list(samples))
+        scores = item_outcomes(read, run_metric_name(candidate, metric), list(labels.by_item[0]))
         extra.update(measured_costs(candidate, metric, set(scores)))
     else:
         scores = _baseline_scores(str(candidate.baseline), samples)
@@ -167,12 +170,12 @@ def label_entries(
     cache: str,
     labels: LabelledSet,
     runs_dir: Path,
-    scored: tuple[dict[str, Prediction], dict[str, Any]] | None = None,
+    scored: tuple[Mapping[str, Prediction], dict[str, Any]] | None = None,
 ) -> list[Entry]:
     """The candidate's row on a labelled evaluation (from `scored`, its outcomes, when already read)."""
 
     scores, extra = scored or candidate_scores(candidate, evaluation, cache, labels, runs_dir)
-    failed = sum(p.state is VerdictState.FAILURE for p in scores.values())
+    failed = 0 if isinstance(scores, ColumnItems) else sum(p.state is VerdictState.FAILURE for p in scores.values())
     base = dict(
         candidate=candidate.name,
         kind=candidate.kind,

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from judges.agreement.measure import measure
 from judges.agreement.policy import Policy
 from judges.agreement.predictions import Prediction, Predictions
+from judges.agreement.predictions_columns import ItemOutcomes
 from judges.agreement.result import MetricAgreement
 from judges.agreement.threshold import Calibration
 from judges.labels.label_sets import open_labels
@@ -80,7 +82,7 @@ def _missing_note(agreement: MetricAgreement) -> str | None:
 
 def labelled_entry(
     base: dict[str, Any],
-    scores: dict[str, Prediction],
+    scores: Mapping[str, Prediction],
     labels: LabelledSet,
     evaluation: Evaluation,
     *,
@@ -108,15 +110,16 @@ def labelled_entry(
         )[0]
     agreement = measure(
         labels,
-        Predictions({(i, None): p for i, p in scores.items()}, base["candidate"]),
+        Predictions(ItemOutcomes(scores), base["candidate"]),
         policy=Policy(evaluation.policy),
         threshold=threshold if label_type is LabelType.BINARY else None,
         higher_is_better=higher_is_better,
         calibration=calibration_of(evaluation),
         resamples=evaluation.resamples,
+        intervals=(),  # only the ranked figure's interval is shown: it is measured below, once that one is known
     )
     statistic, plain = headline(agreement, evaluation, threshold is not None)
-    figure = _figure(agreement, statistic)
+    figure = _figure(agreement, statistic, interval=True)
     plain_figure = _figure(agreement, plain) if plain else None
     ceiling = next((f for f in agreement.ceiling if f.statistic == statistic), None)
     why = figure.note if figure else f"{statistic} is not measured on {label_type.value} labels for this judge"
@@ -137,9 +140,10 @@ def labelled_entry(
     return noted([entry], "; ".join(n for n in (_missing_note(agreement), note) if n) or None)[0]
 
 
-def _figure(agreement: MetricAgreement, statistic: str) -> Any:
-    """A judge figure by name (plain or system-aware), or None where it was not measured."""
+def _figure(agreement: MetricAgreement, statistic: str, *, interval: bool = False) -> Any:
+    """A judge figure by name (plain or system-aware; with its interval when `interval`), or None where it was not
+    measured."""
     try:
-        return agreement.figure(statistic)
+        return agreement.with_interval(statistic) if interval else agreement.figure(statistic)
     except KeyError:
         return None

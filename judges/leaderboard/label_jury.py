@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
 
 from judges.agreement.label_rows import minmax_scale, orient
 from judges.agreement.predictions import Prediction
+from judges.agreement.predictions_columns import ColumnItems
 from judges.labels.schema import LabelledSet, LabelType
 from judges.leaderboard.config_types import Candidate, Evaluation, Jury
 from judges.leaderboard.entries import Entry
@@ -17,11 +18,11 @@ from judges.leaderboard.jury_errors import ErrorCorrelation, error_correlation
 from judges.leaderboard.label_figures import HEADLINE, labelled_entry
 from judges.types import FailureKind, Verdict, VerdictState
 
-Scored = tuple[dict[str, Prediction], dict[str, Any]]  # a candidate's outcome per item, and what it took
+Scored = tuple[Mapping[str, Prediction], dict[str, Any]]  # a candidate's outcome per item, and what it took
 MAJORITY_LABELS = (LabelType.BINARY, LabelType.ORDINAL)  # votes need classes (ordinal levels count as classes)
 
 
-def _votes(member: Candidate, scores: dict[str, Prediction], label_type: LabelType, scale: Any) -> Any:
+def _votes(member: Candidate, scores: Mapping[str, Prediction], label_type: LabelType, scale: Any) -> Any:
     """A member's outcome per item as a majority vote (a 0/1 verdict, or a level of the scale), or why it has none."""
     graded = [p.score for p in scores.values() if p.score is not None]
     if label_type is LabelType.BINARY and all(v in (0.0, 1.0) for v in graded):
@@ -42,7 +43,45 @@ def _votes(member: Candidate, scores: dict[str, Prediction], label_type: LabelTy
     return {i: p if p.score is None else Prediction(i, p.state, vote(p.score), p.message) for i, p in scores.items()}
 
 
-def _turned(member: Candidate, scores: dict[str, Prediction], scale: Any) -> dict[str, Prediction]:
+def _vote_matrix(
+    members: list[Candidate], scored: Sequence[Mapping[str, Prediction]], ids: list[str], first: Any
+) -> np.ndarray | None:
+    """(members, items) of 0/1 votes, as `_votes` gives them, when the labels are binary and every member graded
+    exactly the labelled items with a cut (a big board's usual jury), in arrays; None otherwise (item by item)."""
+    if first.label_type is not LabelType.BINARY:
+        return None
+    rows = []
+    for member, scores in zip(members, scored):
+        values = scores.scores_in(ids) if isinstance(scores, ColumnItems) else _graded_scores(scores, ids)
+        if values is None:
+            return None
+        if np.isin(values, (0.0, 1.0)).all():
+            cut = 0.5
+        elif member.threshold is not None:
+            cut = member.threshold
+        else:
+            return None
+        rows.append(values >= cut if member.higher_is_better else values <= cut)
+    return np.array(rows, dtype=float)
+
+
+def _graded_scores(scores: Mapping[str, Prediction], ids: list[str]) -> np.ndarray | None:
+    """The score of each id when the outcomes are exactly grades of `ids`, else None."""
+    outcomes = [scores.get(i) for i in ids]
+    if len(scores) != len(ids) or any(p is None or p.state is not VerdictState.GRADE for p in outcomes):
+        return None
+    return np.array([p.score for p in outcomes if p is not None], dtype=float)
+
+
+def _majority(votes: np.ndarray, ids: list[str]) -> dict[str, Prediction]:
+    """`combine`'s majority of 0/1 votes on every item: the value most members give, the first member's on a tie."""
+    ones = votes.sum(axis=0)
+    zeros = votes.shape[0] - ones
+    chosen = np.where(ones > zeros, 1.0, np.where(ones < zeros, 0.0, votes[0]))
+    return {i: Prediction(i, VerdictState.GRADE, value) for i, value in zip(ids, chosen.tolist())}
+
+
+def _turned(member: Candidate, scores: Mapping[str, Prediction], scale: Any) -> dict[str, Prediction]:
     """A member's scores with a lower-is-better member turned around (as agreement turns it), for median and mean."""
     turned, _ = orient(list(scores.values()), scale, member.higher_is_better)
     return dict(zip(scores, turned))
@@ -57,14 +96,17 @@ def _verdict(prediction: Prediction) -> Verdict:
 
 
 def jury_scores(
-    jury: Jury, members: list[Candidate], scored: list[dict[str, Prediction]], labels: LabelledSet
-) -> dict[str, Prediction] | str:
+    jury: Jury, members: list[Candidate], scored: Sequence[Mapping[str, Prediction]], labels: LabelledSet
+) -> Mapping[str, Prediction] | str:
     """The jury's outcome per item from the members that have one (an item none has stays missing), or why it
     cannot be combined on these labels."""
     first = labels.items[0]
     if jury.rule == "majority":
         if first.label_type not in MAJORITY_LABELS:
             return f"majority combines votes on binary or ordinal labels; these are {first.label_type.value}: use median or mean"
+        ids = labels.by_item[0]
+        if (votes := _vote_matrix(members, scored, ids, first)) is not None:
+            return _majority(votes, ids)
         ready = [_votes(m, s, first.label_type, first.scale) for m, s in zip(members, scored)]
         problems = [r for r in ready if isinstance(r, str)]
         if problems:
@@ -81,7 +123,7 @@ def jury_scores(
     return out
 
 
-def on_label_scale(scores: dict[str, Prediction], first: Any) -> dict[str, Prediction]:
+def on_label_scale(scores: Mapping[str, Prediction], first: Any) -> Mapping[str, Prediction]:
     """A member's grades as they stand when every one lies on the label scale, else (and always for preferences,
     as agreement scales a preference difference) min-max scaled onto it, so that its signed errors mean
     distances on the label scale whatever scale the member grades on."""
@@ -94,18 +136,21 @@ def on_label_scale(scores: dict[str, Prediction], first: Any) -> dict[str, Predi
 
 
 def member_errors(
-    members: list[Candidate], scored: list[dict[str, Prediction]], labels: LabelledSet
+    members: list[Candidate], scored: Sequence[Mapping[str, Prediction]], labels: LabelledSet
 ) -> ErrorCorrelation:
     """Each member's error per item against the mean human label: on binary labels 1 where its 0/1 vote differs
     from the label (items whose annotators disagree left out), on graded labels its signed error (score - label);
     the correlation of these over the jury's members, or why there is none."""
     first = labels.items[0]
-    human: dict[str, list[float]] = {}
-    for item in labels.items:
-        human.setdefault(item.id, []).append(item.label)
-    truth = {i: sum(values) / len(values) for i, values in human.items()}
+    ids, annotations = labels.by_item
+    truth = {i: sum(label for _, label in pairs) / len(pairs) for i, pairs in zip(ids, annotations)}
     binary = first.label_type is LabelType.BINARY
     outcomes: list[Any]
+    if binary and (votes := _vote_matrix(members, scored, ids, first)) is not None:
+        decided = [truth[i] in (0.0, 1.0) for i in ids]
+        return error_correlation(
+            [{i: float(v != truth[i]) for i, v, d in zip(ids, row.tolist(), decided) if d} for row in votes]
+        )
     if binary:
         outcomes = [_votes(m, s, first.label_type, first.scale) for m, s in zip(members, scored)]
     else:
@@ -146,7 +191,7 @@ def label_jury_entries(
             members=tuple(jury.members),
         )
         absent = [m.name for m in members if m.name not in scored]
-        outcomes: dict[str, Prediction] | str = (
+        outcomes: Mapping[str, Prediction] | str = (
             f"no outputs here from {', '.join(absent)}"
             if absent
             else jury_scores(jury, members, [scored[m.name][0] for m in members], labels)

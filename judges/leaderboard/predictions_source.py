@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import statistics
+from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from judges.agreement.predictions import Prediction, Predictions, parse_score_fields, read_predictions
+from judges.agreement.predictions_columns import ColumnOutcomes
 from judges.errors import ConfigError, InputError
 from judges.files.toml_lines import key_line
 from judges.labels.shared import shared_path
@@ -71,9 +73,12 @@ def candidate_predictions(candidate: Candidate, labelled_metric: str) -> Predict
     )
 
 
-def item_outcomes(predictions: Predictions, metric: str, ids: list[str]) -> dict[str, Prediction]:
-    """The outcome of each labelled item the predictions cover (an item they lack is left out: missing)."""
-    return {i: p for i in ids if (p := predictions.get(i, metric)) is not None}
+def item_outcomes(predictions: Predictions, metric: str, ids: list[str]) -> Mapping[str, Prediction]:
+    """The outcome of each labelled item the predictions cover (an item they lack is left out: missing); still
+    columns when a plain file holds exactly the labelled items in their order."""
+    if isinstance(predictions.by_key, ColumnOutcomes) and (held := predictions.by_key.items_in(ids)) is not None:
+        return held
+    return {i: p for i, p in zip(ids, predictions.outcomes(ids, metric)) if p is not None}
 
 
 def measured_costs(candidate: Candidate, labelled_metric: str, ids: set[str]) -> dict[str, Any]:
