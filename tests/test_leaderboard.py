@@ -207,12 +207,15 @@ def test_plot_names_are_safe_for_any_evaluation_name_and_baselines_are_drawn(tmp
     assert only_baselines == tmp_path / "b.png" and only_baselines.is_file()
 
 
-def test_constraints_exclude_with_reasons():
+@pytest.mark.parametrize("suite", ["unit_tests:u:test", "my own suite"])  # the default name, or one the config gives
+def test_constraints_exclude_with_reasons(suite):
     pricey = entry("pricey", 0.9, 0.85, 0.95, cost=50.0)
     flaky = entry("flaky", 0.85, 0.8, 0.9, failure_rate=0.3)
     weak_tests = entry("weak", 0.8, 0.75, 0.85)
-    unit = entry("weak", 0.2, 0.1, 0.3, metric="total", evaluation="unit_tests:u:test")
-    unit_ok = [entry(n, 0.9, 0.8, 0.95, metric="total", evaluation="unit_tests:u:test") for n in ("pricey", "flaky")]
+    unit = entry("weak", 0.2, 0.1, 0.3, metric="total", evaluation=suite, statistic="pass_rate")
+    unit_ok = [
+        entry(n, 0.9, 0.8, 0.95, metric="total", evaluation=suite, statistic="pass_rate") for n in ("pricey", "flaky")
+    ]
     picks = pick_best(
         [pricey, flaky, weak_tests, unit, *unit_ok],
         Selection(max_cost_per_1k_calls=10, max_failure_rate=0.1, min_unit_test_pass_rate=0.5),

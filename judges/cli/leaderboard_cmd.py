@@ -44,7 +44,7 @@ def dry_run(config: Any) -> int:
     from judges.leaderboard.build import applies, read_predictions  # defers pydantic
     from judges.leaderboard.label_entries import labelled_subset  # defers numpy
 
-    labelled = {e.name: labelled_subset(e) for e in config.evaluations if e.kind == "labels"}
+    labelled = {e.name: labelled_subset(e) for e in config.evaluations if e.on_labels}
     read = read_predictions(config, labelled)
     pairs = [(e, c) for e in config.evaluations for c in config.candidates if applies(c, e, labelled, read)]
     for done, (evaluation, candidate) in enumerate(pairs, 1):
@@ -52,7 +52,7 @@ def dry_run(config: Any) -> int:
         if candidate.kind in ("baseline", "embedding", "predictions"):
             says = {"embedding": " (an embedding per item)", "predictions": " (its outputs are read from its source)"}
             print("  no judge call" + says.get(candidate.kind, ""))
-        elif evaluation.kind == "unit_tests":
+        elif evaluation.on_unit_tests:
             tests = load_unit_tests(evaluation.source, evaluation.split)[: evaluation.limit]
             estimate(tests, candidate.judge(config.cache), 1)
         else:

@@ -9,8 +9,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from judges.files.shipped import bundled_dir
-from judges.leaderboard.config_types import Candidate, Evaluation, LeaderboardConfig
+from judges.files.shipped import SHIPPED_TESTS, bundled_dir
+from judges.leaderboard.config_types import TOTAL, Candidate, Evaluation, LeaderboardConfig
 from judges.leaderboard.entries import Entry
 from judges.leaderboard.jury import board_jury_entries
 from judges.leaderboard.pareto import plot_filename, plot_pareto
@@ -22,7 +22,7 @@ from judges.version import __version__
 def applies(candidate: Candidate, evaluation: Evaluation, labelled: dict[str, Any], read: dict[Any, Any]) -> bool:
     """Whether the candidate gives the evaluation's grades (`labelled`: each label evaluation's set; `read`: each
     predictions candidate's outputs per evaluation)."""
-    if evaluation.kind == "unit_tests":
+    if evaluation.on_unit_tests:
         return candidate.kind in ("llm", "baseline")  # only the GroUSE judge and the baselines give GroUSE grades
     if candidate.kind == "baseline" and candidate.baseline == "oracle":
         return False  # no oracle for human labels
@@ -56,12 +56,12 @@ def _file_digest(path: Path) -> str:
 def data_versions(evaluations: list[Evaluation], labelled: dict[str, Any]) -> dict[str, str]:
     versions = {}
     for evaluation in evaluations:
-        if evaluation.kind == "unit_tests":
+        if evaluation.on_unit_tests:
             source = Path(evaluation.source)
             file = source / f"{evaluation.split or 'test'}.jsonl" if source.is_dir() else source
             shown = (
-                str(file.relative_to(bundled_dir("unit_tests").parent))
-                if file.is_relative_to(bundled_dir("unit_tests").parent)
+                str(file.relative_to(bundled_dir(SHIPPED_TESTS).parent))
+                if file.is_relative_to(bundled_dir(SHIPPED_TESTS).parent)
                 else str(file)
             )
             digest = _file_digest(file) if file.is_file() else "hub"
@@ -87,7 +87,7 @@ def run_leaderboard(
     from judges.leaderboard.standings import assign_standings  # defers numpy
 
     log = log if log is not None else sys.stderr  # the stream of the call, not the one at import
-    labelled = {e.name: labelled_subset(e) for e in config.evaluations if e.kind == "labels"}  # fail early
+    labelled = {e.name: labelled_subset(e) for e in config.evaluations if e.on_labels}  # fail early
     read = read_predictions(config, labelled)
     entries: list[Entry] = []
     reports: dict[tuple[str, str], str] = {}
@@ -97,7 +97,7 @@ def run_leaderboard(
     for done, (evaluation, candidate) in enumerate(pairs, 1):
         print(f"leaderboard [{done}/{len(pairs)}]: {candidate.name} on {evaluation.name}", file=log, flush=True)
         started = time.perf_counter()
-        if evaluation.kind == "unit_tests":
+        if evaluation.on_unit_tests:
             entries += unit_test_entries(candidate, evaluation, config.cache, out / "runs", progress=True)
         else:
             labels = labelled[evaluation.name]
@@ -125,7 +125,7 @@ def run_leaderboard(
     entries += board_jury_entries(config, out / "runs")  # from the members' runs: no new call
     candidates = {c.name: c for c in config.candidates}
     for evaluation in config.evaluations:
-        if evaluation.kind == "labels" and config.jury:
+        if evaluation.on_labels and config.jury:
             entries += label_jury_entries(
                 config.jury, candidates, evaluation, labelled[evaluation.name], scored[evaluation.name]
             )
@@ -140,7 +140,7 @@ def run_leaderboard(
     write_tables(entries, picks, meta, out)
     plots = []
     for pick in picks:
-        if pick.metric in ("total",) or pick.evaluation in labelled:
+        if pick.metric == TOTAL or pick.evaluation in labelled:
             plot = plot_pareto(entries, pick.evaluation, pick.metric, out / plot_filename(pick.evaluation, pick.metric))
             if plot is not None:
                 plots.append(plot)

@@ -101,7 +101,7 @@ def _check_statistic(evaluation: Evaluation, index: int, path: str | Path) -> No
         return
     line = key_line(Path(path).read_text(encoding="utf-8"), ("evaluations", index, "statistic"))
     where = f"{path}{f':{line}' if line else ''}: evaluations[{index}].statistic"
-    if evaluation.kind != "labels":
+    if not evaluation.on_labels:
         raise ConfigError(f"{where}: unit tests are ranked by pass rate; statistic applies to labels")
     if evaluation.statistic not in LABEL_STATISTICS:
         raise ConfigError(

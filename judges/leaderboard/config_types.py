@@ -15,7 +15,9 @@ from judges.secrets import scrub
 _NOT_SHOWN = ("model", "prompts", "api_base", "cache")  # named elsewhere in the notes, or not the judge's
 
 CANDIDATE_KINDS = ("llm", "metric", "baseline", "embedding", "predictions")
-EVALUATION_KINDS = ("unit_tests", "labels")
+UNIT_TESTS, LABELS = "unit_tests", "labels"  # a board's evaluation kinds (its TOML's vocabulary, not run kinds)
+EVALUATION_KINDS = (UNIT_TESTS, LABELS)
+PASS_RATE, TOTAL = "pass_rate", "total"  # a unit-test evaluation's statistic, and its row over every metric
 _STRICT = ConfigDict(extra="forbid", frozen=True, strict=True, allow_inf_nan=False)
 
 
@@ -69,14 +71,22 @@ class Evaluation(LabelMeasuring):
     limit: int | None = Field(default=None, ge=1)  # default: every item
     name: str = ""  # a stable name for the tables; by default built from the kind, file, split, metric and limit
 
+    @property
+    def on_unit_tests(self) -> bool:
+        return self.kind == UNIT_TESTS
+
+    @property
+    def on_labels(self) -> bool:
+        return self.kind == LABELS
+
     def default_name(self) -> str:
         parts = [self.kind, Path(self.source).name]
-        if self.kind == "unit_tests":
+        if self.on_unit_tests:
             parts.append(self.split or "test")
         else:
             parts += [p for p in (self.split, self.metric) if p]
         if self.limit is not None:
-            parts.append(f"first-{self.limit}" if self.kind == "unit_tests" else f"{self.limit}-items")
+            parts.append(f"first-{self.limit}" if self.on_unit_tests else f"{self.limit}-items")
         return ":".join(parts)
 
 

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from judges.errors import ConfigError
 from judges.leaderboard.columns import oriented
-from judges.leaderboard.config_types import Jury
+from judges.leaderboard.config_types import TOTAL, Jury
 from judges.leaderboard.jury_errors import ErrorCorrelation, error_correlation
 from judges.leaderboard.unit_test_entries import item_passes, run_folder, run_to_entries
 from judges.records import ItemRecord, MetricRecord, Usage
@@ -140,7 +140,7 @@ def jury_entries(
     rows = [[r for r in member.records if r.draw == 0] for member in members]
     for entry in entries:
         entry.members = tuple(jury.members)
-        metrics = ALL_METRICS if entry.metric == "total" else (entry.metric,)
+        metrics = ALL_METRICS if entry.metric == TOTAL else (entry.metric,)
         set_error_figures(entry, unit_test_errors(rows, metrics))
         # the members are asked side by side: the jury waits for the slowest
         entry.latency_s_per_uncached_call = None if None in latencies else max(x for x in latencies if x is not None)
@@ -189,7 +189,7 @@ def board_jury_entries(config: LeaderboardConfig, runs_dir: Path) -> list[Entry]
     candidates = {c.name: c for c in config.candidates}
     entries: list[Entry] = []
     for evaluation in config.evaluations:
-        if evaluation.kind != "unit_tests" or not config.jury:
+        if not evaluation.on_unit_tests or not config.jury:
             continue
         tests = load_unit_tests(evaluation.source, evaluation.split)[: evaluation.limit]
         for jury in config.jury:

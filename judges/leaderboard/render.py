@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from judges.leaderboard.columns import SYSTEM_AWARE, named, oriented
+from judges.leaderboard.config_types import PASS_RATE
 from judges.leaderboard.entries import Entry
 from judges.leaderboard.select import NO_WINNER, Pick
 from judges.pages.markdown import grid
@@ -135,7 +136,7 @@ def _figures_table(entries: list[Entry], with_plain: bool) -> str:
             _fmt(e.ceiling)
             if e.ceiling is not None
             else "n/a (one annotator per item)"
-            if e.evaluation.startswith("labels")
+            if e.statistic != PASS_RATE
             else "n/a (no human labels)"
         )
         failure = _fmt(e.failure_rate) if e.failure_rate is not None else "n/a (no verdicts)"

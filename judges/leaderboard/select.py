@@ -6,7 +6,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 
 from judges.leaderboard.columns import CHANCE, higher_is_better, never_wins, oriented
-from judges.leaderboard.config_types import Selection
+from judges.leaderboard.config_types import PASS_RATE, TOTAL, Selection
 from judges.leaderboard.entries import Entry
 from judges.leaderboard.jury import beats_best_member
 from judges.leaderboard.row_compare import beats, compare_entries
@@ -193,7 +193,7 @@ def unit_test_totals(entries: list[Entry]) -> dict[str, float | None]:
     """A candidate's lowest unit-test total over the evaluations (for `min_unit_test_pass_rate`)."""
     totals: dict[str, float | None] = {}
     for entry in entries:
-        if entry.metric == "total" and entry.evaluation.startswith("unit_tests"):
+        if entry.metric == TOTAL and entry.statistic == PASS_RATE:  # a unit-test total, whatever its evaluation's name
             previous = totals.get(entry.candidate, entry.value)
             totals[entry.candidate] = None if previous is None or entry.value is None else min(previous, entry.value)
     return totals

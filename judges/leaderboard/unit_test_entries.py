@@ -7,6 +7,8 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from judges.api import run_unit_tests
+from judges.leaderboard.config_types import PASS_RATE, TOTAL
 from judges.leaderboard.entries import Entry, check_stop, noted
 from judges.records import ItemRecord
 from judges.runs.intervals import total_interval, wilson
@@ -55,7 +57,7 @@ def run_to_entries(run: Any, base: dict[str, Any], seconds: float) -> list[Entry
             Entry(
                 **common,
                 metric=metric,
-                statistic="pass_rate",
+                statistic=PASS_RATE,
                 value=stats.pass_rate,
                 item_values=item_passes(rows, metric),
                 ci_low=low,
@@ -69,8 +71,8 @@ def run_to_entries(run: Any, base: dict[str, Any], seconds: float) -> list[Entry
     entries.append(
         Entry(
             **common,
-            metric="total",
-            statistic="pass_rate",
+            metric=TOTAL,
+            statistic=PASS_RATE,
             value=summary.total_pass_rate,
             item_values=per_test if summary.failures == 0 else None,
             ci_low=low,
@@ -85,8 +87,6 @@ def unit_test_entries(
     candidate: Candidate, evaluation: Evaluation, cache: str, runs_dir: Path, *, progress: bool = False
 ) -> list[Entry]:
     """The candidate's run on the evaluation's unit tests (its folder under `runs_dir`), as leaderboard rows."""
-    from judges.api import run_unit_tests  # defers pydantic
-
     tests = load_unit_tests(evaluation.source, evaluation.split)[: evaluation.limit]
     base = dict(candidate=candidate.name, kind=candidate.kind, model=candidate.model, evaluation=evaluation.name)
     out = run_folder(runs_dir, candidate, evaluation)
