@@ -43,10 +43,10 @@ def stub():
 
 
 def test_bars_parse_and_check():
-    from judges.records import MetricSummary, Summary
+    from judges.records import MetricSummary, OutcomeSummary, Summary
 
     summary = Summary(
-        total_pass_rate=0.5,
+        outcomes=OutcomeSummary(total_pass_rate=0.5),
         metrics={
             m: MetricSummary(pass_rate=0.9, n=10, failures=1)
             for m in (

@@ -25,10 +25,11 @@ from judges.plugins import load, names
 from judges.records.draws import Consistency as Consistency  # re-exported: part of the schema
 from judges.records.draws import MetricStability as MetricStability
 from judges.records.draws import Stability as Stability
+from judges.records.summaries import OUTCOME_KEYS
 from judges.records.summaries import MetricSummary as MetricSummary  # re-exported: part of the schema
+from judges.records.summaries import OutcomeSummary as OutcomeSummary
 from judges.records.summaries import TypeSummary as TypeSummary
 from judges.records.usage import Usage as Usage  # re-exported: part of the schema
-from judges.records.usage import known_fields
 from judges.types import FailureKind, Outcome, Verdict, VerdictState
 
 Call = dict[str, Any]  # one judge call as logged: template, prompt hash, raw reply or error, tokens, cost, latency
@@ -213,7 +214,7 @@ class SummaryPart(Protocol):
 def read_part(data: Mapping[str, Any]) -> SummaryPart | None:
     """The kind's part of a summary read back, by the registered kind whose name is a key of `data` (one of the
     summary's own fields is never a part, whatever kind shares its name)."""
-    own = {f.name for f in dataclasses.fields(Summary)}
+    own = {f.name for f in dataclasses.fields(Summary)} | set(OUTCOME_KEYS)
     for kind in names("kinds"):
         if kind not in own and data.get(kind):
             part: SummaryPart = load("kinds", kind).read_part(data[kind])
@@ -223,55 +224,66 @@ def read_part(data: Mapping[str, Any]) -> SummaryPart | None:
 
 @dataclass(frozen=True)
 class Summary:
-    """What a report shows, computed from the records alone. Every run: per metric, the verdict counts and usage;
-    a run whose items pass or fail (a kind with the `outcomes` trait) also the total (mean of the metrics' pass
-    rates), counts of items, per item type, stability over draws; any other kind's own figures are its `part`."""
+    """What a report shows, computed from the records alone; what every run has: per metric, the verdict counts and
+    usage, consistency over draws; a run whose items pass or fail (a kind with the `outcomes` trait) also its
+    `outcomes`; any other kind's own figures are its `part`, written under the kind's name."""
 
     n_items: int = 0
     metrics: dict[str, MetricSummary] = field(default_factory=dict)
     usage: Usage = field(default_factory=Usage)
-    total_pass_rate: float | None = None
-    completed_tests: int | None = None
-    tests_passing_all: int | None = None
-    wrong_grades: int | None = None
-    failures: int | None = None
-    by_test_type: dict[str, TypeSummary] = field(default_factory=dict)
-    stability: Stability | None = None
+    outcomes: OutcomeSummary | None = None
     consistency: Consistency | None = None  # with --draws K: per metric, how often verdicts change; self-agreement
     part: SummaryPart | None = None  # a run kind's own part (probe runs: per probe and metric), under its kind
 
+    # the outcomes' figures read through the summary (None, or no types, when the run's items do not pass or fail)
+    @property
+    def total_pass_rate(self) -> float | None:
+        return self.outcomes.total_pass_rate if self.outcomes else None
+
+    @property
+    def completed_tests(self) -> int | None:
+        return self.outcomes.completed_tests if self.outcomes else None
+
+    @property
+    def tests_passing_all(self) -> int | None:
+        return self.outcomes.tests_passing_all if self.outcomes else None
+
+    @property
+    def wrong_grades(self) -> int | None:
+        return self.outcomes.wrong_grades if self.outcomes else None
+
+    @property
+    def failures(self) -> int | None:
+        return self.outcomes.failures if self.outcomes else None
+
+    @property
+    def by_test_type(self) -> dict[str, TypeSummary]:
+        return self.outcomes.by_test_type if self.outcomes else {}
+
+    @property
+    def stability(self) -> Stability | None:
+        return self.outcomes.stability if self.outcomes else None
+
     def to_json(self) -> dict[str, Any]:
-        part = self.part
-        out = dataclasses.asdict(dataclasses.replace(self, part=None))
-        del out["part"]
-        out[LEGACY_PART_KEY] = None  # a kind with a part writes it under its own name (this key too, if its own)
-        if part is not None:
-            out[part.kind] = part.to_json()
-        out["usage"] = self.usage.to_json()  # its keys in their written order (asdict puts `priced_cost` last)
+        out: dict[str, Any] = {"n_items": self.n_items, "metrics": {}, "usage": self.usage.to_json()}
         for name, metric in self.metrics.items():
-            out["metrics"][name]["usage"] = metric.usage.to_json()
+            out["metrics"][name] = dataclasses.asdict(metric) | {"usage": metric.usage.to_json()}
+        out |= (self.outcomes or OutcomeSummary()).to_json()  # every run.json has had these keys, in this order
+        out["consistency"] = dataclasses.asdict(self.consistency) if self.consistency else None
+        out[LEGACY_PART_KEY] = None  # a kind with a part writes it under its own name (this key too, if its own)
+        if self.part is not None:
+            out[self.part.kind] = self.part.to_json()
         return out
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any] | None) -> Summary:
         data = data or {}
-        stability = data.get("stability")
+        outcomes = OutcomeSummary.from_json(data)
         return cls(
-            **{
-                **known_fields(cls, data),
-                "metrics": {m: MetricSummary.from_json(s) for m, s in (data.get("metrics") or {}).items()},
-                "usage": Usage.from_json(data.get("usage")),
-                "by_test_type": {
-                    t: TypeSummary(**known_fields(TypeSummary, s)) for t, s in (data.get("by_test_type") or {}).items()
-                },
-                "stability": None
-                if not stability
-                else Stability(
-                    stability["tests"],
-                    stability["draws"],
-                    {m: MetricStability(**known_fields(MetricStability, s)) for m, s in stability["metrics"].items()},
-                ),
-                "consistency": Consistency.from_json(data.get("consistency")),
-                "part": read_part(data),
-            }
+            int(data.get("n_items") or 0),
+            {m: MetricSummary.from_json(s) for m, s in (data.get("metrics") or {}).items()},
+            Usage.from_json(data.get("usage")),
+            None if outcomes == OutcomeSummary() else outcomes,
+            Consistency.from_json(data.get("consistency")),
+            read_part(data),
         )

@@ -16,6 +16,7 @@ from judges.records import (
     MetricRecord,
     MetricStability,
     MetricSummary,
+    OutcomeSummary,
     Stability,
     Summary,
     TypeSummary,
@@ -152,10 +153,7 @@ class SummaryBuilder:
         if not self.unit_tests:
             return Summary(self.n_items, metrics, usage, consistency=self._consistency(self.drawn))
         rates = [m.pass_rate for m in metrics.values() if m.pass_rate is not None]
-        return Summary(
-            self.n_items,
-            metrics,
-            usage,
+        outcomes = OutcomeSummary(
             total_pass_rate=statistics.fmean(rates) if rates else None,
             completed_tests=self.completed_tests,
             tests_passing_all=self.tests_passing_all,
@@ -163,8 +161,8 @@ class SummaryBuilder:
             failures=sum(m.failures or 0 for m in metrics.values()),
             by_test_type=self._by_test_type(),
             stability=self._stability(),
-            consistency=self._consistency(self._test_draws()),
         )
+        return Summary(self.n_items, metrics, usage, outcomes, consistency=self._consistency(self._test_draws()))
 
     def _by_test_type(self) -> dict[str, TypeSummary]:
         out = {}
