@@ -16,6 +16,8 @@ from judges.types import VerdictState
 if TYPE_CHECKING:
     import numpy as np
 
+Scores = tuple["np.ndarray", "np.ndarray | None"]  # grades in the asked order, and which asked ids have one (None: all)
+
 
 def plain_columns(
     path: Path, id_field: str, score_field: str, bounds: tuple[float, float] | None
@@ -129,6 +131,10 @@ class OneMetric(Mapping[tuple[str, str | None], Any]):
     def item_ids(self) -> set[str]:
         return {item for item, _ in self}
 
+    def score_columns(self, ids: Sequence[str]) -> Scores | None:
+        """The grades of `ids` as a column and which ids have one (None: all), when held as columns; else None."""
+        return None
+
 
 class ItemOutcomes(OneMetric):
     """Outcomes by item id (a leaderboard's outcome per labelled item), keyed (id, None) without a copy."""
@@ -159,6 +165,9 @@ class ItemOutcomes(OneMetric):
 
     def item_ids(self) -> set[str]:
         return set(self._by_id)
+
+    def score_columns(self, ids: Sequence[str]) -> Scores | None:
+        return self._by_id.score_columns(ids) if isinstance(self._by_id, ColumnItems) else None
 
 
 class ColumnOutcomes(OneMetric):
@@ -201,6 +210,11 @@ class ColumnOutcomes(OneMetric):
     def item_ids(self) -> set[str]:
         return set(self._names)
 
+    def score_columns(self, ids: Sequence[str]) -> Scores | None:
+        if (held := self.items_in(ids)) is not None:
+            return held.score_columns(ids)
+        return _looked_up(self._values, self._row, ids)
+
     def items_in(self, ids: Sequence[str]) -> ColumnItems | None:
         """The grades by item id when `ids` are exactly the file's ids in its order (else None), still columns."""
         if len(ids) == len(self._names) and all(map(str.__eq__, ids, self._names)):
@@ -240,6 +254,12 @@ class ColumnItems(Mapping[str, Any]):
         """The scores of `ids` when they are exactly the held ids in order (else None)."""
         return self._values if ids == self._ids or list(ids) == self._ids else None
 
+    def score_columns(self, ids: Sequence[str]) -> Scores:
+        """The grades of `ids` as a column and which ids have one (None: all)."""
+        if (scores := self.scores_in(ids)) is not None:
+            return scores, None
+        return _looked_up(self._values, self._row, ids)
+
     def outcomes(self, ids: Sequence[str]) -> list[Any]:
         """The outcome of each id (None where there is none), in order."""
         make, grade = self._make, VerdictState.GRADE
@@ -255,3 +275,12 @@ class _ColumnValues(ValuesView[Any]):
 
     def __iter__(self) -> Iterator[Any]:
         return self._mapping.made()
+
+
+def _looked_up(values: np.ndarray, row: Mapping[str, int], ids: Sequence[str]) -> Scores:
+    """The held grade of each id (NaN where there is none) and which ids have one."""
+    import numpy as np  # defers numpy
+
+    index = np.fromiter((row.get(item, -1) for item in ids), dtype=np.int64, count=len(ids))
+    present = index >= 0
+    return np.where(present, values[index], np.nan), present
