@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -63,6 +63,12 @@ class Predictions:
         if isinstance(self.by_key, OneMetric) and (held := self.by_key.score_columns(ids)) is not None:
             return OutcomeColumns.held(*held)
         return OutcomeColumns.of(self.outcomes(ids, metric))
+
+    def covers_any(self, ids: Iterable[str], metric: str) -> bool:
+        """Whether any of `ids` has an outcome for `metric` (outcomes of one metric held by id: no index kept)."""
+        if isinstance(self.by_key, OneMetric):
+            return not self.by_key.item_ids().isdisjoint(ids)
+        return any(self.get(i, metric) is not None for i in ids)
 
     def count(self, metric: str) -> int:
         """How many items have an outcome for `metric` (`len(ids(metric))`)."""
