@@ -115,7 +115,8 @@ def test_a_majority_of_vote_arrays_equals_combining_each_items_verdicts(tmp_path
     labels = open_labels(str(path))
     jury = Jury(name="panel", members=[m.name for m in members], rule="majority")
     found = jury_scores(jury, members, scored, labels)
-    assert isinstance(found, dict)
+    assert not isinstance(found, str)
+    assert all(p.state is VerdictState.GRADE and p.id == i for i, p in found.items())
     expected = {
         f"i{n}": combine([Verdict.graded(row[n]) for row in votes], "majority").grade for n in range(len(votes[0]))
     }

@@ -61,7 +61,7 @@ def shared_scale(low: float, high: float) -> tuple[float, float]:
 
 @functools.lru_cache(maxsize=256, typed=True)
 def usual_label(label_type: LabelType, label: float, low: float | None, high: float | None) -> Checked | None:
-    """A label and scale (None: absent) passing every check of `label_on_scale`, as it returns them, else None
+    """A label and scale (None: absent) passing every check of `label_on_scale` (the label as a float), else None
     (a million labels take a few values: each checked once)."""
     if (isinstance(label, int) and abs(label) > LARGEST_NUMBER) or not math.isfinite(label):
         return None
@@ -71,7 +71,7 @@ def usual_label(label_type: LabelType, label: float, low: float | None, high: fl
     scale = shared_scale(float(scale[0]), float(scale[1]))
     if check_scale(label_type, scale) or check_label(label_type, float(label), scale):
         return None
-    return label, scale
+    return float(label), scale  # one float per label value, shared by every label of it
 
 
 def label_on_scale(record: dict[str, Any], label_type: LabelType, fail: Callable[[str, str], InputError]) -> Checked:

@@ -15,6 +15,7 @@ from judges.labels.label_checks import label_on_scale
 from judges.types import Sample
 
 NO_TEXT = Sample(input="", references=(), expected_output="")  # one shared sample for every label without text
+_NO_TEXTS = ("", (), "", None)  # NO_TEXT's question, references, reference answer and answer
 
 
 class _NoExtra(dict[str, Any]):
@@ -167,16 +168,16 @@ def parse_item(record: dict[str, Any], *, path: str, line: int) -> LabelledItem:
     for name, value in (("system", system), ("group", group)):
         if value is not None and (isinstance(value, bool) or not isinstance(value, (str, int))):
             raise fail(f"expected a string or number, got {json_type(value)}", name)
-    sample = Sample(
-        input=record.get("input") or "",
-        references=tuple(references),
-        expected_output=record.get("expected_output") or "",
-        actual_output=record.get("actual_output"),
+    texts = (
+        record.get("input") or "",
+        tuple(references),
+        record.get("expected_output") or "",
+        record.get("actual_output"),
     )
-    if sample == NO_TEXT:
-        sample = NO_TEXT  # a million labels without text share one sample
+    # a million labels without text share one sample
+    sample = NO_TEXT if texts == _NO_TEXTS else Sample(*texts[:3], actual_output=texts[3])
     return LabelledItem(
-        id=str(record["id"]),
+        id=sys.intern(str(record["id"])),  # one string per id, shared with the judges' outputs read after
         metric=sys.intern(record["metric"]),
         label=float(label),
         label_type=label_type,
