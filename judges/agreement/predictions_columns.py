@@ -49,54 +49,70 @@ def plain_columns(
     return names, values
 
 
-_SPACE = rb"[ \t\r]*"
-_TEXT = rb'"([^"\\\x00-\x1f]*)"'  # a JSON string without escapes nor control characters
-_NUMBER = rb"(-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?)"  # a JSON number
+_SPACE = r"[ \t\r]*"
+_TEXT = r'"([^"\\\x00-\x1f]*)"'  # a JSON string without escapes nor control characters
+_NUMBER = r"(-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?)"  # a JSON number
 
 
 def regular_lines(data: bytes, id_field: str, score_field: str) -> tuple[list[str], list[float]] | None:
     """Every non-blank line `{"<id_field>": "<id>", "<score_field>": <number>}` (JSON spaces allowed), read by one
-    regular expression over the file, as the standard library's parser reads it; None when any line is written
-    otherwise (an integer id, other keys or order, escapes), for the line-by-line parser."""
+    regular expression, as the standard library's parser reads it; None when any line is written otherwise (an
+    integer id, other keys or order, escapes), for the line-by-line parser. The file is read a block of lines at a
+    time, so that only a block's matches are held at once."""
     import re  # defers re
 
-    def key(name: str) -> bytes:
-        return b'"' + re.escape(name.encode()) + b'"'
+    def key(name: str) -> str:
+        return '"' + re.escape(name) + '"'
 
-    line = (
-        rb"^"
+    line = re.compile(
+        "^"
         + _SPACE
-        + rb"\{"
+        + r"\{"
         + _SPACE
         + key(id_field)
         + _SPACE
-        + rb":"
+        + ":"
         + _SPACE
         + _TEXT
         + _SPACE
-        + rb","
+        + ","
         + _SPACE
         + key(score_field)
         + _SPACE
-        + rb":"
+        + ":"
         + _SPACE
         + _NUMBER
         + _SPACE
-        + rb"\}"
+        + r"\}"
         + _SPACE
-        + rb"$"
+        + "$",
+        flags=re.MULTILINE,
     )
-    found = re.findall(line, data, flags=re.MULTILINE)
-    blank = len(re.findall(rb"^" + _SPACE + rb"$", data, flags=re.MULTILINE))
-    if len(found) + blank != data.count(b"\n") + 1:
-        return None  # a line the expression does not read
+    blank = re.compile("^" + _SPACE + "$", flags=re.MULTILINE)
     try:
-        names = [sys.intern(name.decode()) for name, _ in found]  # one string per id across files
+        text = data.decode()
     except UnicodeDecodeError:
         return None
-    # float() reads a JSON number as json's parser does, but for an integer -0, which json reads as the integer 0
-    scores = [0.0 if number == b"-0" else float(number) for _, number in found]
+    names: list[str] = []
+    scores: list[float] = []
+    for block in _blocks(text):
+        found = line.findall(block)
+        if len(found) + len(blank.findall(block)) != block.count("\n") + 1:
+            return None  # a line the expression does not read
+        names += [sys.intern(name) for name, _ in found]  # one string per id across files
+        # float() reads a JSON number as json's parser does, but for an integer -0, which json reads as the integer 0
+        scores += [0.0 if number == "-0" else float(number) for _, number in found]
     return names, scores
+
+
+def _blocks(text: str, size: int = 1 << 20) -> Iterator[str]:
+    """The text in blocks of whole lines of about `size` characters (each but the last ends with its newline)."""
+    start = 0
+    while start < len(text):
+        end = text.find("\n", start + size)
+        end = len(text) if end < 0 else end + 1
+        yield text[start:end]
+        start = end
 
 
 def parsed_lines(data: bytes, id_field: str, score_field: str) -> tuple[list[str], list[float]] | None:
