@@ -190,7 +190,8 @@ def _match(
             f"(do the prediction ids match the item ids, e.g. {ids[0]!r}?)",
             path=predictions.source,
         )
-    return Matched(metric, ids, annotations, outcomes, turn, higher_is_better, outcomes.n_matched())
+    single = None if (one := labels.one_label_each) is None else np.frombuffer(one, dtype=float)
+    return Matched(metric, ids, annotations, outcomes, turn, higher_is_better, outcomes.n_matched(), single)
 
 
 def _one_metric(labels: LabelledSet) -> tuple[str, LabelType, tuple[float, float]]:
@@ -218,7 +219,8 @@ def _score_items(
         judge_range = scale
     else:
         judge_range = (float(graded.min()), float(graded.max()))
-    positions = (mean_labels(annotations) - scale[0]) / (scale[1] - scale[0])
+    means = mean_labels(annotations) if matched.single is None else matched.single
+    positions = (means - scale[0]) / (scale[1] - scale[0])
     values, counts = apply_policy(matched.outcomes, positions, policy, judge_range)
     kept = np.flatnonzero(~np.isnan(values))
     return _Scored(values, counts, kept, graded)
@@ -236,10 +238,14 @@ def _judge_rows(
     """The arrays stage: one row per (item, annotator), item by item: arrays, not per-row Python objects."""
     ids, annotations, values, kept = matched.ids, matched.annotations, scored.values, scored.kept
     every = kept.size == len(annotations)  # no item left out: whole lists, not a lookup per kept item
-    taken = annotations if every else [annotations[n] for n in kept]
-    sizes = np.fromiter(map(len, taken), dtype=np.int64, count=len(taken))
+    if matched.single is not None:  # one label per item: its column, no pass over the pairs
+        h = matched.single.copy() if every else matched.single[kept]
+        sizes = np.ones(h.size, dtype=np.int64)
+    else:
+        taken = annotations if every else [annotations[n] for n in kept]
+        sizes = np.fromiter(map(len, taken), dtype=np.int64, count=len(taken))
+        h = np.fromiter((lab for ann in taken for _, lab in ann), dtype=float, count=int(sizes.sum()))
     groups = ItemRows.repeated(sizes)
-    h = np.fromiter((lab for ann in taken for _, lab in ann), dtype=float, count=int(sizes.sum()))
     j = np.repeat(values if every else values[kept], sizes)
     weights = item_weights(labels)
     row_weights = None if not weights else np.repeat([weights[ids[n]] for n in kept], sizes).astype(float)
@@ -247,14 +253,14 @@ def _judge_rows(
         binary_view = np.repeat(np.asarray(cuts, dtype=float), sizes)
     else:
         binary_view = j if judge_scale.threshold is None else (j >= judge_scale.threshold).astype(float)
-    a, b, pair_groups = ceiling_rows(annotations)
+    a, b, pair_groups = ceiling_rows(annotations if matched.single is None else [])  # one label each: no pairs
     views = {
         "value": j,
         "scaled": minmax_scale(j, scale) if label_type is LabelType.PREFERENCE and j.size else j,
         "binary": binary_view,
     }
     item_ids = list(ids) if every else [ids[n] for n in kept]
-    n_items, n_labels = len(ids), sum(map(len, annotations))
+    n_items, n_labels = len(ids), len(ids) if matched.single is not None else sum(map(len, annotations))
     return _Rows(h, views, groups, row_weights, item_ids, n_items, n_labels, scored.counts, a, b, pair_groups)
 
 

@@ -64,30 +64,9 @@ def regular_lines(data: bytes, id_field: str, score_field: str) -> tuple[list[st
     def key(name: str) -> str:
         return '"' + re.escape(name) + '"'
 
-    line = re.compile(
-        "^"
-        + _SPACE
-        + r"\{"
-        + _SPACE
-        + key(id_field)
-        + _SPACE
-        + ":"
-        + _SPACE
-        + _TEXT
-        + _SPACE
-        + ","
-        + _SPACE
-        + key(score_field)
-        + _SPACE
-        + ":"
-        + _SPACE
-        + _NUMBER
-        + _SPACE
-        + r"\}"
-        + _SPACE
-        + "$",
-        flags=re.MULTILINE,
-    )
+    space, colon = _SPACE, _SPACE + ":" + _SPACE
+    head, tail = rf"^{space}\{{{space}{key(id_field)}{colon}", rf"{space}\}}{space}$"
+    line = re.compile(rf"{head}{_TEXT}{space},{space}{key(score_field)}{colon}{_NUMBER}{tail}", flags=re.MULTILINE)
     blank = re.compile("^" + _SPACE + "$", flags=re.MULTILINE)
     try:
         text = data.decode()

@@ -34,6 +34,7 @@ class Matched:
     turn: Callable[[float], float]
     higher_is_better: bool
     n_matched: int  # items with a judge outcome (graded or not), before any are held out
+    single: np.ndarray | None = None  # each item's label when every item has exactly one
 
 
 @dataclass
@@ -85,6 +86,8 @@ def choose_threshold(
     keep = held.keep
     matched.ids, matched.annotations = [matched.ids[n] for n in keep], [matched.annotations[n] for n in keep]
     matched.outcomes = matched.outcomes.take(keep)
+    if matched.single is not None:
+        matched.single = matched.single[np.asarray(keep, dtype=np.int64)]
     if held.cut is None:
         notes.append("no threshold: the calibration items hold one class only (or no graded score)")
         return Threshold(threshold)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import sys
+from array import array
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -118,6 +119,14 @@ class LabelledSet:
             order.setdefault(item.id, []).append((item.annotator, item.label))
         pairs = [shared.setdefault(key, key) if len(key) == 1 else key for key in map(tuple, order.values())]
         return list(order), pairs
+
+    @functools.cached_property
+    def one_label_each(self) -> array[float] | None:
+        """Each item's label in `by_item`'s order when every item has exactly one (the usual big set), else None:
+        gathered once per set, a column of numbers."""
+        if len(self.by_item[0]) != len(self.items):
+            return None
+        return array("d", (item.label for item in self.items))
 
 
 def _plain(value: float) -> float | int:
