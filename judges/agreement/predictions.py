@@ -70,6 +70,17 @@ class Predictions:
             return not self.by_key.item_ids().isdisjoint(ids)
         return any(self.get(i, metric) is not None for i in ids)
 
+    def all_within(self, ids: Sequence[str], metric: str) -> bool:
+        """Whether every item with an outcome for `metric` is one of `ids` (without a set of them when the outcomes
+        are held as a column of exactly those ids)."""
+        if isinstance(self.by_key, OneMetric) and (held := self.by_key.score_columns(ids)) and held[1] is None:
+            return len(self.by_key) == len(ids)
+        return self.ids(metric) <= set(ids)
+
+    def may_state_confidence(self) -> bool:
+        """Whether any outcome may carry a stated confidence (grades held as a column carry none)."""
+        return not isinstance(self.by_key, OneMetric) or self.by_key.may_state_confidence()
+
     def count(self, metric: str) -> int:
         """How many items have an outcome for `metric` (`len(ids(metric))`)."""
         return len(self.by_key) if isinstance(self.by_key, OneMetric) else len(self.ids(metric))

@@ -130,6 +130,10 @@ class OneMetric(Mapping[tuple[str, str | None], Any]):
         """The grades of `ids` as a column and which ids have one (None: all), when held as columns; else None."""
         return None
 
+    def may_state_confidence(self) -> bool:
+        """Whether an outcome may carry a stated confidence (grades held as a column carry none)."""
+        return True
+
 
 class ItemOutcomes(OneMetric):
     """Outcomes by item id (a leaderboard's outcome per labelled item), keyed (id, None) without a copy."""
@@ -163,6 +167,9 @@ class ItemOutcomes(OneMetric):
 
     def score_columns(self, ids: Sequence[str]) -> Scores | None:
         return self._by_id.score_columns(ids) if isinstance(self._by_id, ColumnItems) else None
+
+    def may_state_confidence(self) -> bool:
+        return not isinstance(self._by_id, ColumnItems)
 
 
 class ColumnOutcomes(OneMetric):
@@ -204,6 +211,9 @@ class ColumnOutcomes(OneMetric):
 
     def item_ids(self) -> set[str]:
         return set(self._names)
+
+    def may_state_confidence(self) -> bool:
+        return False
 
     def score_columns(self, ids: Sequence[str]) -> Scores | None:
         if (held := self.items_in(ids)) is not None:
