@@ -86,7 +86,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--items", type=int, default=1_000_000)
     parser.add_argument("--out", default="results/benchmarks")
-    parser.add_argument("--keep", help="copy the board's leaderboard.json into this folder")
+    parser.add_argument("--keep", help="copy the board's leaderboard.json and the agreement.json into this folder")
     parser.add_argument("--label", default="", help="a name for this run in the results (e.g. before / after)")
     args = parser.parse_args()
     python = sys.executable
@@ -101,6 +101,7 @@ def main() -> None:
         if args.keep:
             Path(args.keep).mkdir(parents=True, exist_ok=True)
             shutil.copy(folder / "board" / "leaderboard.json", Path(args.keep) / "leaderboard.json")
+            shutil.copy(folder / "agreement" / "agreement.json", Path(args.keep) / "agreement.json")
     row = {"label": args.label, "items": args.items, "candidates": len(files), "board": board, "agreement": agreement}
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)

@@ -115,7 +115,8 @@ def test_a_majority_of_vote_arrays_equals_combining_each_items_verdicts(tmp_path
     labels = open_labels(str(path))
     jury = Jury(name="panel", members=[m.name for m in members], rule="majority")
     found = jury_scores(jury, members, scored, labels)
-    assert isinstance(found, dict)
+    assert not isinstance(found, str)
+    assert all(p.state is VerdictState.GRADE and p.id == i for i, p in found.items())
     expected = {
         f"i{n}": combine([Verdict.graded(row[n]) for row in votes], "majority").grade for n in range(len(votes[0]))
     }
@@ -155,6 +156,21 @@ def test_the_regular_expression_reads_a_file_as_the_parser_or_leaves_it_to_the_p
     assert regular_lines(b'{"id":"b","score":-0}\n', "id", "score") == (["b"], [0.0])
 
 
+def test_a_file_read_in_blocks_of_lines_reads_as_one_block(monkeypatch):
+    import functools
+
+    from judges.agreement import predictions_columns
+
+    lines = [f'{{"id": "i{n}", "score": {n / 7:.4f}}}' for n in range(200)]
+    data = ("\n".join(lines) + "\n").encode()
+    whole = regular_lines(data, "id", "score")
+    small = functools.partial(predictions_columns._blocks, size=50)
+    monkeypatch.setattr(predictions_columns, "_blocks", small)
+    assert len(list(small(data.decode()))) > 50
+    assert regular_lines(data, "id", "score") == whole == parsed_lines(data, "id", "score")
+    assert regular_lines(data + b'{"id": 5, "score": 1}\n', "id", "score") is None  # a later block's line
+
+
 @pytest.mark.parametrize(
     ("second", "field"),
     [
@@ -172,3 +188,31 @@ def test_a_label_seen_before_is_still_checked_with_its_own_scale(tmp_path, secon
     with pytest.raises(InputError) as caught:
         read_labels(path)
     assert (caught.value.line, caught.value.field) == (2, field)
+
+
+@pytest.mark.parametrize("policy", [Policy.EXCLUDE, Policy.WRONG, Policy.IMPUTE])
+def test_a_column_of_grades_is_measured_without_an_outcome_object_per_item_as_the_same_outcomes(tmp_path, policy):
+    from judges.agreement.predictions import Predictions
+    from judges.agreement.predictions_columns import ColumnOutcomes
+
+    labels_path, files = _inputs(tmp_path)
+    labels = read_labels(labels_path)
+    held = read_predictions(files[0])
+    assert isinstance(held.by_key, ColumnOutcomes)
+    made: list[str] = []
+
+    def counted(item: str, *args: object) -> Prediction:
+        made.append(item)
+        return Prediction(item, *args)  # type: ignore[arg-type]
+
+    names = [i for i, _ in held.by_key]
+    scores = np.array([held.by_key[i, None].score for i in names])
+    last = names.pop()  # the last item missing: a hole in the column
+    column = Predictions(ColumnOutcomes(names, scores[:-1], counted), source=str(files[0]))
+    objects = Predictions({(i, None): Prediction(i, VerdictState.GRADE, float(s)) for i, s in zip(names, scores)})
+    for threshold in (0.5, None):
+        found = measure(labels, column, policy=policy, threshold=threshold, resamples=200)
+        expected = measure(labels, objects, policy=policy, threshold=threshold, resamples=200)
+        assert found.to_dict() == expected.to_dict()
+        assert found.counts.missing == 1 and last not in names
+    assert made == []

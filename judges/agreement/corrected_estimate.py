@@ -188,14 +188,12 @@ def measure_estimate(
 
     first = labels.items[0]
     label_type, metric = first.label_type, first.metric
-    if label_type is LabelType.PREFERENCE:
-        return None
+    if label_type is LabelType.PREFERENCE or predictions.all_within(labels.by_item[0], metric):
+        return None  # the usual case: every graded item is labelled, nothing to correct
     sums: dict[str, list[float]] = {}
     for item in labels.items:
         sums.setdefault(item.id, []).append(item.label)
     graded_ids = predictions.ids(metric)
-    if graded_ids <= sums.keys():  # the usual case: every graded item is labelled, nothing to correct
-        return None
 
     def graded(item_id: str) -> float | None:
         found = predictions.get(item_id, metric)

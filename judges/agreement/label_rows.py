@@ -3,7 +3,7 @@ ceiling, majority labels, a lower-is-better judge turned around, and a Youden cu
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from itertools import combinations
 from typing import Any
@@ -60,6 +60,21 @@ def orient(outcomes: list[Any], scale: tuple[float, float], higher_is_better: bo
         return scale[0] + scale[1] - value if on_scale else -value
 
     return [o if o is None or o.score is None else replace(o, score=turn(o.score)) for o in outcomes], turn
+
+
+def orient_scores(
+    scores: np.ndarray, scale: tuple[float, float], higher_is_better: bool
+) -> tuple[np.ndarray, Callable[[float], float]]:
+    """`orient` of a column of scores (NaN: none): the turned column and the turning function."""
+    if higher_is_better:
+        return scores, lambda v: v
+    graded = scores[~np.isnan(scores)]
+    on_scale = bool(np.all((graded >= scale[0]) & (graded <= scale[1])))
+
+    def turn(value: float) -> float:
+        return scale[0] + scale[1] - value if on_scale else -value
+
+    return (scale[0] + scale[1]) - scores if on_scale else -scores, turn
 
 
 def mean_labels(annotations: Sequence[Annotation]) -> np.ndarray:

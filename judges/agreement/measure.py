@@ -12,7 +12,7 @@ from judges.agreement.bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED, Figure, 
 from judges.agreement.confusion import JudgeErrors, item_weights, judge_errors
 from judges.agreement.corrected_estimate import measure_estimate
 from judges.agreement.groups import measure_groups
-from judges.agreement.label_rows import ceiling_rows, grouped, mean_labels, minmax_scale, orient
+from judges.agreement.label_rows import ceiling_rows, grouped, mean_labels, minmax_scale, orient_scores
 from judges.agreement.policy import OutcomeCounts, Policy, apply_policy
 from judges.agreement.predictions import Predictions
 from judges.agreement.result import MeasuredRows, MetricAgreement
@@ -28,10 +28,10 @@ from judges.labels.schema import LabelledSet, LabelType
 class _Scored:
     """Each item's judge value after the policy (None: left out), the kept items' indices, and the graded scores."""
 
-    values: list[float | None]
+    values: np.ndarray  # NaN: left out
     counts: OutcomeCounts
     kept: np.ndarray
-    graded: list[float]
+    graded: np.ndarray
 
 
 @dataclass
@@ -93,7 +93,7 @@ def measure(
         cuts = cross_fit(matched, scored.values, scored.kept, calibration, chosen, notes)
     judge_scale = describe_judge(scored.graded, label_type, scale, chosen.cut)
     rows = _judge_rows(labels, matched, scored, cuts, judge_scale, label_type, scale)
-    unmatched = len(predictions.ids(metric)) - matched.n_matched
+    unmatched = predictions.count(metric) - matched.n_matched
     answer = _Answer(policy, chosen.fitted, higher_is_better, unmatched, matched.turn, cuts is not None)
     # only arrays go on to the bootstrap: the per-item Python objects (hundreds of MB at a million items) go now
     del matched, scored
@@ -182,15 +182,16 @@ def _match(
 ) -> Matched:
     """The labelled items with the judge's outcome of each, turned to higher is better; at least one graded."""
     ids, annotations = grouped(labels)
-    outcomes, turn = orient(predictions.outcomes(ids, metric), scale, higher_is_better)
-    if not any(o is not None and o.score is not None for o in outcomes):
+    outcomes = predictions.outcome_columns(ids, metric)
+    outcomes.scores, turn = orient_scores(outcomes.scores, scale, higher_is_better)
+    if not outcomes.scored().size:
         raise InputError(
             f"no graded judge outcome for any {metric} item of {labels.name} "
             f"(do the prediction ids match the item ids, e.g. {ids[0]!r}?)",
             path=predictions.source,
         )
-    n_matched = sum(o is not None for o in outcomes)
-    return Matched(metric, ids, annotations, outcomes, turn, higher_is_better, n_matched)
+    single = None if (one := labels.one_label_each) is None else np.frombuffer(one, dtype=float)
+    return Matched(metric, ids, annotations, outcomes, turn, higher_is_better, outcomes.n_matched(), single)
 
 
 def _one_metric(labels: LabelledSet) -> tuple[str, LabelType, tuple[float, float]]:
@@ -206,21 +207,22 @@ def _score_items(
 ) -> _Scored:
     """The policy stage: each item's judge value, a failure counted as the policy says."""
     annotations = matched.annotations
-    graded = [o.score for o in matched.outcomes if o is not None and o.score is not None]
-    if not graded:
+    graded = matched.outcomes.scored()
+    if not graded.size:
         raise InputError(
             f"no graded judge outcome for the {matched.metric} items left to report on", path=predictions.source
         )
     if label_type is LabelType.PREFERENCE:
-        reach = max(abs(v) for v in graded) or 1.0
+        reach = float(np.abs(graded).max()) or 1.0
         judge_range = (-reach, reach)
     elif describe_judge(graded, label_type, scale).on_label_scale:
         judge_range = scale
     else:
-        judge_range = (min(graded), max(graded))
-    positions = (mean_labels(annotations) - scale[0]) / (scale[1] - scale[0])
+        judge_range = (float(graded.min()), float(graded.max()))
+    means = mean_labels(annotations) if matched.single is None else matched.single
+    positions = (means - scale[0]) / (scale[1] - scale[0])
     values, counts = apply_policy(matched.outcomes, positions, policy, judge_range)
-    kept = np.flatnonzero(np.fromiter((v is not None for v in values), dtype=bool, count=len(values)))
+    kept = np.flatnonzero(~np.isnan(values))
     return _Scored(values, counts, kept, graded)
 
 
@@ -236,26 +238,29 @@ def _judge_rows(
     """The arrays stage: one row per (item, annotator), item by item: arrays, not per-row Python objects."""
     ids, annotations, values, kept = matched.ids, matched.annotations, scored.values, scored.kept
     every = kept.size == len(annotations)  # no item left out: whole lists, not a lookup per kept item
-    taken = annotations if every else [annotations[n] for n in kept]
-    sizes = np.fromiter(map(len, taken), dtype=np.int64, count=len(taken))
+    if matched.single is not None:  # one label per item: its column, no pass over the pairs
+        h = matched.single.copy() if every else matched.single[kept]
+        sizes = np.ones(h.size, dtype=np.int64)
+    else:
+        taken = annotations if every else [annotations[n] for n in kept]
+        sizes = np.fromiter(map(len, taken), dtype=np.int64, count=len(taken))
+        h = np.fromiter((lab for ann in taken for _, lab in ann), dtype=float, count=int(sizes.sum()))
     groups = ItemRows.repeated(sizes)
-    h = np.fromiter((lab for ann in taken for _, lab in ann), dtype=float, count=int(sizes.sum()))
-    kept_values = values if every else [values[n] for n in kept]
-    j = np.repeat(np.asarray(kept_values, dtype=float).reshape(-1), sizes)
+    j = np.repeat(values if every else values[kept], sizes)
     weights = item_weights(labels)
     row_weights = None if not weights else np.repeat([weights[ids[n]] for n in kept], sizes).astype(float)
     if cuts is not None:
         binary_view = np.repeat(np.asarray(cuts, dtype=float), sizes)
     else:
         binary_view = j if judge_scale.threshold is None else (j >= judge_scale.threshold).astype(float)
-    a, b, pair_groups = ceiling_rows(annotations)
+    a, b, pair_groups = ceiling_rows(annotations if matched.single is None else [])  # one label each: no pairs
     views = {
         "value": j,
         "scaled": minmax_scale(j, scale) if label_type is LabelType.PREFERENCE and j.size else j,
         "binary": binary_view,
     }
     item_ids = list(ids) if every else [ids[n] for n in kept]
-    n_items, n_labels = len(ids), sum(map(len, annotations))
+    n_items, n_labels = len(ids), len(ids) if matched.single is not None else sum(map(len, annotations))
     return _Rows(h, views, groups, row_weights, item_ids, n_items, n_labels, scored.counts, a, b, pair_groups)
 
 

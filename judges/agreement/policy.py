@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass
 from enum import Enum
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from judges.agreement.predictions import Prediction
-from judges.types import VerdictState
+if TYPE_CHECKING:
+    import numpy as np
+
+    from judges.agreement.outcome_columns import OutcomeColumns
 
 
 class Policy(str, Enum):
@@ -36,34 +37,38 @@ class OutcomeCounts:
 
 
 def apply_policy(
-    outcomes: Sequence[Prediction | None], positions: Iterable[float], policy: Policy, judge_range: tuple[float, float]
-) -> tuple[list[float | None], OutcomeCounts]:
-    """One judge value per item (None = excluded) and the counts.
+    outcomes: OutcomeColumns, positions: np.ndarray, policy: Policy, judge_range: tuple[float, float]
+) -> tuple[np.ndarray, OutcomeCounts]:
+    """One judge value per item (NaN = excluded) and the counts.
 
     `positions` place each item's mean human label on its scale (0 = lowest, 1 = highest); a value
     counted as wrong is the end of `judge_range` farthest from it (the low end when the label is in
     the upper half or the middle, else the high end). Imputation uses the median of the graded values,
     the rule of the RAGChecker meta-evaluation for its missing metric values.
     """
-    import numpy as np
+    import numpy as np  # defers numpy
 
-    graded = [o.score for o in outcomes if o is not None and o.state is VerdictState.GRADE and o.score is not None]
-    median = float(np.median(graded)) if graded else None
-    values: list[float | None] = []
-    counts = {"graded": 0, "null": 0, "failed": 0, "missing": 0, "excluded": 0, "counted_wrong": 0, "imputed": 0}
-    for outcome, position in zip(outcomes, positions, strict=True):
-        if outcome is not None and outcome.state is VerdictState.GRADE:
-            counts["graded"] += 1
-            values.append(outcome.score)
-            continue
-        counts["missing" if outcome is None else "null" if outcome.state is VerdictState.NULL else "failed"] += 1
-        if policy is Policy.EXCLUDE or (policy is Policy.IMPUTE and median is None):
-            counts["excluded"] += 1
-            values.append(None)
-        elif policy is Policy.WRONG:
-            counts["counted_wrong"] += 1
-            values.append(judge_range[0] if position >= 0.5 else judge_range[1])
-        else:
-            counts["imputed"] += 1
-            values.append(median)
+    from judges.agreement.outcome_columns import FAILED, GRADE, MISSING, NULL  # defers numpy
+
+    states, scores = outcomes.states, outcomes.scores
+    grade = states == GRADE
+    graded = scores[grade & ~np.isnan(scores)]
+    median = float(np.median(graded)) if graded.size else None
+    values = np.where(grade, scores, np.nan)
+    rest = ~grade
+    n_rest = int(np.count_nonzero(rest))
+    counts = {
+        "graded": int(np.count_nonzero(grade)),
+        "null": int(np.count_nonzero(states == NULL)),
+        "failed": int(np.count_nonzero(states == FAILED)),
+        "missing": int(np.count_nonzero(states == MISSING)),
+    }
+    if policy is Policy.EXCLUDE or (policy is Policy.IMPUTE and median is None):
+        counts["excluded"] = n_rest
+    elif policy is Policy.WRONG:
+        counts["counted_wrong"] = n_rest
+        values[rest] = np.where(np.asarray(positions)[rest] >= 0.5, judge_range[0], judge_range[1])
+    else:
+        counts["imputed"] = n_rest
+        values[rest] = median
     return values, OutcomeCounts(**counts)

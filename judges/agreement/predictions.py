@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from judges.agreement.predictions_columns import ColumnOutcomes, OneMetric, plain_columns
 from judges.errors import ConfigError, InputError
@@ -17,6 +17,9 @@ from judges.labels.mapping import get_field
 from judges.records import MetricRecord
 from judges.runs.run import Run
 from judges.types import VerdictState
+
+if TYPE_CHECKING:
+    from judges.agreement.outcome_columns import OutcomeColumns
 
 FAILED_STATUSES = {"failed", "failure", "error"}
 
@@ -52,6 +55,35 @@ class Predictions:
         if isinstance(self.by_key, OneMetric):
             return self.by_key.outcomes(ids)
         return [self.get(i, metric) for i in ids]
+
+    def outcome_columns(self, ids: Sequence[str], metric: str) -> OutcomeColumns:
+        """`outcomes` as columns: grades held as a column stay one (no object per item)."""
+        from judges.agreement.outcome_columns import OutcomeColumns  # defers numpy
+
+        if isinstance(self.by_key, OneMetric) and (held := self.by_key.score_columns(ids)) is not None:
+            return OutcomeColumns.held(*held)
+        return OutcomeColumns.of(self.outcomes(ids, metric))
+
+    def covers_any(self, ids: Iterable[str], metric: str) -> bool:
+        """Whether any of `ids` has an outcome for `metric` (outcomes of one metric held by id: no index kept)."""
+        if isinstance(self.by_key, OneMetric):
+            return not self.by_key.item_ids().isdisjoint(ids)
+        return any(self.get(i, metric) is not None for i in ids)
+
+    def all_within(self, ids: Sequence[str], metric: str) -> bool:
+        """Whether every item with an outcome for `metric` is one of `ids` (without a set of them when the outcomes
+        are held as a column of exactly those ids)."""
+        if isinstance(self.by_key, OneMetric) and (held := self.by_key.score_columns(ids)) and held[1] is None:
+            return len(self.by_key) == len(ids)
+        return self.ids(metric) <= set(ids)
+
+    def may_state_confidence(self) -> bool:
+        """Whether any outcome may carry a stated confidence (grades held as a column carry none)."""
+        return not isinstance(self.by_key, OneMetric) or self.by_key.may_state_confidence()
+
+    def count(self, metric: str) -> int:
+        """How many items have an outcome for `metric` (`len(ids(metric))`)."""
+        return len(self.by_key) if isinstance(self.by_key, OneMetric) else len(self.ids(metric))
 
     def ids(self, metric: str) -> set[str]:
         if isinstance(self.by_key, OneMetric):

@@ -16,6 +16,8 @@ from judges.types import VerdictState
 if TYPE_CHECKING:
     import numpy as np
 
+Scores = tuple["np.ndarray", "np.ndarray | None"]  # grades in the asked order, and which asked ids have one (None: all)
+
 
 def plain_columns(
     path: Path, id_field: str, score_field: str, bounds: tuple[float, float] | None
@@ -47,54 +49,49 @@ def plain_columns(
     return names, values
 
 
-_SPACE = rb"[ \t\r]*"
-_TEXT = rb'"([^"\\\x00-\x1f]*)"'  # a JSON string without escapes nor control characters
-_NUMBER = rb"(-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?)"  # a JSON number
+_SPACE = r"[ \t\r]*"
+_TEXT = r'"([^"\\\x00-\x1f]*)"'  # a JSON string without escapes nor control characters
+_NUMBER = r"(-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?)"  # a JSON number
 
 
 def regular_lines(data: bytes, id_field: str, score_field: str) -> tuple[list[str], list[float]] | None:
     """Every non-blank line `{"<id_field>": "<id>", "<score_field>": <number>}` (JSON spaces allowed), read by one
-    regular expression over the file, as the standard library's parser reads it; None when any line is written
-    otherwise (an integer id, other keys or order, escapes), for the line-by-line parser."""
+    regular expression, as the standard library's parser reads it; None when any line is written otherwise (an
+    integer id, other keys or order, escapes), for the line-by-line parser. The file is read a block of lines at a
+    time, so that only a block's matches are held at once."""
     import re  # defers re
 
-    def key(name: str) -> bytes:
-        return b'"' + re.escape(name.encode()) + b'"'
+    def key(name: str) -> str:
+        return '"' + re.escape(name) + '"'
 
-    line = (
-        rb"^"
-        + _SPACE
-        + rb"\{"
-        + _SPACE
-        + key(id_field)
-        + _SPACE
-        + rb":"
-        + _SPACE
-        + _TEXT
-        + _SPACE
-        + rb","
-        + _SPACE
-        + key(score_field)
-        + _SPACE
-        + rb":"
-        + _SPACE
-        + _NUMBER
-        + _SPACE
-        + rb"\}"
-        + _SPACE
-        + rb"$"
-    )
-    found = re.findall(line, data, flags=re.MULTILINE)
-    blank = len(re.findall(rb"^" + _SPACE + rb"$", data, flags=re.MULTILINE))
-    if len(found) + blank != data.count(b"\n") + 1:
-        return None  # a line the expression does not read
+    space, colon = _SPACE, _SPACE + ":" + _SPACE
+    head, tail = rf"^{space}\{{{space}{key(id_field)}{colon}", rf"{space}\}}{space}$"
+    line = re.compile(rf"{head}{_TEXT}{space},{space}{key(score_field)}{colon}{_NUMBER}{tail}", flags=re.MULTILINE)
+    blank = re.compile("^" + _SPACE + "$", flags=re.MULTILINE)
     try:
-        names = [sys.intern(name.decode()) for name, _ in found]  # one string per id across files
+        text = data.decode()
     except UnicodeDecodeError:
         return None
-    # float() reads a JSON number as json's parser does, but for an integer -0, which json reads as the integer 0
-    scores = [0.0 if number == b"-0" else float(number) for _, number in found]
+    names: list[str] = []
+    scores: list[float] = []
+    for block in _blocks(text):
+        found = line.findall(block)
+        if len(found) + len(blank.findall(block)) != block.count("\n") + 1:
+            return None  # a line the expression does not read
+        names += [sys.intern(name) for name, _ in found]  # one string per id across files
+        # float() reads a JSON number as json's parser does, but for an integer -0, which json reads as the integer 0
+        scores += [0.0 if number == "-0" else float(number) for _, number in found]
     return names, scores
+
+
+def _blocks(text: str, size: int = 1 << 20) -> Iterator[str]:
+    """The text in blocks of whole lines of about `size` characters (each but the last ends with its newline)."""
+    start = 0
+    while start < len(text):
+        end = text.find("\n", start + size)
+        end = len(text) if end < 0 else end + 1
+        yield text[start:end]
+        start = end
 
 
 def parsed_lines(data: bytes, id_field: str, score_field: str) -> tuple[list[str], list[float]] | None:
@@ -129,6 +126,14 @@ class OneMetric(Mapping[tuple[str, str | None], Any]):
     def item_ids(self) -> set[str]:
         return {item for item, _ in self}
 
+    def score_columns(self, ids: Sequence[str]) -> Scores | None:
+        """The grades of `ids` as a column and which ids have one (None: all), when held as columns; else None."""
+        return None
+
+    def may_state_confidence(self) -> bool:
+        """Whether an outcome may carry a stated confidence (grades held as a column carry none)."""
+        return True
+
 
 class ItemOutcomes(OneMetric):
     """Outcomes by item id (a leaderboard's outcome per labelled item), keyed (id, None) without a copy."""
@@ -159,6 +164,12 @@ class ItemOutcomes(OneMetric):
 
     def item_ids(self) -> set[str]:
         return set(self._by_id)
+
+    def score_columns(self, ids: Sequence[str]) -> Scores | None:
+        return self._by_id.score_columns(ids) if isinstance(self._by_id, ColumnItems) else None
+
+    def may_state_confidence(self) -> bool:
+        return not isinstance(self._by_id, ColumnItems)
 
 
 class ColumnOutcomes(OneMetric):
@@ -201,6 +212,14 @@ class ColumnOutcomes(OneMetric):
     def item_ids(self) -> set[str]:
         return set(self._names)
 
+    def may_state_confidence(self) -> bool:
+        return False
+
+    def score_columns(self, ids: Sequence[str]) -> Scores | None:
+        if (held := self.items_in(ids)) is not None:
+            return held.score_columns(ids)
+        return _looked_up(self._values, self._row, ids)
+
     def items_in(self, ids: Sequence[str]) -> ColumnItems | None:
         """The grades by item id when `ids` are exactly the file's ids in its order (else None), still columns."""
         if len(ids) == len(self._names) and all(map(str.__eq__, ids, self._names)):
@@ -240,6 +259,12 @@ class ColumnItems(Mapping[str, Any]):
         """The scores of `ids` when they are exactly the held ids in order (else None)."""
         return self._values if ids == self._ids or list(ids) == self._ids else None
 
+    def score_columns(self, ids: Sequence[str]) -> Scores:
+        """The grades of `ids` as a column and which ids have one (None: all)."""
+        if (scores := self.scores_in(ids)) is not None:
+            return scores, None
+        return _looked_up(self._values, self._row, ids)
+
     def outcomes(self, ids: Sequence[str]) -> list[Any]:
         """The outcome of each id (None where there is none), in order."""
         make, grade = self._make, VerdictState.GRADE
@@ -255,3 +280,12 @@ class _ColumnValues(ValuesView[Any]):
 
     def __iter__(self) -> Iterator[Any]:
         return self._mapping.made()
+
+
+def _looked_up(values: np.ndarray, row: Mapping[str, int], ids: Sequence[str]) -> Scores:
+    """The held grade of each id (NaN where there is none) and which ids have one."""
+    import numpy as np  # defers numpy
+
+    index = np.fromiter((row.get(item, -1) for item in ids), dtype=np.int64, count=len(ids))
+    present = index >= 0
+    return np.where(present, values[index], np.nan), present

@@ -212,7 +212,10 @@ class JudgeScale:
 
 
 def describe_judge(
-    values: Sequence[float], label_type: LabelType, scale: tuple[float, float], threshold: float | None = None
+    values: Sequence[float] | np.ndarray,
+    label_type: LabelType,
+    scale: tuple[float, float],
+    threshold: float | None = None,
 ) -> JudgeScale:
     """Inspect the graded judge values; a continuous score is cut at `threshold` (fitted or given), 0/1 grades not."""
     array = np.asarray(values, dtype=float)

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
 
 from judges.agreement.label_rows import fit_on, grouped, majority_labels
+from judges.agreement.outcome_columns import OutcomeColumns
 from judges.agreement.predictions import Predictions
 from judges.agreement.threshold import (
     MIN_CALIBRATION_ITEMS,
@@ -30,10 +30,11 @@ class Matched:
     metric: str
     ids: list[str]
     annotations: Annotations
-    outcomes: list[Any]
+    outcomes: OutcomeColumns
     turn: Callable[[float], float]
     higher_is_better: bool
     n_matched: int  # items with a judge outcome (graded or not), before any are held out
+    single: np.ndarray | None = None  # each item's label when every item has exactly one
 
 
 @dataclass
@@ -64,7 +65,7 @@ def choose_threshold(
     notes: list[str],
 ) -> Threshold:
     """The cut for binary labels; on a cut fitted on held-out items, `matched` keeps only the other items."""
-    zero_one = all(o.score in (0.0, 1.0) for o in matched.outcomes if o is not None and o.score is not None)
+    zero_one = bool(np.isin(matched.outcomes.scored(), (0.0, 1.0)).all())
     if label_type is LabelType.BINARY and zero_one:
         notes.append("the judge gives 0/1 grades: used as given (the plain 0.5 cut)")
         return Threshold(threshold)
@@ -84,7 +85,9 @@ def choose_threshold(
         return Threshold(threshold, cross_fit=True)
     keep = held.keep
     matched.ids, matched.annotations = [matched.ids[n] for n in keep], [matched.annotations[n] for n in keep]
-    matched.outcomes = [matched.outcomes[n] for n in keep]
+    matched.outcomes = matched.outcomes.take(keep)
+    if matched.single is not None:
+        matched.single = matched.single[np.asarray(keep, dtype=np.int64)]
     if held.cut is None:
         notes.append("no threshold: the calibration items hold one class only (or no graded score)")
         return Threshold(threshold)
@@ -123,7 +126,8 @@ def _fit_on_calibration_fraction(matched: Matched, calibration: Calibration, not
     """A cut fitted on a seeded fraction of the items, or None (cross-fit instead) when it holds too few graded."""
     assert calibration.fraction is not None
     ids = matched.ids
-    scores = {i: o.score for i, o in zip(ids, matched.outcomes) if o is not None and o.score is not None}
+    column = matched.outcomes.scores
+    scores = {ids[n]: column[n] for n in np.flatnonzero(~np.isnan(column)).tolist()}
     held_ids, rest = split_ids(ids, calibration.fraction, calibration.seed)
     n_fit = sum(i in scores for i in held_ids)
     if n_fit < MIN_CALIBRATION_ITEMS:
@@ -145,7 +149,7 @@ def _fit_on_calibration_fraction(matched: Matched, calibration: Calibration, not
 
 def cross_fit(
     matched: Matched,
-    values: list[float | None],
+    values: np.ndarray,
     kept: np.ndarray,
     calibration: Calibration,
     chosen: Threshold,
@@ -154,7 +158,7 @@ def cross_fit(
     """Each kept item's 0/1 view cut by a threshold fitted on the other folds (None when it cannot be); sets
     `chosen`'s cut and fitted threshold to the one fitted on all kept items."""
     item_labels = majority_labels([matched.annotations[n] for n in kept])
-    item_scores = np.array([values[n] for n in kept], dtype=float)
+    item_scores = values[kept]
     made = cross_fitted_cuts(item_labels, item_scores, calibration.folds, calibration.seed)
     cut = youden_threshold(item_labels, item_scores)
     if made is None or cut is None:

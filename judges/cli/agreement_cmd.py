@@ -178,7 +178,7 @@ def stated_calibration(subset: LabelledSet, predictions: Any, metric: str, cut: 
     from judges.cascade.verdicts import VerdictRule, item_labels  # defers numpy
 
     label_type = subset.items[0].label_type
-    if label_type is LabelType.CONTINUOUS:
+    if label_type is LabelType.CONTINUOUS or not predictions.may_state_confidence():
         return None
     rule = VerdictRule(label_type, 0.5 if cut is None else cut)
     confidences, agreed = [], []

@@ -12,17 +12,9 @@ from typing import Any
 from judges.errors import ConfigError, InputError
 from judges.files.checked import json_type
 from judges.labels.field_paths import fans_out, get_field, tokens
+from judges.labels.label_checks import check_label, check_scale, default_scale
 from judges.labels.label_values import label_number, parse_label_map
-from judges.labels.schema import (
-    NO_TEXT,
-    LabelledItem,
-    LabelledSet,
-    LabelType,
-    check_consistent,
-    check_label,
-    check_scale,
-    default_scale,
-)
+from judges.labels.schema import NO_TEXT, LabelledItem, LabelledSet, LabelType, check_consistent
 from judges.labels.tables import iter_rows
 from judges.types import Sample
 

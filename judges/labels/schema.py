@@ -3,18 +3,20 @@
 from __future__ import annotations
 
 import functools
-import math
 import sys
-from collections.abc import Callable, Iterable, Mapping
+from array import array
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from enum import Enum
 from typing import Any
 
 from judges.errors import InputError
-from judges.files.checked import LARGEST_NUMBER, id_problem, json_type, too_large
+from judges.files.checked import id_problem, json_type
+from judges.labels.label_checks import LabelType as LabelType  # re-exported: where labelled items are defined
+from judges.labels.label_checks import label_on_scale
 from judges.types import Sample
 
 NO_TEXT = Sample(input="", references=(), expected_output="")  # one shared sample for every label without text
+_NO_TEXTS = ("", (), "", None)  # NO_TEXT's question, references, reference answer and answer
 
 
 class _NoExtra(dict[str, Any]):
@@ -28,15 +30,6 @@ class _NoExtra(dict[str, Any]):
 
 
 NO_EXTRA: Mapping[str, Any] = _NoExtra()
-
-
-class LabelType(str, Enum):
-    """What a label measures, which decides the agreement statistics."""
-
-    BINARY = "binary"  # 0 or 1 (1 = the good outcome, e.g. faithful)
-    ORDINAL = "ordinal"  # integers on a scale, e.g. 1..5
-    CONTINUOUS = "continuous"  # any number on a scale, e.g. a mean of annotators in [0, 1]
-    PREFERENCE = "preference"  # pairwise: < 0 prefers answer a (`actual_output`), > 0 answer b, 0 a tie
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,7 +79,6 @@ class LabelledItem:
 
 
 Annotation = tuple[tuple[str, float], ...]  # an item's (annotator, label) pairs
-Checked = tuple[float, tuple[float, float]]  # a label and its scale
 
 
 @dataclass(frozen=True)
@@ -98,7 +90,12 @@ class LabelledSet:
     source: str = ""
 
     def metrics(self) -> list[str]:
-        return sorted({item.metric for item in self.items})
+        return list(self._metrics)
+
+    @functools.cached_property
+    def _metrics(self) -> tuple[str, ...]:
+        """The metrics' names, sorted, gathered once (a board asks for them per candidate)."""
+        return tuple(sorted({item.metric for item in self.items}))
 
     def for_metric(self, metric: str) -> LabelledSet:
         if metric not in self.metrics():
@@ -123,89 +120,17 @@ class LabelledSet:
         pairs = [shared.setdefault(key, key) if len(key) == 1 else key for key in map(tuple, order.values())]
         return list(order), pairs
 
+    @functools.cached_property
+    def one_label_each(self) -> array[float] | None:
+        """Each item's label in `by_item`'s order when every item has exactly one (the usual big set), else None:
+        gathered once per set, a column of numbers."""
+        if len(self.by_item[0]) != len(self.items):
+            return None
+        return array("d", (item.label for item in self.items))
+
 
 def _plain(value: float) -> float | int:
     return int(value) if float(value).is_integer() else value
-
-
-def check_label(label_type: LabelType, label: float, scale: tuple[float, float]) -> str | None:
-    """Why `label` is not a valid label of this type and scale, or None."""
-    lo, hi = scale
-    if not lo <= label <= hi:
-        return f"label {label:g} is outside the scale [{lo:g}, {hi:g}]"
-    if label_type is LabelType.BINARY and label not in (0, 1):
-        return f"a binary label is 0 or 1, got {label:g}"
-    if label_type is LabelType.ORDINAL and not float(label).is_integer():
-        return f"an ordinal label is a whole number, got {label:g}"
-    return None
-
-
-def check_scale(label_type: LabelType, scale: tuple[float, float]) -> str | None:
-    """Why `scale` does not suit the label type, or None."""
-    lo, hi = scale
-    if lo >= hi:
-        return "the low end of the scale must be below the high end"
-    if label_type is LabelType.BINARY and (lo, hi) != (0, 1):
-        return "a binary scale is [0, 1]"
-    if label_type is LabelType.ORDINAL and not (float(lo).is_integer() and float(hi).is_integer()):
-        return "an ordinal scale runs between whole numbers"
-    if label_type is LabelType.PREFERENCE and not lo < 0 < hi:
-        return "a preference scale has 0 (a tie) inside it, e.g. [-2, 2]"
-    return None
-
-
-def default_scale(label_type: LabelType) -> tuple[float, float] | None:
-    return (0.0, 1.0) if label_type is LabelType.BINARY else None
-
-
-@functools.lru_cache(maxsize=64)
-def _shared_scale(low: float, high: float) -> tuple[float, float]:
-    """One tuple per scale, shared by every label on it (a million labels would hold a million copies)."""
-    return low, high
-
-
-@functools.lru_cache(maxsize=256, typed=True)
-def _usual_label(label_type: LabelType, label: float, low: float | None, high: float | None) -> Checked | None:
-    """A label and scale (None: absent) passing every check of `_label_on_scale`, as it returns them, else None
-    (a million labels take a few values: each checked once)."""
-    if (isinstance(label, int) and abs(label) > LARGEST_NUMBER) or not math.isfinite(label):
-        return None
-    scale = default_scale(label_type) if low is None or high is None else (low, high)
-    if scale is None:
-        return None
-    scale = _shared_scale(float(scale[0]), float(scale[1]))
-    if check_scale(label_type, scale) or check_label(label_type, float(label), scale):
-        return None
-    return label, scale
-
-
-def _label_on_scale(record: dict[str, Any], label_type: LabelType, fail: Callable[[str, str], InputError]) -> Checked:
-    """The record's label, a finite number, and its scale (the label type's default when absent), checked together."""
-    label, given = record["label"], record.get("scale", ())  # () when absent (a null scale is not absent)
-    plain = given == () or (type(given) is list and len(given) == 2 and all(type(v) in (int, float) for v in given))
-    if type(label) in (int, float) and plain and (usual := _usual_label(label_type, label, *(given or (None, None)))):
-        return usual
-    if isinstance(label, bool):
-        raise fail(f"expected a number, got the boolean {str(label).lower()}", "label")
-    if not isinstance(label, (int, float)):
-        raise fail(f"expected a number, got {label!r}", "label")
-    if isinstance(label, int) and abs(label) > LARGEST_NUMBER:
-        raise fail(too_large(label), "label")
-    if not math.isfinite(label):
-        raise fail(f"expected a finite number, got {label}", "label")
-    scale = record.get("scale", default_scale(label_type))
-    if (
-        not isinstance(scale, (list, tuple))
-        or len(scale) != 2
-        or not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in scale)
-    ):
-        raise fail("expected [low, high]", "scale")
-    scale = _shared_scale(float(scale[0]), float(scale[1]))
-    if problem := check_scale(label_type, scale):
-        raise fail(problem, "scale")
-    if problem := check_label(label_type, float(label), scale):
-        raise fail(problem, "label")
-    return label, scale
 
 
 def parse_item(record: dict[str, Any], *, path: str, line: int) -> LabelledItem:
@@ -233,7 +158,7 @@ def parse_item(record: dict[str, Any], *, path: str, line: int) -> LabelledItem:
         label_type = LabelType(record["label_type"])
     except ValueError:
         raise fail(f"must be one of {', '.join(t.value for t in LabelType)}", "label_type") from None
-    label, scale = _label_on_scale(record, label_type, fail)
+    label, scale = label_on_scale(record, label_type, fail)
     references = record.get("references", [])
     if isinstance(references, str):
         references = [references]
@@ -252,16 +177,16 @@ def parse_item(record: dict[str, Any], *, path: str, line: int) -> LabelledItem:
     for name, value in (("system", system), ("group", group)):
         if value is not None and (isinstance(value, bool) or not isinstance(value, (str, int))):
             raise fail(f"expected a string or number, got {json_type(value)}", name)
-    sample = Sample(
-        input=record.get("input") or "",
-        references=tuple(references),
-        expected_output=record.get("expected_output") or "",
-        actual_output=record.get("actual_output"),
+    texts = (
+        record.get("input") or "",
+        tuple(references),
+        record.get("expected_output") or "",
+        record.get("actual_output"),
     )
-    if sample == NO_TEXT:
-        sample = NO_TEXT  # a million labels without text share one sample
+    # a million labels without text share one sample
+    sample = NO_TEXT if texts == _NO_TEXTS else Sample(*texts[:3], actual_output=texts[3])
     return LabelledItem(
-        id=str(record["id"]),
+        id=sys.intern(str(record["id"])),  # one string per id, shared with the judges' outputs read after
         metric=sys.intern(record["metric"]),
         label=float(label),
         label_type=label_type,

@@ -31,7 +31,7 @@ def applies(candidate: Candidate, evaluation: Evaluation, labelled: dict[str, An
         from judges.leaderboard.label_entries import run_metric_name  # defers numpy
 
         metric = run_metric_name(candidate, labels.metrics()[0])
-        return any(read[candidate.name, evaluation.name].get(item.id, metric) is not None for item in labels.items)
+        return bool(read[candidate.name, evaluation.name].covers_any(labels.by_item[0], metric))
     if labels.items[0].label_type.value == "preference":
         return candidate.kind == "baseline"  # a pair's preference: only predictions made elsewhere give one here
     return candidate.scores(labels.metrics()[0])

@@ -73,12 +73,13 @@ def _graded_scores(scores: Mapping[str, Prediction], ids: list[str]) -> np.ndarr
     return np.array([p.score for p in outcomes if p is not None], dtype=float)
 
 
-def _majority(votes: np.ndarray, ids: list[str]) -> dict[str, Prediction]:
-    """`combine`'s majority of 0/1 votes on every item: the value most members give, the first member's on a tie."""
+def _majority(votes: np.ndarray, ids: list[str]) -> ColumnItems:
+    """`combine`'s majority of 0/1 votes on every item: the value most members give, the first member's on a tie;
+    a grade per item, held as a column."""
     ones = votes.sum(axis=0)
     zeros = votes.shape[0] - ones
     chosen = np.where(ones > zeros, 1.0, np.where(ones < zeros, 0.0, votes[0]))
-    return {i: Prediction(i, VerdictState.GRADE, value) for i, value in zip(ids, chosen.tolist())}
+    return ColumnItems(list(ids), chosen, Prediction)
 
 
 def _turned(member: Candidate, scores: Mapping[str, Prediction], scale: Any) -> dict[str, Prediction]:
@@ -121,6 +122,15 @@ def jury_scores(
         verdict = combine([_verdict(p) for p in given], jury.rule)
         out[item] = Prediction(item, verdict.state, verdict.grade, verdict.message if verdict.is_failure else None)
     return out
+
+
+def _failure_rate(outcomes: Mapping[str, Prediction]) -> float | None:
+    """The share of items whose outcome is a failure (none among grades held as a column); None without items."""
+    if not outcomes:
+        return None
+    if isinstance(outcomes, ColumnItems):
+        return 0.0
+    return sum(p.state is VerdictState.FAILURE for p in outcomes.values()) / len(outcomes)
 
 
 def on_label_scale(scores: Mapping[str, Prediction], first: Any) -> Mapping[str, Prediction]:
@@ -211,9 +221,7 @@ def label_jury_entries(
             cost_measured=all(c.get("cost_measured", True) for c in costs),
             # the members are asked side by side: the jury waits for the slowest
             latency_s_per_uncached_call=None if None in latencies else max(x for x in latencies if x is not None),
-            failure_rate=sum(p.state is VerdictState.FAILURE for p in outcomes.values()) / len(outcomes)
-            if outcomes
-            else None,
+            failure_rate=_failure_rate(outcomes),
         )
         entry = labelled_entry(base, outcomes, labels, evaluation)
         set_error_figures(entry, member_errors(members, [scored[m.name][0] for m in members], labels))
