@@ -216,3 +216,30 @@ def test_a_column_of_grades_is_measured_without_an_outcome_object_per_item_as_th
         assert found.to_dict() == expected.to_dict()
         assert found.counts.missing == 1 and last not in names
     assert made == []
+
+
+def test_a_file_of_the_labelled_items_in_another_order_stays_a_column_put_in_the_labels_order(tmp_path):
+    from judges.agreement.predictions import Predictions
+    from judges.agreement.predictions_columns import ColumnItems, ColumnOutcomes
+
+    labels_path, files = _inputs(tmp_path)
+    labels = read_labels(labels_path)
+    held = read_predictions(files[0])
+    made: list[str] = []
+
+    def counted(item: str, *args: object) -> Prediction:
+        made.append(item)
+        return Prediction(item, *args)  # type: ignore[arg-type]
+
+    names = [i for i, _ in held.by_key]
+    scores = np.array([held.by_key[i, None].score for i in names])
+    order = np.random.default_rng(3).permutation(len(names))
+    shuffled = ColumnOutcomes([names[k] for k in order], scores[order], counted)
+    in_order = shuffled.items_in(names)
+    assert isinstance(in_order, ColumnItems) and [in_order[i].score for i in names] == scores.tolist()
+    assert shuffled.items_in(names[:-1]) is None and shuffled.items_in([*names[:-1], "other"]) is None
+    made.clear()
+    objects = Predictions({(i, None): Prediction(i, VerdictState.GRADE, float(s)) for i, s in zip(names, scores)})
+    found = measure(labels, Predictions(shuffled, source=str(files[0])), threshold=0.5, resamples=200)
+    assert found.to_dict() == measure(labels, objects, threshold=0.5, resamples=200).to_dict()
+    assert made == []

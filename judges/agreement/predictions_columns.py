@@ -221,10 +221,17 @@ class ColumnOutcomes(OneMetric):
         return _looked_up(self._values, self._row, ids)
 
     def items_in(self, ids: Sequence[str]) -> ColumnItems | None:
-        """The grades by item id when `ids` are exactly the file's ids in its order (else None), still columns."""
-        if len(ids) == len(self._names) and all(map(str.__eq__, ids, self._names)):
+        """The grades by item id when `ids` are exactly the file's ids, in its order or another (else None), still
+        columns: in another order the scores are put in the order of `ids` (no index kept, no object per item)."""
+        if len(ids) != len(self._names):
+            return None
+        if all(map(str.__eq__, ids, self._names)):
             return ColumnItems(list(ids), self._values, self._make)
-        return None
+        row = self.__dict__.get("_row") or {name: n for n, name in enumerate(self._names)}  # kept only if built before
+        rows = [row.get(item, -1) for item in ids]
+        if -1 in rows or len(set(ids)) != len(ids):
+            return None
+        return ColumnItems(list(ids), self._values[rows], self._make)
 
 
 class ColumnItems(Mapping[str, Any]):
