@@ -30,8 +30,11 @@ ERROR_SHARES = (0.05, 0.08, 0.1, 0.12, 0.15, 0.2, 0.25, 0.3, 0.35, 0.45)  # one 
 JURY = ("judge-2", "judge-3", "judge-4")
 
 
-def write_inputs(folder: Path, n: int, seed: int = 0) -> tuple[Path, list[Path], Path]:
-    """The labels, one predictions file per candidate, and the board config."""
+def write_inputs(
+    folder: Path, n: int, seed: int = 0, *, shuffled: bool = False, texts: bool = False
+) -> tuple[Path, list[Path], Path]:
+    """The labels, one predictions file per candidate, and the board config; `shuffled`: each predictions file in its
+    own seeded order; `texts`: each label carries its question and answer, as a labelled-item file does."""
     rng = np.random.default_rng(seed)
     system = np.arange(n) % N_SYSTEMS
     truth = (rng.random(n) < np.linspace(0.3, 0.7, N_SYSTEMS)[system]).astype(int)
@@ -39,7 +42,7 @@ def write_inputs(folder: Path, n: int, seed: int = 0) -> tuple[Path, list[Path],
     with labels.open("w", encoding="utf-8") as handle:
         handle.writelines(
             f'{{"id": "i{k}", "metric": "faithfulness", "label": {truth[k]}, "label_type": "binary", '
-            f'"scale": [0, 1], "system": "system-{system[k]}"}}\n'
+            f'"scale": [0, 1], "system": "system-{system[k]}"{_texts(k) if texts else ""}}}\n'
             for k in range(n)
         )
     files = []
@@ -48,7 +51,8 @@ def write_inputs(folder: Path, n: int, seed: int = 0) -> tuple[Path, list[Path],
         score = np.where(vote == 1, 0.55, 0.05) + rng.random(n) * 0.4
         path = folder / f"judge-{k}.jsonl"
         with path.open("w", encoding="utf-8") as handle:
-            handle.writelines(f'{{"id": "i{i}", "score": {score[i]:.4f}}}\n' for i in range(n))
+            order = rng.permutation(n) if shuffled else range(n)
+            handle.writelines(f'{{"id": "i{i}", "score": {score[i]:.4f}}}\n' for i in order)
         files.append(path)
     config = folder / "board.toml"
     config.write_text(
@@ -61,6 +65,10 @@ def write_inputs(folder: Path, n: int, seed: int = 0) -> tuple[Path, list[Path],
         encoding="utf-8",
     )
     return labels, files, config
+
+
+def _texts(k: int) -> str:
+    return f', "input": "What does document {k // 3} say?", "actual_output": "Answer {k}: it says this."'
 
 
 def timed(command: list[str]) -> dict[str, Any]:
@@ -88,11 +96,13 @@ def main() -> None:
     parser.add_argument("--out", default="results/benchmarks")
     parser.add_argument("--keep", help="copy the board's leaderboard.json and the agreement.json into this folder")
     parser.add_argument("--label", default="", help="a name for this run in the results (e.g. before / after)")
+    parser.add_argument("--shuffled", action="store_true", help="each predictions file in its own order")
+    parser.add_argument("--texts", action="store_true", help="labels carry their question and answer texts")
     args = parser.parse_args()
     python = sys.executable
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
-        labels, files, config = write_inputs(folder, args.items)
+        labels, files, config = write_inputs(folder, args.items, shuffled=args.shuffled, texts=args.texts)
         board = timed([python, "-m", "judges.cli.main", "leaderboard", str(config), "--out", str(folder / "board")])
         agreement = timed(
             [python, "-m", "judges.cli.main", "agreement", "--labels", str(labels)]
@@ -102,7 +112,15 @@ def main() -> None:
             Path(args.keep).mkdir(parents=True, exist_ok=True)
             shutil.copy(folder / "board" / "leaderboard.json", Path(args.keep) / "leaderboard.json")
             shutil.copy(folder / "agreement" / "agreement.json", Path(args.keep) / "agreement.json")
-    row = {"label": args.label, "items": args.items, "candidates": len(files), "board": board, "agreement": agreement}
+    row = {
+        "label": args.label,
+        "items": args.items,
+        "shuffled": args.shuffled,
+        "texts": args.texts,
+        "candidates": len(files),
+        "board": board,
+        "agreement": agreement,
+    }
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     results = out / "big_board.json"
