@@ -227,10 +227,15 @@ class ColumnOutcomes(OneMetric):
             return None
         if all(map(str.__eq__, ids, self._names)):
             return ColumnItems(list(ids), self._values, self._make)
-        row = self.__dict__.get("_row") or {name: n for n, name in enumerate(self._names)}  # kept only if built before
-        rows = [row.get(item, -1) for item in ids]
-        if -1 in rows or len(set(ids)) != len(ids):
-            return None
+        import numpy as np  # defers numpy
+
+        row = self.__dict__.get("_row") or dict(zip(self._names, range(len(self._names))))  # kept if built before
+        try:
+            rows = np.fromiter(map(row.__getitem__, ids), dtype=np.intp, count=len(ids))
+        except KeyError:
+            return None  # an id the file does not hold
+        if len(np.unique(rows)) != len(rows):
+            return None  # an id asked twice (so one of the file's is not asked)
         return ColumnItems(list(ids), self._values[rows], self._make)
 
 
