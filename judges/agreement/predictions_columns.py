@@ -223,10 +223,8 @@ class ColumnOutcomes(OneMetric):
     def items_in(self, ids: Sequence[str]) -> ColumnItems | None:
         """The grades by item id when `ids` are exactly the file's ids, in its order or another (else None), still
         columns: in another order the scores are put in the order of `ids` (no index kept, no object per item)."""
-        if len(ids) != len(self._names):
-            return None
-        if all(map(str.__eq__, ids, self._names)):
-            return ColumnItems(list(ids), self._values, self._make)
+        if len(ids) != len(self._names) or all(map(str.__eq__, ids, self._names)):
+            return ColumnItems(list(ids), self._values, self._make) if len(ids) == len(self._names) else None
         import numpy as np  # defers numpy
 
         row = self.__dict__.get("_row") or dict(zip(self._names, range(len(self._names))))  # kept if built before
@@ -234,9 +232,8 @@ class ColumnOutcomes(OneMetric):
             rows = np.fromiter(map(row.__getitem__, ids), dtype=np.intp, count=len(ids))
         except KeyError:
             return None  # an id the file does not hold
-        if len(np.unique(rows)) != len(rows):
-            return None  # an id asked twice (so one of the file's is not asked)
-        return ColumnItems(list(ids), self._values[rows], self._make)
+        unique = len(np.unique(rows)) == len(rows)  # else an id asked twice, so one of the file's not asked
+        return ColumnItems(list(ids), self._values[rows], self._make) if unique else None
 
 
 class ColumnItems(Mapping[str, Any]):
