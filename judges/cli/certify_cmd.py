@@ -10,6 +10,7 @@ from typing import Any
 from judges.agreement.policy import Policy
 from judges.agreement.predictions import read_predictions
 from judges.cli.agreement_cmd import add_label_options, label_reading
+from judges.cli import sequential_cmd as sequential
 from judges.cli.cascade_cmd import labels_sha256
 from judges.config.judge import JudgeConfig
 from judges.errors import ConfigError
@@ -21,7 +22,7 @@ from judges.tuning.manifest import MANIFEST_NAME, read_manifest
 
 CERTIFY_ONLY = (
     *("predictions", "min_recall", "chosen_by", "columns", "label_map", "label_type", "scale", "metric"),
-    *("threshold", "policy", "id_field", "score_field", "lower_is_better", "resamples"),
+    *("threshold", "policy", "id_field", "score_field", "lower_is_better", "resamples", "sequential"),
 )
 GATE_ONLY = {"tests": "--tests", "limit": "--limit", "max": "--max", "config": "--config", "junit": "--junit"}
 GATE_ONLY |= {"dry_run": "--dry-run", "baseline": "--baseline"}
@@ -204,6 +205,12 @@ def certify(args: argparse.Namespace, texts: list[str] | None) -> int:
         seed=getattr(args, "seed", 0),
         confidence=bounds.TWO_SIDED_FOR_BOOTSTRAP,
     )
+    if getattr(args, "sequential", None):  # every bar over the labels in their order, anytime-valid (judges/cli/sequential_cmd.py)
+        described = {"labels": {"name": subset.name, "spec": args.labels, "source": subset.source}}
+        described["labels"]["sha256"] = sha256 = labels_sha256(subset)
+        described |= {"predictions": {"source": args.predictions, "metric": metrics[0]}}
+        described |= {"reused": reuse_of(args, subset, sha256), "agreement": result.to_dict()}
+        return sequential.certify_sequential(args, subset, result, bars, described)
     checks = []
     if args.min_recall is not None:
         if result.errors is None:
@@ -222,7 +229,11 @@ def certify(args: argparse.Namespace, texts: list[str] | None) -> int:
         "reused": reused,
         "agreement": result.to_dict(),
     }
+    _, order = sequential.order_record(subset)  # the labels in order: a later validate sees them extended
+    rows = 0 if result.rows is None else int(result.rows.human.size)
+    record |= {"mode": "fixed", "labels_seen": rows, "decided_at": rows, "labels_order": order}
     out = Path(args.out) if args.out else default_run_dir(Path("results/runs"), "certify", subset.name)
+    note = sequential.extension_note(subset, out)
     out.mkdir(parents=True, exist_ok=True)
     (out / "certification.json").write_text(json.dumps(record, indent=2) + "\n", encoding="utf-8")
     for check in checks:
@@ -230,5 +241,7 @@ def certify(args: argparse.Namespace, texts: list[str] | None) -> int:
     for entry in reused:
         if entry["reused"]:
             print(f"reused: {entry['kind']} {entry['path']} ({entry['note']})")
+    if note:
+        print(note)
     print(verdict_line(checks, f"{out}/certification.json"))
     return 0 if certified else 1

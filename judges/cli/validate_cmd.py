@@ -7,10 +7,11 @@ from pathlib import Path
 from typing import Any
 
 from judges.api import load_tests, run_unit_tests
-from judges.cli.certify_cmd import add_certify_options, certify, check_mode
+from judges.cli.certify_cmd import add_certify_options, certify, check_mode, statistic_bars
 from judges.cli.finish import finish_run
 from judges.cli.meta_eval_cmd import default_out, dry_run
 from judges.cli.options import add_judge_options, add_test_options, config_from_args
+from judges.cli.sequential_cmd import add_sequential_options, check_flags, plan
 from judges.errors import ConfigError
 from judges.integrations.gate import Bar, GateConfig, check_bars
 from judges.render.junit import junit_xml
@@ -55,9 +56,13 @@ def configure(parser: argparse.ArgumentParser) -> None:
         "significantly (McNemar's exact test)",
     )
     add_certify_options(parser)
+    add_sequential_options(parser)
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.plan:  # labels planned: no labels read, no judge called
+        return plan(args, statistic_bars(args.min), statistic_bars(args.expect))
+    check_flags(args, statistic_bars(args.min) if args.labels is not None else {})
     check_mode(args)
     if args.labels is not None:
         return certify(args, args.min)
