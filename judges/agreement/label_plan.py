@@ -112,4 +112,6 @@ def _ceil(value: float) -> int:
 
 
 def plan_row(statistic: str, bar: float, expected: float, rows: str, share: float, seed: int = 0) -> PlanRow:
-    return PlanRow(statistic, bar, expected, rows, share, fixed_n(bar, expected), sequential_n(bar, expected, seed=seed))
+    return PlanRow(
+        statistic, bar, expected, rows, share, fixed_n(bar, expected), sequential_n(bar, expected, seed=seed)
+    )

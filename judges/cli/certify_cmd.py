@@ -9,8 +9,8 @@ from typing import Any
 
 from judges.agreement.policy import Policy
 from judges.agreement.predictions import read_predictions
-from judges.cli.agreement_cmd import add_label_options, label_reading
 from judges.cli import sequential_cmd as sequential
+from judges.cli.agreement_cmd import add_label_options, label_reading
 from judges.cli.cascade_cmd import labels_sha256
 from judges.config.judge import JudgeConfig
 from judges.errors import ConfigError
@@ -205,10 +205,10 @@ def certify(args: argparse.Namespace, texts: list[str] | None) -> int:
         seed=getattr(args, "seed", 0),
         confidence=bounds.TWO_SIDED_FOR_BOOTSTRAP,
     )
-    if getattr(args, "sequential", None):  # every bar over the labels in their order, anytime-valid (judges/cli/sequential_cmd.py)
-        described = {"labels": {"name": subset.name, "spec": args.labels, "source": subset.source}}
-        described["labels"]["sha256"] = sha256 = labels_sha256(subset)
-        described |= {"predictions": {"source": args.predictions, "metric": metrics[0]}}
+    if getattr(args, "sequential", None):  # every bar over the labels in order (sequential_cmd.py)
+        sha256 = labels_sha256(subset)
+        described: dict[str, Any] = {"predictions": {"source": args.predictions, "metric": metrics[0]}}
+        described["labels"] = {"name": subset.name, "spec": args.labels, "source": subset.source, "sha256": sha256}
         described |= {"reused": reuse_of(args, subset, sha256), "agreement": result.to_dict()}
         return sequential.certify_sequential(args, subset, result, bars, described)
     checks = []

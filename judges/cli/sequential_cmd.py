@@ -94,13 +94,17 @@ def plan(args: argparse.Namespace, bars_given: dict[str, float], expect_given: d
     for name, (bar, counted) in bars.items():
         _rate(f"the bar on {name}", bar)
         if name not in expected:
-            raise ConfigError(f"--plan: no expected rate for {name}: give --expect-recall, --expect-specificity or --expect")
+            raise ConfigError(
+                f"--plan: no expected rate for {name}: give --expect-recall, --expect-specificity or --expect"
+            )
         if counted is not None and prevalence is None:
             raise ConfigError(f"--plan: {name} counts one class: give --prevalence P (the share of items labelled 1)")
         share = 1.0 if counted is None else (prevalence if counted == 1 else 1 - prevalence)
         who = "all items" if counted is None else ("positives" if counted == 1 else "negatives")
         rows.append(plan_row(name, bar, expected[name], who, share, seed=getattr(args, "seed", 0) or 0))
-    print(f"labels for the certificate with {POWER:.0%} probability per bar if the judge is as expected (one-sided 95%):")
+    print(
+        f"labels for the certificate with {POWER:.0%} probability per bar if the judge is as expected (one-sided 95%):"
+    )
     for row in rows:
         print(plan_line(row))
     print(total_line(rows))
@@ -125,9 +129,9 @@ def plan_line(row: PlanRow) -> str:
 
 
 def total_line(rows: list[PlanRow]) -> str:
-    fixed = [row.items(row.fixed) for row in rows]
-    sequential = [row.items(row.sequential) for row in rows]
-    if None in fixed or None in sequential:
+    fixed = [n for n in (row.items(row.fixed) for row in rows) if n is not None]
+    sequential = [n for n in (row.items(row.sequential) for row in rows) if n is not None]
+    if len(fixed) < len(rows) or len(sequential) < len(rows):
         return "in all: no number of labels certifies every bar at these expected rates"
     return (
         f"in all: fixed-n {max(fixed)} labelled items, sequential {max(sequential)} (at the expected class shares; "
