@@ -36,7 +36,7 @@ def proportion_bars(min_recall: float | None, bars: dict[str, float]) -> dict[st
     for name, bar in bars.items():
         if name not in PROPORTIONS:
             known = ", ".join(PROPORTIONS)
-            raise ConfigError(f"--min {name}=...: --sequential bounds proportions only ({known})")
+            raise ConfigError(f"--min {name}=...: --sequential bounds proportions only, as --plan plans ({known})")
         label, rows = PROPORTIONS[name]
         out[label] = (bar, rows)
     return out
