@@ -12,6 +12,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from conftest import hang_guard, stop
+
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 FLAGS = [
     "--headless",
@@ -51,7 +53,7 @@ class Page:
             stderr=subprocess.DEVNULL,
         )
         port_file = self.profile / "DevToolsActivePort"
-        deadline = time.monotonic() + 60
+        deadline = time.monotonic() + hang_guard(60)
         while not (port_file.is_file() and port_file.read_text().strip()):
             assert time.monotonic() < deadline, "Chromium did not open its DevTools port"
             await asyncio.sleep(0.1)
@@ -68,14 +70,13 @@ class Page:
     async def __aexit__(self, *exc: object) -> None:
         await self.socket.close()
         await self.session.close()
-        self.process.terminate()
-        self.process.wait(timeout=30)
+        stop(self.process)
 
     async def send(self, method: str, **params: Any) -> dict[str, Any]:
         call = next(self.ids)
         await self.socket.send_str(json.dumps({"id": call, "method": method, "params": params}))
         while True:
-            message = json.loads((await self.socket.receive(timeout=60)).data)
+            message = json.loads((await self.socket.receive(timeout=hang_guard(60))).data)
             if message.get("id") == call:
                 assert "error" not in message, message
                 return dict(message["result"])
@@ -83,7 +84,7 @@ class Page:
 
     async def wait_for(self, event: str) -> None:
         while not any(e.get("method") == event for e in self.events):
-            self.events.append(json.loads((await self.socket.receive(timeout=60)).data))
+            self.events.append(json.loads((await self.socket.receive(timeout=hang_guard(60))).data))
         self.events = [e for e in self.events if e.get("method") != event]
 
     async def goto(self, url: str) -> None:

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from cdp import CHROMIUM, FLAGS
+from conftest import hang_guard
 
 KEYS = {"ArrowLeft": ("ArrowLeft", 37)}
 
@@ -39,7 +40,7 @@ class Page:
         return result.get("result", {}).get("value")
 
     async def wait_for(self, expression: str, timeout: float = 60.0) -> Any:
-        deadline = time.monotonic() + timeout
+        deadline = time.monotonic() + hang_guard(timeout)
         while time.monotonic() < deadline:
             with contextlib.suppress(RuntimeError):
                 value = await self.evaluate(f"document.readyState === 'complete' && ({expression})")
@@ -84,7 +85,7 @@ async def browser(profile: Path) -> AsyncIterator[Page]:
     )
     try:
         port_file = profile / "DevToolsActivePort"
-        deadline = time.monotonic() + 60
+        deadline = time.monotonic() + hang_guard(60)
         while not (port_file.is_file() and port_file.read_text().strip()):
             if time.monotonic() > deadline or process.poll() is not None:
                 raise AssertionError("chromium did not open its DevTools port")
@@ -101,7 +102,7 @@ async def browser(profile: Path) -> AsyncIterator[Page]:
     finally:
         process.terminate()
         try:
-            process.wait(timeout=10)
+            process.wait(timeout=hang_guard(10))
         except subprocess.TimeoutExpired:
             process.kill()
             process.wait()

@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
+import signal
+import subprocess
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -22,6 +25,26 @@ ROOT = Path(__file__).resolve().parent.parent
 # hand-written sets in the shared formats (tests/miniature_sets.py), written here once per session, for any clone
 MINI_SHARED = Path(tempfile.mkdtemp(prefix="judgelab-miniature-shared-"))
 SHARED_ABSENT = "shared labelled datasets absent (set JUDGELAB_SHARED or place ../shared beside the project)"
+
+
+def hang_guard(seconds: float = 600.0) -> float:
+    """A hang guard, never a budget: `seconds` (a generous wait on a quiet machine) times the load per core when the
+    machine is busier than its cores, so a slow run on a shared machine still ends on its own."""
+    cores = os.cpu_count() or 1
+    return seconds * max(1.0, os.getloadavg()[0] / cores)
+
+
+def stop(process: subprocess.Popen[Any], signum: int = signal.SIGTERM, grace: float = 60.0) -> int | None:
+    """End a server a test started: `signum`, then a kill when it has not ended within the (load-scaled) `grace`;
+    its exit code (None when it had to be killed, which fails the test that asserts the code)."""
+    if process.poll() is None:
+        process.send_signal(signum)
+    try:
+        return process.wait(timeout=hang_guard(grace))
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
+        return None
 
 
 def record(**overrides: Any) -> dict[str, Any]:

@@ -7,7 +7,7 @@ import json
 import socket
 
 import pytest
-from conftest import ROOT, write_jsonl
+from conftest import ROOT, hang_guard, write_jsonl
 
 from judges.cli.main import main
 
@@ -91,6 +91,33 @@ def test_a_csv_given_to_evaluate_is_one_line(tmp_path, capsys):
         f"judgelab: error: {table}:1: the file looks like CSV (its first line is "
         "'id,input,actual_output,references'), not JSON Lines; JSON Lines expected: one JSON object per line, "
         "with the fields input, references, actual_output (and id, expected_output)\n",
+    )
+
+
+@pytest.mark.parametrize(
+    "name, text, kind",
+    [
+        ("judge.toml", (ROOT / "examples" / "judge.toml").read_text(encoding="utf-8"), "TOML"),  # a comment first
+        ("judge.toml", '[judge]\nmodel = "openai/x"\n', "TOML"),
+        ("settings.txt", 'model = "openai/x"\n', "TOML"),
+        ("samples.yaml", "- input: q\n  actual_output: a\n", "YAML"),
+        ("samples.txt", "samples:\n  - input: q, and more\n", "YAML"),
+        ("samples.yml", "# my samples, as YAML\n- input: q\n", "YAML"),
+        ("samples.tsv", "id\tinput\n1\tq\n", "TSV"),
+    ],
+)
+def test_a_files_kind_is_named_right_when_json_lines_is_expected(tmp_path, capsys, name, text, kind):
+    """`evaluate examples/judge.toml` names TOML (not CSV, as its first line, a comment with commas, once made it)."""
+    path = tmp_path / name
+    path.write_text(text, encoding="utf-8")
+    code, err = run(capsys, "evaluate", path, "--judge", "openai/x", "--api-base", "http://127.0.0.1:9/v1")
+    assert code == 2 and err.startswith(f"judgelab: error: {path}:1: the file looks like {kind} (its first line is ")
+    assert (
+        err.endswith(
+            "), not JSON Lines; JSON Lines expected: one JSON object per line, with the fields input, "
+            "references, actual_output (and id, expected_output)\n"
+        )
+        and err.count("\n") == 1
     )
 
 
@@ -229,7 +256,7 @@ def test_a_run_folder_cut_off_mid_write_reads_its_complete_records(tmp_path, cap
 
 
 def _status(port, target):
-    with socket.create_connection(("127.0.0.1", port), timeout=10) as conn:
+    with socket.create_connection(("127.0.0.1", port), timeout=hang_guard(10)) as conn:
         conn.sendall(f"GET {target} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n".encode("latin-1"))
         reply = b""
         while chunk := conn.recv(65536):

@@ -275,3 +275,52 @@ def test_run_folders_as_judges_carry_their_config_cost_and_the_samples_text(tmp_
     queue = read_queue(applied / "queue.jsonl")
     assert [item.id for item in queue] == [f"s{i:02d}" for i in sorted(flagged)]
     assert all(item.sample.actual_output.endswith("FLAGGED") for item in queue)
+
+
+def test_the_docs_cascade_example_leaves_a_clones_working_tree_clean(tmp_path):
+    """docs/choosing.md's worked example, its commands as written there (but the labelling server), run in a git
+    repository holding the project's .gitignore and the example's files: everything it writes is ignored."""
+    import os
+    import shutil
+    import subprocess
+    import sys
+
+    from conftest import ROOT, hang_guard
+
+    text = (ROOT / "docs" / "choosing.md").read_text(encoding="utf-8")
+    section = text[text.index("**Deploying a judge with a guarantee") : text.index("**A gate in CI.**")]
+    blocks = re.findall(r"```bash\n(.*?)```", section, re.S)
+    commands = [
+        line.split()[1:]
+        for line in "".join(blocks).replace("\\\n", " ").splitlines()
+        if line.startswith("judgelab ") and not line.startswith("judgelab label serve")
+    ]
+    assert [c[:2] for c in commands] == [["cascade", "calibrate"], ["cascade", "apply"], ["agreement", "--labels"]]
+    shutil.copy(ROOT / ".gitignore", tmp_path / ".gitignore")
+    shutil.copytree(ROOT / "examples" / "cascade", tmp_path / "examples" / "cascade")
+    git = ["git", "-c", "user.name=t", "-c", "user.email=t@example.com", "-c", "commit.gpgsign=false"]
+    for step in (["init", "-q"], ["add", "-A"], ["commit", "-qm", "example"]):
+        subprocess.run([*git, *step], cwd=tmp_path, check=True, capture_output=True)
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    printed = ""
+    for command in commands:
+        done = subprocess.run(
+            [sys.executable, "-m", "judges.cli.main", *command],
+            cwd=tmp_path,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=hang_guard(),
+        )
+        assert done.returncode == 0, done.stderr[-2000:]
+        printed += done.stdout
+    assert "Cascade applied: 600 items, 555 decided by a judge, 45 escalated to people" in printed
+    assert (tmp_path / "results" / "runs" / "decided-agreement" / "agreement.json").is_file()
+    status = subprocess.run(
+        ["git", "status", "--porcelain", "--untracked-files=all"],
+        cwd=tmp_path,
+        text=True,
+        capture_output=True,
+        check=True,
+    )
+    assert status.stdout == ""

@@ -5,7 +5,7 @@ import subprocess
 import sys
 
 import pytest
-from conftest import ROOT, record, write_jsonl
+from conftest import ROOT, hang_guard, record, write_jsonl
 
 from judges.cli.main import main
 
@@ -19,7 +19,7 @@ def run_cli(*args, cwd=None, env=None):
         text=True,
         cwd=cwd or ROOT,
         env=env or ENV,
-        timeout=120,
+        timeout=hang_guard(),
     )
 
 

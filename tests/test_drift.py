@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import ROOT, record, reply, write_jsonl
+from conftest import ROOT, hang_guard, record, reply, write_jsonl
 from stub import stub_server
 
 from judges.calls.cache import CacheMode, ReplyCache
@@ -107,7 +107,12 @@ def test_runs_without_shared_tests_or_outcomes_are_refused(tmp_path):
 
 def judgelab(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "judges.cli.main", *args], capture_output=True, text=True, env=ENV, cwd=cwd, timeout=300
+        [sys.executable, "-m", "judges.cli.main", *args],
+        capture_output=True,
+        text=True,
+        env=ENV,
+        cwd=cwd,
+        timeout=hang_guard(),
     )
 
 
@@ -174,7 +179,7 @@ def pytest_with_gate(tmp_path: Path, base: str, tests: str) -> subprocess.Comple
     )
     command = [sys.executable, "-m", "pytest", "--judgelab", str(config), "-p", "no:cacheprovider", "-rf"]
     command += ["--basetemp", str(tmp_path / "basetemp"), "--rootdir", str(tmp_path), str(tmp_path)]
-    return subprocess.run(command, capture_output=True, text=True, env=ENV, cwd=tmp_path, timeout=300)
+    return subprocess.run(command, capture_output=True, text=True, env=ENV, cwd=tmp_path, timeout=hang_guard())
 
 
 def test_pairs_keep_the_first_runs_order_and_test_the_discordant_pairs_exactly():

@@ -8,7 +8,7 @@ import subprocess
 import sys
 
 import pytest
-from conftest import ROOT
+from conftest import ROOT, hang_guard
 from stub import stats, stub_server
 
 from judges.files.jsonl import max_record_bytes
@@ -46,7 +46,7 @@ def judgelab(command, base, folder, *extra, limit=2):
         capture_output=True,
         text=True,
         cwd=folder.parent,
-        timeout=90,
+        timeout=hang_guard(),
     )
 
 

@@ -14,7 +14,7 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import ROOT
+from conftest import ROOT, hang_guard
 from stub import comparable, read_records, stats, stub_server
 from stub_server import prompt_reply
 
@@ -74,7 +74,7 @@ def start_evaluate(base: str, tmp: Path, name: str, *extra: str, limit: int = 6)
 
 def evaluate(base: str, tmp: Path, name: str, *extra: str, limit: int = 6) -> tuple[int, str]:
     process = start_evaluate(base, tmp, name, *extra, limit=limit)
-    _, err = process.communicate(timeout=300)
+    _, err = process.communicate(timeout=hang_guard())
     return process.returncode, err
 
 
@@ -159,7 +159,7 @@ def test_a_batch_run_killed_while_polling_resumes_without_submitting_again(tmp_p
     ledger = tmp_path / "resume.sqlite.batches" / "batches.json"
     with stub_server(latency_ms=1, batch_delay_s=3) as base:
         process = start_evaluate(base, tmp_path, "resume", "--executor", "batch")
-        deadline = time.monotonic() + 60
+        deadline = time.monotonic() + hang_guard(60)
         while not (ledger.is_file() and '"batch_id": "batch_' in ledger.read_text()):
             assert process.poll() is None and time.monotonic() < deadline
             time.sleep(0.05)
@@ -188,7 +188,9 @@ def test_a_local_run_imports_neither_ray_nor_an_executor(tmp_path):
             "'judges.executors.ray_worker', 'judges.executors.openers')))"
         )
         env = {**os.environ, "PYTHONPATH": str(ROOT), "OPENAI_API_KEY": "sk-test"}
-        done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120)
+        done = subprocess.run(
+            [sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=hang_guard()
+        )
     assert done.returncode == 0, done.stderr[-2000:]
     assert done.stdout.strip().splitlines()[-1] == "[]"
 
@@ -220,7 +222,7 @@ def test_dry_run_shows_the_online_and_the_batch_cost_side_by_side(tmp_path):
     process = judgelab(
         "meta-eval", "--judge", JUDGE, "--limit", "3", "--dry-run", "--cache", str(tmp_path / "c"), cwd=tmp_path
     )
-    out, err = process.communicate(timeout=120)
+    out, err = process.communicate(timeout=hang_guard())
     assert process.returncode == 0, err[-2000:]
     line = next(line for line in out.splitlines() if line.startswith("cost online"))
     online, batch = (float(part.split("$")[1].split()[0]) for part in line.split(" vs "))

@@ -11,13 +11,13 @@ import sys
 import time
 
 import pytest
-from conftest import ROOT
+from conftest import ROOT, hang_guard
 from stub import stub_server
 
 TESTS = str(ROOT / "unit_tests" / "test.jsonl")
 
 
-def judgelab(*args, cwd, timeout=120):
+def judgelab(*args, cwd, timeout=None):
     env = {**os.environ, "PYTHONPATH": str(ROOT), "OPENAI_API_KEY": "sk-test-not-a-real-key"}
     started = time.monotonic()
     result = subprocess.run(
@@ -26,7 +26,7 @@ def judgelab(*args, cwd, timeout=120):
         capture_output=True,
         text=True,
         cwd=cwd,
-        timeout=timeout,
+        timeout=timeout or hang_guard(),
     )
     return result, time.monotonic() - started
 
@@ -73,6 +73,7 @@ def test_a_refused_port_exits_3_at_once_naming_model_endpoint_and_error(tmp_path
     assert result.returncode == 3
     line = one_line(result.stderr)
     assert "openai/stub" in line and base in line and "Connection error" in line
+    assert result.stdout == ""  # no empty report above the one line: the run never reached its endpoint
     assert seconds < 25  # 15 s after the first failure, plus start-up on a loaded machine
     meta = json.loads((tmp_path / "run" / "run.json").read_text())
     assert meta["stop_reason"] == "endpoint_unusable" and meta["summary"]["n_items"] == 0

@@ -9,7 +9,7 @@ import sys
 import time
 
 import pytest
-from conftest import ROOT
+from conftest import ROOT, hang_guard
 from stub import stats, stub_server
 
 FAKE_KEY = "sk-judgelab-PLANTED-FAKE-KEY-8d1f0c"
@@ -39,7 +39,7 @@ def cli(base_url, tmp_path, *extra, out="run", env_extra=None):
 
 def run(base_url, tmp_path, *extra, out="run"):
     command, env = cli(base_url, tmp_path, *extra, out=out)
-    return subprocess.run(command, env=env, capture_output=True, text=True, cwd=tmp_path, timeout=300)
+    return subprocess.run(command, env=env, capture_output=True, text=True, cwd=tmp_path, timeout=hang_guard())
 
 
 # garbage twice in a row (the reply and its re-ask) is what makes a failure verdict: common enough at 25%
@@ -94,7 +94,7 @@ def test_under_faults_every_verdict_is_a_grade_a_null_or_a_failure_with_its_kind
             capture_output=True,
             text=True,
             cwd=tmp_path,
-            timeout=300,
+            timeout=hang_guard(),
         )
         served = stats(base)
     meta = json.loads((tmp_path / kind / "run.json").read_text())
@@ -149,17 +149,16 @@ def test_kill_9_then_rerun_makes_no_completed_call_again(tmp_path):
         command, env = cli(base, tmp_path, "--limit", "24", "--concurrency", "4", out="first")
         process = subprocess.Popen(command, env=env, cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         cache = tmp_path / "cache.sqlite"
-        deadline = time.monotonic() + 120
+        deadline = time.monotonic() + hang_guard(120)
         done = 0
         while time.monotonic() < deadline and done < 20:
             time.sleep(0.2)
             done = cached_replies(cache)
         os.kill(process.pid, signal.SIGKILL)
         process.wait()
-        time.sleep(0.5)  # requests the killed client left in flight still finish at the server
         recorded = cached_replies(cache)
         assert recorded >= 20
-        before = stats(base)["requests"]
+        before = settled_requests(base)  # requests the killed client left in flight still reach the server
         result = run(base, tmp_path, "--limit", "24", "--concurrency", "4", out="second")
         made = stats(base)["requests"] - before
     assert result.returncode == 0, result.stderr[-3000:]
@@ -168,6 +167,16 @@ def test_kill_9_then_rerun_makes_no_completed_call_again(tmp_path):
     assert runtime["cached_calls"] >= recorded - 4  # the calls that completed came from the cache ...
     assert made == runtime["calls"] - runtime["cached_calls"]  # ... and only the rest reached the server
     assert meta["summary"]["n_items"] == 24
+
+
+def settled_requests(base: str) -> int:
+    """The stub's request count once it has stopped moving (read twice a second apart, up to a hang guard)."""
+    deadline = time.monotonic() + hang_guard(60)
+    last, now = -1, stats(base)["requests"]
+    while now != last and time.monotonic() < deadline:
+        time.sleep(1.0)
+        last, now = now, stats(base)["requests"]
+    return int(now)
 
 
 def test_a_planted_api_key_appears_in_no_file_the_run_writes(tmp_path):

@@ -8,7 +8,7 @@ import sys
 import xml.etree.ElementTree as ET
 
 import pytest
-from conftest import ROOT
+from conftest import ROOT, hang_guard
 from stub import stub_server
 
 from judges.errors import ConfigError
@@ -20,7 +20,12 @@ TESTS = str(ROOT / "unit_tests" / "test.jsonl")
 
 def judgelab(*args, cwd):
     return subprocess.run(
-        [sys.executable, "-m", "judges.cli.main", *args], capture_output=True, text=True, env=ENV, cwd=cwd, timeout=300
+        [sys.executable, "-m", "judges.cli.main", *args],
+        capture_output=True,
+        text=True,
+        env=ENV,
+        cwd=cwd,
+        timeout=hang_guard(),
     )
 
 
@@ -32,7 +37,7 @@ def pytest_gate(config_name, folder, env=ENV):
         text=True,
         env=env,
         cwd=folder,
-        timeout=300,
+        timeout=hang_guard(),
     )
 
 
@@ -239,7 +244,7 @@ faithfulness = 0.0
         text=True,
         env=ENV,
         cwd=tmp_path,
-        timeout=300,
+        timeout=hang_guard(),
     )
     assert result.returncode == 1, result.stdout[-3000:]
     assert "collected 10 items" in result.stdout  # two bars and eight unit tests

@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import record, reply, write_jsonl
+from conftest import hang_guard, record, reply, write_jsonl
 
 from judges.calls.cache import CacheMode, ReplyCache
 from judges.calls.model_spec import JudgeModel
@@ -174,7 +174,7 @@ def test_the_leaderboard_command_rows_a_jury_with_its_members_summed_costs(tmp_p
             text=True,
             env={**os.environ, "PYTHONPATH": str(ROOT), "OPENAI_API_KEY": "sk-fake"},
             cwd=tmp_path,
-            timeout=300,
+            timeout=hang_guard(),
         )
     assert result.returncode == 0, result.stderr[-3000:]
     rows = json.loads((tmp_path / "board" / "leaderboard.json").read_text())

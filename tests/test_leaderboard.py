@@ -7,7 +7,7 @@ import sys
 
 import pytest
 from cdp import CHROMIUM, FLAGS
-from conftest import MINI_SHARED, ROOT, compact
+from conftest import MINI_SHARED, ROOT, compact, hang_guard
 from stub import stub_server
 
 from judges.errors import ConfigError
@@ -293,7 +293,7 @@ def leaderboard(tmp_path_factory):
             text=True,
             env=ENV,
             cwd=out,
-            timeout=600,
+            timeout=hang_guard(),
         )
     assert result.returncode == 0, result.stderr[-3000:]
     return out / "board"
@@ -341,7 +341,7 @@ def test_html_page_renders_in_headless_chromium(leaderboard, tmp_path):
         [CHROMIUM, *FLAGS, f"--user-data-dir={tmp_path / 'profile'}", *extra],
         capture_output=True,
         text=True,
-        timeout=120,
+        timeout=hang_guard(),
     )
     dom = run("--dump-dom", page + "#sort=4").stdout
     assert '<table id="leaderboard"' in dom and "stub-default" in dom and "e5-cosine" in dom
@@ -421,7 +421,7 @@ def test_publish_dry_run_lists_files_and_commit(leaderboard):
         capture_output=True,
         text=True,
         env=ENV,
-        timeout=120,
+        timeout=hang_guard(),
     )
     assert result.returncode == 0, result.stderr
     assert "would commit to dataset repo someone/judge-board" in result.stdout

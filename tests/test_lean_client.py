@@ -8,7 +8,7 @@ import subprocess
 import sys
 
 import pytest
-from conftest import ROOT
+from conftest import ROOT, hang_guard
 from stub import stats, stub_server
 
 from judges.api import load_tests, run_unit_tests
@@ -160,7 +160,7 @@ def test_a_fully_cached_run_never_imports_litellm(tmp_path):
         env={**os.environ, "PYTHONPATH": str(ROOT)},
         capture_output=True,
         text=True,
-        timeout=120,
+        timeout=hang_guard(),
     )
     assert result.returncode == 0, result.stderr[-2000:]
     assert result.stdout.strip() == ""  # none of the heavy modules was imported

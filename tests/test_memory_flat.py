@@ -12,12 +12,13 @@ import os
 import signal
 import subprocess
 import sys
+import time
 import urllib.request
 from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import ROOT
+from conftest import ROOT, hang_guard
 
 RATIO = 1.5  # the most the peak may grow from N to 10 N items
 SCALE = 10
@@ -67,9 +68,19 @@ def environment(site: Path | None = None) -> dict[str, str]:
     return {**os.environ, "PYTHONPATH": os.pathsep.join(path), "OPENAI_API_KEY": "sk-stub-not-a-key"}
 
 
-def ended(process: subprocess.Popen[bytes], log: Path) -> float:
-    """Wait for `process`; its peak RSS in MB as the kernel counted it (wait4's ru_maxrss, this child's own)."""
-    _, status, usage = os.wait4(process.pid, 0)
+def ended(process: subprocess.Popen[bytes], log: Path, guard: float = 1800.0) -> float:
+    """Wait for `process`; its peak RSS in MB as the kernel counted it (wait4's ru_maxrss, this child's own). Past
+    the (load-scaled) hang guard `guard` it is killed and the test fails: a hang never blocks the suite."""
+    deadline = time.monotonic() + hang_guard(guard)
+    pid, status, usage = os.wait4(process.pid, os.WNOHANG)
+    while not pid:
+        if time.monotonic() > deadline:
+            process.kill()
+            os.wait4(process.pid, 0)
+            process.returncode = -signal.SIGKILL
+            raise AssertionError(f"{process.args}: still running after {hang_guard(guard):.0f} s; killed")
+        time.sleep(0.05)
+        pid, status, usage = os.wait4(process.pid, os.WNOHANG)
     process.returncode = os.waitstatus_to_exitcode(status)
     assert process.returncode == 0, f"{process.args}: exit {process.returncode}\n{log.read_text()[-3000:]}"
     return usage.ru_maxrss / 1024
@@ -204,7 +215,7 @@ def test_metrics_peaks_alike_at_n_and_10n_samples(retrieval_runs):
 
 
 def get(url: str) -> bytes:
-    with urllib.request.urlopen(url, timeout=60) as response:
+    with urllib.request.urlopen(url, timeout=hang_guard(60)) as response:
         assert response.status == 200
         return bytes(response.read())
 
@@ -225,9 +236,9 @@ def viewing_peak_mb(root: Path, run: str, items: int) -> float:
             pages += [f"files/{run}/report.html", f"files/{run}/summary.md", f"files/{run}/results.jsonl"]
             sizes = {page: len(get(url + page)) for page in pages}
             assert sizes[f"files/{run}/results.jsonl"] == (root / run / "results.jsonl").stat().st_size
-        finally:
-            process.send_signal(signal.SIGINT)
-        return ended(process, log)
+        finally:  # SIGTERM: a suite started in the background has SIGINT ignored, and so has its children
+            process.send_signal(signal.SIGTERM)
+        return ended(process, log, guard=60)
 
 
 def test_view_pages_peak_alike_at_n_and_10n_items(retrieval_runs):

@@ -12,7 +12,7 @@ import subprocess
 import sys
 
 import pytest
-from conftest import ROOT, write_jsonl
+from conftest import ROOT, hang_guard, write_jsonl
 from PIL import Image as PILImage
 from rag_helpers import claims, score, verdicts
 from stub import stub_server
@@ -32,7 +32,7 @@ TESTS = str(MULTIMODAL / "test.jsonl")
 def judgelab(*args, cwd):
     env = {**os.environ, "PYTHONPATH": str(ROOT), "OPENAI_API_KEY": "sk-test-not-a-real-key"}
     command = [sys.executable, "-m", "judges.cli.main", *args]
-    return subprocess.run(command, env=env, capture_output=True, text=True, cwd=cwd, timeout=300)
+    return subprocess.run(command, env=env, capture_output=True, text=True, cwd=cwd, timeout=hang_guard())
 
 
 def png(path, size=(300, 200), colour=(200, 30, 30)):

@@ -4,7 +4,7 @@ import importlib.util
 import json
 
 import pytest
-from conftest import ROOT, record, write_jsonl
+from conftest import ROOT, hang_guard, record, write_jsonl
 from test_cli import run_cli
 
 pytestmark = [
@@ -115,7 +115,7 @@ def test_the_local_server_ends_with_judgelab_even_after_kill_9(tmp_path):
     server_pid = int(parent.stdout.readline())
     os.kill(parent.pid, signal.SIGKILL)
     parent.wait()
-    deadline = time.monotonic() + 30
+    deadline = time.monotonic() + hang_guard(30)
     while time.monotonic() < deadline:
         try:
             os.kill(server_pid, 0)

@@ -8,7 +8,7 @@ import subprocess
 import sys
 
 import pytest
-from conftest import ROOT
+from conftest import ROOT, hang_guard
 from test_cli import ENV
 
 from judges.runs.failures import reason
@@ -58,7 +58,7 @@ def test_reasons_in_the_report_are_the_judges_own_text(tmp_path):
         text=True,
         cwd=tmp_path,
         env=ENV,
-        timeout=900,
+        timeout=hang_guard(900),
     )
     assert result.returncode == 0, result.stderr[-2000:]
     placeholders = template_strings()

@@ -15,7 +15,7 @@ import time
 from pathlib import Path
 from urllib.request import urlopen
 
-from conftest import ROOT
+from conftest import ROOT, hang_guard, stop
 
 PACKAGE = '''
 """judgelab-wordcount: a run kind of its own, the words of each answer, with its command."""
@@ -147,7 +147,7 @@ def test_a_plugin_adds_a_run_kind_with_its_own_command_summary_and_page_section(
 
     def judgelab(*args: str) -> subprocess.CompletedProcess[str]:
         command = [sys.executable, "-m", "judges.cli.main", *args]
-        return subprocess.run(command, env=env, cwd=tmp_path, capture_output=True, text=True, timeout=300)
+        return subprocess.run(command, env=env, cwd=tmp_path, capture_output=True, text=True, timeout=hang_guard())
 
     listed = judgelab("--help")
     assert "wordcount" in listed.stdout and "a plug-in command (judgelab-wordcount 0.1)" in listed.stdout
@@ -173,16 +173,15 @@ def test_a_plugin_adds_a_run_kind_with_its_own_command_summary_and_page_section(
         index = ""
         for _ in range(100):
             try:
-                index = urlopen(f"http://127.0.0.1:{port}/", timeout=5).read().decode()
+                index = urlopen(f"http://127.0.0.1:{port}/", timeout=hang_guard(5)).read().decode()
                 break
             except OSError:
                 time.sleep(0.2)
         assert "wordcount" in index and "runs/words" in index
-        page = urlopen(f"http://127.0.0.1:{port}/run/runs/words", timeout=30).read().decode()
+        page = urlopen(f"http://127.0.0.1:{port}/run/runs/words", timeout=hang_guard(30)).read().decode()
         assert "<td>a</td>" in page and "<td>b</td>" in page and "<td>words</td>" in page  # its items, paged
     finally:
-        viewer.terminate()
-        viewer.wait(timeout=30)
+        stop(viewer)
 
 
 def test_a_broken_plugin_command_is_one_line_exit_2_and_leaves_the_others(tmp_path: Path) -> None:
@@ -196,7 +195,7 @@ def test_a_broken_plugin_command_is_one_line_exit_2_and_leaves_the_others(tmp_pa
 
     def judgelab(*args: str) -> subprocess.CompletedProcess[str]:
         command = [sys.executable, "-m", "judges.cli.main", *args]
-        return subprocess.run(command, env=env, cwd=tmp_path, capture_output=True, text=True, timeout=300)
+        return subprocess.run(command, env=env, cwd=tmp_path, capture_output=True, text=True, timeout=hang_guard())
 
     broken = judgelab("broken")
     assert broken.returncode == 2 and len(broken.stderr.strip().splitlines()) == 1

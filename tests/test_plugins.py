@@ -16,7 +16,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from conftest import ROOT
+from conftest import ROOT, hang_guard
 from stub import comparable, read_records, stub_server
 
 from judges import plugins
@@ -101,7 +101,7 @@ def judgelab(site: Path, *args: str, cwd: Path, **env: str) -> subprocess.Comple
         cwd=cwd,
         capture_output=True,
         text=True,
-        timeout=300,
+        timeout=hang_guard(),
     )
 
 

@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from conftest import ROOT, scripted_judge, write_jsonl
+from conftest import ROOT, hang_guard, scripted_judge, write_jsonl
 
 from judges.probes.framing import AUTHORITY, RESTATEMENT
 from judges.probes.probe_registry import shipped_probes
@@ -235,7 +235,7 @@ def test_judgelab_probe_against_the_stub_server_writes_the_report_with_the_pairs
             text=True,
             cwd=tmp_path,
             env=_env(),
-            timeout=300,
+            timeout=hang_guard(),
         )
     assert result.returncode == 0, result.stderr
     assert {p.name for p in out.iterdir()} >= {"results.jsonl", "run.json", "summary.md", "report.html"}

@@ -9,7 +9,7 @@ import subprocess
 import sys
 
 import pytest
-from conftest import ROOT
+from conftest import ROOT, hang_guard
 from rag_helpers import canned, make_judge, run_metrics_task
 
 from judges.calls.cache import CacheMode, ReplyCache
@@ -31,7 +31,7 @@ def run_cli(*args, cwd):
         text=True,
         cwd=cwd,
         env=ENV,
-        timeout=300,
+        timeout=hang_guard(),
     )
 
 

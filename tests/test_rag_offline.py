@@ -7,7 +7,7 @@ import subprocess
 import sys
 
 import pytest
-from conftest import ROOT
+from conftest import ROOT, hang_guard
 
 pytestmark = [
     pytest.mark.slow,
@@ -47,7 +47,7 @@ def test_a_few_metrics_with_the_offline_judge_on_two_samples(tmp_path):
         text=True,
         cwd=tmp_path,
         env=env,
-        timeout=600,
+        timeout=hang_guard(),
     )
     assert result.returncode == 0, result.stderr[-2000:]
     rows = [json.loads(line) for line in (out / "results.jsonl").read_text().splitlines()]

@@ -85,4 +85,16 @@ def test_the_offline_judge_on_two_ray_actors_gives_the_local_records(local_ray, 
         ray_workers=2,
     )
     assert local.stop_reason is None and actors.stop_reason is None
-    assert comparable(read_records(tmp_path / "ray")) == comparable(read_records(tmp_path / "local"))
+    # llama.cpp's free text may differ between processes (threads, batching) where the grade does not: compare what
+    # the runs decide, each item's state and grade per metric, not the justifications
+    assert decided(tmp_path / "ray") == decided(tmp_path / "local")
+    assert len(decided(tmp_path / "local")) == 3 * 4
+
+
+def decided(folder):
+    """Each record's (id, draw, metric, state, grade, failure kind), in run order: what a run decides."""
+    return [
+        (r.id, r.draw, name, m.verdict.state, m.verdict.grade, m.verdict.failure_kind)
+        for r in comparable(read_records(folder))
+        for name, m in sorted(r.metrics.items())
+    ]

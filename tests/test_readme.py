@@ -9,7 +9,7 @@ import subprocess
 import sys
 
 import pytest
-from conftest import ROOT, write_jsonl
+from conftest import ROOT, hang_guard, write_jsonl
 from labelling_helpers import graded_run, samples_file
 from stub import stub_server
 
@@ -54,7 +54,7 @@ def test_run_folder_names_match_a_real_run(tmp_path, command):
         result = subprocess.run(
             [sys.executable, "-m", "judges.cli.main", command, *target, "--judge", "openai/stub", "--api-base", base,
              "--out", str(tmp_path / "run"), "--cache", str(tmp_path / "c.sqlite"), "--quiet"],
-            capture_output=True, text=True, env=ENV, cwd=tmp_path, timeout=600,
+            capture_output=True, text=True, env=ENV, cwd=tmp_path, timeout=hang_guard(),
         )  # fmt: skip
     assert result.returncode == 0, result.stderr[-2000:]
     files = {p.name for p in (tmp_path / "run").iterdir()}

@@ -6,7 +6,7 @@ import os
 import subprocess
 import sys
 
-from conftest import ROOT, reply, scripted_judge
+from conftest import ROOT, hang_guard, reply, scripted_judge, stop
 
 from judges.calls.scripted import by_metric
 from judges.runs.intervals import wilson
@@ -87,11 +87,10 @@ def test_show_prints_serves_and_opens_nothing_without_a_display(tmp_path):
         assert url.startswith("http://127.0.0.1:") and url.endswith("/report.html")
         import urllib.request
 
-        with urllib.request.urlopen(url, timeout=30) as response:
+        with urllib.request.urlopen(url, timeout=hang_guard(30)) as response:
             assert response.read().decode() == (folder / "report.html").read_text()
     finally:
-        server.terminate()
-        server.wait(timeout=30)
+        stop(server)
 
 
 def test_version(tmp_path):

@@ -8,7 +8,7 @@ import sys
 
 import pytest
 from cdp import CHROMIUM, Page
-from conftest import ROOT
+from conftest import ROOT, hang_guard
 from stub import stub_server
 
 ENV = {**os.environ, "PYTHONPATH": str(ROOT), "OPENAI_API_KEY": "sk-fake"}
@@ -46,7 +46,7 @@ def run_dir(tmp_path_factory):
             text=True,
             env=ENV,
             cwd=out,
-            timeout=300,
+            timeout=hang_guard(),
         )
     # half the replies are garbage: a degraded run (exit 5), whose report the page tests read all the same
     assert result.returncode == 5, result.stderr[-3000:]

@@ -7,7 +7,7 @@ import subprocess
 import sys
 
 import pytest
-from conftest import ROOT
+from conftest import ROOT, hang_guard
 from stub import stub_server
 
 from judges.errors import InputError
@@ -19,7 +19,12 @@ TESTS = str(ROOT / "unit_tests" / "test.jsonl")
 def judgelab(*args, cwd):
     env = {**os.environ, "PYTHONPATH": str(ROOT), "OPENAI_API_KEY": "sk-test-not-a-real-key"}
     return subprocess.run(
-        [sys.executable, "-m", "judges.cli.main", *args], env=env, capture_output=True, text=True, cwd=cwd, timeout=300
+        [sys.executable, "-m", "judges.cli.main", *args],
+        env=env,
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        timeout=hang_guard(),
     )
 
 

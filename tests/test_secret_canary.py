@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import ROOT, write_jsonl
+from conftest import ROOT, hang_guard, write_jsonl
 from stub import stats, stub_server
 
 CANARY = "CANARY7f3e"  # every planted credential holds it
@@ -111,7 +111,7 @@ def run_with_canary(folder: Path, args: list[str], key: str | None) -> subproces
         capture_output=True,
         text=True,
         cwd=folder,
-        timeout=300,
+        timeout=hang_guard(),
     )
 
 

@@ -5,7 +5,7 @@ import os
 import subprocess
 import sys
 
-from conftest import ROOT
+from conftest import ROOT, hang_guard
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from stub import stats, stub_server
@@ -115,7 +115,7 @@ def test_planted_secrets_appear_nowhere_a_run_writes_or_prints(tmp_path):
             capture_output=True,
             text=True,
             cwd=tmp_path,
-            timeout=300,
+            timeout=hang_guard(),
         )
         echoed = stats(base)["echo"]
     assert result.returncode == 0, result.stderr[-3000:]

@@ -4,6 +4,7 @@ reply), for judge prompts, logprobs requests and multi-part messages; its span f
 import json
 import urllib.request
 
+from conftest import hang_guard
 from stub import stub_server
 
 BODIES = [
@@ -30,7 +31,7 @@ def post(base, body):
     request = urllib.request.Request(
         f"{base}/chat/completions", json.dumps(body).encode(), {"Content-Type": "application/json"}
     )
-    with urllib.request.urlopen(request, timeout=10) as response:
+    with urllib.request.urlopen(request, timeout=hang_guard(10)) as response:
         reply = json.loads(response.read())
     return {k: v for k, v in reply.items() if k not in ("id", "created")}
 

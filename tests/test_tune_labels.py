@@ -11,7 +11,7 @@ import subprocess
 import sys
 
 import pytest
-from conftest import ROOT, reply, serve_double, write_jsonl
+from conftest import ROOT, hang_guard, reply, serve_double, write_jsonl
 
 from judges.calls.scripted import ScriptedBackend
 from judges.config.judge import JudgeConfig
@@ -186,7 +186,7 @@ def test_the_cli_against_an_openai_compatible_server_writes_prompts_report_and_m
                 "--judge", "openai/stub", "--api-base", base, "--prompts", "default",
                 "--cache", str(tmp_path / "cache.sqlite"), "--out", str(tmp_path / "tuned"), "--resamples", "200",
             ],
-            env=env, capture_output=True, text=True, cwd=tmp_path, timeout=300,
+            env=env, capture_output=True, text=True, cwd=tmp_path, timeout=hang_guard(),
         )  # fmt: skip
     assert result.returncode == 0, result.stderr[-3000:]
     out = tmp_path / "tuned"

@@ -13,7 +13,7 @@ from urllib.request import Request, urlopen
 
 import pytest
 from cdp import CHROMIUM
-from conftest import ROOT, reply, scripted_judge
+from conftest import ROOT, hang_guard, reply, scripted_judge
 
 from judges.calls.scripted import by_metric
 from judges.runs.paired_runs import paired_metrics
@@ -115,18 +115,18 @@ def test_compare_prints_a_bounded_summary(results):
 def test_the_server_is_loopback_read_only_and_stays_inside_its_folder(results, server):
     assert server.startswith("http://127.0.0.1:")
     with pytest.raises(HTTPError) as refused:
-        urlopen(Request(server + "/", data=b"x", method="POST"), timeout=30)
+        urlopen(Request(server + "/", data=b"x", method="POST"), timeout=hang_guard(30))
     assert refused.value.code == 501
     for escape in ("/files/../../etc/passwd", "/files/%2e%2e/%2e%2e/etc/passwd", "/run/../.."):
         with pytest.raises(HTTPError) as missing:
-            urlopen(server + escape, timeout=30)
+            urlopen(server + escape, timeout=hang_guard(30))
         assert missing.value.code == 404
-    report = urlopen(server + "/files/runs/a/report.html", timeout=30).read().decode()
+    report = urlopen(server + "/files/runs/a/report.html", timeout=hang_guard(30)).read().decode()
     assert "<h1>judgelab unit tests" in report
 
 
 def test_the_leaderboard_page_puts_the_picks_first_and_folds_the_reference_rows(server):
-    page = urlopen(server + "/leaderboard/.", timeout=30).read().decode()
+    page = urlopen(server + "/leaderboard/.", timeout=hang_guard(30)).read().decode()
     data = json.loads((ROOT / "results" / "leaderboard.json").read_text())
     references = [e for e in data["entries"] if e["kind"] == "baseline"]
     assert page.index('id="picks"') < page.index('id="candidates"') < page.index('<details id="references">')

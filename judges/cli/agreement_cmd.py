@@ -138,13 +138,16 @@ def run(args: argparse.Namespace) -> int:
     for result in results:
         print("\n".join(metric_table(result)))
         print()
-    if line := reading_line(results):
+    line = reading_line(results)
+    if line:
         print(line)
         print()
     for metric, differences in comparison.items():
         print("\n".join(comparison_table(metric, args.predictions, differences)))
         print()
     print(f"wrote {out_dir}/agreement.json, agreement.md")
+    if line:  # the line to read the figures by, again after every table
+        print(f"\n{line}")
     return 0
 
 

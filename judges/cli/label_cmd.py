@@ -6,6 +6,7 @@ import argparse
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from judges.cli.serve import serve_until_stopped
 from judges.errors import ConfigError
 from judges.labelling.graded import read_pool
 from judges.labelling.pairs import PairSession, is_audit
@@ -129,7 +130,7 @@ def _serve(args: argparse.Namespace) -> int:
     print(f"{what} as {args.annotator}: http://{HOST}:{port}/ (Ctrl-C stops)", flush=True)
     print(f"each label is written to {args.out} as it is given; rerun the same command to resume", flush=True)
     try:
-        server.serve_forever()
+        serve_until_stopped(server)
     except KeyboardInterrupt:
         print(f"stopped; the labels are in {args.out}")
     finally:

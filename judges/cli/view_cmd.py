@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from judges.cli.serve import serve_until_stopped
 from judges.cli.show_cmd import has_display
 from judges.errors import InputError
 from judges.viewer.view_server import make_server
@@ -30,5 +31,5 @@ def run(args: argparse.Namespace) -> int:
 
             webbrowser.open(url)
         with contextlib.suppress(KeyboardInterrupt):
-            server.serve_forever()
+            serve_until_stopped(server)
     return 0

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -82,18 +83,33 @@ def parse_line(raw: bytes, limit: int | None = None) -> dict[str, Any]:
     return obj
 
 
-def not_json_lines(raw: bytes, expects: str = "") -> str | None:
+NAMED_KINDS = {".toml": "TOML", ".yaml": "YAML", ".yml": "YAML", ".csv": "CSV", ".tsv": "TSV"}
+
+
+def not_json_lines(raw: bytes, expects: str = "", path: str | Path | None = None) -> str | None:
     """What a file whose first record line `raw` fails to parse holds instead of JSON Lines, when that is clear (one
-    JSON document, or a CSV or TSV table), as one line ending in what is expected; else None."""
+    JSON document, or a TOML, YAML, CSV or TSV file: by its content, else by its name's ending), as one line ending
+    in what is expected; else None."""
     text = raw[:4096].decode("utf-8", "replace").lstrip("\ufeff").strip()
     wanted = f"JSON Lines expected: one JSON object per line{f', with the fields {expects}' if expects else ''}"
     if text == "[" or (text.startswith("[") and text[1:].lstrip().startswith("{")):  # a list of objects
         return f"the file holds a JSON list, not JSON Lines; {wanted}"
     if text == "{" or (text.startswith('{"') and text.endswith(("{", "[", ","))):
         return f"the file holds one JSON document spread over lines, not JSON Lines; {wanted}"
-    if not text.startswith("{") and ("," in text or "\t" in text):
+    kind = _kind_by_content(text) or NAMED_KINDS.get(Path(path).suffix.lower() if path else "")
+    if kind is None and not text.startswith(("{", "#")) and ("," in text or "\t" in text):
         kind = "TSV" if "\t" in text else "CSV"
+    if kind is not None:
         return f"the file looks like {kind} (its first line is {text[:60]!r}), not JSON Lines; {wanted}"
+    return None
+
+
+def _kind_by_content(text: str) -> str | None:
+    """TOML or YAML when the first line shows it (a `[table]`, `key = value`; `---`, `key: value`, `- item`)."""
+    if re.fullmatch(r"\[\[?[\w.\"' -]+\]\]?", text) or re.match(r"[\w.\"-]+\s*=\s*\S", text):
+        return "TOML"
+    if text == "---" or re.match(r"[\w.-]+:(\s|$)", text) or text.startswith("- "):
+        return "YAML"
     return None
 
 
@@ -106,7 +122,7 @@ def read_jsonl(path: str | Path, expects: str = "") -> Iterator[tuple[int, dict[
         try:
             yield number, parse_line(raw, limit)
         except LineProblem as problem:
-            hint = not_json_lines(raw, expects) if first else None
+            hint = not_json_lines(raw, expects, path) if first else None
             if hint:
                 raise InputError(hint, path=str(path), line=number) from None
             raise InputError(str(problem), path=str(path), line=number, field=problem.field) from None

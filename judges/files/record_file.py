@@ -73,7 +73,7 @@ class RecordFile(OnDemand[T]):
             try:
                 obj = parse_line(raw)
             except LineProblem as problem:
-                hint = None if records or problems.lines else not_json_lines(raw, expects)
+                hint = None if records or problems.lines else not_json_lines(raw, expects, path)
                 if hint:
                     raise InputError(hint, path=str(path), line=number) from None
                 problems.add(str(problem), number, problem.field)

@@ -2,20 +2,24 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from judges.calls.cache import ReplyCache
 from judges.calls.litellm_backend import import_litellm
 from judges.judging.grouse_judge import GroundedQAJudge
-from judges.types import Sample, UnitTest
+from judges.judging.replies import ReplyError, parse_reply
+from judges.types import Sample, UnitTest, VerdictState
 
 EXPECTED_COMPLETION_TOKENS = 150  # a two-answer JSON reply with short justifications
 
 
 @dataclass
 class Estimate:
+    """The calls a run would make (a range: which follow-up a reply leads to is known only once it comes), the
+    replies it would replay from the cache, the tokens and the cost of the calls."""
+
     calls_min: int
     calls_max: int
     cached_calls: int
@@ -25,12 +29,17 @@ class Estimate:
     cost_expected: float | None  # None: no price known for this model
     cost_max: float | None
 
+    def calls_text(self) -> str:
+        """ "12-16 calls to make (4 already cached)"; one number when the cache decides every follow-up."""
+        calls = f"{self.calls_min}" if self.calls_min == self.calls_max else f"{self.calls_min}-{self.calls_max}"
+        return f"{calls} calls to make ({self.cached_calls} already cached)"
+
     def describe(self) -> str:
         def money(value: float | None) -> str:
             return "unknown (no price for this model)" if value is None else f"${value:.4f}"
 
         return (
-            f"dry run: {self.calls_min}-{self.calls_max} calls ({self.cached_calls} already cached), at most "
+            f"dry run: {self.calls_text()}, at most "
             f"about {self.prompt_tokens:,} prompt tokens to send, {self.completion_tokens_expected:,} "
             f"completion tokens expected (at most {self.completion_tokens_max:,}); expected cost "
             f"{money(self.cost_expected)}, at most {money(self.cost_max)}. Nothing was called."
@@ -40,8 +49,9 @@ class Estimate:
 def estimate_meta_eval(
     tests: Sequence[UnitTest | Sample], judge: GroundedQAJudge, draws: int = 1, cache: ReplyCache | None = None
 ) -> Estimate:
-    """Per test (or sample: `evaluate`'s dry run) and draw: relevancy and completeness always, then faithfulness or
-    usefulness (+ faithfulness)."""
+    """Per test (or sample: `evaluate`'s and `probe`'s dry runs) and draw, the calls the run would make: relevancy
+    and completeness, then faithfulness or usefulness (+ faithfulness), each looked up in the cache as the run looks
+    it up (the same request: prompt, parameters, draw); a cached reply is replayed, and decides which call follows."""
 
     litellm = import_litellm()
     model = judge.model.litellm_model
@@ -49,31 +59,92 @@ def estimate_meta_eval(
     calls_min = calls_max = cached = prompt_tokens = 0
     for draw in range(draws):
         for test in tests:
-            prompts = judge.render_all(test.sample if isinstance(test, UnitTest) else test)
-            counts = {
-                m: litellm.token_counter(model=model, messages=[{"role": "user", "content": text}])
-                for m, text in prompts.items()
-            }
-            for metric in ("answer_relevancy", "completeness"):
-                request = judge.request(metric, [{"role": "user", "content": prompts[metric]}], draw)
-                hit = cache is not None and cache.get(request) is not None
-                cached += int(hit)
-                prompt_tokens += 0 if hit else counts[metric]
-            calls_min += 3
-            calls_max += 4
-            prompt_tokens += counts["faithfulness"] + counts["usefulness"]
-    uncached = calls_max - cached
-    expected_completion = uncached * min(EXPECTED_COMPLETION_TOKENS, max_tokens)
+            plan = plan_sample(judge, test.sample if isinstance(test, UnitTest) else test, draw, cache)
+            calls_min, calls_max, cached = (
+                calls_min + plan.fresh_min,
+                calls_max + plan.fresh_max,
+                cached + plan.replayed,
+            )
+            prompt_tokens += sum(
+                litellm.token_counter(model=model, messages=[{"role": "user", "content": plan.prompts[metric]}])
+                for metric in plan.maybe_asked
+            )
+    expected_completion = calls_max * min(EXPECTED_COMPLETION_TOKENS, max_tokens)
     return Estimate(
         calls_min,
         calls_max,
         cached,
         prompt_tokens,
         expected_completion,
-        uncached * max_tokens,
+        calls_max * max_tokens,
         _cost(litellm, model, prompt_tokens, expected_completion, judge.model.local),
-        _cost(litellm, model, prompt_tokens, uncached * max_tokens, judge.model.local),
+        _cost(litellm, model, prompt_tokens, calls_max * max_tokens, judge.model.local),
     )
+
+
+@dataclass
+class SamplePlan:
+    """One sample's draw: the fewest and most calls the run would make, the replies it surely replays from the
+    cache, and the metrics it may ask afresh (whose prompts count as tokens to send)."""
+
+    fresh_min: int
+    fresh_max: int
+    replayed: int
+    maybe_asked: set[str]
+    prompts: dict[str, str]
+
+
+def plan_sample(judge: GroundedQAJudge, sample: Sample, draw: int, cache: ReplyCache | None) -> SamplePlan:
+    """The judge's pipeline walked over the cache: a cached reply gives its verdict (so the one follow-up it leads
+    to), a missing one is a call that may come back graded or null (both follow-ups counted)."""
+
+    prompts = judge.render_all(sample)
+    looked: dict[str, VerdictState | None] = {}
+
+    def step(metric: str) -> list[tuple[int, int, VerdictState]]:
+        """(calls, replayed, verdict state) for each way asking `metric` may go."""
+        if metric not in looked:
+            looked[metric] = _replayed(judge, metric, prompts[metric], draw, cache)
+        state = looked[metric]
+        return [(1, 0, VerdictState.GRADE), (1, 0, VerdictState.NULL)] if state is None else [(0, 1, state)]
+
+    def after(metric: str, then: Callable[[VerdictState], list[tuple[int, int]]]) -> list[tuple[int, int]]:
+        return [(c + c2, r + r2) for c, r, state in step(metric) for c2, r2 in then(state)]
+
+    def after_usefulness(state: VerdictState) -> list[tuple[int, int]]:
+        return after("faithfulness", lambda _: [(0, 0)]) if state is VerdictState.GRADE else [(0, 0)]
+
+    def after_relevancy(state: VerdictState) -> list[tuple[int, int]]:
+        if state is VerdictState.GRADE:
+            return after("faithfulness", lambda _: [(0, 0)])
+        return after("usefulness", after_usefulness) if state is VerdictState.NULL else [(0, 0)]
+
+    paths = after("answer_relevancy", after_relevancy)
+    [(completeness, kept, _)] = step("completeness")[:1]
+    asked = {metric for metric, state in looked.items() if state is None}
+    return SamplePlan(
+        completeness + min(c for c, _ in paths),
+        completeness + max(c for c, _ in paths),
+        kept + min(r for _, r in paths),
+        asked,
+        prompts,
+    )
+
+
+def _replayed(
+    judge: GroundedQAJudge, metric: str, prompt: str, draw: int, cache: ReplyCache | None
+) -> VerdictState | None:
+    """The state of the cached reply the run would replay for this first ask, or None when it would call (no reply
+    cached, or one the run would find unusable and ask again)."""
+    if cache is None:
+        return None
+    hit = cache.get(judge.request(metric, [{"role": "user", "content": prompt}], draw))
+    if hit is None:
+        return None
+    try:
+        return parse_reply(metric, hit.text, judge.prompts.templates[metric].reply_format).actual.state
+    except ReplyError:
+        return None
 
 
 def _cost(litellm: Any, model: str, prompt_tokens: int, completion_tokens: int, local: bool) -> float | None:

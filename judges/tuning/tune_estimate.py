@@ -55,7 +55,7 @@ def plan_tune(job: TuneJob) -> TunePlan:
     base_sources = {m: t.source for m, t in judge.prompts.templates.items()}
     lines = [f"tune {', '.join(metrics)} with {job.options.model} on {len(train)} train tests"]
     search_calls = base.calls_max
-    lines.append(f"base on train: {base.calls_min}-{base.calls_max} calls ({base.cached_calls} already cached)")
+    lines.append(f"base on train: {base.calls_text()}")
     for metric in metrics:
         pool = example_pool(metric, space.metric_spaces()[metric], train)
         candidates = build_candidates(metric, base_sources[metric], space, root, pool)
@@ -90,8 +90,7 @@ def plan_tune(job: TuneJob) -> TunePlan:
 
 
 def _per_call(estimate: Any) -> float:
-    uncached = max(estimate.calls_max - estimate.cached_calls, 1)
-    return float(estimate.cost_expected or 0.0) / uncached
+    return float(estimate.cost_expected or 0.0) / max(estimate.calls_max, 1)
 
 
 def _count_lines(path: Any, limit: int | None) -> int:
