@@ -255,3 +255,19 @@ def test_a_hub_set_offline_fails_in_one_line_without_retries(offline, tmp_path):
         assert done.stderr.rstrip().endswith(
             "run `judgelab data fetch wikieval` where it is reachable, or give wikieval:DIR"
         )
+
+
+def test_a_fetched_hub_snapshot_is_read_without_the_hub(no_shared, monkeypatch, capsys):
+    shutil.copytree(ROOT / "tests" / "data" / "wikieval", no_shared / "wikieval")
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    labels = load_set("wikieval")
+    assert len(labels.items) == 6 and labels.source == str(no_shared / "wikieval")  # 3 rows, 2 metrics
+    out = run(capsys, "data", "list")[1]
+    assert next(line for line in out.splitlines() if line.startswith("wikieval ")).endswith(str(no_shared / "wikieval"))
+
+
+def test_fetching_a_hub_set_from_an_unreachable_host_is_one_line(no_shared, capsys):
+    url = f"http://127.0.0.1:{closed_port()}"
+    code, out, err = run(capsys, "data", "fetch", "wikieval", "--mirror", url)
+    assert code == 2 and out == "" and err.count("\n") == 1 and not no_shared.exists()
+    assert err.startswith("judgelab: error: cannot reach the Hugging Face hub for explodinggradients/WikiEval (")
