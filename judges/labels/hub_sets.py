@@ -26,7 +26,11 @@ def load_hub_rows(repo_or_folder: str, split: str, name: str = "") -> list[dict[
     import datasets  # heavy: imported only when a hub set is asked for
 
     if not Path(repo_or_folder).exists() and not hub_offline():
-        fix = f"run `judgelab data fetch {name}` where it is reachable, or give {name}:DIR" if name else "give a local copy"
+        fix = (
+            f"run `judgelab data fetch {name}` where it is reachable, or give {name}:DIR"
+            if name
+            else "give a local copy"
+        )
         reach_hub(repo_or_folder, fix)
     try:
         with quiet_hub():
