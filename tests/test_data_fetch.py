@@ -197,7 +197,9 @@ def documented_set_names() -> set[str]:
     return names
 
 
-def test_every_set_the_docs_and_boards_name_is_fetchable_and_loads_after_one_fetch(mirror, no_shared, capsys):
+def test_every_set_the_docs_and_boards_name_is_fetchable_and_loads_after_one_fetch(
+    mirror, no_shared, capsys, monkeypatch
+):
     names = documented_set_names()
     assert {"begin-cmu", "begin-wow", "topical-chat", "ragchecker", "alce"} <= names
     for name in sorted(names):
@@ -206,6 +208,10 @@ def test_every_set_the_docs_and_boards_name_is_fetchable_and_loads_after_one_fet
         assert run(capsys, "data", "fetch", entry.name, "--mirror", mirror)[0] == 0
         if name in SETS:
             assert load_set(name).items, name
+    monkeypatch.chdir(ROOT)  # the boards name unit_tests/ from the checkout
+    for board in sorted((ROOT / "results").glob("*.toml")):
+        code, out, err = run(capsys, "leaderboard", board, "--dry-run")
+        assert (code, err) == (0, "") and "not shown" not in out and out.endswith("Nothing was called.\n"), board
 
 
 def test_every_named_set_is_in_the_registry():
@@ -250,7 +256,9 @@ def test_a_hub_set_offline_fails_in_one_line_without_retries(offline, tmp_path):
     )
     assert done.returncode == 2 and done.stdout == ""
     assert done.stderr.count("\n") == 1, done.stderr
-    if not offline:
+    if offline:  # no request at all: datasets' own line, with the fetch command
+        assert done.stderr.rstrip().endswith("(OfflineModeIsEnabled); `judgelab data fetch wikieval` gets a copy")
+    else:
         assert "cannot reach the Hugging Face hub for explodinggradients/WikiEval" in done.stderr
         assert done.stderr.rstrip().endswith(
             "run `judgelab data fetch wikieval` where it is reachable, or give wikieval:DIR"

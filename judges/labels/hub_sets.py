@@ -37,8 +37,10 @@ def load_hub_rows(repo_or_folder: str, split: str, name: str = "") -> list[dict[
             dataset = datasets.load_dataset(repo_or_folder, split=split)
     except Exception as err:  # datasets raises many types for "offline" / "not found" / "no such split"
         first_line = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
+        fetch = f"; `judgelab data fetch {name}` gets a copy" if name and not Path(repo_or_folder).exists() else ""
         raise InputError(
             f"cannot load split {split!r} of {repo_or_folder!r} (no network, no such dataset or split): {first_line}"
+            f"{fetch}"
         ) from None
     return [dict(row) for row in dataset]
 
