@@ -4,6 +4,7 @@ JudgelabError                 base; `str(err)` is the one line shown to the user
  +-- InputError               bad input file: names the file, line and field
  |    +-- ConditionError      a condition string that does not parse
  |    +-- InputProblems       every problem of an input file, one `file:line:field: message` line each
+ |    +-- DatasetMissing      a public labelled set not on this machine: names the `judgelab data fetch` command
  +-- PromptError              a prompt folder or template that cannot be used
  +-- ConfigError              a bad command-line option or configuration value
  +-- BackendUnavailable       a judge backend that cannot start (missing package, no API key)
@@ -53,6 +54,10 @@ class InputProblems(InputError):
         self.problems = list(problems)
         self.line_numbers = line_numbers or [0] * len(self.problems)  # 0: a problem of the whole file
         super().__init__("\n".join(self.problems))
+
+
+class DatasetMissing(InputError):
+    """A public labelled set that is not on this machine; the message names the one command that fetches it."""
 
 
 class PromptError(JudgelabError):

@@ -52,7 +52,7 @@ BUILTIN_COMMANDS = [
     "compare",
     "show",
 ]
-BUILTIN_COMMANDS += ["leaderboard", "publish", "label", "tune", "probe", "view"]
+BUILTIN_COMMANDS += ["leaderboard", "publish", "label", "tune", "probe", "view", "data"]
 
 # judgelab's own metric families: each module of judges/rag/ named `<family>_specs` (light to import: its `specs()`
 # lists the family's metrics, their functions lazy "module:function" strings) registers its family, at the place its

@@ -6,6 +6,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
+from judges.errors import DatasetMissing
 from judges.suite.loading import load_unit_tests
 
 
@@ -44,9 +45,16 @@ def dry_run(config: Any) -> int:
     from judges.leaderboard.build import applies, read_predictions  # defers pydantic
     from judges.leaderboard.label_entries import labelled_subset  # defers numpy
 
-    labelled = {e.name: labelled_subset(e) for e in config.evaluations if e.on_labels}
+    labelled: dict[str, Any] = {}
+    missing: dict[str, str] = {}
+    for evaluation in (e for e in config.evaluations if e.on_labels):
+        try:
+            labelled[evaluation.name] = labelled_subset(evaluation)
+        except DatasetMissing as err:  # the evaluations that need no labelled set are still shown
+            missing[evaluation.name] = str(err)
     read = read_predictions(config, labelled)
-    pairs = [(e, c) for e in config.evaluations for c in config.candidates if applies(c, e, labelled, read)]
+    evaluations = [e for e in config.evaluations if e.name not in missing]
+    pairs = [(e, c) for e in evaluations for c in config.candidates if applies(c, e, labelled, read)]
     for done, (evaluation, candidate) in enumerate(pairs, 1):
         print(f"[{done}/{len(pairs)}] {candidate.name} ({candidate.kind}) on {evaluation.name}:")
         if candidate.kind in ("baseline", "embedding", "predictions"):
@@ -62,5 +70,7 @@ def dry_run(config: Any) -> int:
                 "its prompt for" if candidate.kind == "llm" else f"the suite metric {candidate.metrics.get(metric)} for"
             )
             print(f"  {items} labelled items, {how} {metric}: a call or more per item")
+    for name, why in missing.items():
+        print(f"{name}: not shown, its labelled set is not here: {why}")
     print("Nothing was called.")
     return 0

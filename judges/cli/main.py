@@ -36,6 +36,7 @@ HELP = {
     "tune": "search prompt variants on the train split; report the tuned prompts once on test",
     "probe": "perturb samples (bias probes) and report how often the judge's grade held",
     "view": "browse every run folder and leaderboard under a folder, locally and read-only",
+    "data": "list the public labelled sets and fetch one by name (pinned, sha256 checked)",
 }
 
 

@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Mapping
+from pathlib import Path
 from typing import Any
 
 from judges.errors import InputError
+from judges.labels.hub_quiet import hub_offline, quiet_hub, reach_hub
 from judges.labels.schema import LabelledItem, LabelledSet, LabelType
+from judges.labels.shared import find_folder
 from judges.types import Sample
 
 WIKIEVAL_REPO = "explodinggradients/WikiEval"
@@ -17,16 +20,27 @@ RAGTRUTH_REPO = "wandb/RAGTruth-processed"
 WIKIEVAL_PAIRS = {"faithfulness": "ungrounded_answer", "answer_relevancy": "poor_answer"}
 
 
-def load_hub_rows(repo_or_folder: str, split: str) -> list[dict[str, Any]]:
-    """One split as plain dicts through `datasets.load_dataset` (a hub id, or a local folder in the same layout)."""
+def load_hub_rows(repo_or_folder: str, split: str, name: str = "") -> list[dict[str, Any]]:
+    """One split as plain dicts through `datasets.load_dataset` (a hub id, or a local folder in the same layout).
+    An unreachable hub is one line naming `judgelab data fetch NAME`, before any retry; retry warnings stay quiet."""
     import datasets  # heavy: imported only when a hub set is asked for
 
+    if not Path(repo_or_folder).exists() and not hub_offline():
+        fix = (
+            f"run `judgelab data fetch {name}` where it is reachable, or give {name}:DIR"
+            if name
+            else "give a local copy"
+        )
+        reach_hub(repo_or_folder, fix)
     try:
-        dataset = datasets.load_dataset(repo_or_folder, split=split)
+        with quiet_hub():
+            dataset = datasets.load_dataset(repo_or_folder, split=split)
     except Exception as err:  # datasets raises many types for "offline" / "not found" / "no such split"
         first_line = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
+        fetch = f"; `judgelab data fetch {name}` gets a copy" if name and not Path(repo_or_folder).exists() else ""
         raise InputError(
             f"cannot load split {split!r} of {repo_or_folder!r} (no network, no such dataset or split): {first_line}"
+            f"{fetch}"
         ) from None
     return [dict(row) for row in dataset]
 
@@ -115,13 +129,21 @@ def ragtruth_items(rows: Iterable[Mapping[str, Any]], *, source: str) -> list[La
     return items
 
 
-def load_wikieval(repo_or_folder: str = WIKIEVAL_REPO, split: str = "train") -> LabelledSet:
-    """WikiEval (50 questions) as pairwise preferences; needs the network unless given a local folder."""
-    rows = load_hub_rows(repo_or_folder, split)
+def _fetched_or(name: str, repo: str) -> str:
+    """The copy `judgelab data fetch NAME` left in a data folder, else the hub id."""
+    folder = find_folder(name)
+    return str(folder) if folder is not None else repo
+
+
+def load_wikieval(repo_or_folder: str | None = None, split: str = "train") -> LabelledSet:
+    """WikiEval (50 questions) as pairwise preferences: a fetched copy, else the hub (network), or a given folder."""
+    repo_or_folder = repo_or_folder or _fetched_or("wikieval", WIKIEVAL_REPO)
+    rows = load_hub_rows(repo_or_folder, split, "wikieval")
     return LabelledSet("wikieval", tuple(wikieval_items(rows, source=repo_or_folder)), source=repo_or_folder)
 
 
-def load_ragtruth(repo_or_folder: str = RAGTRUTH_REPO, split: str = "test") -> LabelledSet:
-    """RAGTruth responses with response-level hallucination labels; needs the network unless given a local folder."""
-    rows = load_hub_rows(repo_or_folder, split)
+def load_ragtruth(repo_or_folder: str | None = None, split: str = "test") -> LabelledSet:
+    """RAGTruth responses with response-level hallucination labels: a fetched copy, else the hub, or a given folder."""
+    repo_or_folder = repo_or_folder or _fetched_or("ragtruth", RAGTRUTH_REPO)
+    rows = load_hub_rows(repo_or_folder, split, "ragtruth")
     return LabelledSet("ragtruth", tuple(ragtruth_items(rows, source=repo_or_folder)), source=repo_or_folder)
