@@ -24,7 +24,7 @@ from judges.judging.prompts import load_prompt_set
 ROOT = Path(__file__).resolve().parent.parent
 # hand-written sets in the shared formats (tests/miniature_sets.py), written here once per session, for any clone
 MINI_SHARED = Path(tempfile.mkdtemp(prefix="judgelab-miniature-shared-"))
-SHARED_ABSENT = "shared labelled datasets absent (set JUDGELAB_SHARED or place ../shared beside the project)"
+SHARED_ABSENT = "shared labelled datasets absent (set JUDGELAB_SHARED, place ../shared beside the project, or `judgelab data fetch`)"
 
 
 def hang_guard(seconds: float = 600.0) -> float:
@@ -136,11 +136,16 @@ def user_cache_folder(tmp_path_factory):
 
 
 def find_shared_datasets() -> Path | None:
-    """The shared labelled sets: $JUDGELAB_SHARED (the shared folder or its datasets/), then ../shared/datasets."""
+    """The shared labelled sets: $JUDGELAB_SHARED (the shared folder or its datasets/), then ../shared/datasets, then
+    the sets `judgelab data fetch` put in the user's data cache (a clone with no ../shared runs these tests after
+    fetching them)."""
     import os
+
+    from judges.labels.shared import data_home
 
     override = os.environ.get("JUDGELAB_SHARED")
     candidates = [Path(override) / "datasets", Path(override)] if override else [ROOT.parent / "shared" / "datasets"]
+    candidates.append(data_home())
     return next((c for c in candidates if (c / "ragchecker").is_dir() and (c / "begin").is_dir()), None)
 
 
