@@ -94,7 +94,9 @@ def share(rows: list[dict[str, Any]], test: Any) -> str:
     return f"{100 * sum(bool(test(r)) for r in rows) / len(rows):.1f}%"
 
 
-def report(calibration: dict[str, Any], who: np.ndarray, verdicts: np.ndarray, truth: np.ndarray, sims: dict) -> str:
+def report(
+    calibration: dict[str, Any], who: np.ndarray, verdicts: np.ndarray, truth: np.ndarray, sims: dict[str, Any]
+) -> str:
     kept = who >= 0
     agree = {name: float(np.mean(verdicts[who == j] == truth[who == j])) for j, name in enumerate(["cheap", "strong"])}
     clean, shifted = sims["clean"], sims["shifted"]
