@@ -190,7 +190,8 @@ def test_calibrate_then_apply_on_the_held_out_half(tmp_path, capsys):
     assert code == 0
     decisions = [json.loads(line) for line in (applied / "decisions.jsonl").read_text().splitlines()]
     assert [d["id"] for d in decisions] == test
-    assert all(set(d) == {"id", "decided_by", "verdict", "confidence"} for d in decisions)
+    assert all(set(d) == {"id", "decided_by", "verdict", "confidence", "timestamp"} for d in decisions)
+    assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z", decisions[0]["timestamp"])  # ISO 8601, UTC
     by_cheap = [d for d in decisions if d["decided_by"] == "cheap"]
     assert by_cheap and all(d["confidence"] >= cheap["threshold"] and d["verdict"] in (0, 1) for d in by_cheap)
     escalated = [d["id"] for d in decisions if d["decided_by"] is None]

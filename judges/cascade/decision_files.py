@@ -4,6 +4,7 @@ share, cost) and queue.jsonl (the escalated items, a labelling queue `judgelab l
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -91,8 +92,9 @@ def write_decisions(out: Path, decisions: Sequence[Decision], summary: list[str]
     """decisions.jsonl, summary.md and queue.jsonl in `out`."""
     out.mkdir(parents=True, exist_ok=True)
     path = out / "decisions.jsonl"
+    stamp = datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")  # when this batch was decided
     with path.open("w", encoding="utf-8") as handle:
         for decision in decisions:
-            append_jsonl(handle, decision.to_record())
+            append_jsonl(handle, decision.to_record() | {"timestamp": stamp})
     (out / "summary.md").write_text("\n".join(summary) + "\n", encoding="utf-8")
     return [path, out / "summary.md", write_queue(out / "queue.jsonl", queue)]

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from judges.cli.agreement_cmd import READ_OWN, add_label_options, label_reading
+from judges.cli.cascade_monitor_cmd import add_monitor, monitor
 from judges.errors import ConfigError, InputError
 from judges.files.checked import read_json_file
 from judges.labels.schema import LabelledSet, LabelType
@@ -52,11 +53,14 @@ def configure(parser: argparse.ArgumentParser) -> None:
     apply.add_argument(
         "--out", required=True, metavar="DIR", help="folder for decisions.jsonl, summary.md, queue.jsonl"
     )
+    add_monitor(sub)
 
 
 def run(args: argparse.Namespace) -> int:
     if args.cascade_command == "calibrate":
         return calibrate(args)
+    if args.cascade_command == "monitor":
+        return monitor(args, read_calibration(args.calibration))
     return apply(args)
 
 
