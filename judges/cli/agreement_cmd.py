@@ -48,7 +48,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
         metavar="FILE",
         help="judge outputs: JSONL, a JSON list, or a JSON object {id: score}; or a judgelab run folder (its "
         "verdicts: grades, nulls and failures). Given twice (A, then B), the two judges are also compared on the "
-        "items both graded: paired differences A - B with paired-bootstrap intervals, Williams' test for correlations",
+        "items both graded: paired differences A - B with paired-bootstrap intervals, Williams' test for correlations; "
+        "on a judge benchmark (--format), any number of judges",
     )
     parser.add_argument("--out", metavar="DIR", help="output folder (default results/runs/<stamp>-agreement-<labels>)")
     parser.add_argument(
@@ -90,9 +91,9 @@ def run(args: argparse.Namespace) -> int:
     from judges.agreement.threshold import Calibration  # defers numpy
 
     settings = checked_settings(AgreementSettings, given_fields(args, AgreementSettings))
-    check_options(args, settings)
     if getattr(args, "format", None) or detect_spec(args.labels):
-        return run_pairwise(args, settings)
+        return run_pairwise(args, settings)  # any number of judges, each beside the references
+    check_options(args, settings)
     labels = settings.open(args.labels)
     calibration = Calibration(
         items=settings.open(settings.calibration) if settings.calibration else None,
