@@ -144,3 +144,10 @@ def test_a_bad_label_names_file_row_and_field(tmp_path, capsys):
     assert main(["agreement", "--labels", labels, "--predictions", judge, "--out", str(tmp_path / "o")]) == 2
     err = capsys.readouterr().err
     assert "pairs.jsonl" in err and "row 1" in err and "label" in err
+
+
+def test_verdicts_on_other_items_are_refused_not_scored_as_wrong(tmp_path, capsys):
+    labels = jsonl(tmp_path / "pairs.jsonl", [{"pair_id": "p1", "label": "A>B"}])
+    judge = jsonl(tmp_path / "out.jsonl", [{"pair_id": "q9", "label": "A>B", "judgments": [judgement("A>B")]}])
+    assert main(["agreement", "--labels", labels, "--predictions", judge, "--out", str(tmp_path / "o")]) == 2
+    assert "no item of the labels has a verdict" in capsys.readouterr().err

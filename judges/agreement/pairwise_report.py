@@ -17,6 +17,7 @@ from judges.agreement.pairwise_protocols import (
     bootstrap_figures,
     pairwise_stats,
 )
+from judges.errors import InputError
 
 PER_ORDER = {"accuracy_per_order": "accuracy", "kappa_per_order": "kappa"}
 FLAT = (
@@ -36,6 +37,13 @@ def _code(verdict: str | None) -> int:
 
 def pair_rows(labels: PairLabels, verdicts: PairVerdicts) -> PairRows:
     """The label rows beside the judge's verdicts; an item the judge left out has no verdict (counted wrong)."""
+    judged = verdicts.verdicts or verdicts.scores
+    if labels.ids and not any(item in judged for item in labels.ids):
+        raise InputError("no item of the labels has a verdict here (ids differ?)", path=verdicts.source)
+    if labels.format == "llmbar" and len(judged) != len(set(labels.ids)):
+        raise InputError(
+            f"{len(judged)} rows, the labels {len(labels.ids)}: LLMBar matches by position", path=verdicts.source
+        )
     orders = {len(v) for v in verdicts.verdicts.values()} or {2}
     two = orders == {2}
     original, swapped = [], []
@@ -61,6 +69,8 @@ def _shaped(figures: dict[str, Figure]) -> dict[str, Any]:
 
 def best_of_n_block(labels: PairLabels, verdicts: PairVerdicts, **boot: Any) -> dict[str, Any]:
     """RewardBench's best of n per subset and their mean; a prompt without scores counts wrong."""
+    if not any(item in verdicts.scores for item in labels.ids):
+        raise InputError("no prompt of the labels has scores here (ids differ?)", path=verdicts.source)
     chosen, rejected = [], []
     for item in labels.ids:
         scores = verdicts.scores.get(item, ())
