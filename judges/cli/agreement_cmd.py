@@ -15,6 +15,7 @@ from judges.agreement.agreement_settings import (
     LabelReading,
     checked_settings,
 )
+from judges.agreement.pairwise_formats import FORMATS, detect_spec
 from judges.agreement.policy import Policy
 from judges.agreement.predictions import Predictions, read_predictions
 from judges.cli.options import add_model_options, given_fields
@@ -47,9 +48,16 @@ def configure(parser: argparse.ArgumentParser) -> None:
         metavar="FILE",
         help="judge outputs: JSONL, a JSON list, or a JSON object {id: score}; or a judgelab run folder (its "
         "verdicts: grades, nulls and failures). Given twice (A, then B), the two judges are also compared on the "
-        "items both graded: paired differences A - B with paired-bootstrap intervals, Williams' test for correlations",
+        "items both graded: paired differences A - B with paired-bootstrap intervals, Williams' test for correlations; "
+        "on a judge benchmark (--format), any number of judges",
     )
     parser.add_argument("--out", metavar="DIR", help="output folder (default results/runs/<stamp>-agreement-<labels>)")
+    parser.add_argument(
+        "--format",
+        choices=FORMATS,
+        help="a judge benchmark's released files (labels and predictions alike; detected by shape when not given): "
+        "the pairwise protocols (both orders, votes, ties, best of n) instead of the agreement statistics",
+    )
     sections = {OPTIONS: parser, CUT: parser.add_argument_group(CUT), OWN: parser.add_argument_group(OWN)}
     add_model_options(parser, AgreementSettings, groups=sections)
 
@@ -83,6 +91,8 @@ def run(args: argparse.Namespace) -> int:
     from judges.agreement.threshold import Calibration  # defers numpy
 
     settings = checked_settings(AgreementSettings, given_fields(args, AgreementSettings))
+    if getattr(args, "format", None) or detect_spec(args.labels):
+        return run_pairwise(args, settings)  # any number of judges, each beside the references
     check_options(args, settings)
     labels = settings.open(args.labels)
     calibration = Calibration(
@@ -148,6 +158,18 @@ def run(args: argparse.Namespace) -> int:
     print(f"wrote {out_dir}/agreement.json, agreement.md")
     if line:  # the line to read the figures by, again after every table
         print(f"\n{line}")
+    return 0
+
+
+def run_pairwise(args: argparse.Namespace, settings: AgreementSettings) -> int:
+    """A judge benchmark's labels and judges' verdicts in its released format: the pairwise block per judge."""
+    from judges.agreement.pairwise_files import run_pairwise as measure_pairwise  # defers numpy
+
+    stem = Path(args.labels.rstrip("/")).stem or "benchmark"
+    out_dir = Path(args.out) if args.out else default_run_dir(Path("results/runs"), "agreement", stem)
+    boot = {"resamples": settings.resamples, "seed": settings.seed, "confidence": settings.confidence}
+    print("\n".join(measure_pairwise(args.labels, args.predictions, args.format, out_dir, boot)))
+    print(f"\nwrote {out_dir}/agreement.json, agreement.md")
     return 0
 
 
