@@ -12,6 +12,7 @@ from judges.judging.grouse_judge import GroundedQAJudge
 from judges.types import Sample, UnitTest
 
 EXPECTED_COMPLETION_TOKENS = 150  # a two-answer JSON reply with short justifications
+MEASURED = ("answer_relevancy", "completeness", "faithfulness", "usefulness")  # the prompts a test's estimate counts
 
 
 @dataclass
@@ -41,27 +42,36 @@ def estimate_meta_eval(
     tests: Sequence[UnitTest | Sample], judge: GroundedQAJudge, draws: int = 1, cache: ReplyCache | None = None
 ) -> Estimate:
     """Per test (or sample: `evaluate`'s dry run) and draw: relevancy and completeness always, then faithfulness or
-    usefulness (+ faithfulness)."""
+    usefulness (+ faithfulness). Closed-form in the draws: each test's prompts are rendered and counted once (a draw
+    sends the same prompts); the cache is asked draw by draw only while a draw has a cached reply (a run makes its
+    draws in order, so the first draw with none ends the cached ones), so a million draws cost no more than one."""
 
     litellm = import_litellm()
     model = judge.model.litellm_model
     max_tokens = int(judge.params.get("max_tokens") or 1024)
-    calls_min = calls_max = cached = prompt_tokens = 0
-    for draw in range(draws):
-        for test in tests:
-            prompts = judge.render_all(test.sample if isinstance(test, UnitTest) else test)
-            counts = {
-                m: litellm.token_counter(model=model, messages=[{"role": "user", "content": text}])
-                for m, text in prompts.items()
-            }
-            for metric in ("answer_relevancy", "completeness"):
-                request = judge.request(metric, [{"role": "user", "content": prompts[metric]}], draw)
-                hit = cache is not None and cache.get(request) is not None
-                cached += int(hit)
-                prompt_tokens += 0 if hit else counts[metric]
-            calls_min += 3
-            calls_max += 4
-            prompt_tokens += counts["faithfulness"] + counts["usefulness"]
+    counted = []
+    for test in tests:
+        prompts = judge.render_all(test.sample if isinstance(test, UnitTest) else test)
+        counts = {
+            m: litellm.token_counter(model=model, messages=[{"role": "user", "content": text}])
+            for m, text in prompts.items()
+        }
+        counted.append((prompts, counts))
+    per_draw = sum(sum(counts[m] for m in MEASURED) for _, counts in counted)
+    cached = cached_tokens = 0
+    for draw in range(draws if cache is not None else 0):
+        hits = [
+            counts[metric]
+            for prompts, counts in counted
+            for metric in ("answer_relevancy", "completeness")
+            if cache is not None
+            and cache.get(judge.request(metric, [{"role": "user", "content": prompts[metric]}], draw)) is not None
+        ]
+        if not hits:
+            break
+        cached, cached_tokens = cached + len(hits), cached_tokens + sum(hits)
+    calls_min, calls_max = 3 * len(counted) * draws, 4 * len(counted) * draws
+    prompt_tokens = per_draw * draws - cached_tokens
     uncached = calls_max - cached
     expected_completion = uncached * min(EXPECTED_COMPLETION_TOKENS, max_tokens)
     return Estimate(
