@@ -18,19 +18,23 @@ The groups and what a target is:
   (the work, returning the exit code) and `HELP` (one line); `judgelab NAME` runs it.
 A name that is not in a group is a ConfigError with "did you mean"; a target whose import fails names the pip
 extra that provides the missing module (the way lm-evaluation-harness and inspect_ai report a missing provider).
-Another package's entry that fails to import, or gives the wrong type, is a PluginError naming the package, its
+Another package's entry that fails to import (any exception, and SystemExit or KeyboardInterrupt from its own code:
+`sys.exit(0)` at import does not end judgelab), or gives the wrong type, is a PluginError naming the package, its
 entry point and the error (exit 2) when its name is used, and a warning line when a whole group is loaded: a
-broken package affects its own names only.
+broken package affects its own names only. What its import prints goes to stderr, never into judgelab's stdout.
 """
 
 from __future__ import annotations
 
+import contextlib
 import difflib
 import functools
 import importlib
 import pkgutil
+import signal
 import sys
-from collections.abc import Callable
+import threading
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from importlib.metadata import entry_points
 from typing import Any
@@ -161,10 +165,7 @@ def load(group: str, name: str, *, what: str | None = None) -> Any:
     entry = known[name]
     if entry.package is None:
         return resolve(entry.target, f"{group} {name!r}")
-    try:
-        return resolve(entry.target, f"{group} {name!r}")
-    except Exception as err:  # the package's own code raised it: a fault of that package, named as one
-        raise PluginError(f"{entry.describe()} cannot be loaded: {one_line(err)}") from None
+    return foreign(entry, "cannot be loaded", resolve, entry.target, f"{group} {name!r}")
 
 
 def make(group: str, name: str, factory: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
@@ -173,12 +174,49 @@ def make(group: str, name: str, factory: Callable[..., Any], *args: Any, **kwarg
     entry = entries(group)[name]
     if entry.package is None:
         return factory(*args, **kwargs)
+    return foreign(entry, "failed", factory, *args, passed=(JudgelabError,), **kwargs)
+
+
+def foreign(
+    entry: Entry,
+    verb: str,
+    call: Callable[..., Any],
+    *args: Any,
+    passed: tuple[type[Exception], ...] = (),
+    **kwargs: Any,
+) -> Any:
+    """`call(*args, **kwargs)` running another package's code (its import, its factory) so that it cannot decide
+    judgelab's exit or corrupt its output: what it prints goes to stderr, and anything it raises (SystemExit from
+    `sys.exit()`, a KeyboardInterrupt it raises itself, any BaseException) but `passed` is a PluginError naming it;
+    a real Ctrl-C meanwhile (SIGINT) still interrupts the command."""
+    interrupted = [False]
     try:
-        return factory(*args, **kwargs)
-    except JudgelabError:
+        with _guarded(interrupted):
+            return call(*args, **kwargs)
+    except passed:
         raise
-    except Exception as err:  # the package's own code raised it
-        raise PluginError(f"{entry.describe()} failed: {one_line(err)}") from None
+    except BaseException as err:  # the package's own code raised it: a fault of that package, named as one
+        if isinstance(err, KeyboardInterrupt) and interrupted[0]:
+            raise
+        raise PluginError(f"{entry.describe()} {verb}: {one_line(err)}") from None
+
+
+@contextlib.contextmanager
+def _guarded(interrupted: list[bool]) -> Iterator[None]:
+    """stdout sent to stderr, and a SIGINT noted in `interrupted` (in the main thread, where signals arrive)."""
+
+    def on_sigint(signum: int, frame: Any) -> None:
+        interrupted[0] = True
+        raise KeyboardInterrupt
+
+    main = threading.current_thread() is threading.main_thread()
+    previous = signal.signal(signal.SIGINT, on_sigint) if main else None
+    try:
+        with contextlib.redirect_stdout(sys.stderr):
+            yield
+    finally:
+        if main:  # a handler set outside Python reads as None: Python's own is the nearest to restore
+            signal.signal(signal.SIGINT, signal.default_int_handler if previous is None else previous)
 
 
 def wrong_type(group: str, name: str, value: object, wanted: str, verb: str = "gives") -> PluginError:

@@ -83,8 +83,13 @@ def test_a_judge_one_bound_short_exits_1_and_says_how_many_more_labels(tmp_path,
     labels, judge = halves(tmp_path, 40)  # 20 of each class, all right: bound 0.05 ** (1 / 20) = 0.861 < 0.9
     assert certify(labels, judge, tmp_path / "out", "--min-recall", "0.9") == 1
     out = capsys.readouterr().out
-    assert "about 18 more labels (58 in all), at the observed rates, would decide it" in out
-    assert "NOT CERTIFIED: 0/2 bounds reach their bars; about 18 more labels" in out
+    # 20 of a class cannot reach 0.9 even when all are right (29 can): undecided, not a miss, and still exit 1
+    assert (
+        "UNDECIDED sensitivity (tpr) >= 0.9: observed 1.000 on 20; a bar of 0.9 needs at least 29 labels of each "
+        "class; these have 20 labelled 1" in out
+    )
+    assert "UNDECIDED: 0/2 bounds reach their bars; about 18 more labels" in out
+    assert json.loads((tmp_path / "out" / "certification.json").read_text())["verdict"] == "undecided"
 
 
 def test_a_statistic_bar_on_other_labels_uses_the_bootstrap_lower_end(tmp_path, capsys):
@@ -111,8 +116,10 @@ def test_an_always_wrong_judge_of_a_stub_endpoint_exits_1_and_says_no_number_of_
     capsys.readouterr()
     assert certify(labels, tmp_path / "run", tmp_path / "out", "--min-recall", "0.9") == 1
     out = capsys.readouterr().out
-    misses = [line for line in out.splitlines() if line.startswith("FAIL ")]
-    assert len(misses) == 2 and all(": undefined (no item labelled" in m or "observed 0.000 on" in m for m in misses)
+    misses = [line for line in out.splitlines() if line.startswith(("FAIL ", "UNDECIDED "))]
+    assert len(misses) == 2 and all(
+        ": undefined on these labels (no item labelled" in m or "observed 0.000 on" in m for m in misses
+    )
     # 0 of 5 right: the 95% upper bound 1 - 0.05 ** (1 / 5) = 0.451 is below 0.9 already: decided, not undecided
     assert "decided now: the 95% upper bound 0.451 is below the bar; no more labels would certify it" in out
     assert "no number of labels would decide every bar" in out.splitlines()[-1]  # the other class has no label
@@ -179,3 +186,49 @@ def test_flags_of_the_two_modes_mixed_are_refused_in_one_line(extra, message, ca
     assert main(["validate", *extra]) == 2
     err = capsys.readouterr().err.strip()
     assert message in err and len(err.splitlines()) == 1
+
+
+@pytest.mark.parametrize(
+    "bar, message",
+    [
+        ("cohen_kappa=-5", "--min cohen_kappa=-5: cohen_kappa lies between -1 and 1 (higher is better)"),
+        ("cohen_kappa=-inf", "--min cohen_kappa=-inf: cohen_kappa lies between -1 and 1"),
+        ("cohen_kappa=nan", "--min cohen_kappa=nan: cohen_kappa lies between -1 and 1"),
+        ("f1=1.5", "--min f1=1.5: f1 lies between 0 and 1"),
+        ("balanced_accuracy=-0.1", "--min balanced_accuracy=-0.1: balanced_accuracy lies between 0 and 1"),
+    ],
+)
+def test_a_bar_outside_its_statistics_range_is_one_line_exit_2(bar, message, tmp_path, capsys):
+    labels, judge = halves(tmp_path, 40)
+    assert certify(labels, judge, tmp_path / "out", "--min", bar) == 2
+    err = capsys.readouterr().err
+    assert len(err.splitlines()) == 1 and message in err and not (tmp_path / "out").exists()
+
+
+def test_one_labelled_item_certifies_nothing(tmp_path, capsys):
+    labels = write_labels(tmp_path / "labels.jsonl", {"a": 1})
+    judge = write_predictions(tmp_path / "judge.jsonl", {"a": 1.0})
+    assert certify(labels, judge, tmp_path / "out", "--min", "f1=0.5") == 1
+    out = capsys.readouterr().out
+    assert "CERTIFIED: 1/1" not in out and out.splitlines()[-1].startswith("UNDECIDED: 0/1 bounds reach their bars")
+    assert "UNDECIDED f1 >= 0.5:" in out and "(no item labelled 0)" in out
+    record = json.loads((tmp_path / "out" / "certification.json").read_text())
+    assert record["certified"] is False and record["verdict"] == "undecided"
+
+
+def test_balanced_accuracy_on_labels_of_one_class_is_undecided(tmp_path, capsys):
+    labels = write_labels(tmp_path / "labels.jsonl", {f"i{k}": 1 for k in range(60)})
+    judge = write_predictions(tmp_path / "judge.jsonl", {f"i{k}": 1.0 for k in range(60)})
+    assert certify(labels, judge, tmp_path / "out", "--min", "balanced_accuracy=0.6") == 1
+    [check] = json.loads((tmp_path / "out" / "certification.json").read_text())["checks"]
+    assert check["passed"] is False and "one class (no item labelled 0)" in check["undecided"]
+
+
+def test_the_fewest_labels_a_bar_needs_is_where_a_perfect_record_reaches_it():
+    from judges.agreement.certification import FEWEST_PER_CLASS, fewest_labels
+
+    assert fewest_labels(0.9, 0.0) == 29 and 0.05 ** (1 / 28) < 0.9 <= 0.05 ** (1 / 29)
+    assert fewest_labels(0.95, 0.0) == 59  # ln 0.05 / ln 0.95 = 58.4
+    assert fewest_labels(0.5, 0.0) == FEWEST_PER_CLASS == 10  # 5 would reach 0.5; the floor is 10
+    assert fewest_labels(0.6, -1.0) == 14  # kappa 0.6 read as the rate 0.8: ln 0.05 / ln 0.8 = 13.4
+    assert fewest_labels(1.0, 0.0) is None

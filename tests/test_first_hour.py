@@ -356,3 +356,32 @@ def test_after_a_cached_run_the_dry_run_has_no_call_to_make(tmp_path, stub, caps
     assert main([*command, *judge, "--dry-run"]) == 0
     [line] = [line for line in capsys.readouterr().out.splitlines() if line.startswith("dry run: ")]
     assert line.startswith(f"dry run: 0 calls to make ({made['calls']} already cached), ") and made["calls"] > 0
+
+
+def test_a_dry_run_with_many_draws_is_closed_form_and_draws_are_capped(tmp_path, capsys, monkeypatch):
+    from judges.judging.grouse_judge import GroundedQAJudge
+
+    monkeypatch.chdir(tmp_path)
+    judge = ["--judge", "openai/x", "--api-base", "http://127.0.0.1:9/v1"]
+    rendered = []
+    real = GroundedQAJudge.render_all
+    monkeypatch.setattr(GroundedQAJudge, "render_all", lambda self, sample: rendered.append(1) or real(self, sample))
+    assert main(["evaluate", str(SAMPLES), "--dry-run", "--draws", "100", *judge]) == 0
+    assert len(rendered) == 5  # each sample's prompts once, whatever the draws (not 500 times)
+    assert capsys.readouterr().out.startswith("5 samples x 100 draw(s) with openai/x\ndry run: 1500-2000 calls")
+    assert (
+        main(
+            ["metrics", "--metrics", "ragas_faithfulness,hit_rate", "--data", str(SAMPLES), "--draws", "3"]
+            + ["--dry-run", *judge]
+        )
+        == 0
+    )
+    assert capsys.readouterr().out.splitlines()[:2] == [
+        "5 samples x 2 metrics x 3 draws with openai/x",
+        "dry run: 1 of the 2 metrics ask the judge (ragas_faithfulness): at most 15 first calls, one per sample each "
+        "applies to in each of 3 draws (5 per draw); metrics that extract claims or generate questions then ask once "
+        "per claim or question. Nothing was called.",
+    ]
+    for command in (["evaluate", str(SAMPLES)], ["meta-eval"], ["metrics", "--data", str(SAMPLES)]):
+        assert main([*command, "--dry-run", "--draws", "1000000", *judge]) == 2
+        assert capsys.readouterr().err == "judgelab: error: --draws: expected 1 to 100 draws per item, got 1000000\n"

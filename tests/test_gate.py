@@ -6,6 +6,7 @@ import re
 import subprocess
 import sys
 import xml.etree.ElementTree as ET
+from pathlib import Path
 
 import pytest
 from conftest import ROOT, hang_guard
@@ -301,3 +302,114 @@ def test_a_gate_replaying_recorded_replies_needs_no_api_key(tmp_path, stub):
     assert "collected 5 items" in result.stdout and "missing API key" not in result.stdout + result.stderr
     run = json.loads(next((tmp_path / "results" / "runs").glob("*-gate-replay/run.json")).read_text())
     assert run["summary"]["usage"]["cached_calls"] == run["summary"]["usage"]["calls"] > 0
+
+
+EXITING_PLUGIN = "import sys\nprint('plug-in says hello on stdout')\nsys.exit(0)\n"
+
+
+def exiting_plugin(tmp_path, group="judgelab.pages"):
+    """An installed package `judgelab-exits` 0.1 whose one module prints and calls sys.exit(0) at import."""
+    site = tmp_path / "exits-site"
+    info = site / "judgelab_exits-0.1.dist-info"
+    info.mkdir(parents=True)
+    (site / "judgelab_exits.py").write_text(EXITING_PLUGIN, encoding="utf-8")
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: judgelab-exits\nVersion: 0.1\n", encoding="utf-8")
+    (info / "entry_points.txt").write_text(f"[{group}]\nexits = judgelab_exits:write\n", encoding="utf-8")
+    return site
+
+
+def test_a_plugin_calling_sys_exit_at_import_cannot_pass_a_failing_gate(tmp_path, stub):
+    site = exiting_plugin(tmp_path)
+    env = {**ENV, "PYTHONPATH": f"{ROOT}{os.pathsep}{site}"}
+    failing = subprocess.run(
+        [sys.executable, "-m", "judges.cli.main", "validate", "--judge", "openai/stub", "--api-base", stub]
+        + ["--tests", TESTS, "--limit", "8", "--cache", str(tmp_path / "c.sqlite"), "--min", "total=0.99"]
+        + ["--out", str(tmp_path / "v"), "--junit", str(tmp_path / "junit.xml")],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=tmp_path,
+        timeout=300,
+    )
+    assert failing.returncode == 1, failing.stderr[-2000:]
+    assert (tmp_path / "junit.xml").is_file() and "FAIL total >= 0.99" in failing.stdout
+    assert "plug-in says hello" not in failing.stdout  # its print went to stderr, judgelab's stdout is its own
+    warning = [line for line in failing.stderr.splitlines() if "judgelab-exits" in line]
+    assert warning == [
+        "judgelab: warning: package judgelab-exits 0.1, entry point judgelab.pages 'exits' (judgelab_exits:write) "
+        "cannot be loaded: SystemExit: 0; its names are left out"
+    ]
+
+
+def test_a_plugin_calling_sys_exit_or_raising_keyboard_interrupt_is_a_plugin_error(tmp_path, monkeypatch):
+    from judges import plugins
+
+    site = exiting_plugin(tmp_path, "judgelab.probes")
+    (site / "judgelab_stops.py").write_text("raise KeyboardInterrupt\n", encoding="utf-8")
+    info = site / "judgelab_exits-0.1.dist-info" / "entry_points.txt"
+    info.write_text("[judgelab.probes]\nexits = judgelab_exits:Probe\nstops = judgelab_stops:Probe\n", encoding="utf-8")
+    monkeypatch.syspath_prepend(str(site))
+    plugins.entries.cache_clear()
+    try:
+        with pytest.raises(
+            plugins.PluginError, match=r"'exits' \(judgelab_exits:Probe\) cannot be loaded: SystemExit: 0$"
+        ):
+            plugins.load("probes", "exits")
+        with pytest.raises(
+            plugins.PluginError, match=r"'stops' \(judgelab_stops:Probe\) cannot be loaded: KeyboardInterrupt$"
+        ):
+            plugins.load("probes", "stops")
+    finally:
+        plugins.entries.cache_clear()
+
+
+def test_gate_bars_outside_a_rate_are_refused_before_any_call(tmp_path):
+    for bar in ("total=1.5", "total=-0.1", "total=nan", "total=-inf", "completeness=inf"):
+        result = judgelab(
+            "validate",
+            "--judge",
+            "openai/stub",
+            "--api-base",
+            "http://127.0.0.1:9",
+            "--min",
+            bar,
+            "--tests",
+            TESTS,
+            "--limit",
+            "2",
+            "--out",
+            str(tmp_path / "v"),
+            cwd=tmp_path,
+        )
+        assert result.returncode == 2 and len(result.stderr.splitlines()) == 1, (bar, result.stderr)
+        assert "a rate lies between 0 and 1" in result.stderr and not (tmp_path / "v").exists()
+
+
+def test_an_unwritable_junit_or_out_is_refused_before_any_call(tmp_path):
+    """The endpoint is a closed loopback port: a check made only after the calls would end in exit 3, not 2."""
+    common = ["validate", "--judge", "openai/stub", "--api-base", "http://127.0.0.1:9", "--tests", TESTS]
+    common += ["--limit", "2", "--min", "total=0.5", "--cache", str(tmp_path / "c.sqlite")]
+    (tmp_path / "afile").write_text("x")
+    cases = [
+        (
+            ["--junit", str(tmp_path), "--out", str(tmp_path / "v")],
+            f"--junit {tmp_path}: is a folder; a file is expected here",
+        ),
+        (
+            ["--junit", str(tmp_path / "afile" / "j.xml"), "--out", str(tmp_path / "v")],
+            "is a file, so nothing can be written under it",
+        ),
+    ]
+    if Path("/sys").is_dir():  # root passes every permission check, yet nothing can be made under /sys
+        cases.append((["--out", "/sys/judgelab-x"], "--out /sys/judgelab-x: cannot write in /sys ("))
+        cases.append(
+            (
+                ["--junit", "/sys/judgelab-x.xml", "--out", str(tmp_path / "v")],
+                "--junit /sys/judgelab-x.xml: cannot write in /sys (",
+            )
+        )
+    for extra, message in cases:
+        result = judgelab(*common, *extra, cwd=tmp_path)
+        assert result.returncode == 2 and len(result.stderr.splitlines()) == 1, result.stderr
+        assert result.stderr.startswith("judgelab: error: ") and message in result.stderr, result.stderr
+        assert not (tmp_path / "v").exists()

@@ -197,3 +197,32 @@ def test_a_judge_score_that_is_not_a_grade(tmp_path, capsys, score, message):
         capsys, "agreement", "--labels", str(labels), "--predictions", str(predictions), "--out", str(tmp_path / "o")
     )
     assert (code, err) == (2, f"judgelab: error: {predictions}:2: {message} (field 'score')\n")
+
+
+def test_a_validate_bar_outside_its_statistics_range(tmp_path, capsys):
+    assert run(capsys, "validate", *OFFLINE, "--min", "total=1.5") == (
+        2,
+        "judgelab: error: bad --min 'total=1.5': a rate lies between 0 and 1\n",
+    )
+    labels = write_jsonl(
+        tmp_path / "labels.jsonl",
+        [
+            {
+                "id": "a",
+                "metric": "faithfulness",
+                "label": 1,
+                "label_type": "binary",
+                "scale": [0, 1],
+                "actual_output": "x",
+            }
+        ],
+    )
+    predictions = write_jsonl(tmp_path / "p.jsonl", [{"id": "a", "score": 1}])
+    code, err = run(
+        capsys, "validate", "--labels", str(labels), "--predictions", str(predictions), "--min", "cohen_kappa=-5"
+    )
+    assert (code, err) == (
+        2,
+        "judgelab: error: --min cohen_kappa=-5: cohen_kappa lies between -1 and 1 (higher is better); give a bar in "
+        "that range\n",
+    )

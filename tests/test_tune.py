@@ -322,7 +322,8 @@ def test_a_cost_limit_reached_in_a_round_discards_it_and_keeps_the_base(tmp_path
     search = report["search"]["metrics"]["completeness"]
     assert search["rounds"] == [] and search["chosen"] == "base__ex0__as_written"
     assert (
-        search["ended"] == "budget" and search["message"] == "the cost limit stopped a round; its figures are not used"
+        search["ended"] == "budget"
+        and search["message"] == "the budget (--max-cost or --budget-calls) stopped a round; its figures are not used"
     )
     assert report["flipped"] == {"train": [], "test": []}
     assert report["search"]["budget"] == {"budget_calls": None, "max_cost": 1.1}
@@ -441,3 +442,57 @@ def test_every_rewrite_of_a_shipped_prompt_set_keeps_its_templates_variables(pro
             assert variables(source) <= variables(candidate.source), (prompts, metric, candidate.name)
             if prompts == "grouse" and candidate.instruction == "base":  # its whole sample section, in order
                 assert source.rpartition("[/EVALUATION INSTRUCTIONS]")[2].strip() in candidate.source
+
+
+def test_the_call_allowance_refuses_the_call_that_would_pass_it():
+    import asyncio
+
+    from judges.calls.allowance import call_allowance
+    from judges.calls.backend import CompletionRequest
+    from judges.calls.runtime import CallRuntime
+    from judges.errors import BudgetExhausted
+
+    backend = ScriptedBackend(lambda request: reply("completeness", 3))
+    runtime = CallRuntime(backend, metered=True)
+
+    async def ask(n):
+        for k in range(n):
+            await runtime.call(CompletionRequest("scripted/model", ({"role": "user", "content": f"q{k}"},)))
+
+    with call_allowance(2):
+        with pytest.raises(BudgetExhausted, match=r"^--budget-calls 2 reached: the next call would pass it$"):
+            asyncio.run(ask(3))
+    assert len(backend.requests) == 2
+    asyncio.run(ask(3))  # outside the allowance: no cap
+    assert len(backend.requests) == 5
+
+
+def test_a_budget_below_the_base_run_is_refused_before_any_call(tmp_path, folder, space, backend):
+    with pytest.raises(
+        ConfigError, match=r"^--budget-calls 50 cannot pay for the base run on train alone: its 32 tests"
+    ):
+        tune(job(tmp_path, folder, space, budget_calls=50))
+    assert backend.requests == []
+
+
+@pytest.mark.parametrize("budget", [103, 110, 116, 120, 124])
+def test_the_search_never_sends_more_calls_than_its_budget(budget, tmp_path, folder, space, backend, monkeypatch):
+    """The calls sent before the tuned folder's own run on train (the search: base run and rounds) never pass the
+    budget, whatever the rounds' projections."""
+    import judges.tuning.runner
+
+    searched = []
+    real = judges.tuning.runner.CandidateRunner.run
+
+    def spy(self, folder, tests, **kwargs):
+        if kwargs.get("out") is not None and kwargs["out"].name == "tuned-train" and not searched:
+            searched.append(len(backend.requests))
+        return real(self, folder, tests, **kwargs)
+
+    monkeypatch.setattr(judges.tuning.runner.CandidateRunner, "run", spy)
+    try:
+        tune(job(tmp_path, folder, space, budget_calls=budget))
+    except ConfigError as err:  # the base run itself stopped at the budget: nothing chosen
+        assert "is spent by the base run on train alone" in str(err)
+        searched.append(len(backend.requests))
+    assert searched and searched[0] <= budget

@@ -447,3 +447,24 @@ def test_a_tuned_folder_whose_runs_are_degraded_is_reported_and_exits_5(
     failed = held - round(report["held_out"]["faithfulness"]["tuned"]["graded_share"] * held)
     assert failed > 0 and difference["n_items"] == held - failed and difference["n_held_out"] == held
     assert captured.out.startswith("# judgelab tune --labels: scripted/model")
+
+
+@pytest.mark.parametrize("budget", [5, 21, 25, 30, 40])
+def test_the_search_on_labels_never_sends_more_calls_than_its_budget(budget, tmp_path, labels_file, space, monkeypatch):
+    """A budget below the base run's least need (a call per search item) is refused before any call; otherwise the
+    calls sent before the tuned prompts' own run (the base run and the rounds) never pass it."""
+    backend = serve_double(monkeypatch, ScriptedBackend(student))
+    searched: list[int] = []
+
+    def progress(message):
+        if message == "tuned prompts on the search items":
+            searched.append(len(backend.requests))
+
+    try:
+        align(job(tmp_path, labels_file, space, progress=progress, budget_calls=budget))
+    except ConfigError as err:
+        assert "cannot pay for the base run alone" in str(err) or "is spent by the base run alone" in str(err)
+        searched.append(len(backend.requests))
+        if "cannot pay" in str(err):
+            assert backend.requests == []
+    assert searched and searched[0] <= budget

@@ -191,3 +191,31 @@ def test_index_filter_run_and_comparison_in_chromium(server, tmp_path):
     assert "mcnemar p" in seen["paired"].lower() and "faithfulness" in seen["paired"]
     for name in ("index.png", "run.png", "compare.png"):
         assert shot_has_content(tmp_path / name), name
+
+
+def test_a_request_naming_another_host_is_refused(server):
+    """DNS rebinding: a page of another site whose name now points at 127.0.0.1 sends its own Host header."""
+    port = server.rsplit(":", 1)[1]
+    for host in ("evil.example", f"evil.example:{port}", f"127.0.0.1:{int(port) + 1}", "127.0.0.1"):
+        with pytest.raises(HTTPError) as refused:
+            urlopen(Request(server + "/", headers={"Host": host}), timeout=30)
+        assert refused.value.code == 421
+        assert (
+            refused.value.read().decode()
+            == f"misdirected request: this server answers to 127.0.0.1:{port} or localhost:{port} only"
+        )
+    for host in (f"localhost:{port}", f"127.0.0.1:{port}", f"LOCALHOST:{port}"):
+        assert urlopen(Request(server + "/", headers={"Host": host}), timeout=30).status == 200
+
+
+def test_a_compare_url_is_deduplicated_and_capped(server):
+    once = urlopen(server + "/compare?run=runs/a&run=runs/b", timeout=30).read()
+    ticked = "&".join(["run=runs/a"] * 200 + ["run=runs/b"] * 50)
+    assert urlopen(f"{server}/compare?{ticked}", timeout=30).read() == once  # each run once, in the order ticked
+    many = "&".join(f"run=runs/r{k}" for k in range(9))
+    with pytest.raises(HTTPError) as refused:
+        urlopen(f"{server}/compare?{many}", timeout=30)
+    assert refused.value.code == 400
+    assert refused.value.read().decode() == (
+        "bad request: tick at most 8 runs to compare, got 9; compare them in smaller groups"
+    )

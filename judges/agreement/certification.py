@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -15,6 +16,10 @@ from judges.errors import ConfigError
 LEVEL = 0.95  # every bound is a one-sided 95% lower bound
 TWO_SIDED_FOR_BOOTSTRAP = 2 * LEVEL - 1  # the percentile interval whose lower end is that one-sided bound (0.90)
 MOST_LABELS = 10**9  # the scan for "labels that would decide" stops here
+FEWEST_PER_CLASS = 10  # below this a bootstrap interval rests on resamples missing a class, and an exact bound on
+# a perfect record is at most 0.05 ** (1 / 9) = 0.717: no bar worth certifying
+RATES = ("balanced_accuracy", "f1", "auroc", "agreement", "agreement_decisive", "system_level_pairwise_accuracy")
+RECALLS = ("sensitivity (tpr)", "specificity (tnr)")
 
 
 def exact_lower_bound(successes: float, trials: float, level: float = LEVEL) -> float:
@@ -70,10 +75,11 @@ class BoundCheck:
     labelled: int  # labels the figure rests on now (label rows for a recall, items for a bootstrap figure)
     labels_needed: int | None = None  # labels in all (of every class) at which the bound would reach the bar
     reason: str | None = None
+    undecided: str | None = None  # why these labels cannot decide the bar (too few of a class, undefined on them)
 
     @property
     def passed(self) -> bool:
-        return self.lower_bound is not None and self.lower_bound >= self.bar
+        return self.undecided is None and self.lower_bound is not None and self.lower_bound >= self.bar
 
     def more_labels(self) -> int | None:
         """Labels to add before the bar is decided (0: decided now; None: no number would decide it)."""
@@ -82,6 +88,9 @@ class BoundCheck:
         return 0 if self.labels_needed <= self.labelled else self.labels_needed - self.labelled
 
     def describe(self) -> str:
+        if self.undecided is not None:
+            observed = "" if self.value is None else f"observed {self.value:.3f} on {self.n}; "
+            return f"UNDECIDED {self.statistic} >= {self.bar:g}: {observed}{self.undecided}"
         if self.value is None or self.lower_bound is None:
             return f"FAIL {self.statistic} >= {self.bar:g}: undefined ({self.reason})"
         head = (
@@ -108,6 +117,7 @@ class BoundCheck:
             "labelled": self.labelled,
             "more_labels": None if self.passed else self.more_labels(),
             "reason": self.reason,
+            "undecided": self.undecided,
         }
 
 
@@ -184,3 +194,57 @@ def statistic_checks(figures: Sequence[Figure], bars: dict[str, float]) -> list[
             raise ConfigError(f"--min {name}=...: no such statistic for these labels; measured: {known}")
         checks.append(figure_check(by_name[name], bar))
     return checks
+
+
+def statistic_range(name: str) -> tuple[float, float]:
+    """The values a statistic can take (every one is higher-is-better): a rate in [0, 1], a correlation or a
+    chance-corrected agreement (kappa, AC1, alpha, MCC) in [-1, 1]."""
+    return (0.0, 1.0) if name in RATES or name in RECALLS or name.endswith("accuracy") else (-1.0, 1.0)
+
+
+def check_bar(name: str, bar: float, flag: str = "--min") -> None:
+    """A ConfigError for a bar outside the statistic's range (a NaN or an infinity too): below the range every
+    judge would certify, above it none could."""
+    low, high = statistic_range(name)
+    if not math.isfinite(bar) or not low <= bar <= high:
+        raise ConfigError(
+            f"{flag} {name}={bar:g}: {name} lies between {low:g} and {high:g} (higher is better); give a bar in that range"
+        )
+
+
+def fewest_labels(bar: float, low: float) -> int | None:
+    """The fewest labels of each class a bar needs: the smallest n whose perfect record could reach it (an exact
+    one-sided 95% bound of 0.05 ** (1 / n) >= bar; a bar b on a [-1, 1] statistic read as the rate (b + 1) / 2),
+    and at least FEWEST_PER_CLASS; None when no number reaches it (a bar of 1)."""
+    rate = bar if low == 0.0 else (bar + 1) / 2
+    if rate >= 1:
+        return None
+    needed = math.ceil(math.log(1 - LEVEL) / math.log(rate)) if rate > 0 else 0
+    return max(FEWEST_PER_CLASS, needed)
+
+
+def settle(check: BoundCheck, classes: Mapping[str, int]) -> BoundCheck:
+    """`check`, marked undecided when these labels cannot decide it: the statistic undefined on them (no value, or
+    a binary statistic on labels of one class), or fewer labels of a class than `fewest_labels` (unless the miss is
+    decided already). `classes`: label rows per class of binary labels, else {"items": n}."""
+    if check.value is None or check.lower_bound is None:
+        return dataclasses.replace(check, undecided=f"undefined on these labels ({check.reason or 'no value'})")
+    if check.statistic in RECALLS:
+        counts = {"labelled 1" if check.statistic == RECALLS[0] else "labelled 0": check.n}
+    else:
+        counts = {(f"labelled {k}" if k != "items" else k): n for k, n in classes.items()}
+    empty = [k for k, n in counts.items() if n == 0]
+    if empty:
+        return dataclasses.replace(check, undecided=f"undefined on labels of one class (no item {empty[0]})")
+    if not check.passed and check.more_labels() in (None, 0):
+        return check  # a miss: more labels would not certify it at the observed rates
+    least = fewest_labels(check.bar, statistic_range(check.statistic)[0])
+    if least is None:
+        return dataclasses.replace(check, undecided=f"no number of labels certifies a bar of {check.bar:g}")
+    if min(counts.values()) >= least:
+        return check
+    each = " of each class" if len(counts) > 1 or check.statistic in RECALLS else ""
+    have = ", ".join(f"{n} {k}" for k, n in counts.items())
+    return dataclasses.replace(
+        check, undecided=f"a bar of {check.bar:g} needs at least {least} labels{each}; these have {have}"
+    )

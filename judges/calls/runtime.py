@@ -10,6 +10,7 @@ from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from judges.calls.allowance import spend_call
 from judges.calls.backend import Backend, CallError, Completion, CompletionRequest
 from judges.calls.cache import CacheMode
 from judges.calls.content_views import estimate_tokens
@@ -88,6 +89,7 @@ class CallRuntime:
     cache: Replies | None = None
     settings: RuntimeSettings = field(default_factory=RuntimeSettings)
     usage: CallCounter = field(default_factory=CallCounter)
+    metered: bool = False  # its calls reach a model (the judge's own): they count against a call allowance
 
     def __post_init__(self) -> None:
         self._slots = PrioritySlots(self.settings.concurrency)
@@ -143,6 +145,8 @@ class CallRuntime:
                 raise BudgetExhausted(
                     f"--max-cost {self.settings.max_cost:g} USD reached (spent {self.usage.cost:.4f})"
                 )
+            if self.metered:  # tune's --budget-calls: BudgetExhausted rather than the call that would pass it
+                spend_call()
             try:
                 completion = await self._call_with_retries(request)
             except CallError as err:

@@ -93,7 +93,9 @@ def check_mode(args: argparse.Namespace) -> None:
 
 
 def statistic_bars(texts: list[str] | None) -> dict[str, float]:
-    """`--min STAT=VALUE` bars on agreement statistics (e.g. --min cohen_kappa=0.6)."""
+    """`--min STAT=VALUE` bars on agreement statistics (e.g. --min cohen_kappa=0.6), each in its statistic's range."""
+    from judges.agreement.certification import check_bar  # defers numpy
+
     bars: dict[str, float] = {}
     for text in texts or []:
         name, sep, value = text.partition("=")
@@ -103,7 +105,19 @@ def statistic_bars(texts: list[str] | None) -> dict[str, float]:
             raise ConfigError(f"bad --min {text!r}: expected STAT=VALUE, e.g. --min cohen_kappa=0.6") from None
         if not sep or not name.strip():
             raise ConfigError(f"bad --min {text!r}: expected STAT=VALUE, e.g. --min cohen_kappa=0.6")
+        check_bar(name.strip(), bars[name.strip()])
     return bars
+
+
+def class_counts(errors: Any, subset: LabelledSet, binary: bool) -> dict[str, int]:
+    """Label rows per class of binary labels (those the judge's outputs were compared on, else all), else the items."""
+    if not binary:
+        return {"items": len({item.id for item in subset.items})}
+    if errors is not None:
+        (judge0_human0, judge0_human1), (judge1_human0, judge1_human1) = errors.matrix
+        return {"1": judge0_human1 + judge1_human1, "0": judge0_human0 + judge1_human0}
+    labels = [item.label for item in subset.items]
+    return {"1": labels.count(1.0), "0": labels.count(0.0)}
 
 
 def labels_hash_in(data: dict[str, Any]) -> str | None:
@@ -157,10 +171,19 @@ def reuse_of(args: argparse.Namespace, labels: LabelledSet, sha256: str) -> list
     return [reuse_entry(path, args.labels, labels, sha256) for path in paths]
 
 
+def verdict(checks: list[Any]) -> str:
+    """Certified (every bound reaches its bar), "not certified" (a bar is missed), else "undecided" (a bar these
+    labels cannot decide: too few of a class, or a statistic undefined on them)."""
+    if all(check.passed for check in checks):
+        return "certified"
+    return "undecided" if all(check.passed or check.undecided for check in checks) else "not certified"
+
+
 def verdict_line(checks: list[Any], written: str) -> str:
-    """The last line: certified or not, and the labels that would decide every missed bar (or that none would)."""
+    """The last line: certified, not or undecided, and the labels that would decide every missed bar (or that none
+    would)."""
     missed = [check for check in checks if not check.passed]
-    head = f"{'NOT CERTIFIED' if missed else 'CERTIFIED'}: {len(checks) - len(missed)}/{len(checks)} bounds reach their bars"
+    head = f"{verdict(checks).upper()}: {len(checks) - len(missed)}/{len(checks)} bounds reach their bars"
     more = [check.more_labels() for check in missed]
     if missed and None in more:
         head += "; no number of labels would decide every bar at the observed rates"
@@ -217,11 +240,15 @@ def certify(args: argparse.Namespace, texts: list[str] | None) -> int:
             raise ConfigError("the judge's scores are not 0/1 grades: give --threshold T to cut them")
         checks += bounds.recall_checks(result.errors, args.min_recall)
     checks += bounds.statistic_checks(result.figures(), bars)
+    classes = class_counts(result.errors, subset, binary)
+    checks = [bounds.settle(check, classes) for check in checks]
     sha256 = labels_sha256(subset)
     reused = reuse_of(args, subset, sha256)
     certified = all(check.passed for check in checks)
     record = {
         "certified": certified,
+        "verdict": verdict(checks),
+        "fewest_labels_per_class": bounds.FEWEST_PER_CLASS,
         "level": f"one-sided {bounds.LEVEL:.0%} lower bounds",
         "checks": [check.to_dict() for check in checks],
         "labels": {"name": subset.name, "spec": args.labels, "source": subset.source, "sha256": sha256},

@@ -126,14 +126,14 @@ def run(args: argparse.Namespace) -> int:
     if not samples:
         raise ConfigError(f"{args.data}: no samples")
     if args.dry_run:
-        return dry_run(metrics, samples, config)
+        return dry_run(metrics, samples, config, args.draws)
     return execute(args, config, metrics, registry, settings, samples)
 
 
-def dry_run(metrics: list[Any], samples: Sequence[Any], config: JudgeConfig) -> int:
+def dry_run(metrics: list[Any], samples: Sequence[Any], config: JudgeConfig, draws: int = 1) -> int:
     """What a metrics run would ask: the metrics that call the judge, and their first calls (one per sample each
-    applies to: a sample missing a field a metric needs is not judged by it; claims and generated questions add
-    more, which only the replies decide)."""
+    applies to, in each of the `draws`: a sample missing a field a metric needs is not judged by it; claims and
+    generated questions add more, which only the replies decide)."""
     judged = [spec for spec in metrics if spec.uses_judge]
     applies = dict.fromkeys((spec.name for spec in judged), 0)
     n_samples = 0
@@ -141,12 +141,16 @@ def dry_run(metrics: list[Any], samples: Sequence[Any], config: JudgeConfig) -> 
         n_samples += 1
         for spec in judged:
             applies[spec.name] += not sample.missing(spec.needs)
-    print(f"{len(samples)} samples x {len(metrics)} metrics with {config.model}")
+    print(
+        f"{len(samples)} samples x {len(metrics)} metrics{f' x {draws} draws' if draws > 1 else ''} with {config.model}"
+    )
+    per_draw = sum(applies.values())
     print(
         f"dry run: {len(judged)} of the {len(metrics)} metrics ask the judge"
         + (f" ({', '.join(applies)})" if judged else "")
-        + f": at most {sum(applies.values())} first calls, one per sample each applies to; metrics that "
-        "extract claims or generate questions then ask once per claim or question. Nothing was called."
+        + f": at most {per_draw * draws} first calls, one per sample each applies to"
+        + (f" in each of {draws} draws ({per_draw} per draw)" if draws > 1 else "")
+        + "; metrics that extract claims or generate questions then ask once per claim or question. Nothing was called."
     )
     for spec in judged:
         if applies[spec.name] < n_samples:

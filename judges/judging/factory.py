@@ -57,7 +57,7 @@ def open_runtime(config: JudgeConfig) -> Iterator[tuple[JudgeModel, CallRuntime]
             per_deployment=per_deployment,
             replay=cache.mode is CacheMode.REPLAY,
         ) as backend:
-            yield model, CallRuntime(backend, cache, settings)
+            yield model, CallRuntime(backend, cache, settings, metered=True)
     finally:
         cache.close()
 

@@ -51,24 +51,35 @@ def estimate_meta_eval(
 ) -> Estimate:
     """Per test (or sample: `evaluate`'s and `probe`'s dry runs) and draw, the calls the run would make: relevancy
     and completeness, then faithfulness or usefulness (+ faithfulness), each looked up in the cache as the run looks
-    it up (the same request: prompt, parameters, draw); a cached reply is replayed, and decides which call follows."""
+    it up (the same request: prompt, parameters, draw); a cached reply is replayed, and decides which call follows.
+    Each test's prompts are rendered and counted once (every draw sends the same prompts); the first draw with no
+    cached reply ends the cached ones (a run makes its draws in order), and every later draw counts as that one."""
 
     litellm = import_litellm()
     model = judge.model.litellm_model
     max_tokens = int(judge.params.get("max_tokens") or 1024)
-    calls_min = calls_max = cached = prompt_tokens = 0
+    rendered = [judge.render_all(test.sample if isinstance(test, UnitTest) else test) for test in tests]
+    counted: dict[tuple[int, str], int] = {}
+
+    def tokens(index: int, metric: str) -> int:
+        if (index, metric) not in counted:
+            message = {"role": "user", "content": rendered[index][metric]}
+            counted[index, metric] = litellm.token_counter(model=model, messages=[message])
+        return counted[index, metric]
+
+    totals = [0, 0, 0, 0]  # fewest calls, most calls, replayed, prompt tokens
+    fresh_draw: list[int] | None = None
     for draw in range(draws):
-        for test in tests:
-            plan = plan_sample(judge, test.sample if isinstance(test, UnitTest) else test, draw, cache)
-            calls_min, calls_max, cached = (
-                calls_min + plan.fresh_min,
-                calls_max + plan.fresh_max,
-                cached + plan.replayed,
-            )
-            prompt_tokens += sum(
-                litellm.token_counter(model=model, messages=[{"role": "user", "content": plan.prompts[metric]}])
-                for metric in plan.maybe_asked
-            )
+        if fresh_draw is None:
+            this_draw = [0, 0, 0, 0]
+            for index, prompts in enumerate(rendered):
+                plan = plan_sample(judge, prompts, draw, cache)
+                asked = sum(tokens(index, metric) for metric in plan.maybe_asked)
+                for slot, value in enumerate((plan.fresh_min, plan.fresh_max, plan.replayed, asked)):
+                    this_draw[slot] += value
+            fresh_draw = this_draw if this_draw[2] == 0 else None
+        totals = [a + b for a, b in zip(totals, fresh_draw or this_draw, strict=True)]
+    calls_min, calls_max, cached, prompt_tokens = totals
     expected_completion = calls_max * min(EXPECTED_COMPLETION_TOKENS, max_tokens)
     return Estimate(
         calls_min,
@@ -94,11 +105,10 @@ class SamplePlan:
     prompts: dict[str, str]
 
 
-def plan_sample(judge: GroundedQAJudge, sample: Sample, draw: int, cache: ReplyCache | None) -> SamplePlan:
-    """The judge's pipeline walked over the cache: a cached reply gives its verdict (so the one follow-up it leads
-    to), a missing one is a call that may come back graded or null (both follow-ups counted)."""
+def plan_sample(judge: GroundedQAJudge, prompts: dict[str, str], draw: int, cache: ReplyCache | None) -> SamplePlan:
+    """The judge's pipeline walked over the cache for one sample's rendered prompts: a cached reply gives its verdict
+    (so the one follow-up it leads to), a missing one is a call that may come back graded or null (both counted)."""
 
-    prompts = judge.render_all(sample)
     looked: dict[str, VerdictState | None] = {}
 
     def step(metric: str) -> list[tuple[int, int, VerdictState]]:

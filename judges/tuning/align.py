@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from judges.calls.allowance import call_allowance
 from judges.config.judge import JudgeConfig
 from judges.errors import BudgetExhausted, ConfigError
 from judges.judging.prompts import load_prompt_set
@@ -100,6 +101,39 @@ def checked_sets(labels: LabelledSet, asked: Sequence[str] | None, space: TuneSp
     return sets
 
 
+def _base_on_search(
+    job: AlignJob,
+    runner: CandidateRunner,
+    base_sources: dict[str, str],
+    search_samples: list[tuple[str, Sample]],
+    templates: list[str],
+    budget_calls: int | None,
+    log: CallLog,
+) -> tuple[Path, dict[str, Run]]:
+    """The base prompt folder, written, and its run on the search items; a call budget below that run's least need
+    (a call per item and template) is refused before any call, and one the run reaches stops the tuning."""
+    least = len(search_samples) * len(templates)
+    if budget_calls is not None and budget_calls < least:
+        raise ConfigError(
+            f"--budget-calls {budget_calls} cannot pay for the base run alone: its {len(search_samples)} search items "
+            f"need at least {least} calls; give a larger budget or fewer items. Nothing was called"
+        )
+    base_folder = write_prompt_folder(job.out / "search" / "base", base_sources)
+    try:
+        run = runner.grade(base_folder, search_samples, templates, out=job.out / "runs" / "base-search")
+    except BudgetStop as err:
+        if budget_calls is not None:
+            raise ConfigError(f"--budget-calls {budget_calls} is spent by the base run alone ({err})") from None
+        raise BudgetExhausted(f"--max-cost {job.max_cost:g} USD is spent by the base run alone ({err})") from None
+    log.add(run, "base")
+    check_base(run)
+    if budget_calls is not None and runner.ledger.needed > budget_calls:
+        raise ConfigError(
+            f"--budget-calls {budget_calls} is spent by the base run alone ({runner.ledger.needed} calls)"
+        )
+    return base_folder, {"base-search": run}
+
+
 def align(job: AlignJob) -> AlignOutcome:
     """Search on the search part only, write the tuned folder, then run base and tuned once on the held-out part."""
 
@@ -120,37 +154,28 @@ def align(job: AlignJob) -> AlignOutcome:
     budget = Budget(ledger, budget_calls)
 
     job.progress(f"base prompts on the {len(split.search)} search items ({len(split.held_out)} held out)")
-    base_folder = write_prompt_folder(out / "search" / "base", base_sources)
     search_samples = [(i, samples[i]) for i in split.search]
-    try:
-        runs = {"base-search": runner.grade(base_folder, search_samples, templates, out=out / "runs" / "base-search")}
-    except BudgetStop as err:
-        raise BudgetExhausted(f"--max-cost {job.max_cost:g} USD is spent by the base run alone ({err})") from None
-    log.add(runs["base-search"], "base")
-    check_base(runs["base-search"])
-    if budget_calls is not None and ledger.needed > budget_calls:
-        raise ConfigError(f"--budget-calls {budget_calls} is spent by the base run alone ({ledger.needed} calls)")
-
-    searches, tuned = [], dict(base_sources)
-    for one in sets:
-        found = search_labels(
-            subset(one, split.search), split.search, runs["base-search"], space, root, base_sources, samples,
-            runner, budget, out, log, job.progress,
-        )  # fmt: skip
-        searches.append(found)
-        tuned[found.template] = found.winner.source
-    tuned_folder = write_prompt_folder(out / "prompts", tuned)
-    load_prompt_set(str(tuned_folder))  # the written folder is a normal, loadable prompt folder
-
     choices = decoding_choices(space, job.options)
     decoding, chosen = None, "as given"
-    if len(choices) > 1:
-        search_sets = [subset(s, split.search) for s in sets]
-        first = space.search.first_round_items
-        decoding = search_decoding_on_labels(
-            choices, tuned_folder, search_sets, split.search, samples, first, runner, budget, log, job.progress
-        )
-        chosen = decoding.winner or "as given"
+    with call_allowance(budget_calls):  # the search (base run, rounds) never sends a call past the budget
+        base_folder, runs = _base_on_search(job, runner, base_sources, search_samples, templates, budget_calls, log)
+        searches, tuned = [], dict(base_sources)
+        for one in sets:
+            found = search_labels(
+                subset(one, split.search), split.search, runs["base-search"], space, root, base_sources, samples,
+                runner, budget, out, log, job.progress,
+            )  # fmt: skip
+            searches.append(found)
+            tuned[found.template] = found.winner.source
+        tuned_folder = write_prompt_folder(out / "prompts", tuned)
+        load_prompt_set(str(tuned_folder))  # the written folder is a normal, loadable prompt folder
+        if len(choices) > 1:
+            search_sets = [subset(s, split.search) for s in sets]
+            first = space.search.first_round_items
+            decoding = search_decoding_on_labels(
+                choices, tuned_folder, search_sets, split.search, samples, first, runner, budget, log, job.progress
+            )
+            chosen = decoding.winner or "as given"
     overrides, tag = choices[chosen], tag_of(chosen, choices)
 
     def tuned_search() -> Run:

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from judges.api import load_tests
+from judges.calls.allowance import call_allowance
 from judges.config.judge import JudgeConfig
 from judges.errors import BudgetExhausted, ConfigError, InputError
 from judges.files.shipped import SHIPPED_TESTS, bundled_dir
@@ -93,25 +94,24 @@ def tune(job: TuneJob) -> TuneOutcome:
     ledger = Ledger()
     runner = CandidateRunner(job.options, ledger, job.max_cost, "train")
     budget = Budget(ledger, budget_calls)
-
-    base_folder, base_train = _base_on_train(job, runner, base_sources, train, budget_calls)
-    runs = {"base-train": base_train}
-
-    searches = []
-    tuned = dict(base_sources)
-    for metric in metrics:
-        search = search_metric(metric, space, root, train, base_sources, runner, budget, out, job.progress)
-        searches.append(search)
-        tuned[metric] = search.winner.source
-
-    tuned_folder = write_prompt_folder(out / "prompts", tuned)
-    load_prompt_set(str(tuned_folder))  # the written folder is a normal, loadable prompt folder
+    check_affordable(budget_calls, train)
     choices = decoding_choices(space, job.options)
     decoding = None
     chosen_decoding = "as given"
-    if len(choices) > 1:
-        decoding = search_decoding(choices, tuned_folder, metrics, train, space, runner, budget, job.progress)
-        chosen_decoding = decoding.winner or "as given"
+    with call_allowance(budget_calls):  # the search (base run, rounds) never sends a call past the budget
+        base_folder, base_train = _base_on_train(job, runner, base_sources, train, budget_calls)
+        runs = {"base-train": base_train}
+        searches = []
+        tuned = dict(base_sources)
+        for metric in metrics:
+            search = search_metric(metric, space, root, train, base_sources, runner, budget, out, job.progress)
+            searches.append(search)
+            tuned[metric] = search.winner.source
+        tuned_folder = write_prompt_folder(out / "prompts", tuned)
+        load_prompt_set(str(tuned_folder))  # the written folder is a normal, loadable prompt folder
+        if len(choices) > 1:
+            decoding = search_decoding(choices, tuned_folder, metrics, train, space, runner, budget, job.progress)
+            chosen_decoding = decoding.winner or "as given"
     overrides = choices[chosen_decoding]
 
     job.progress("tuned prompts on the train split")
@@ -154,6 +154,16 @@ def tune(job: TuneJob) -> TuneOutcome:
     )
 
 
+def check_affordable(budget_calls: int | None, train: list[UnitTest]) -> None:
+    """Before any call: a call budget below what the base run on train needs at least (3 calls a test: relevancy,
+    completeness, then faithfulness or usefulness) cannot pay for the search's reference."""
+    if budget_calls is not None and budget_calls < 3 * len(train):
+        raise ConfigError(
+            f"--budget-calls {budget_calls} cannot pay for the base run on train alone: its {len(train)} tests need at "
+            f"least {3 * len(train)} calls (3 a test); give a larger budget or fewer train tests. Nothing was called"
+        )
+
+
 def _base_on_train(
     job: TuneJob, runner: CandidateRunner, base_sources: dict[str, str], train: list[UnitTest], budget_calls: int | None
 ) -> tuple[Path, Run]:
@@ -164,6 +174,10 @@ def _base_on_train(
     try:
         run = runner.run(base_folder, train, out=out / "runs" / "base-train")
     except BudgetStop as err:
+        if budget_calls is not None:
+            raise ConfigError(
+                f"--budget-calls {budget_calls} is spent by the base run on train alone ({err}); nothing was chosen"
+            ) from None
         raise BudgetExhausted(
             f"--max-cost {job.max_cost:g} USD is spent by the base run on train alone ({err}); nothing was chosen"
         ) from None

@@ -107,7 +107,8 @@ def halve(names: Sequence[str], n_tests: int, first: int, evaluate: Evaluate, af
         scores = None if reason else evaluate(alive, tests)
         if scores is None:
             result.ended = "budget"
-            result.message = reason or "the cost limit stopped a round; its figures are not used"
+            stopped = "the budget (--max-cost or --budget-calls) stopped a round; its figures are not used"
+            result.message = reason or stopped
             break
         ranked = sorted(scores, key=lambda s: (s.missing is not None, s.rank_key()))
         figured = [s for s in ranked if s.missing is None]

@@ -17,6 +17,28 @@ from judges.viewer.catalog import inside
 HOST = "127.0.0.1"  # never another interface: run folders hold prompts, samples and replies
 MOST_PAGE_DIGITS = 12
 LONGEST_NAME = 255  # bytes in one file name (NAME_MAX on Linux and macOS): a longer segment names nothing
+MOST_COMPARED = 8  # runs on one compare page: every pair is compared (28 pairs at 8), so the page grows as the square
+
+
+def foreign_host(host: str | None, port: int) -> str | None:
+    """Why a request's Host header is not this server's own (127.0.0.1:PORT or localhost:PORT; without the port
+    on port 80), or None: a page of another site whose name was rebound to 127.0.0.1 (DNS rebinding) sends its
+    own name, and must not read the run folders."""
+    if not host:
+        return "no Host header"
+    names = {f"127.0.0.1:{port}", f"localhost:{port}"} | ({"127.0.0.1", "localhost"} if port == 80 else set())
+    return (
+        None if host.strip().lower() in names else f"this server answers to 127.0.0.1:{port} or localhost:{port} only"
+    )
+
+
+def compared_runs(ticked: list[str]) -> tuple[list[str], str | None]:
+    """The runs a compare URL ticks, each once in the order first ticked, and why they cannot be compared (over
+    MOST_COMPARED of them), or None."""
+    runs = list(dict.fromkeys(ticked))
+    if len(runs) > MOST_COMPARED:
+        return runs, f"tick at most {MOST_COMPARED} runs to compare, got {len(runs)}; compare them in smaller groups"
+    return runs, None
 
 
 def malformed(path: str, query: dict[str, list[str]]) -> str | None:
@@ -53,6 +75,11 @@ class ViewerHandler(BaseHTTPRequestHandler):
         self._answer(body=True)
 
     def _answer(self, body: bool) -> None:
+        port = self.server.server_address[1] if isinstance(self.server.server_address, tuple) else 0
+        wrong_host = foreign_host(self.headers.get("Host"), int(port))
+        if wrong_host is not None:
+            self._send(421, f"misdirected request: {wrong_host}".encode(), "text/plain; charset=utf-8", body)
+            return
         parts = urlsplit(self.path)
         path, query = unquote(parts.path), parse_qs(parts.query)
         problem = malformed(path, query)
@@ -84,7 +111,11 @@ class ViewerHandler(BaseHTTPRequestHandler):
             html = pages.run_page(self.root, path[5:].strip("/"), page, first("outcome"), first("metric"))
             self._send(200, html.encode(), "text/html; charset=utf-8", body)
         elif path == "/compare":
-            html = pages.compare_page(self.root, query.get("run", []))
+            runs, refused = compared_runs(query.get("run", []))
+            if refused is not None:
+                self._send(400, f"bad request: {refused}".encode(), "text/plain; charset=utf-8", body)
+                return
+            html = pages.compare_page(self.root, runs)
             self._send(200, html.encode(), "text/html; charset=utf-8", body)
         elif path.startswith("/leaderboard/"):
             html = pages.leaderboard_page(self.root, path[13:].strip("/") or ".")
