@@ -175,7 +175,10 @@ def test_the_plan_prints_each_class_through_the_prevalence(capsys, tmp_path):
         (["--expect-recall", "0.9", "--min", "total=0.8"], "--expect-recall: only with --plan"),
         (["--plan", "--min-recall", "0.8", "--expect-recall", "0.9"], "give --prevalence P"),
         (["--plan", "--min-recall", "0.8", "--prevalence", "0.4"], "no expected rate for sensitivity"),
-        (["--plan", "--min", "accuracy=0.8", "--expect", "accuracy=1.2"], "strictly between 0 and 1"),
+        (
+            ["--plan", "--min", "accuracy=0.8", "--expect", "accuracy=1.2"],
+            "--expect accuracy=1.2: accuracy lies between 0 and 1",
+        ),
         (["--sequential", "--min", "total=0.8"], "--sequential: only with --labels"),
     ],
 )

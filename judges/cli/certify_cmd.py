@@ -92,8 +92,9 @@ def check_mode(args: argparse.Namespace) -> None:
         raise ConfigError(f"--min-recall: a rate in (0, 1], e.g. 0.8; got {args.min_recall:g}")
 
 
-def statistic_bars(texts: list[str] | None) -> dict[str, float]:
-    """`--min STAT=VALUE` bars on agreement statistics (e.g. --min cohen_kappa=0.6), each in its statistic's range."""
+def statistic_bars(texts: list[str] | None, flag: str = "--min") -> dict[str, float]:
+    """`--min STAT=VALUE` bars on agreement statistics (e.g. --min cohen_kappa=0.6), each in its statistic's range
+    (`--expect STAT=VALUE`, the values a plan assumes, likewise)."""
     from judges.agreement.certification import check_bar  # defers numpy
 
     bars: dict[str, float] = {}
@@ -102,10 +103,10 @@ def statistic_bars(texts: list[str] | None) -> dict[str, float]:
         try:
             bars[name.strip()] = float(value)
         except ValueError:
-            raise ConfigError(f"bad --min {text!r}: expected STAT=VALUE, e.g. --min cohen_kappa=0.6") from None
+            raise ConfigError(f"bad {flag} {text!r}: expected STAT=VALUE, e.g. {flag} cohen_kappa=0.6") from None
         if not sep or not name.strip():
-            raise ConfigError(f"bad --min {text!r}: expected STAT=VALUE, e.g. --min cohen_kappa=0.6")
-        check_bar(name.strip(), bars[name.strip()])
+            raise ConfigError(f"bad {flag} {text!r}: expected STAT=VALUE, e.g. {flag} cohen_kappa=0.6")
+        check_bar(name.strip(), bars[name.strip()], flag)
     return bars
 
 

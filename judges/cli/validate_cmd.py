@@ -61,7 +61,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     if args.plan:  # labels planned: no labels read, no judge called
-        return plan(args, statistic_bars(args.min), statistic_bars(args.expect))
+        return plan(args, statistic_bars(args.min), statistic_bars(args.expect, "--expect"))
     check_flags(args, statistic_bars(args.min) if args.labels is not None else {})
     check_mode(args)
     if args.labels is not None:
