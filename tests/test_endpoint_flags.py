@@ -83,3 +83,16 @@ def test_a_usable_api_base_and_headers_pass_and_the_api_names_the_field():
         build_config({"api_base": f"me:{SECRET}@host/v1"})
     with pytest.raises(ConfigError, match=r"^extra extra_headers.X-Token holds a line break"):
         build_config({"extra": {"extra_headers": {"X-Token": "a\r\nb"}}})
+
+
+def test_a_malformed_embeddings_api_base_is_one_line_and_exit_2(capsys, tmp_path):
+    from judges.cli.main import main
+
+    data = str(ROOT / "examples" / "samples.jsonl")
+    args = ["metrics", "--metrics", "grouse", "--data", data, "--judge", "openai/x", "--out", str(tmp_path / "out")]
+    assert main([*args, "--embeddings-api-base", f"localhost:1/v1?key={SECRET}"]) == 2
+    assert capsys.readouterr().err == (
+        "judgelab: error: --embeddings-api-base needs to start with http:// or https:// and a host, e.g. "
+        "http://localhost:8000/v1: 'localhost:1/v1?key=***'\n"
+    )
+    assert not (tmp_path / "out").exists()
