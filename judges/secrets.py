@@ -38,6 +38,7 @@ HARMLESS_PARAMS = frozenset(
     }
 )
 _URL_IN_TEXT = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://[^\s\"'<>`]+")
+_PAIR_SEPARATOR = re.compile(r"([&;])")  # kept by split: the pairs at even places, the separators between
 _QUERY_IN_TEXT = re.compile(r"\?[^\s\"'<>`?=&]+=[^\s\"'<>`]*")  # a query string an error message repeats
 _SECRET_ENV_SUFFIXES = ("_API_KEY", "_TOKEN", "_SECRET", "_PASSWORD")  # of the variable's name, upper-cased
 _registered: set[str] = set()
@@ -148,7 +149,7 @@ def register_url_secrets(url: str | None) -> None:
         user, _, password = userinfo.partition(":")
         found += [userinfo, user, password, unquote(userinfo), unquote(user), unquote(password)]
         found.append(basic_token(unquote(user), unquote(password)))
-    for pair in (query or "").split("&"):
+    for pair in _PAIR_SEPARATOR.split(query or "")[::2]:
         name, _, value = pair.partition("=")
         if is_credential_param(unquote_plus(name)):
             found += [value, unquote(value), unquote_plus(value)]  # `_mask` finds each in any percent-encoding
@@ -182,12 +183,13 @@ def _split(url: str) -> tuple[str, str | None, str, str, str | None, str | None]
 
 
 def _mask_params(text: str) -> str:
-    pairs = text.split("&")
+    """Each `name=value` pair (split at `&`, and at `;` as some servers do) with its value masked unless harmless."""
+    pairs = _PAIR_SEPARATOR.split(text)
     for i, pair in enumerate(pairs):
         name, equals, value = pair.partition("=")
         if equals and value and is_credential_param(unquote_plus(name)):
             pairs[i] = f"{name}={MASK}"
-    return "&".join(pairs)
+    return "".join(pairs)
 
 
 def split_credentials(value: Any) -> tuple[Any, Any]:

@@ -38,6 +38,7 @@ def test_the_endpoint_of_the_key_has_no_credentials_and_one_spelling():
         "http://user:pw@gw.example:8000/v1?api-version=2",
         "http://GW.Example:8000/v1/?api-version=2&key=abc&jwt=x.y.z&zzz=1#frag",
         "HTTP://gw.example:8000/v1?jwt=other&api-version=2",
+        "http://gw.example:8000/v1?api-version=2;token=abc",
     ]:
         assert cache_endpoint([spelled]) == plain, spelled
     assert cache_endpoint(["http://gw.example:8000/v1?api-version=3"]) != plain

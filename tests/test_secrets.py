@@ -291,6 +291,7 @@ def test_every_query_parameter_off_the_allow_list_is_masked_whatever_its_name():
         "https://gw/v1?api-version=2024-01&jwt=***&hmac=***&zzz=***&api_key=***&Model=m&deployment=d"
     )
     assert mask_url("https://gw/v1?api%252Dversion=1") == "https://gw/v1?api%252Dversion=***"  # encoded twice: unknown
+    assert mask_url("https://gw/v1?model=m;token=t&limit=2") == "https://gw/v1?model=m;token=***&limit=2"  # `;` too
     assert len(HARMLESS_PARAMS) <= 12 and not any(is_credential_param(name) for name in HARMLESS_PARAMS)
 
 

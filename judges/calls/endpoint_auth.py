@@ -86,7 +86,8 @@ def cache_endpoint(api_bases: list[str]) -> str:
         url, _, query = url.partition("?")
         scheme, sep, rest = url.partition("://")
         host, slash, path = rest.partition("/")
-        kept = [pair for pair in query.split("&") if pair and not is_credential_param(unquote_plus(pair.split("=")[0]))]
+        pairs = re.split("[&;]", query)
+        kept = [pair for pair in pairs if pair and not is_credential_param(unquote_plus(pair.split("=")[0]))]
         url = scheme.lower() + sep + host.lower() + (slash + path).rstrip("/")
         shown.append(url + ("?" + "&".join(kept) if kept else ""))
     return " ".join(sorted(set(shown)))
