@@ -23,7 +23,7 @@ _CREDENTIAL_KEY = re.compile(
 # parameter's value is masked, whatever its name (a gateway may take its token as `?jwt=`, `?hmac=`, `?zzz=`). Keep
 # this list short: a name on it is shown in run.json, the reports and every message.
 HARMLESS_PARAMS = frozenset(
-    {
+    [
         "api-version",
         "api_version",
         "model",
@@ -35,7 +35,7 @@ HARMLESS_PARAMS = frozenset(
         "timeout",
         "limit",
         "page",
-    }
+    ]
 )
 _URL_IN_TEXT = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://[^\s\"'<>`]+")
 _PAIR_SEPARATOR = re.compile(r"([&;])")  # kept by split: the pairs at even places, the separators between
@@ -243,9 +243,8 @@ def _mask(text: str, secrets: list[str]) -> str:
     for secret in secrets:
         if secret in text:
             text = text.replace(secret, MASK)
-    if secrets and (
-        "%" in text or "+" in text
-    ):  # a secret may be there percent-encoded (an endpoint echoing the URL it was sent)
+    # a secret may be there percent-encoded (an endpoint echoing the URL it was sent): only then is it looked for
+    if secrets and ("%" in text or "+" in text):
         text = _encoded(tuple(secrets)).sub(MASK, text)
     return text
 
