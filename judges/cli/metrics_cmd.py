@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from judges.api import run_metrics
+from judges.calls.endpoint_auth import check_url
 from judges.cli.finish import finish_run
 from judges.cli.options import add_judge_options, add_model_options, config_from_args, given_fields
 from judges.config.judge import JudgeConfig
@@ -112,6 +113,11 @@ def run(args: argparse.Namespace) -> int:
     if not args.metrics or not args.data:
         raise ConfigError("give --metrics and --data (or --list)")
     config = config_from_args(args)  # a bad judge option fails before the data is read
+    if args.embeddings_api_base:
+        try:
+            check_url(args.embeddings_api_base)
+        except ValueError as err:
+            raise ConfigError(f"--embeddings-api-base {err}") from None
     settings = _settings(args)
     registry = build_registry(aspects, criteria, using=[*args.metrics.split(","), *settings.ragas_score_of])
     metrics = select(registry, args.metrics.split(","))
