@@ -160,18 +160,20 @@ def system_agreement(
     seed: int,
     confidence: float,
     bootstrap_items: int = BOOTSTRAP_ITEMS,
+    coded: tuple[list[str], np.ndarray] | None = None,
 ) -> SystemAgreement | None:
     """The system-aware figures of items from two or more systems (None with fewer, or for preference labels).
 
     `human` is each item's mean label, `judge` its judge value; for binary labels `said` is the judge's 0/1 call
     (None when the judge's score has no cut), from which balanced accuracy per system and its macro average come.
-    Above `bootstrap_items` items the intervals come from `system_large` instead of resampling items.
+    Above `bootstrap_items` items the intervals come from `system_large` instead of resampling items. `coded`: the
+    system names and each item's index into them, given instead of `systems`.
     """
-    if label_type is LabelType.PREFERENCE or len(set(systems)) < 2:
+    names, codes = coded if coded is not None else system_codes(systems)
+    if label_type is LabelType.PREFERENCE or len(names) < 2:
         return None
     binary = label_type is LabelType.BINARY and said is not None
     truth = (human >= 0.5).astype(float) if label_type is LabelType.BINARY else human
-    names, codes = system_codes(systems)
     blocks = Blocks(names, codes, human, judge, said if said is not None else np.zeros_like(human), truth)
     measure = ItemMeasure(blocks, correlations=label_type is not LabelType.BINARY, binary=binary)
     ones = np.ones(blocks.codes.size)
@@ -287,10 +289,12 @@ def measure_systems(
     if unnamed:
         notes.append(f"{unnamed} items name no system: no partial or system-level figures")
         return None
+    coded = system_codes(systems)  # type: ignore[arg-type]  # no None left
+    del systems
     n_items = len(item_ids)
     human = np.bincount(row_item, weights=human_rows, minlength=n_items) / np.bincount(row_item, minlength=n_items)
-    judge, said = np.empty(n_items), np.empty(n_items)
-    judge[row_item], said[row_item] = views["value"], views["binary"]  # every row of an item holds its value
-    return system_agreement(
-        label_type, [str(s) for s in systems], human, judge, said=said if has_cut else None, **bootstrap
-    )
+    judge, said = np.empty(n_items), np.empty(n_items) if has_cut else None
+    judge[row_item] = views["value"]  # every row of an item holds its value
+    if said is not None:
+        said[row_item] = views["binary"]
+    return system_agreement(label_type, [], human, judge, said=said, coded=coded, **bootstrap)
