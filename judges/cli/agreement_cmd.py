@@ -199,7 +199,7 @@ def stated_calibration(subset: LabelledSet, predictions: Any, metric: str, cut: 
     """The calibration of the confidences the judge states (a `confidence` column, a run record's) on the labelled
     items it graded: its call agrees with the label as the cascade counts it (binary: the score cut at `cut`, 0.5
     by default; ordinal: the grade; preference: the direction). None when it states none, or labels are continuous."""
-    from judges.agreement.confidence_calibration import confidence_calibration  # defers sklearn
+    from judges.agreement.confidence_calibration import confidence_calibration  # defers numpy
     from judges.cascade.verdicts import VerdictRule, item_labels  # defers numpy
 
     label_type = subset.items[0].label_type
