@@ -120,3 +120,53 @@ def test_the_dry_run_counts_two_calls_per_pair_and_rewardbench_is_refused(tmp_pa
     assert "RewardBench is scored best of n" in capsys.readouterr().err
     assert main([*args[:-1], "--format", "judgebench", "--dry-run"]) == 2  # LLMBar rows named as another format
     assert "not judgebench rows (they look like llmbar)" in capsys.readouterr().err
+
+
+def mtbench_rows(votes, judge):
+    """MT-Bench human-judgment rows: (question_id, model_a, model_b, winner) each, turn 1."""
+    keys = ("question_id", "model_a", "model_b", "winner")
+    return [{**dict(zip(keys, vote, strict=True)), "judge": judge, "turn": 1} for vote in votes]
+
+
+# the humans: judge-x loses q1, wins q2, ties q3; other-a beats other-b on q4
+HUMANS = [
+    (1, "judge-x", "other-a", "model_b"),
+    (2, "other-a", "judge-x", "model_b"),
+    (3, "judge-x", "other-b", "tie"),
+    (4, "other-a", "other-b", "model_a"),
+]
+# the judge (judge-x itself) hands every one of its own comparisons to itself and agrees on q4
+JUDGE = [
+    (1, "other-a", "judge-x", "model_b"),
+    (2, "judge-x", "other-a", "model_a"),
+    (3, "judge-x", "other-b", "model_a"),
+    (4, "other-a", "other-b", "model_a"),
+]
+
+
+def test_self_preference_on_mtbench_pairs_gives_each_systems_win_rates_and_the_judges_own_gap(tmp_path):
+    labels, judged = tmp_path / "human.jsonl", tmp_path / "gpt4_pair.jsonl"
+    labels.write_text("".join(json.dumps(r) + "\n" for r in mtbench_rows(HUMANS, "expert_0")))
+    judged.write_text("".join(json.dumps(r) + "\n" for r in mtbench_rows(JUDGE, ["judge-x", "pair-v2"])))
+    out = tmp_path / "agreement"
+    args = ["agreement", "--labels", str(labels), "--predictions", str(judged), "--out", str(out)]
+    assert main([*args, "--resamples", "200"]) == 0  # the format detected, the judge found by its model name
+    found = json.loads((out / "agreement.json").read_text())["judges"][0]["self_preference"]
+    assert (found["judge_system"], found["found_by"], found["rows"]) == ("judge-x", "the judge's model name", 4)
+    rates = {
+        name: (part["votes"], part["human_win_rate"]["value"], part["judge_win_rate"]["value"])
+        for name, part in found["systems"].items()
+    }
+    # ties count half: judge-x by the humans (0 + 1 + 0.5) / 3, by itself 3 / 3
+    assert rates == {
+        "judge-x": (3, pytest.approx(0.5), pytest.approx(1.0)),
+        "other-a": (3, pytest.approx(2 / 3), pytest.approx(1 / 3)),
+        "other-b": (2, pytest.approx(0.25), pytest.approx(0.0)),
+    }
+    assert found["own_system_gap"]["value"] == pytest.approx(0.5) and len(found["own_system_gap"]["ci"]) == 2
+    assert "Self-preference: the judge is judge-x" in (out / "agreement.md").read_text()
+    # named on the command line, another system is the judge's own
+    assert main([*args, "--resamples", "200", "--judge-system", "other-a"]) == 0
+    named = json.loads((out / "agreement.json").read_text())["judges"][0]["self_preference"]
+    assert (named["judge_system"], named["own_system_gap"]["value"]) == ("other-a", pytest.approx(-1 / 3))
+    assert main([*args, "--judge-system", "nobody"]) == 2
