@@ -60,7 +60,11 @@ def configure(parser: argparse.ArgumentParser) -> None:
         help="embedding model: local/multilingual-e5-small (offline, default) or a LiteLLM id",
     )
     parser.add_argument("--embeddings-api-base", metavar="URL", help="server for a LiteLLM embedding model")
-    parser.add_argument("--rag-prompts", metavar="DIR", help="folder of templates overriding prompts/rag/ ones")
+    parser.add_argument(
+        "--rag-prompts",
+        metavar="DIR",
+        help="folder of templates overriding prompts/rag/ ones, or a shipped one (llmbar/vanilla, llmbar/rules)",
+    )
     parser.add_argument(
         "--draws",
         type=int,
@@ -157,8 +161,9 @@ def dry_run(metrics: list[Any], samples: Sequence[Any], config: JudgeConfig) -> 
     print(
         f"dry run: {len(judged)} of the {len(metrics)} metrics ask the judge"
         + (f" ({', '.join(applies)})" if judged else "")
-        + f": at most {sum(applies.values())} first calls, one per sample each applies to (two for a pairwise "
-        "metric, one per order); metrics that "
+        + f": at most {sum(applies.values())} first calls, one per sample each applies to"
+        + (" (two for a pairwise metric, one per order)" if any(spec.first_calls > 1 for spec in judged) else "")
+        + "; metrics that "
         "extract claims or generate questions then ask once per claim or question. Nothing was called."
     )
     for spec in judged:
