@@ -58,6 +58,12 @@ def configure(parser: argparse.ArgumentParser) -> None:
         help="a judge benchmark's released files (labels and predictions alike; detected by shape when not given): "
         "the pairwise protocols (both orders, votes, ties, best of n) instead of the agreement statistics",
     )
+    parser.add_argument(
+        "--judge-system",
+        metavar="NAME",
+        help="on a judge benchmark whose pairs name their systems (MT-Bench): the system the judge is, for its "
+        "self-preference (default: the judge's model name where it is one of them)",
+    )
     sections = {OPTIONS: parser, CUT: parser.add_argument_group(CUT), OWN: parser.add_argument_group(OWN)}
     add_model_options(parser, AgreementSettings, groups=sections)
 
@@ -93,6 +99,8 @@ def run(args: argparse.Namespace) -> int:
     settings = checked_settings(AgreementSettings, given_fields(args, AgreementSettings))
     if getattr(args, "format", None) or detect_spec(args.labels):
         return run_pairwise(args, settings)  # any number of judges, each beside the references
+    if args.judge_system:
+        raise ConfigError("--judge-system is for a judge benchmark's pairs (--format mtbench)")
     check_options(args, settings)
     labels = settings.open(args.labels)
     calibration = Calibration(
@@ -168,7 +176,8 @@ def run_pairwise(args: argparse.Namespace, settings: AgreementSettings) -> int:
     stem = Path(args.labels.rstrip("/")).stem or "benchmark"
     out_dir = Path(args.out) if args.out else default_run_dir(Path("results/runs"), "agreement", stem)
     boot = {"resamples": settings.resamples, "seed": settings.seed, "confidence": settings.confidence}
-    print("\n".join(measure_pairwise(args.labels, args.predictions, args.format, out_dir, boot)))
+    lines = measure_pairwise(args.labels, args.predictions, args.format, out_dir, boot, args.judge_system)
+    print("\n".join(lines))
     print(f"\nwrote {out_dir}/agreement.json, agreement.md")
     return 0
 
