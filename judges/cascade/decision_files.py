@@ -3,16 +3,21 @@ share, cost) and queue.jsonl (the escalated items, a labelling queue `judgelab l
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import os
+import tempfile
+from collections import Counter
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from judges.cascade.applying import Decision
+from judges.cascade.calibration_schema import Calibration, write_atomically
+from judges.cascade.decision_schema import DecisionRecord, id_problem
 from judges.cascade.sources import Judge
 from judges.errors import InputError
 from judges.files.jsonl import append_jsonl
 from judges.labelling.graded import run_samples
-from judges.labelling.queue import QueueItem, write_queue
+from judges.labelling.queue import QueueItem
 from judges.pages.markdown import grid
 from judges.runs.run import Run
 from judges.types import Sample
@@ -38,26 +43,23 @@ def judge_samples(judges: Sequence[Judge]) -> tuple[dict[str, Sample], list[str]
 
 def queue_of(
     decisions: Sequence[Decision], metric: str, samples: Mapping[str, Sample], calibration: str
-) -> list[QueueItem]:
-    """The escalated items, in the cascade's order, as a labelling queue for `metric`."""
-    escalated = [d.id for d in decisions if d.decided_by is None]
-    return [
-        QueueItem(
-            position,
-            item_id,
-            metric,
-            samples.get(item_id) or Sample(input="", references=(), expected_output="", actual_output="", id=item_id),
-            {"reason": "escalated: no judge of the cascade was confident enough", "calibration": calibration},
+) -> Iterator[QueueItem]:
+    """The escalated items, in the cascade's order, as a labelling queue for `metric` (made as they are written)."""
+    selection = {"reason": "escalated: no judge of the cascade was confident enough", "calibration": calibration}
+    escalated = (d.id for d in decisions if d.decided_by is None)
+    for position, item_id in enumerate(escalated):
+        sample = samples.get(item_id) or Sample(
+            input="", references=(), expected_output="", actual_output="", id=item_id
         )
-        for position, item_id in enumerate(escalated)
-    ]
+        yield QueueItem(position, item_id, metric, sample, selection)
 
 
-def summary_lines(decisions: Sequence[Decision], judges: Sequence[Judge], calibration: Mapping[str, Any]) -> list[str]:
+def summary_lines(decisions: Sequence[Decision], judges: Sequence[Judge], calibration: Calibration) -> list[str]:
     """summary.md: per judge the items it decided, the share escalated, and the cost when the runs carry it."""
     n = len(decisions)
-    decided = {judge.name: sum(d.decided_by == judge.name for d in decisions) for judge in judges}
-    escalated = sum(d.decided_by is None for d in decisions)
+    counted = Counter(d.decided_by for d in decisions)
+    decided = {judge.name: counted[judge.name] for judge in judges}
+    escalated = counted[None]
     reached, reaching = [], n
     for judge in judges:
         reached.append(reaching)
@@ -72,8 +74,8 @@ def summary_lines(decisions: Sequence[Decision], judges: Sequence[Judge], calibr
         "",
         grid(["decided by", "items reaching it", "items decided", "share"], rows),
         "",
-        f"Calibrated at target {calibration['target']:g}, delta {calibration['delta']:g} on "
-        f"{calibration['labels']['count']} labelled items ({calibration['labels']['name']}).",
+        f"Calibrated at target {calibration.target:g}, delta {calibration.delta:g} on "
+        f"{calibration.labels.count} labelled items ({calibration.labels.name}).",
     ]
     costs = [judge.cost_per_item for judge in judges]
     if n and all(c is not None for c in costs):
@@ -87,12 +89,32 @@ def summary_lines(decisions: Sequence[Decision], judges: Sequence[Judge], calibr
     return lines
 
 
-def write_decisions(out: Path, decisions: Sequence[Decision], summary: list[str], queue: list[QueueItem]) -> list[Path]:
-    """decisions.jsonl, summary.md and queue.jsonl in `out`."""
+def write_decisions(
+    out: Path, decisions: Sequence[Decision], summary: list[str], queue: Iterable[QueueItem]
+) -> list[Path]:
+    """decisions.jsonl, summary.md and queue.jsonl in `out`, each whole or not at all: the ids checked before any
+    file, each file written beside its place and renamed over it (a failure leaves no partial file)."""
+    for decision in decisions:  # before any file: an id the files cannot hold is one line, nothing written
+        if problem := id_problem(decision.id):
+            raise InputError(problem, field="id")
     out.mkdir(parents=True, exist_ok=True)
-    path = out / "decisions.jsonl"
-    with path.open("w", encoding="utf-8") as handle:
-        for decision in decisions:
-            append_jsonl(handle, decision.to_record())
-    (out / "summary.md").write_text("\n".join(summary) + "\n", encoding="utf-8")
-    return [path, out / "summary.md", write_queue(out / "queue.jsonl", queue)]
+    lines = (DecisionRecord.of(decision.to_record()).model_dump() for decision in decisions)
+    written = [
+        write_lines(out / "decisions.jsonl", lines),
+        write_atomically(out / "summary.md", "\n".join(summary) + "\n"),
+        write_lines(out / "queue.jsonl", (item.to_record() for item in queue)),
+    ]
+    return written
+
+
+def write_lines(path: Path, records: Iterable[dict[str, Any]]) -> Path:
+    """JSON Lines written a record at a time beside `path`, then renamed over it."""
+    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8") as writing:
+            for record in records:
+                append_jsonl(writing, record)
+        os.replace(temporary, path)
+    finally:
+        Path(temporary).unlink(missing_ok=True)
+    return path

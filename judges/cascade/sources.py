@@ -11,6 +11,8 @@ from typing import Any
 import numpy as np
 
 from judges.agreement.predictions import Prediction, Predictions, read_predictions
+from judges.agreement.predictions_columns import OneMetric
+from judges.cascade.calibration_schema import name_problem
 from judges.cascade.verdicts import VerdictRule
 from judges.errors import ConfigError, InputError
 from judges.runs.run import Run
@@ -51,6 +53,8 @@ def open_judge(spec: str, metric: str, default_name: str | None = None) -> Judge
     name, source = parse_judge_spec(spec)
     path = Path(source)
     name = name or default_name or path.stem
+    if problem := name_problem(name):
+        raise ConfigError(f"--predictions: {problem}")
     if not path.exists():
         raise InputError("no predictions file or run folder here", path=source)
     predictions = read_predictions(path, metric=metric)
@@ -74,7 +78,9 @@ def open_judges(specs: Sequence[str], metric: str, default_names: Sequence[str] 
 
 def judge_arrays(judge: Judge, ids: Sequence[str], rule: VerdictRule) -> tuple[np.ndarray, np.ndarray]:
     """The judge's scores and confidences on `ids` (NaN for a null or a failure, never kept); an item it lacks, or a
-    grade with no confidence, is an InputError."""
+    grade with no confidence, is an InputError. Grades held as a column are read as columns (no object per item)."""
+    if (columns := column_arrays(judge, ids, rule)) is not None:
+        return columns
     scores = np.full(len(ids), np.nan)
     confidences = np.full(len(ids), np.nan)
     for n, item_id in enumerate(ids):
@@ -91,6 +97,29 @@ def judge_arrays(judge: Judge, ids: Sequence[str], rule: VerdictRule) -> tuple[n
         if prediction.score is not None and confidence is not None:
             scores[n], confidences[n] = prediction.score, confidence
     return scores, confidences
+
+
+def column_arrays(judge: Judge, ids: Sequence[str], rule: VerdictRule) -> tuple[np.ndarray, np.ndarray] | None:
+    """`judge_arrays` for grades held as a column (a plain predictions file: no null, failure or stated
+    confidence), else None."""
+    by_key = judge.predictions.by_key
+    if not isinstance(by_key, OneMetric) or by_key.may_state_confidence():
+        return None
+    held = by_key.score_columns(ids)
+    if held is None:
+        return None
+    scores, present = held
+    if present is not None and not present.all():
+        raise missing_items(judge, [i for i, here in zip(ids, present, strict=True) if not here], len(ids))
+    confidences = rule.derived_confidences(scores)
+    if len(scores) and np.isnan(confidences).any():
+        first = ids[int(np.flatnonzero(np.isnan(confidences))[0])]
+        raise InputError(
+            f"item {first!r} has a grade but no confidence: give a `confidence` column in [0, 1] "
+            "(binary labels with a probability score in [0, 1] need none)",
+            path=judge.source,
+        )
+    return np.asarray(scores, dtype=float), confidences
 
 
 def missing_items(judge: Judge, missing: list[str], total: int) -> InputError:

@@ -8,9 +8,10 @@ import json
 from pathlib import Path
 from typing import Any
 
+from judges.cascade.calibration_schema import calibration_text, read_calibration
+from judges.cascade.decision_schema import id_problem
 from judges.cli.agreement_cmd import READ_OWN, add_label_options, label_reading
 from judges.errors import ConfigError, InputError
-from judges.files.checked import read_json_file
 from judges.labels.schema import LabelledSet, LabelType
 
 JUDGES_HELP = (
@@ -92,6 +93,9 @@ def calibrate(args: argparse.Namespace) -> int:
     rule = VerdictRule(subset.items[0].label_type, args.threshold)
     judges = open_judges(args.predictions, metric)
     truth = item_labels(subset)
+    for item_id in truth:  # the ids go to decisions.jsonl and the queue: text UTF-8 can write, refused here at once
+        if problem := id_problem(item_id):
+            raise InputError(problem, path=args.labels, field="id")
     steps = calibrate_cascade(judges, truth, rule, target=args.target, delta=args.delta, min_kept=args.min_kept)
     settings: dict[str, Any] = {
         "target": args.target,
@@ -103,22 +107,12 @@ def calibrate(args: argparse.Namespace) -> int:
     }
     described = {"name": subset.name, "spec": args.labels, "sha256": labels_sha256(subset), "count": len(truth)}
     record = calibration_record(steps, settings=settings, labels=described)
+    calibration_text(record)  # the record checked against the schema it is read back with, before any file
     out = Path(args.out)
     written = write_calibration(out, record, plot_calibration(steps, args.target, out / "calibration.png"))
     print(headline(record))
     print(f"wrote {', '.join(str(p) for p in written)}")
     return 0
-
-
-def read_calibration(path: str) -> dict[str, Any]:
-    """calibration.json as `cascade calibrate` wrote it (its judges' names and thresholds, the rule's settings)."""
-    data = read_json_file(Path(path))
-    if not isinstance(data, dict) or not isinstance(data.get("judges"), list):
-        raise InputError("not a calibration.json of `judgelab cascade calibrate` (no judges list)", path=path)
-    for key in ("target", "delta", "cut", "label_type", "metric", "labels"):
-        if key not in data:
-            raise InputError("missing field of a calibration.json", path=path, field=key)
-    return data
 
 
 def apply(args: argparse.Namespace) -> int:
@@ -128,17 +122,17 @@ def apply(args: argparse.Namespace) -> int:
     from judges.cascade.verdicts import VerdictRule  # defers numpy
 
     calibration = read_calibration(args.calibration)
-    calibrated = [str(j["name"]) for j in calibration["judges"]]
+    calibrated = [j.name for j in calibration.judges]
     given = [parse_judge_spec(spec)[0] for spec in args.predictions]
     if len(given) != len(calibrated) or any(g not in (None, c) for g, c in zip(given, calibrated, strict=False)):
         shown = ", ".join(g or "(unnamed)" for g in given)
         raise ConfigError(
             f"--predictions: the calibration's judges are {', '.join(calibrated)} (in that order); got {shown}"
         )
-    metric = str(calibration["metric"])
+    metric = calibration.metric
     judges = open_judges(args.predictions, metric, calibrated)
-    rule = VerdictRule(LabelType(calibration["label_type"]), float(calibration["cut"]))
-    thresholds = [None if j["threshold"] is None else float(j["threshold"]) for j in calibration["judges"]]
+    rule = VerdictRule(LabelType(calibration.label_type), calibration.cut)
+    thresholds = [j.threshold for j in calibration.judges]
     decisions = decide(judges, thresholds, rule)
     samples, notes = judge_samples(judges)
     lines = summary_lines(decisions, judges, calibration) + notes
