@@ -167,7 +167,7 @@ def test_calibrate_refuses_a_judge_name_that_is_a_path(name, tmp_path, predictio
 
 def test_an_id_no_file_can_hold_is_refused_and_leaves_no_partial_decisions(tmp_path, capsys):
     from judges.cascade.applying import Decision
-    from judges.cascade.decision_files import write_decisions
+    from judges.cascade.decision_files import queue_of, write_decisions
     from judges.errors import InputError
 
     out = tmp_path / "out"
@@ -175,7 +175,7 @@ def test_an_id_no_file_can_hold_is_refused_and_leaves_no_partial_decisions(tmp_p
     (out / "decisions.jsonl").write_text("an earlier file\n")
     decisions = [Decision("q1", "cheap", 1.0, 0.9), Decision("q\udc80", "cheap", 1.0, 0.9)]
     with pytest.raises(InputError, match="lone surrogate at character 2"):
-        write_decisions(out, decisions, ["# summary"], [])
+        write_decisions(out, decisions, ["# summary"], queue_of("faithfulness", {}, "calibration.json"))
     assert (out / "decisions.jsonl").read_text() == "an earlier file\n"  # untouched: nothing partial
     assert sorted(p.name for p in out.iterdir()) == ["decisions.jsonl"]
 
@@ -381,3 +381,33 @@ def test_a_dead_endpoint_in_a_cascade_is_exit_3_with_plain_evaluates_line(tmp_pa
     # the same line but for the count of calls (the cascade asks one metric, plain evaluate several)
     assert err[-1].rpartition("; ")[0] == plain_err[-1].rpartition("; ")[0]
     assert err[-1].startswith("judgelab: stopped (endpoint_unusable): judge openai/cheap at http://127.0.0.1:9/v1")
+
+
+def test_apply_reads_files_that_line_up_a_line_at_a_time_and_others_whole_alike(tmp_path, monkeypatch, capsys):
+    import judges.cascade.applying as applying
+    from judges.cascade.decision_schema import read_decisions
+
+    path = tmp_path / "calibration.json"
+    path.write_text(json.dumps(with_judge(1, threshold=0.6, kept=5)), encoding="utf-8")
+    rows = [{"id": f"q{k}", "score": [0.95, 0.3, 0.5, 0.65][k % 4]} for k in range(40)]
+    cheap = write_jsonl(tmp_path / "cheap.jsonl", rows)
+    strong = write_jsonl(tmp_path / "strong.jsonl", [{**r, "score": 1 - r["score"]} for r in rows])
+    shuffled = write_jsonl(tmp_path / "shuffled.jsonl", [{**r, "score": 1 - r["score"]} for r in reversed(rows)])
+    whole, decide = [], applying.decide
+    monkeypatch.setattr(applying, "decide", lambda *given: whole.append(1) or decide(*given))
+    found = {}
+    for name, second in (("aligned", strong), ("shuffled", shuffled)):
+        out = tmp_path / name
+        args = ["cascade", "apply", str(path), "--predictions", f"cheap={cheap}", "--predictions", f"strong={second}"]
+        assert main([*args, "--out", str(out)]) == 0
+        found[name] = [d.model_dump() for d in read_decisions(out / "decisions.jsonl")]
+        found[name + "-queue"] = (out / "queue.jsonl").read_text()
+    assert found["aligned"] == found["shuffled"]
+    assert found["aligned-queue"] == found["shuffled-queue"]
+    assert whole == [1]  # the files that line up were read a line at a time; the shuffled one whole
+    by = [d["decided_by"] for d in found["aligned"]]
+    # cheap (threshold 0.8) keeps 0.95 alone; strong (0.6) sees 0.7, 0.5 and 0.35: confidences 0.7, 0.5, 0.65
+    assert by[:4] == ["cheap", "strong", None, "strong"] and len(by) == 40
+    assert [json.loads(line)["id"] for line in found["aligned-queue"].splitlines()] == [
+        f"q{k}" for k in range(40) if k % 4 == 2
+    ]

@@ -3,14 +3,14 @@ The decisions are held as columns (who decided, the call, the confidence per ite
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, overload
 
 import numpy as np
 
 from judges.agreement.predictions_columns import OneMetric
-from judges.cascade.sources import Judge, judge_arrays
+from judges.cascade.sources import Judge, judge_arrays_among
 from judges.cascade.verdicts import VerdictRule
 
 
@@ -57,6 +57,19 @@ class Decisions(Sequence[Decision]):
         confidence = round(float(self.confidences[index]), 6)
         return Decision(self.ids[index], self.names[judge], float(self.calls[index]), confidence)
 
+    def __iter__(self) -> Iterator[Decision]:
+        """Every Decision in order, made a block of columns at a time (not through `__getitem__`)."""
+        names, block = self.names, 8192
+        for start in range(0, len(self.ids), block):
+            end = start + block
+            columns = (
+                self.by[start:end].tolist(),
+                self.calls[start:end].tolist(),
+                self.confidences[start:end].tolist(),
+            )
+            for item_id, judge, call, confidence in zip(self.ids[start:end], *columns, strict=True):
+                yield Decision(item_id) if judge < 0 else Decision(item_id, names[judge], call, round(confidence, 6))
+
 
 def item_order(judge: Judge) -> list[str]:
     """The items of the cascade: the first judge's, in the order its source lists them."""
@@ -81,8 +94,7 @@ def decide(judges: Sequence[Judge], thresholds: Sequence[float | None], rule: Ve
             break
         if threshold is None:
             continue
-        asked = ids if len(remaining) == len(ids) else [ids[n] for n in remaining]
-        scores, confidence = judge_arrays(judge, asked, rule)
+        scores, confidence = judge_arrays_among(judge, ids, remaining, rule)
         with np.errstate(invalid="ignore"):
             kept = confidence >= threshold  # NaN (a null, a failure) is never kept
         chosen = remaining[kept]

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from judges.cascade.fixed_sequence import MIN_KEPT, ThresholdChoice, choose_threshold
-from judges.cascade.sources import Judge, judge_arrays
+from judges.cascade.sources import Judge, judge_arrays_among
 from judges.cascade.verdicts import VerdictRule
 
 
@@ -41,8 +41,7 @@ def calibrate_cascade(
     remaining = np.arange(len(ids))
     out = []
     for judge in judges:
-        asked = ids if len(remaining) == len(ids) else [ids[n] for n in remaining]
-        scores, confidences = judge_arrays(judge, asked, rule)
+        scores, confidences = judge_arrays_among(judge, ids, remaining, rule)
         agrees = rule.agree_column(scores, truth[remaining])
         choice = choose_threshold(confidences, agrees, target=target, delta=delta, min_kept=min_kept)
         out.append(Calibrated(judge, choice))

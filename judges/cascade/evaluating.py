@@ -6,12 +6,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from judges.agreement.predictions import Predictions
 from judges.api import grade_samples
 from judges.cascade.applying import Decision, decide
 from judges.cascade.calibration_schema import CalibratedJudge, Calibration
 from judges.cascade.decision_files import queue_of, summary_lines, write_decisions
-from judges.cascade.sources import Judge, open_judge
+from judges.cascade.sources import Judge, open_judge, unread_judge
 from judges.cascade.verdicts import VerdictRule
 from judges.config.judge import JudgeConfig
 from judges.errors import ConfigError, InputError
@@ -75,7 +74,7 @@ def evaluate_cascade(
     judges: list[Judge] = []
     for entry, (config, draws), folder in zip(calibration.judges, configs, folders, strict=True):
         if not remaining or entry.threshold is None:  # nothing left to ask, or it keeps nothing: never called
-            judges.append(Judge(entry.name, "(not asked)", Predictions({}), metric))
+            judges.append(unread_judge(entry.name, "(not asked)", metric))
             continue
         run = grade_samples(remaining, config, metrics=[metric], out=folder, draws=draws, progress=progress, data=data)
         if run.stop_reason is not None and run.stop_reason != "degraded":
@@ -87,5 +86,5 @@ def evaluate_cascade(
         remaining = [(item_id, sample) for item_id, sample in remaining if item_id not in kept]
     decisions = [decided.get(item_id) or Decision(item_id) for item_id, _ in samples]
     summary = summary_lines(decisions, judges, calibration)
-    queue = queue_of(decisions, metric, {item_id: sample for item_id, sample in samples}, calibration_path)
+    queue = queue_of(metric, dict(samples), calibration_path)
     return write_decisions(out, decisions, summary, queue)
