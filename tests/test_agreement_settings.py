@@ -21,6 +21,9 @@ AGREEMENT_FLAGS = {
     "--metric": ("metric", None, None, "M", "store"),
     "--policy": ("policy", "exclude", ["exclude", "wrong", "impute"], None, "store"),
     "--out": ("out", None, None, "DIR", "store"),
+    # inputs added since: a judge benchmark's released format, and the judge's own system for self-preference
+    "--format": ("format", None, ("llmbar", "judgebench", "mtbench", "rewardbench"), None, "store"),
+    "--judge-system": ("judge_system", None, None, "NAME", "store"),
     "--id-field": ("id_field", "id", None, "FIELD", "store"),
     "--score-field": ("score_field", "score", None, "FIELD[,FIELD_B]", "store"),
     "--higher-is-better": ("higher_is_better", True, None, None, "store_true"),

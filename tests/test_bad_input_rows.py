@@ -257,7 +257,7 @@ def test_a_run_folder_cut_off_mid_write_reads_its_complete_records(tmp_path, cap
 
 def _status(port, target):
     with socket.create_connection(("127.0.0.1", port), timeout=hang_guard(10)) as conn:
-        conn.sendall(f"GET {target} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n".encode("latin-1"))
+        conn.sendall(f"GET {target} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nConnection: close\r\n\r\n".encode("latin-1"))
         reply = b""
         while chunk := conn.recv(65536):
             reply += chunk
