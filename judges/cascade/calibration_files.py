@@ -11,6 +11,8 @@ from typing import Any
 
 from judges.cascade.chain import Calibrated
 from judges.cascade.verdicts import shown_number
+from judges.errors import InputError
+from judges.files.checked import read_json_file
 from judges.pages.markdown import grid
 from judges.pages.page_template import render_page
 
@@ -155,3 +157,14 @@ def write_calibration(out: Path, record: dict[str, Any], picture: Path) -> list[
         encoding="utf-8",
     )
     return [json_path, md_path, picture, html_path]
+
+
+def read_calibration(path: str) -> dict[str, Any]:
+    """calibration.json as `cascade calibrate` wrote it (its judges' names and thresholds, the rule's settings)."""
+    data = read_json_file(Path(path))
+    if not isinstance(data, dict) or not isinstance(data.get("judges"), list):
+        raise InputError("not a calibration.json of `judgelab cascade calibrate` (no judges list)", path=path)
+    for key in ("target", "delta", "cut", "label_type", "metric", "labels"):
+        if key not in data:
+            raise InputError("missing field of a calibration.json", path=path, field=key)
+    return data

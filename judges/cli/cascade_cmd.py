@@ -9,8 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from judges.cli.agreement_cmd import READ_OWN, add_label_options, label_reading
-from judges.errors import ConfigError, InputError
-from judges.files.checked import read_json_file
+from judges.errors import ConfigError
 from judges.labels.schema import LabelledSet, LabelType
 
 JUDGES_HELP = (
@@ -110,19 +109,9 @@ def calibrate(args: argparse.Namespace) -> int:
     return 0
 
 
-def read_calibration(path: str) -> dict[str, Any]:
-    """calibration.json as `cascade calibrate` wrote it (its judges' names and thresholds, the rule's settings)."""
-    data = read_json_file(Path(path))
-    if not isinstance(data, dict) or not isinstance(data.get("judges"), list):
-        raise InputError("not a calibration.json of `judgelab cascade calibrate` (no judges list)", path=path)
-    for key in ("target", "delta", "cut", "label_type", "metric", "labels"):
-        if key not in data:
-            raise InputError("missing field of a calibration.json", path=path, field=key)
-    return data
-
-
 def apply(args: argparse.Namespace) -> int:
     from judges.cascade.applying import decide  # defers numpy
+    from judges.cascade.calibration_files import read_calibration  # defers numpy
     from judges.cascade.decision_files import judge_samples, queue_of, summary_lines, write_decisions  # defers numpy
     from judges.cascade.sources import open_judges, parse_judge_spec  # defers numpy
     from judges.cascade.verdicts import VerdictRule  # defers numpy

@@ -8,7 +8,6 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from judges.api import grade_samples, load_samples
-from judges.cli.cascade_cmd import read_calibration
 from judges.cli.finish import finish_run
 from judges.cli.meta_eval_cmd import dry_run
 from judges.cli.options import add_judge_options, config_from_args
@@ -61,6 +60,7 @@ def run(args: argparse.Namespace) -> int:
 
 def run_cascade(args: argparse.Namespace, samples: Sequence[tuple[str, Sample]], config: JudgeConfig) -> int:
     """The calibration's judges in turn on FILE's samples; prints the cascade's summary and the files written."""
+    from judges.cascade.calibration_files import read_calibration  # defers numpy
     from judges.cascade.evaluating import evaluate_cascade  # defers numpy
 
     if args.dry_run:
