@@ -31,11 +31,12 @@ IMPORTS = {
 }
 
 
-def import_times(statement: str, repeats: int = 5) -> dict[str, Any]:
-    """`python -X importtime -c STATEMENT`: the median total (the top-level imports' cumulative microseconds) and
-    the slowest top-level imports of the median run."""
-    runs = []
+def import_times(statement: str, repeats: int = 9) -> dict[str, Any]:
+    """`python -X importtime -c STATEMENT`: the median total (the top-level imports' cumulative microseconds), the
+    median CPU time of the whole process, and the slowest top-level imports of the median run."""
+    runs, cpu = [], []
     for _ in range(repeats):
+        used = resource.getrusage(resource.RUSAGE_CHILDREN)
         done = subprocess.run(
             [sys.executable, "-X", "importtime", "-c", statement],
             capture_output=True,
@@ -44,6 +45,8 @@ def import_times(statement: str, repeats: int = 5) -> dict[str, Any]:
             cwd=cli_path.CODE,
             check=True,
         )
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        cpu.append(after.ru_utime + after.ru_stime - used.ru_utime - used.ru_stime)
         rows = []  # (indent, cumulative us, name)
         for line in done.stderr.splitlines():
             if line.startswith("import time:") and "cumulative" not in line:
@@ -54,7 +57,11 @@ def import_times(statement: str, repeats: int = 5) -> dict[str, Any]:
         runs.append((sum(us for us, _ in top), sorted(top, reverse=True)[:8]))
     runs.sort()
     total, slowest = runs[len(runs) // 2]
-    return {"total_ms": total / 1000, "slowest": [[name, us / 1000] for us, name in slowest]}
+    return {
+        "total_ms": total / 1000,
+        "cpu_ms": statistics.median(cpu) * 1000,
+        "slowest": [[name, us / 1000] for us, name in slowest],
+    }
 
 
 def measure(codes: dict[str, Path], samples: int, repeats: int) -> dict[str, dict[str, Any]]:
@@ -118,12 +125,12 @@ def markdown(results: dict[str, dict[str, Any]]) -> str:
         "and `--api-base http://127.0.0.1:9/v1` (nothing listens there: any call would stop the run), a whole "
         "process each time, the checkouts interleaved (interpreter start, imports, every call from the cache, the run folder written); the "
         "package's bytecode compiled first. Imports: `python -X importtime -c 'import judges.cli.main'` (and with "
-        "evaluate's command module), the sum of the top-level imports' cumulative times, median of 5. CPU time: the "
+        "evaluate's command module), the sum of the top-level imports' cumulative times (wall), and the process's CPU time, medians of 9. CPU time: the "
         "process's user + system time, which other users' load stretches far less than the wall time.",
         "",
         "| code | date | samples | calls | re-run median (s) | runs (s) | CPU time median (s) | load 1 min (start, end) "
-        "| import judges.cli.main (ms) | + evaluate_cmd (ms) |",
-        "|---|---|---|---|---|---|---|---|---|---|",
+        "| import judges.cli.main (ms) | + evaluate_cmd (ms) | + evaluate_cmd, process CPU (ms) |",
+        "|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for label, r in results.items():
         c, imports = r["cached"], r["imports"]
@@ -131,7 +138,8 @@ def markdown(results: dict[str, dict[str, Any]]) -> str:
             f"| {label} | {r['date'][:16]} | {r['samples']} | {c['calls']} | {c['median_s']:.3f} | "
             f"{', '.join(f'{t:.2f}' for t in c['times_s'])} | {c.get('cpu_median_s', float('nan')):.3f} | "
             f"{r['load_1min'][0]}, {r['load_1min'][1]} | "
-            f"{imports['judges.cli.main']['total_ms']:.0f} | {imports['with evaluate_cmd']['total_ms']:.0f} |"
+            f"{imports['judges.cli.main']['total_ms']:.0f} | {imports['with evaluate_cmd']['total_ms']:.0f} | "
+            f"{imports['with evaluate_cmd'].get('cpu_ms', float('nan')):.0f} |"
         )
     for label, r in results.items():
         slowest = r["imports"]["with evaluate_cmd"]["slowest"]
