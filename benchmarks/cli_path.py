@@ -27,14 +27,17 @@ ROOT = Path(__file__).resolve().parent.parent
 FIRST_ROUND = ("answer_relevancy", "completeness")  # GroUSE's first calls; faithfulness / usefulness wait on them
 
 
+CODE = ROOT  # the checkout whose judgelab runs (cached_rerun.py --code measures another, e.g. an earlier commit)
+
+
 def cli_env() -> dict[str, str]:
-    return {**os.environ, "PYTHONPATH": str(ROOT)}
+    return {**os.environ, "PYTHONPATH": str(CODE)}
 
 
 def compile_package() -> None:
     """Bytecode for every module, as `pip install` writes it: this machine sets PYTHONDONTWRITEBYTECODE, so without
     this each run would compile the package anew."""
-    subprocess.run([sys.executable, "-m", "compileall", "-q", str(ROOT / "judges")], check=True, capture_output=True)
+    subprocess.run([sys.executable, "-m", "compileall", "-q", str(CODE / "judges")], check=True, capture_output=True)
 
 
 def evaluate_command(samples: Path, api_base: str, concurrency: int, out: Path, cache: str | None) -> list[str]:
@@ -48,7 +51,7 @@ def evaluate_command(samples: Path, api_base: str, concurrency: int, out: Path, 
 def run_cli(command: list[str]) -> float:
     """Run the command to its end (progress and summary captured, as a pipe sees them); its wall time."""
     started = time.perf_counter()
-    done = subprocess.run(command, capture_output=True, text=True, env=cli_env(), cwd=ROOT)
+    done = subprocess.run(command, capture_output=True, text=True, env=cli_env(), cwd=CODE)
     wall = time.perf_counter() - started
     if done.returncode != 0:
         raise RuntimeError(f"judgelab exited {done.returncode}: {done.stderr.strip()[-500:]}")

@@ -33,6 +33,22 @@ def test_help_does_not_import_litellm():
     assert "meta-eval" in out and "HEAVY []" in out
 
 
+def test_evaluate_imports_only_what_evaluate_needs():
+    """`evaluate` (its help, and its command module) loads neither the cascade's nor agreement's modules (nor their
+    commands'), nor scipy, pandas, matplotlib or LiteLLM: a fully cached re-run pays for none of them at start."""
+    code = (
+        "import sys\nfrom judges.cli.main import main\ntry:\n    main(['evaluate', '--help'])\nexcept SystemExit:\n"
+        "    pass\nimport judges.cli.evaluate_cmd\n"
+        "loaded = [m for m in sys.modules if m.split('.')[0] in ('scipy', 'pandas', 'matplotlib', 'litellm')\n"
+        "          or m.startswith(('judges.cascade', 'judges.agreement', 'judges.leaderboard', 'judges.tuning',\n"
+        "                           'judges.labelling', 'judges.cli.cascade_cmd', 'judges.cli.agreement_cmd'))]\n"
+        "print('LOADED', sorted(loaded))"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=ENV, cwd=ROOT, timeout=120)
+    assert "--cascade CALIBRATION_JSON" in done.stdout, done.stderr[-2000:]
+    assert "LOADED []" in done.stdout
+
+
 @pytest.mark.parametrize(
     "args, message",
     [

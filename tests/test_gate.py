@@ -226,6 +226,11 @@ limit = 8
 total = 0.99
 faithfulness = 0.0
 """)
+    # the plugin streams the gate's records from results.jsonl: reading the whole run into memory fails the session
+    (tmp_path / "conftest.py").write_text(
+        "from judges.runs.run import Run\n\n\ndef whole(run):\n    raise SystemExit('a whole run was read')\n\n\n"
+        "Run.records = property(whole)\n"
+    )
     result = subprocess.run(
         [
             sys.executable,

@@ -127,3 +127,19 @@ def test_metrics_runs_written_by_hand_are_read_with_their_samples_in_ragas_names
     }
     assert sorted(c.id for c in drawn.chosen) == ["r1", "r3"] and not drawn.uniform
     assert pool.samples["r1"].input == "Q1?" and pool.samples["r1"].references == ("C1.",)
+
+
+def test_the_pool_streams_each_runs_records_and_keeps_item_order(tmp_path, monkeypatch):
+    """The runs' records are streamed from results.jsonl, not read whole into memory; records written in another
+    order (as a concurrent run writes them) give the very same pool, in item order."""
+    from judges.runs.run import Run
+
+    lenient, strict = two_runs(tmp_path)
+    expected = read_pool([lenient, strict])
+    for folder in (lenient, strict):
+        results = folder / "results.jsonl"
+        results.write_text("".join(reversed(results.read_text().splitlines(keepends=True))))
+    monkeypatch.setattr(Run, "records", property(lambda run: pytest.fail("a whole run was read into memory")))
+    streamed = read_pool([lenient, strict])
+    assert list(streamed.verdicts) == list(expected.verdicts) == [f"s{i:02d}" for i in range(40)]
+    assert streamed.verdicts == expected.verdicts and streamed.samples == expected.samples

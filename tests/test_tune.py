@@ -496,3 +496,39 @@ def test_the_search_never_sends_more_calls_than_its_budget(budget, tmp_path, fol
         assert "is spent by the base run on train alone" in str(err)
         searched.append(len(backend.requests))
     assert searched and searched[0] <= budget
+
+
+def test_tunings_reading_of_a_run_streams_its_records_with_the_same_figures(tmp_path, monkeypatch):
+    """A candidate's score, the calls counted and logged, and the verdicts measured against labels: read from a run
+    folder record by record (never the whole run in memory), with the same figures and the same item order when
+    results.jsonl holds the records in another order (as a concurrent run writes them)."""
+    from labelling_helpers import graded_run, samples_file
+
+    from judges.runs.run import Run
+    from judges.tuning.align_measure import run_predictions
+    from judges.tuning.align_search import CallLog
+    from judges.tuning.runner import Ledger, score
+
+    data = samples_file(tmp_path / "mine.jsonl", 12, {1, 4, 7})
+    folder = graded_run(tmp_path / "run", data, "judge", lambda prompt: 0 if "FLAGGED" in prompt else 1)
+
+    def read() -> tuple[Score, list, int, list]:
+        run = Run.load(folder)
+        log = CallLog()
+        log.add(run, "base")
+        predictions = run_predictions(run, "faithfulness").by_key
+        return (
+            score("base", run, ["faithfulness"], {"faithfulness": "x"}, 0),
+            log.rows,
+            Ledger().add(run),
+            [(key, p.score, p.state) for key, p in predictions.items()],
+        )
+
+    expected = read()
+    results = folder / "results.jsonl"
+    results.write_text("".join(reversed(results.read_text().splitlines(keepends=True))))
+    monkeypatch.setattr(Run, "records", property(lambda run: pytest.fail("a whole run was read into memory")))
+    assert read() == expected
+    scored, rows, needed, predictions = expected
+    assert scored.n == 12 and needed == 12 and [row["item"] for row in rows] == [f"s{i:02d}" for i in range(12)]
+    assert [key for key, *_ in predictions] == [(f"s{i:02d}", None) for i in range(12)]

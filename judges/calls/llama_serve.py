@@ -6,6 +6,9 @@ from __future__ import annotations
 import asyncio
 import ctypes
 import functools
+import os
+import threading
+import time
 from collections.abc import AsyncIterator, Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, ParamSpec, TypeVar
@@ -155,11 +158,59 @@ def one_compute_thread() -> None:
     app.iterate_in_threadpool = iterate_on_compute_thread  # type: ignore[attr-defined]
 
 
+# The server's lifetime. uvicorn answers SIGTERM and SIGINT by shutting down gracefully: it waits for the requests
+# in flight, and the interpreter then waits for the compute thread to finish every completion queued on it, each
+# taking seconds; a run stopped with a dozen calls in flight kept its server generating, for a client that was gone.
+# Nothing in the server is worth that wait (judgelab keeps every reply it got), so a stop signal ends it after a
+# short grace, and the server ends when judgelab does, however judgelab ends.
+PARENT_PID = "JUDGELAB_PARENT_PID"  # judgelab's pid, set in the server's environment
+GRACE_S = 1.0  # after a stop signal: time to answer the request in flight, then the process ends
+WATCH_S = 0.5  # how often the server checks that judgelab is alive
+
+
+def end_after_grace(signum: int) -> None:
+    """End the process GRACE_S after a stop signal, whatever its threads are doing."""
+    timer = threading.Timer(GRACE_S, os._exit, (128 + signum,))
+    timer.daemon = True
+    timer.start()
+
+
+def end_promptly_on_signals() -> None:
+    """Make uvicorn's stop-signal handler (graceful shutdown) also start `end_after_grace`."""
+    import uvicorn
+
+    graceful = uvicorn.Server.handle_exit
+    if getattr(graceful, "ends_promptly", False):
+        return
+
+    def handle_exit(self: Any, sig: int, frame: Any) -> None:
+        end_after_grace(sig)
+        graceful(self, sig, frame)
+
+    handle_exit.ends_promptly = True  # type: ignore[attr-defined]
+    uvicorn.Server.handle_exit = handle_exit  # type: ignore[method-assign]
+
+
+def watch_parent(parent: int) -> None:
+    """A daemon thread ending the process once `parent` is no longer its parent (judgelab ended, even by kill -9)."""
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(WATCH_S)
+        os._exit(0)
+
+    threading.Thread(target=watch, name="judgelab-watch", daemon=True).start()
+
+
 def main() -> None:
     """`python -m judges.calls.llama_serve --model ...`: the server with the sampler installed and one compute
-    thread."""
+    thread, ending with judgelab and promptly on a stop signal."""
     from llama_cpp.server import __main__ as server
 
+    parent = os.environ.get(PARENT_PID, "")
+    if parent.isdigit():
+        watch_parent(int(parent))
+    end_promptly_on_signals()
     install()
     one_compute_thread()
     serve: Any = server.main  # untyped in llama-cpp-python

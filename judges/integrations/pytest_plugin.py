@@ -13,7 +13,7 @@ import pytest
 from judges.errors import JudgelabError
 from judges.integrations.gate import GateConfig, check_gate_judge, gate_tests, run_gate
 from judges.runs.drift import drift, drift_lines
-from judges.runs.failures import listing, misses
+from judges.runs.failures import Miss, listing, misses
 from judges.runs.folder import default_run_dir
 from judges.runs.run import Run
 
@@ -79,6 +79,7 @@ class _Validation:
         self.config, self.tests, self.out_dir, self.pytest_config = config, tests, out_dir, pytest_config
         self._done: tuple[list[Any], Any] | None = None
         self._error: str | None = None  # a user error of the run: every item reports it, the run is not retried
+        self._misses: dict[str, list[Miss]] | None = None  # each unit test's misses, read once from the run
 
     def results(self) -> tuple[list[Any], Any]:
         if self._error is not None:
@@ -94,6 +95,20 @@ class _Validation:
                 raise JudgelabFailed(f"judgelab: the gate's run stopped ({run.stop_reason}): {run.stop_message}")
             self._done = (results, run)
         return self._done
+
+    def misses_of(self, test_id: str) -> list[Miss] | None:
+        """A unit test's misses in item order (None: the run has no record of it). The run's records are streamed
+        once, on first use, keeping the misses by test rather than every record."""
+        if self._misses is None:
+            _, run = self.results()
+            found: dict[str, list[tuple[int, int, list[Miss]]]] = {}
+            for record in run.iter_records():
+                found.setdefault(record.id, []).append((record.draw, record.order, misses([record])))
+            self._misses = {
+                test: [miss for *_, listed in sorted(rows, key=lambda row: row[:2]) for miss in listed]
+                for test, rows in found.items()
+            }
+        return self._misses.get(test_id)
 
 
 class _JudgelabItem(pytest.Item):
@@ -121,7 +136,7 @@ class JudgeBarItem(_JudgelabItem):
         results, run = self.validation.results()
         result = results[self.index]
         if not result.passed:
-            lines = listing(run.records, result.bar.target, LISTED)
+            lines = listing(run.iter_records(), result.bar.target, LISTED)
             where = f"report: {run.folder / 'report.html'}" if run.folder else ""
             raise JudgelabFailed("\n".join([result.describe(), *(f"  {line}" for line in lines), where]).rstrip())
 
@@ -149,11 +164,10 @@ class UnitTestItem(_JudgelabItem):
         self.test_id = test_id
 
     def runtest(self) -> None:
-        _, run = self.validation.results()
-        records = [r for r in run.records if r.id == self.test_id]
-        if not records:
+        self.validation.results()
+        found = self.validation.misses_of(self.test_id)
+        if found is None:
             raise JudgelabFailed(f"{self.test_id}: not judged")
-        found = misses(records)
         if found:
             pytest.xfail("; ".join(m.describe(80) for m in found))
 

@@ -38,7 +38,7 @@ class GradedPool:
 
 
 def _metric(runs: Sequence[Run], metric: str | None) -> str:
-    shared = set.intersection(*({m for r in run.records for m in r.metrics} for run in runs))
+    shared = set.intersection(*({m for r in run.iter_records() for m in r.metrics} for run in runs))
     if metric is not None:
         if metric not in shared:
             raise ConfigError(f"--metric {metric}: not graded by every run (they share: {', '.join(sorted(shared))})")
@@ -48,6 +48,17 @@ def _metric(runs: Sequence[Run], metric: str | None) -> str:
             f"the runs grade several metrics ({', '.join(sorted(shared)) or 'none shared'}): choose one with --metric"
         )
     return next(iter(shared))
+
+
+def _verdicts(run: Run, metric: str) -> dict[str, JudgeVerdict]:
+    """The run's first-draw verdicts on `metric` by item id, in item order; the records streamed from its folder."""
+    found = [
+        (r.order, r.id, JudgeVerdict(r.metrics[metric].verdict.state.value, r.metrics[metric].verdict.grade))
+        for r in run.iter_records()
+        if r.draw == 0 and metric in r.metrics
+    ]
+    found.sort(key=lambda entry: entry[0])
+    return {item: verdict for _, item, verdict in found}
 
 
 def _judge_names(runs: Sequence[Run]) -> list[str]:
@@ -91,14 +102,7 @@ def read_pool(run_dirs: Sequence[str | Path], metric: str | None = None) -> Grad
             raise _not_drawn(run)
     chosen = _metric(runs, metric)
     names = _judge_names(runs)
-    by_run = [
-        {
-            r.id: JudgeVerdict(r.metrics[chosen].verdict.state.value, r.metrics[chosen].verdict.grade)
-            for r in run.records
-            if r.draw == 0 and chosen in r.metrics
-        }
-        for run in runs
-    ]
+    by_run = [_verdicts(run, chosen) for run in runs]
     common = [i for i in by_run[0] if all(i in verdicts for verdicts in by_run[1:])]
     union = set().union(*by_run)
     samples: dict[str, Sample] = {}

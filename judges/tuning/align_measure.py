@@ -45,10 +45,13 @@ def objective(labels: LabelledSet) -> str:
 
 def run_predictions(run: Run, template: str) -> Predictions:
     """The run's verdicts on the template's metric, keyed by item (applied to the labelled metric measured)."""
-    by_key: dict[tuple[str, str | None], Prediction] = {}
-    for record in run.records:
-        if record.draw == 0 and template in record.metrics:
-            by_key[(record.id, None)] = record_prediction(record.id, record.metrics[template])
+    found = [  # the records streamed; the predictions put in item order, as the run's records are
+        (record.order, record.id, record_prediction(record.id, record.metrics[template]))
+        for record in run.iter_records()
+        if record.draw == 0 and template in record.metrics
+    ]
+    found.sort(key=lambda entry: entry[0])
+    by_key: dict[tuple[str, str | None], Prediction] = {(item, None): prediction for _, item, prediction in found}
     return Predictions(by_key, source=str(run.config.get("prompts", {}).get("folder", "")))
 
 

@@ -52,17 +52,23 @@ class CallLog:
     rows: list[dict[str, Any]] = field(default_factory=list)
 
     def add(self, run: Any, label: str) -> None:
-        for record in run.records:
-            for call in record.calls():
-                self.rows.append(
-                    {
-                        "run": label,
-                        "item": record.id,
-                        "template": call.get("template"),
-                        "prompt_sha256": call.get("prompt_sha256"),
-                        "cached": bool(call.get("cached")),
-                    }
-                )
+        """The run's calls in item order (draw, then order), its records streamed from results.jsonl."""
+        found: list[tuple[int, int, list[dict[str, Any]]]] = []
+        for record in run.iter_records():
+            rows = [
+                {
+                    "run": label,
+                    "item": record.id,
+                    "template": call.get("template"),
+                    "prompt_sha256": call.get("prompt_sha256"),
+                    "cached": bool(call.get("cached")),
+                }
+                for call in record.calls()
+            ]
+            found.append((record.draw, record.order, rows))
+        found.sort(key=lambda entry: (entry[0], entry[1]))  # stable, as the sorted records were
+        for _, _, rows in found:
+            self.rows.extend(rows)
 
 
 @dataclass

@@ -15,7 +15,7 @@ from judges.judging.prompts import TEMPLATE_SUFFIX
 from judges.runs.intervals import wilson
 from judges.runs.run import Run
 from judges.tuning.search import Halving, Score, no_figure
-from judges.types import Outcome, Sample, UnitTest
+from judges.types import Outcome, Sample, UnitTest, Verdict
 
 
 @dataclass
@@ -34,7 +34,7 @@ class Ledger:
         """Count a run's calls; returns how many distinct calls it added. A call is the same call when it asks
         the same test, with the same template text and settings (`tag`), for the same time in that test."""
         added = 0
-        for record in run.records:
+        for record in run.iter_records():
             occurrences: Counter[tuple[str, str]] = Counter()
             for call in record.calls():
                 which = (str(call.get("template")), str(call.get("prompt_sha256")))
@@ -132,17 +132,26 @@ class CandidateRunner:
 def score(name: str, run: Run, metrics: Sequence[str], sources: Mapping[str, str], order: int) -> Score:
     """A candidate's score on `metrics`: passes over every (test, metric) of the run, with a Wilson interval."""
 
-    rows = [r for r in run.records if r.draw == 0]
-    entries = [r.metrics[m] for r in rows for m in metrics]
-    passed = sum(e.outcome is Outcome.PASS for e in entries)
-    n = len(rows) * len(metrics)
+    tests = passed = 0
+    failed: list[tuple[int, str]] = []  # (item order, failure kind): the kinds counted in item order, as before
+    for record in run.iter_records():  # streamed: only the counts and the failures' kinds are kept
+        if record.draw != 0:
+            continue
+        tests += 1
+        entries = [record.metrics[m] for m in metrics]
+        passed += sum(e.outcome is Outcome.PASS for e in entries)
+        failed += [(record.order, _failure_kind(e.verdict)) for e in entries if e.outcome is Outcome.FAILURE]
+    n = tests * len(metrics)
     low, high = wilson(passed, n)
     usage = [run.summary.metrics[m].usage for m in metrics if m in run.summary.metrics]
     tokens = sum(u.prompt_tokens + u.completion_tokens for u in usage)
-    failed = [e.verdict for e in entries if e.outcome is Outcome.FAILURE]
-    kinds = Counter(v.failure_kind.value if v.failure_kind else "failure" for v in failed)
-    missing = no_figure("verdict", f"{len(rows)} tests", kinds) if len(failed) == n else None
+    kinds = Counter(kind for _, kind in sorted(failed, key=lambda pair: pair[0]))
+    missing = no_figure("verdict", f"{tests} tests", kinds) if len(failed) == n else None
     return Score(name, passed, n, low, high, tokens, sum(len(sources[m]) for m in metrics), order, missing)
+
+
+def _failure_kind(verdict: Verdict) -> str:
+    return verdict.failure_kind.value if verdict.failure_kind else "failure"
 
 
 def check_base(run: Run) -> None:

@@ -34,7 +34,7 @@ def figures(run: Run, metric: str) -> dict[str, Any]:
 
 
 def total(run: Run) -> dict[str, Any]:
-    low, high = total_interval([r for r in run.records if r.draw == 0])
+    low, high = total_interval(r for r in run.iter_records() if r.draw == 0)
     return {"pass_rate": run.summary.total_pass_rate, "n": run.summary.completed_tests, "ci95": [low, high]}
 
 
