@@ -115,3 +115,22 @@ def test_check_tests_fails_on_problems(tmp_path, capsys):
     path = write_jsonl(tmp_path / "u.jsonl", [record(actual_output="It lasts 52 weeks [7].")])
     assert main(["check-tests", str(path)]) == 1
     assert "cites [7]" in capsys.readouterr().out
+
+
+def test_a_reader_that_closes_the_pipe_ends_the_command_quietly_with_141():
+    """`judgelab ... | head`: regression, a closed stdout printed an "unexpected error" line and exited 70."""
+    script = (
+        "import sys\n"
+        "import judges.cli.main as cli\n"
+        "class Closed:\n"
+        "    @staticmethod\n"
+        "    def run(args):\n"
+        "        raise BrokenPipeError(32, 'Broken pipe')\n"
+        "cli.load = lambda *args, **kwargs: Closed\n"
+        "sys.exit(cli.main(['data', 'list']))\n"
+    )
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    result = subprocess.run(
+        [sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=hang_guard(60)
+    )
+    assert (result.returncode, result.stderr) == (141, "")

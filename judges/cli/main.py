@@ -8,6 +8,7 @@ own in `judges.plugins.BUILTINS`); only the module of the command that runs (or 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Sequence
 from typing import NoReturn
@@ -176,6 +177,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             raise
         print(f"judgelab: error: {err}", file=sys.stderr)
         return err.exit_code
+    except BrokenPipeError:  # the reader of stdout went away (`judgelab ... | head`): no error line, as a shell tool
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())  # the interpreter's last flush at exit finds nowhere to fail
+        return 141  # 128 + SIGPIPE, what a shell reports for a tool the pipe's reader closed
     except KeyboardInterrupt:
         print(
             "judgelab: interrupted; finished calls are in the cache, rerun the same command to resume", file=sys.stderr
