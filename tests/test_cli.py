@@ -122,10 +122,12 @@ def test_a_reader_that_closes_the_pipe_ends_the_command_quietly_with_141():
     script = (
         "import sys\n"
         "import judges.cli.main as cli\n"
+        "real = cli.load\n"
         "class Closed:\n"
         "    @staticmethod\n"
         "    def run(args):\n"
         "        raise BrokenPipeError(32, 'Broken pipe')\n"
+        "    configure = staticmethod(lambda parser: real('commands', 'data', what='command').configure(parser))\n"
         "cli.load = lambda *args, **kwargs: Closed\n"
         "sys.exit(cli.main(['data', 'list']))\n"
     )
