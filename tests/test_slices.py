@@ -1,0 +1,103 @@
+"""Every slice at once: `validate --slice` (an intersection-union test: a bad slice fails the certificate the pooled
+figure would pass) and a cascade calibrated per slice (its target kept on every slice over seeded splits)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from judges.agreement.certification import exact_lower_bound, exact_upper_bound
+from judges.cli.main import main
+
+# slice -> (items per class, wrong per class): 0/1 labels alternate, a wrong verdict flips every other item's label
+GOOD, BAD, FEW = (30, 0), (12, 6), (5, 0)
+
+
+def write_sliced(tmp_path: Path, slices: dict[str, tuple[int, int]], field: str = "domain") -> tuple[Path, Path]:
+    """Labelled items whose `extra` names their slice, and a 0/1 judge wrong on the first `wrong` items of each
+    class of each slice, every other one (so a sequence meets them spread out)."""
+    rows, predictions = [], []
+    for name, (per_class, wrong) in slices.items():
+        for k in range(2 * per_class):
+            item, label = f"{name}-{k}", k % 2
+            rows.append({"id": item, "metric": "faithfulness", "label": label, "label_type": "binary"})
+            rows[-1]["extra"] = {field: name}
+            flipped = (k // 2) % 2 == 1 and (k // 2) // 2 < wrong
+            predictions.append({"id": item, "score": 1 - label if flipped else label})
+    labels, judge = tmp_path / "labels.jsonl", tmp_path / "judge.jsonl"
+    labels.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    judge.write_text("".join(json.dumps(r) + "\n" for r in predictions))
+    return labels, judge
+
+
+def validate(labels: Path, judge: Path, out: Path, *extra: str) -> tuple[int, dict]:
+    code = main(["validate", "--labels", str(labels), "--predictions", str(judge), "--out", str(out), *extra])
+    return code, json.loads((out / "certification.json").read_text())
+
+
+def states(record: dict) -> dict[str, str]:
+    return {entry["slice"]: entry["state"] for entry in record["slices"]["slices"]}
+
+
+def test_a_slice_whose_judge_is_bad_fails_the_certificate_the_pooled_figure_would_pass(tmp_path, capsys):
+    labels, judge = write_sliced(tmp_path, {"news": GOOD, "law": GOOD, "med": BAD})
+    # by hand: news and law 30/30 right per class, med 6/12; pooled 66/72 per class
+    assert exact_lower_bound(30, 30) == pytest.approx(0.05 ** (1 / 30)) and 0.05 ** (1 / 30) >= 0.8
+    assert exact_upper_bound(6, 12) < 0.8  # med's miss is decided: no more labels would certify it
+    assert exact_lower_bound(66, 72) >= 0.8  # the pooled figure would certify
+    plain, pooled = validate(labels, judge, tmp_path / "pooled", "--min-recall", "0.8")
+    assert plain == 0 and pooled["verdict"] == "certified"
+    capsys.readouterr()
+    code, record = validate(labels, judge, tmp_path / "sliced", "--min-recall", "0.8", "--slice", "domain")
+    assert code == 1 and record["certified"] is False and record["verdict"] == "not certified"
+    assert states(record) == {"med": "not certified", "news": "certified", "law": "certified"}
+    block = record["slices"]
+    assert block["field"] == "domain" and "Berger 1982" in block["test"] and block["not_certified"] == ["med"]
+    assert [entry["slice"] for entry in block["slices"]] == ["med", "news", "law"]  # the failing slice first
+    med = block["slices"][0]
+    assert med["counts"] == {"1": 12, "0": 12}
+    assert [b["lower_bound"] for b in med["bars"]] == pytest.approx([exact_lower_bound(6, 12)] * 2)
+    assert block["pooled"]["state"] == "certified" and block["pooled"]["counts"] == {"1": 72, "0": 72}
+    lines = capsys.readouterr().out.strip().splitlines()
+    assert lines[0].startswith("NOT CERTIFIED slice med (12 labelled 1, 12 labelled 0)")
+    assert lines[-1].startswith("NOT CERTIFIED by domain: 2/3 slices certified; not certified: med;")
+    assert any(line.startswith("pooled over every slice (shown, not the certificate): CERTIFIED") for line in lines)
+
+
+def test_a_slice_with_too_few_labels_leaves_the_certificate_undecided_and_is_named(tmp_path, capsys):
+    labels, judge = write_sliced(tmp_path, {"news": GOOD, "rare": FEW})
+    code, record = validate(labels, judge, tmp_path / "out", "--min-recall", "0.8", "--slice", "domain")
+    assert code == 1 and record["verdict"] == "undecided" and record["slices"]["undecided"] == ["rare"]
+    assert states(record) == {"rare": "undecided", "news": "certified"}
+    rare = record["slices"]["slices"][0]
+    assert rare["counts"] == {"1": 5, "0": 5} and "needs at least 14 labels of each class" in rare["reason"]
+    assert capsys.readouterr().out.strip().splitlines()[-1].startswith("UNDECIDED by domain: 1/2 slices certified")
+
+
+def test_each_slice_follows_its_own_confidence_sequence_with_sequential(tmp_path):
+    labels, judge = write_sliced(tmp_path, {"good": GOOD, "bad": (20, 10)})
+    code, record = validate(labels, judge, tmp_path / "out", "--min-recall", "0.8", "--slice", "domain", "--sequential")
+    assert (
+        code == 1 and record["mode"] == "sequential" and states(record) == {"bad": "not certified", "good": "certified"}
+    )
+    good = next(entry for entry in record["slices"]["slices"] if entry["slice"] == "good")
+    # all right: the uniform mixture rules 0.8 out once (t + 1) 0.8 ** t <= 0.05, first at t = 29 of a class
+    assert 29 * 0.8**28 > 0.05 >= 30 * 0.8**29
+    assert [b["decided_at"] for b in good["bars"]] == [58, 57]  # the 29th positive is row 58, the 29th negative 57
+
+
+def test_your_own_files_column_is_a_slice_and_a_missing_field_is_one_line(tmp_path, capsys):
+    rows = ["id,label,language"] + [f"i{k},{k % 2},{'en' if k < 60 else 'fr'}" for k in range(80)]
+    own = tmp_path / "own.csv"
+    own.write_text("\n".join(rows) + "\n")
+    judge = tmp_path / "judge.jsonl"
+    judge.write_text("".join(json.dumps({"id": f"i{k}", "score": k % 2}) + "\n" for k in range(80)))
+    options = ("--label-type", "binary", "--metric", "faithfulness", "--min-recall", "0.8")
+    code, record = validate(own, judge, tmp_path / "out", *options, "--slice", "language")
+    assert code == 1 and states(record) == {"fr": "undecided", "en": "certified"}  # fr: 10 per class, a bar needs 14
+    capsys.readouterr()
+    assert main(["validate", "--labels", str(own), "--predictions", str(judge), *options, "--slice", "domain"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "--slice domain: no label in own has a field 'domain'" in err[0]
