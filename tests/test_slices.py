@@ -6,10 +6,17 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from judges.agreement.certification import exact_lower_bound, exact_upper_bound
+from judges.agreement.predictions import Prediction, Predictions
+from judges.cascade.slice_chain import calibrate_by_slice, decide_by_slice
+from judges.cascade.sources import Judge
+from judges.cascade.verdicts import VerdictRule
 from judges.cli.main import main
+from judges.labels.schema import LabelType
+from judges.types import VerdictState
 
 # slice -> (items per class, wrong per class): 0/1 labels alternate, a wrong verdict flips every other item's label
 GOOD, BAD, FEW = (30, 0), (12, 6), (5, 0)
@@ -101,3 +108,121 @@ def test_your_own_files_column_is_a_slice_and_a_missing_field_is_one_line(tmp_pa
     assert main(["validate", "--labels", str(own), "--predictions", str(judge), *options, "--slice", "domain"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "--slice domain: no label in own has a field 'domain'" in err[0]
+
+
+# a cascade per slice -------------------------------------------------------------------------------------------------
+
+SEEDS, PER_SLICE, TARGET, DELTA = 50, 1200, 0.85, 0.1
+# slice -> how far its judge's agreement falls below its stated confidence (the bad slice's judge is overconfident)
+SHORTFALL = {"news": 0.0, "med": 0.12}
+
+
+def judge_and_labels(rng: np.random.Generator) -> tuple[Judge, dict[str, float], dict[str, str]]:
+    """One binary judge on PER_SLICE items of each slice: confidence uniform on [0.5, 1], right with probability
+    confidence minus the slice's shortfall."""
+    by_key, labels, slice_of = {}, {}, {}
+    for name, shortfall in SHORTFALL.items():
+        confidence = rng.uniform(0.5, 1.0, PER_SLICE)
+        right = rng.random(PER_SLICE) < confidence - shortfall
+        label = rng.integers(0, 2, PER_SLICE)
+        for k in range(PER_SLICE):
+            item = f"{name}-{k}"
+            verdict = float(label[k] if right[k] else 1 - label[k])
+            by_key[(item, None)] = Prediction(item, VerdictState.GRADE, verdict, confidence=float(confidence[k]))
+            labels[item], slice_of[item] = float(label[k]), name
+    return Judge("cheap", "memory", Predictions(by_key), "faithfulness"), labels, slice_of
+
+
+def kept_agreement(decisions: list, labels: dict[str, float], slice_of: dict[str, str], name: str) -> float:
+    kept = [d for d in decisions if d.decided_by is not None and slice_of[d.id] == name]
+    return sum(d.verdict == labels[d.id] for d in kept) / len(kept) if kept else 1.0
+
+
+def test_a_cascade_per_slice_keeps_its_target_on_every_slice_over_seeded_splits():
+    rule = VerdictRule(LabelType.BINARY)
+    misses = 0
+    for seed in range(SEEDS):
+        rng = np.random.default_rng(seed)
+        judge, labels, slice_of = judge_and_labels(rng)
+        ids = list(labels)
+        rng.shuffle(ids)
+        half, rest = ids[: len(ids) // 2], ids[len(ids) // 2 :]
+        truths = {name: {i: labels[i] for i in half if slice_of[i] == name} for name in SHORTFALL}
+        steps = calibrate_by_slice([judge], truths, rule, target=TARGET, delta=DELTA, min_kept=30)
+        thresholds = {name: [calibrated[0].choice.threshold] for name, calibrated in steps.items()}
+        held_out = Judge(
+            "cheap",
+            "memory",
+            Predictions({k: v for k, v in judge.predictions.by_key.items() if k[0] in rest}),
+            "faithfulness",
+        )
+        decisions, never = decide_by_slice([held_out], thresholds, slice_of, rule)
+        assert never == []
+        misses += any(kept_agreement(decisions, labels, slice_of, name) < TARGET for name in SHORTFALL)
+    # the guarantee: P(some slice misses) <= delta; the held-out half's own sampling noise is the tolerance (0.1)
+    assert misses / SEEDS <= DELTA + 0.1
+
+
+def test_apply_escalates_an_item_of_a_slice_never_calibrated(tmp_path, capsys):
+    rng = np.random.default_rng(0)
+    judge, labels, slice_of = judge_and_labels(rng)
+    rows = [
+        {"id": i, "score": judge.get(i).score, "confidence": judge.get(i).confidence, "domain": slice_of[i]}
+        for i in labels
+    ]
+    rows += [{"id": "new-0", "score": 1, "confidence": 0.99, "domain": "legal"}]
+    judge_file = tmp_path / "cheap.jsonl"
+    judge_file.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    label_rows = [
+        {"id": i, "metric": "faithfulness", "label": v, "label_type": "binary", "extra": {"domain": slice_of[i]}}
+        for i, v in labels.items()
+    ]
+    label_file = tmp_path / "labels.jsonl"
+    label_file.write_text("".join(json.dumps(r) + "\n" for r in label_rows))
+    out = tmp_path / "cal"
+    assert (
+        main(
+            [
+                "cascade",
+                "calibrate",
+                "--labels",
+                str(label_file),
+                "--predictions",
+                f"cheap={judge_file}",
+                "--target",
+                "0.8",
+                "--slice",
+                "domain",
+                "--out",
+                str(out),
+            ]
+        )
+        == 0
+    )
+    record = json.loads((out / "calibration.json").read_text())
+    block = record["slices"]
+    assert (
+        block["field"] == "domain"
+        and block["delta_each"] == pytest.approx(0.05)
+        and set(block["by_slice"]) == {"news", "med"}
+    )
+    news, med = (block["by_slice"][name]["judges"][0]["threshold"] for name in ("news", "med"))
+    assert news is not None and med is not None and med > news  # the overconfident judge needs a higher bar
+    assert (
+        main(
+            [
+                "cascade",
+                "apply",
+                str(out / "calibration.json"),
+                "--predictions",
+                f"cheap={judge_file}",
+                "--out",
+                str(tmp_path / "applied"),
+            ]
+        )
+        == 0
+    )
+    decisions = [json.loads(line) for line in (tmp_path / "applied" / "decisions.jsonl").read_text().splitlines()]
+    assert next(d for d in decisions if d["id"] == "new-0")["decided_by"] is None
+    summary = (tmp_path / "applied" / "summary.md").read_text()
+    assert "1 items of a domain never calibrated (or with none) were escalated: legal" in summary

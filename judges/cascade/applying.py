@@ -30,11 +30,13 @@ def item_order(judge: Judge) -> list[str]:
     return list(seen)
 
 
-def decide(judges: Sequence[Judge], thresholds: Sequence[float | None], rule: VerdictRule) -> list[Decision]:
+def decide(
+    judges: Sequence[Judge], thresholds: Sequence[float | None], rule: VerdictRule, ids: Sequence[str] | None = None
+) -> list[Decision]:
     """Each item of the first judge, asked of the judges in turn: the first whose confidence reaches its threshold
     decides it (a judge with no threshold keeps nothing). A judge must have a prediction for every item that
-    reaches it; an item it was never asked about is a mismatch, one line."""
-    ids = item_order(judges[0])
+    reaches it; an item it was never asked about is a mismatch, one line. `ids`: only these items, in this order."""
+    ids = item_order(judges[0]) if ids is None else list(ids)
     decided: dict[str, Decision] = {}
     remaining = ids
     for judge, threshold in zip(judges, thresholds, strict=True):

@@ -45,6 +45,12 @@ def configure(parser: argparse.ArgumentParser) -> None:
     calibrate.add_argument(
         "--min-kept", type=int, default=30, metavar="N", help="items the first tested threshold keeps (default 30)"
     )
+    calibrate.add_argument(
+        "--slice",
+        metavar="FIELD",
+        help="a cascade per slice of the labels by FIELD (metric, system, domain: any label field or column), delta "
+        "split over the slices (Bonferroni) so every slice keeps the target at once",
+    )
     calibrate.add_argument("--out", required=True, metavar="DIR", help="folder for calibration.json/.md/.png/.html")
     add_label_options(calibrate, [*READ_OWN, "split"], label_types=("binary", "ordinal", "preference"))
     apply = sub.add_parser("apply", help="apply a calibration to judge outputs: decisions, summary, labelling queue")
@@ -52,6 +58,12 @@ def configure(parser: argparse.ArgumentParser) -> None:
     apply.add_argument("--predictions", required=True, action="append", metavar="NAME=SOURCE", help=JUDGES_HELP)
     apply.add_argument(
         "--out", required=True, metavar="DIR", help="folder for decisions.jsonl, summary.md, queue.jsonl"
+    )
+    apply.add_argument(
+        "--slices",
+        metavar="FILE",
+        help="a calibration by slice: the items' slice field from this table (id and the field; default the first "
+        "judge's predictions file); an item of a slice never calibrated is escalated",
     )
     add_monitor(sub)
 
@@ -87,7 +99,7 @@ def calibrate(args: argparse.Namespace) -> int:
     from judges.cascade.verdicts import VerdictRule, item_labels  # defers numpy
 
     check_settings(args)
-    labels = label_reading(args).open(args.labels)
+    labels = label_reading(args).open(args.labels, keep=() if args.slice is None else (args.slice,))
     metrics = labels.metrics()
     metric = args.metric or (metrics[0] if len(metrics) == 1 else None)
     if metric is None:
@@ -96,6 +108,10 @@ def calibrate(args: argparse.Namespace) -> int:
     rule = VerdictRule(subset.items[0].label_type, args.threshold)
     judges = open_judges(args.predictions, metric)
     truth = item_labels(subset)
+    if args.slice is not None:  # a cascade per slice
+        from judges.cli.cascade_slice_cmd import calibrate_sliced  # defers numpy
+
+        return calibrate_sliced(args, judges, subset, rule, labels_sha256(subset))
     steps = calibrate_cascade(judges, truth, rule, target=args.target, delta=args.delta, min_kept=args.min_kept)
     settings: dict[str, Any] = {
         "target": args.target,
@@ -142,6 +158,10 @@ def apply(args: argparse.Namespace) -> int:
     metric = str(calibration["metric"])
     judges = open_judges(args.predictions, metric, calibrated)
     rule = VerdictRule(LabelType(calibration["label_type"]), float(calibration["cut"]))
+    if "slices" in calibration:  # calibrated per slice
+        from judges.cli.cascade_slice_cmd import apply_sliced  # defers numpy
+
+        return apply_sliced(args, calibration, judges, rule)
     thresholds = [None if j["threshold"] is None else float(j["threshold"]) for j in calibration["judges"]]
     decisions = decide(judges, thresholds, rule)
     samples, notes = judge_samples(judges)
