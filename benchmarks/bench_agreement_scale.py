@@ -107,6 +107,8 @@ def main() -> None:
     parser.add_argument("--resamples", type=int, default=1000)
     parser.add_argument("--cases", default="one,two", help="one (one judge), two (two judges, +10%% unlabelled)")
     parser.add_argument("--out", default="results/benchmarks")
+    parser.add_argument("--name", default="agreement_scale", help="the result files' name (NAME.json, NAME.md)")
+    parser.add_argument("--goal-mb", type=float, default=None, help="a peak RSS goal each run is checked against")
     args = parser.parse_args()
     sizes = [int(s) for s in args.sizes.split(",")]
     rows = []
@@ -133,6 +135,8 @@ def main() -> None:
         "command": (
             f"python benchmarks/bench_agreement_scale.py --sizes {args.sizes} --resamples {args.resamples} "
             f"--cases {args.cases}"
+            + (f" --name {args.name}" if args.name != "agreement_scale" else "")
+            + (f" --goal-mb {args.goal_mb:g}" if args.goal_mb is not None else "")
         ),
         "machine": f"{os.cpu_count()} cores, Python {platform.python_version()}",
         "systems": SYSTEMS,
@@ -141,7 +145,7 @@ def main() -> None:
     }
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    (out / "agreement_scale.json").write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
+    (out / f"{args.name}.json").write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
     lines = [
         "# `judgelab agreement` at scale",
         "",
@@ -161,10 +165,14 @@ def main() -> None:
         f"{r['time_ratio']} | {r['cpu_ratio']} | {r['memory_ratio']} | {', '.join(r['figures'])} |"
         for r in rows
     ]
+    if args.goal_mb is not None:
+        over = [r for r in rows if r["peak_rss_mb"] >= args.goal_mb]
+        verdict = "every run stays under it" if not over else f"{len(over)} run(s) reach it or more"
+        lines += ["", f"Peak RSS goal: under {args.goal_mb:,.0f} MB; {verdict}."]
     notes = {note for r in rows for note in r["notes"].values()}
     if notes:
         lines += ["", *(f"Note in the report: {note}." for note in sorted(notes))]
-    (out / "agreement_scale.md").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    (out / f"{args.name}.md").write_text("\n".join(lines) + "\n", encoding="utf-8")
     print("\n".join(lines))
 
 

@@ -191,9 +191,10 @@ print(run.usage.calls, "litellm" in sys.modules, time.perf_counter() - started)
 """
 
 
-def cached_process(tests_file: Path, n_tests: int, cache: Path, out: Path, repeats: int = 5) -> dict:
+def cached_process(tests_file: Path, n_tests: int, cache: Path, out: Path, base: str, repeats: int = 5) -> dict:
     """A fully cached re-run as a whole Python process (interpreter start, imports, run, run folder written),
-    against a refused port: any call would fail it."""
+    against `base`, the stub that filled the cache (its replies are keyed by it), now stopped: its port refuses,
+    so any call would fail the run."""
     times, calls, imported = [], 0, True
     for i in range(repeats):
         started = time.perf_counter()
@@ -204,7 +205,7 @@ def cached_process(tests_file: Path, n_tests: int, cache: Path, out: Path, repea
                 CACHED_SCRIPT,
                 str(tests_file),
                 str(n_tests),
-                "http://127.0.0.1:9/v1",
+                base,
                 str(cache),
                 str(out / f"run{i}"),
             ],
@@ -225,7 +226,7 @@ def cached_process(tests_file: Path, n_tests: int, cache: Path, out: Path, repea
     }
 
 
-def cached_cli(tests_file: Path, n_tests: int, cache: Path, out: Path) -> float:
+def cached_cli(tests_file: Path, n_tests: int, cache: Path, out: Path, base: str) -> float:
     """The same fully cached re-run through `judgelab meta-eval` (summary printed, report.html written too)."""
     judgelab = [sys.executable, "-m", "judges.cli.main", "meta-eval", "--judge", "openai/stub"]
     started = time.perf_counter()
@@ -233,7 +234,7 @@ def cached_cli(tests_file: Path, n_tests: int, cache: Path, out: Path) -> float:
         [
             *judgelab,
             "--api-base",
-            "http://127.0.0.1:9/v1",
+            base,
             "--tests",
             str(tests_file),
             "--limit",
@@ -468,8 +469,9 @@ def main() -> None:
                     assert filled.stop_reason is None, filled.stop_message
                     if args.cli_path:
                         cached_eval = cached_evaluate(samples_file, base, concurrency, Path(tmp))
-        cached = cached_process(tests_file, args.cached_tests, cache_file, Path(tmp))
-        cached["cli_s"] = cached_cli(tests_file, args.cached_tests, cache_file, Path(tmp))
+        # against the stub that filled the cache, stopped: its URL keys the replies, its port now refuses
+        cached = cached_process(tests_file, args.cached_tests, cache_file, Path(tmp), base)
+        cached["cli_s"] = cached_cli(tests_file, args.cached_tests, cache_file, Path(tmp), base)
     result = {
         "date": datetime.now(UTC).isoformat(timespec="seconds"),
         "machine": platform.platform(),

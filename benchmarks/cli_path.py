@@ -24,7 +24,6 @@ from typing import Any
 from stub_server import running_stub, stub_stats
 
 ROOT = Path(__file__).resolve().parent.parent
-REFUSED = "http://127.0.0.1:9/v1"  # nothing listens there: any call would stop the run (exit 3)
 FIRST_ROUND = ("answer_relevancy", "completeness")  # GroUSE's first calls; faithfulness / usefulness wait on them
 
 
@@ -179,12 +178,14 @@ def measure_cli_path(
 
 def cached_evaluate(samples: Path, base: str, concurrency: int, tmp: Path, repeats: int = 5) -> dict[str, Any]:
     """The same `judgelab evaluate` command again with a reply cache holding every reply (filled by one run against
-    the stub at `base`) and the endpoint a refused port: whole-process wall times, and the run's own accounting."""
+    a stub of its own, as fast as the one at `base`) and that stub stopped: its URL keys the replies, its port now
+    refuses, so any call would stop the run. Whole-process wall times, and the run's own accounting."""
     cache = str(tmp / "evaluate-cache.sqlite")
-    run_cli(evaluate_command(samples, base, concurrency, tmp / "evaluate-fill", cache))
+    with running_stub(latency_ms=1, max_concurrency=concurrency) as filler:
+        run_cli(evaluate_command(samples, filler, concurrency, tmp / "evaluate-fill", cache))
     times = []
     for n in range(repeats):
-        times.append(run_cli(evaluate_command(samples, REFUSED, concurrency, tmp / f"evaluate-cached-{n}", cache)))
+        times.append(run_cli(evaluate_command(samples, filler, concurrency, tmp / f"evaluate-cached-{n}", cache)))
     folder = tmp / f"evaluate-cached-{repeats - 1}"
     usage = json.loads((folder / "run.json").read_text())["usage"]
     if not (usage["calls"] == usage["cached_calls"] > 0):
@@ -245,7 +246,8 @@ def cli_markdown(rows: list[dict[str, Any]], cached: dict[str, Any], samples: in
         lines += [
             "",
             f"Fully cached `judgelab evaluate` re-run: the same command with `--cache FILE` holding every reply (filled "
-            f"by one run) and `--api-base {REFUSED}`, where nothing listens, so any call would stop the run; whole "
+            "by one run against a stub, then stopped) and `--api-base` that stub's URL (the replies are keyed by "
+            "it), where nothing listens any more, so any call would stop the run; whole "
             f"process (interpreter start, imports, {cached['calls']} calls from the cache, run folder written: "
             f"{', '.join(cached['files'])}): median {cached['median_s']:.3f} s over {cached['repeats']} runs "
             f"(target under {CACHED_TARGET_S} s: {met}; runs {', '.join(f'{t:.3f}' for t in cached['times_s'])}). "

@@ -19,10 +19,27 @@ MIN_SECRET_LENGTH = 8
 _CREDENTIAL_KEY = re.compile(
     r"(^|[_\-.])(api[_\-]?key|key|token|secret|password|passwd|authorization|auth|bearer|cookies?|headers?)$", re.I
 )
-# A URL's query parameter that carries a credential: the names above, and signatures (`sig`, `X-Amz-Signature`),
-# OAuth codes and credentials (`code`, `X-Amz-Credential`), sessions, `pass` / `pwd`, `apikey`.
-_CREDENTIAL_PARAM = re.compile(r"(^|[_\-.])(apikey|sig|signature|code|credentials?|session|pass|pwd)$", re.I)
+# The query (and fragment) parameters known to carry no credential: their values are kept as written. Every other
+# parameter's value is masked, whatever its name (a gateway may take its token as `?jwt=`, `?hmac=`, `?zzz=`). Keep
+# this list short: a name on it is shown in run.json, the reports and every message.
+HARMLESS_PARAMS = frozenset(
+    [
+        "api-version",
+        "api_version",
+        "model",
+        "deployment",
+        "region",
+        "format",
+        "alt",
+        "stream",
+        "timeout",
+        "limit",
+        "page",
+    ]
+)
 _URL_IN_TEXT = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://[^\s\"'<>`]+")
+_PAIR_SEPARATOR = re.compile(r"([&;])")  # kept by split: the pairs at even places, the separators between
+_QUERY_IN_TEXT = re.compile(r"\?[^\s\"'<>`?=&]+=[^\s\"'<>`]*")  # a query string an error message repeats
 _SECRET_ENV_SUFFIXES = ("_API_KEY", "_TOKEN", "_SECRET", "_PASSWORD")  # of the variable's name, upper-cased
 _registered: set[str] = set()
 _lock = threading.Lock()
@@ -44,7 +61,8 @@ def _names_credential(key: str) -> bool:
 
 
 def register_secret(value: object) -> None:
-    """Remember a secret in use (an API key, a header value) so that `scrub` masks it inside any string."""
+    """Remember a secret in use (an API key, a header value) so that `scrub` masks it inside any string, as written
+    and in any percent-encoding (quote, quote_plus, quoted twice, either case of hex, partly encoded)."""
     if isinstance(value, str) and len(value) >= MIN_SECRET_LENGTH:
         with _lock:
             _registered.add(value)
@@ -81,22 +99,25 @@ def scrub(value: Any) -> Any:
 
 def scrub_text(text: str) -> str:
     """`text` as it may be stored or printed (an error message may echo the request): every URL in it masked
-    (`mask_url`), every known secret replaced by "***", and the bytes of any image data URL cut."""
+    (`mask_url`), and every query echoed without its URL (`?a=1&b=2`), every known secret replaced by "***" (in any
+    percent-encoding), and the bytes of any image data URL cut."""
     if "://" in text:
         text = _URL_IN_TEXT.sub(lambda found: mask_url(found.group()), text)
+    if "?" in text and "=" in text:
+        text = _QUERY_IN_TEXT.sub(lambda found: "?" + _mask_params(found.group()[1:]), text)
     return DATA_URL.sub(r"\1[image bytes]", _mask(text, known_secrets()))
 
 
 def is_credential_param(name: str) -> bool:
-    """Whether a URL query parameter's name says it carries a credential (`key`, `api_key`, `token`, `sig`, ...)."""
-    return _names_credential(name) or _CREDENTIAL_PARAM.search(name) is not None
+    """Whether a URL query parameter may carry a credential: any whose name is not on `HARMLESS_PARAMS`."""
+    return name.strip().lower() not in HARMLESS_PARAMS
 
 
 def mask_url(url: str) -> str:
-    """`url` as it may be recorded, printed or logged: its userinfo (`user:password@`) and the values of query (and
-    fragment) parameters named like credentials replaced by "***"; the rest kept as written.
+    """`url` as it may be recorded, printed or logged: its userinfo (`user:password@`) and the value of every query
+    (and fragment) parameter not on `HARMLESS_PARAMS` replaced by "***"; the rest kept as written.
 
-    `http://me:pw@host:8000/v1?api-version=1&key=k` -> `http://***@host:8000/v1?api-version=1&key=***`"""
+    `http://me:pw@host:8000/v1?api-version=1&jwt=k&x=1` -> `http://***@host:8000/v1?api-version=1&jwt=***&x=***`"""
     scheme, userinfo, host, path, query, fragment = _split(url)
     shown = scheme + ("***@" if userinfo is not None else "") + host + path
     if query is not None:
@@ -118,7 +139,8 @@ def split_userinfo(url: str) -> tuple[str, tuple[str, str] | None]:
 
 def register_url_secrets(url: str | None) -> None:
     """Register what a URL holds as secrets, so that `scrub` masks them in any string: its userinfo (whole, the user
-    name and the password, as written and decoded, and its Basic token) and its credential query values."""
+    name and the password, as written and decoded, and its Basic token) and the value of every query parameter not
+    on `HARMLESS_PARAMS`."""
     if not url:
         return
     _, userinfo, _, _, query, _ = _split(url)
@@ -127,10 +149,10 @@ def register_url_secrets(url: str | None) -> None:
         user, _, password = userinfo.partition(":")
         found += [userinfo, user, password, unquote(userinfo), unquote(user), unquote(password)]
         found.append(basic_token(unquote(user), unquote(password)))
-    for pair in (query or "").split("&"):
+    for pair in _PAIR_SEPARATOR.split(query or "")[::2]:
         name, _, value = pair.partition("=")
         if is_credential_param(unquote_plus(name)):
-            found += [value, unquote_plus(value)]
+            found += [value, unquote(value), unquote_plus(value)]  # `_mask` finds each in any percent-encoding
     for value in found:
         register_secret(value)
 
@@ -161,12 +183,13 @@ def _split(url: str) -> tuple[str, str | None, str, str, str | None, str | None]
 
 
 def _mask_params(text: str) -> str:
-    pairs = text.split("&")
+    """Each `name=value` pair (split at `&`, and at `;` as some servers do) with its value masked unless harmless."""
+    pairs = _PAIR_SEPARATOR.split(text)
     for i, pair in enumerate(pairs):
         name, equals, value = pair.partition("=")
         if equals and value and is_credential_param(unquote_plus(name)):
             pairs[i] = f"{name}={MASK}"
-    return "&".join(pairs)
+    return "".join(pairs)
 
 
 def split_credentials(value: Any) -> tuple[Any, Any]:
@@ -220,7 +243,27 @@ def _mask(text: str, secrets: list[str]) -> str:
     for secret in secrets:
         if secret in text:
             text = text.replace(secret, MASK)
+    # a secret may be there percent-encoded (an endpoint echoing the URL it was sent): only then is it looked for
+    if secrets and ("%" in text or "+" in text):
+        text = _encoded(tuple(secrets)).sub(MASK, text)
     return text
+
+
+@functools.lru_cache(maxsize=16)  # the known secrets change seldom: one pattern per set of them
+def _encoded(secrets: tuple[str, ...]) -> re.Pattern[str]:
+    """A pattern of every secret in any percent-encoding, whole or partial: each character as written, as its UTF-8
+    bytes percent-encoded once or twice (`/` as `%2F`, `%2f`, `%252F`), a space also as `+` (quote, quote_plus and
+    double quoting of a secret, and any mix of them)."""
+    return re.compile("|".join(_any_encoding(secret) for secret in secrets) or r"(?!)")
+
+
+def _any_encoding(secret: str) -> str:
+    parts = []
+    for char in secret:
+        hexes = ("".join(f"[{d}{d.lower()}]" if d.isalpha() else d for d in f"{byte:02X}") for byte in char.encode())
+        forms = [re.escape(char), "".join(f"%(?:25)?{pair}" for pair in hexes), *([r"\+"] if char == " " else [])]
+        parts.append(f"(?:{'|'.join(forms)})")
+    return "".join(parts)
 
 
 def _strings(value: Any) -> list[str]:

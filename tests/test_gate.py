@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 from conftest import ROOT, hang_guard
-from stub import stub_server
+from stub import stats, stub_server
 
 from judges.errors import ConfigError
 from judges.integrations.gate import Bar, GateConfig, check_bars
@@ -289,16 +289,19 @@ def test_pytest_plugin_names_a_missing_api_key_once_before_collecting(tmp_path):
 
 
 def test_a_gate_replaying_recorded_replies_needs_no_api_key(tmp_path, stub):
-    """Recorded once against an endpoint, the gate then runs in CI from its cache alone: no network, no key."""
+    """Recorded once against an endpoint, the gate then runs in CI from its cache alone: no network, no key (the
+    endpoint named, as the replies are cached under it, and never called)."""
     judge = f'model = "openai/stub"\ncache = "{tmp_path / "c.sqlite"}"\n'
     rest = f'[tests]\nsource = "{TESTS}"\nlimit = 4\n[min]\nfaithfulness = 0.0\n'
     (tmp_path / "record.toml").write_text(f'[judge]\n{judge}api_base = "{stub}"\n{rest}')
-    (tmp_path / "replay.toml").write_text(f'[judge]\n{judge}cache_mode = "replay"\n{rest}')
+    (tmp_path / "replay.toml").write_text(f'[judge]\n{judge}api_base = "{stub}"\ncache_mode = "replay"\n{rest}')
     recorded = judgelab("validate", "--config", str(tmp_path / "record.toml"), cwd=tmp_path)
     assert recorded.returncode == 0, recorded.stderr
     env = {k: v for k, v in ENV.items() if k != "OPENAI_API_KEY"}
+    called = stats(stub)["chat"]
     result = pytest_gate("replay.toml", tmp_path, env)
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-2000:]
+    assert stats(stub)["chat"] == called
     assert "collected 5 items" in result.stdout and "missing API key" not in result.stdout + result.stderr
     run = json.loads(next((tmp_path / "results" / "runs").glob("*-gate-replay/run.json")).read_text())
     assert run["summary"]["usage"]["cached_calls"] == run["summary"]["usage"]["calls"] > 0

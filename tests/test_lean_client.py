@@ -147,14 +147,14 @@ print(",".join(m for m in ("litellm", "aiohttp", "openai", "tqdm", "pandas", "ma
 
 
 def test_a_fully_cached_run_never_imports_litellm(tmp_path):
-    """The second run's endpoint refuses connections: every reply must come from the cache, with no client."""
+    """The second run's endpoint (the same, now stopped) refuses connections: every reply must come from the cache
+    (keyed by that endpoint), with no client."""
     cache = tmp_path / "cache.sqlite"
     tests = load_tests(ROOT / "unit_tests" / "test.jsonl", limit=8)
     with stub_server(latency_ms=1) as base:
         first = run_unit_tests(tests, "openai/stub", api_base=base, cache=str(cache))
     assert first.usage.calls > 0 and first.usage.cached_calls == 0
-    refused = f"http://127.0.0.1:{free_port()}/v1"
-    args = [str(ROOT / "unit_tests" / "test.jsonl"), refused, str(cache), str(tmp_path / "run")]
+    args = [str(ROOT / "unit_tests" / "test.jsonl"), base, str(cache), str(tmp_path / "run")]
     result = subprocess.run(
         [sys.executable, "-c", CACHED_RUN, *args],
         env={**os.environ, "PYTHONPATH": str(ROOT)},

@@ -85,6 +85,10 @@ def test_the_wheel_ships_every_module_and_data_file_of_the_checkout(wheel):
             if p.suffix in suffixes and p.parent.name != "multimodal"
         }
         assert shipped and shipped <= names, folder
+    # a benchmark's own prompts ship with their licence beside them (LLMBar's, MIT)
+    assert {
+        f"judges/_bundled/prompts/llmbar/{n}" for n in ("LICENSE", "vanilla/pairwise_preference.txt.jinja")
+    } <= names
 
 
 def test_the_installed_wheel_finds_its_prompts_and_unit_tests(wheel, tmp_path):

@@ -74,3 +74,18 @@ def test_a_score_far_off_the_label_scale_is_refused_as_before(tmp_path):
         InputError, match=r":2: score 1e\+09 lies far outside the label scale \(accepted: \[-1e\+06, 1e\+06\]"
     ):
         read_predictions(path, scale=(0, 1))
+
+
+def test_a_file_above_the_record_limit_is_read_in_columns_unless_one_line_passes_it(tmp_path, monkeypatch):
+    from judges.agreement.predictions_columns import plain_columns
+
+    monkeypatch.setenv("JUDGELAB_MAX_RECORD_BYTES", "30")
+    lines = [f'{{"id": "a{n}", "score": 0.5}}' for n in range(5)]  # 26 bytes each, 135 in all
+    path = tmp_path / "p.jsonl"
+    path.write_text("\n".join(lines) + "\n")
+    found = plain_columns(path, "id", "score", None)
+    assert found is not None and found[0] == [f"a{n}" for n in range(5)]
+    path.write_text("\n".join([*lines, '{"id": "long", "score": 0.25000000000}']))  # 38 bytes, no final newline
+    assert plain_columns(path, "id", "score", None) is None
+    path.write_text("\n".join([*lines, '{"id": "b", "score": 0.250000}']))  # 30 bytes: at the limit, not above
+    assert plain_columns(path, "id", "score", None) is not None

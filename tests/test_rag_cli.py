@@ -13,6 +13,7 @@ from conftest import ROOT, hang_guard
 from rag_helpers import canned, make_judge, run_metrics_task
 
 from judges.calls.cache import CacheMode, ReplyCache
+from judges.calls.endpoint_auth import cache_endpoint
 from judges.calls.model_spec import JudgeModel, judge_params
 from judges.cli.main import main
 from judges.errors import InputError
@@ -143,7 +144,7 @@ CLI_JUDGE = ["--judge", "openai/scripted", "--api-base", "http://127.0.0.1:9/v1"
 def record_scripted_replies(cache_path):
     """Run every metric over the sample file with a schema-shaped scripted judge, recording its replies."""
     model = JudgeModel.from_name("openai/scripted", api_base="http://127.0.0.1:9/v1", json_schema=True)
-    cache = ReplyCache(cache_path, CacheMode.READ_WRITE)
+    cache = ReplyCache(cache_path, CacheMode.READ_WRITE, cache_endpoint([CLI_JUDGE[3]]))  # as the CLI keys them
     judge, backend = make_judge(
         canned,
         json_schema=True,

@@ -6,11 +6,16 @@ query key)."""
 from __future__ import annotations
 
 import base64
+import contextlib
+import html
+import http.server
 import json
 import os
 import subprocess
 import sys
+import threading
 from pathlib import Path
+from urllib.parse import parse_qsl, quote, quote_plus, unquote_plus, urlsplit
 
 import pytest
 from conftest import ROOT, hang_guard, write_jsonl
@@ -177,3 +182,86 @@ def test_an_unusable_endpoint_is_named_with_its_credentials_masked(client, key, 
     named = "judge openai/stub at http://***@127.0.0.1:9/v1?api-version=1&key=*** is unusable"
     assert named in result.stderr.splitlines()[-1]
     assert named in (tmp_path / "out" / "summary.md").read_text()
+
+
+# a token as a gateway may take it: under any query name, with characters a URL must percent-encode (`/`, `+`, ` `)
+TOKEN = f"{CANARY}/jwt+part two"
+NAMES = ("api_key", "jwt", "hmac", "zzz")
+
+
+def encodings(secret: str) -> set[str]:
+    """`secret` as written and in every percent-encoding a client or an echoing server may give it."""
+    once = quote(secret, safe="")
+    return {secret, once, once.lower(), quote_plus(secret, safe=""), quote(once, safe=""), once.replace("%20", "+")}
+
+
+def with_tokens(base: str) -> str:
+    """`base` with the token percent-encoded under each of NAMES, beside a harmless parameter kept as written."""
+    return f"{base}?api-version=1&" + "&".join(f"{name}={quote(TOKEN, safe='')}" for name in NAMES)
+
+
+def assert_no_token(folder: Path, result: subprocess.CompletedProcess[str]) -> None:
+    """No form of the token (nor the canary) in any file under `folder` (the run folder, the cache) or either stream."""
+    assert_no_canary(folder, result)
+    forms = encodings(TOKEN) | {TOKEN.split("/")[0]}
+    for path in (path for path in folder.rglob("*") if path.is_file()):
+        data = path.read_bytes()
+        assert not [form for form in forms if form.encode() in data], path
+    assert not [form for form in forms if form in result.stdout + result.stderr], result.stderr[-2000:]
+
+
+@pytest.mark.parametrize("name", ["meta-eval", "evaluate"])
+def test_tokens_under_any_query_name_and_percent_encoded_are_masked(name, stub, tmp_path):
+    stats(stub, reset=True)
+    result = run_with_canary(tmp_path, command(name, tmp_path, with_tokens(stub)), KEY)
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert_no_token(tmp_path, result)
+    served = stats(stub, reset=True)
+    assert served["chat"] > 0 and all(served[f"query_{name}"] == served["chat"] for name in NAMES), served
+    recorded = json.loads((tmp_path / "out" / "run.json").read_text())["config"]["api_base"]
+    assert recorded == f"{stub}?api-version=1&api_key=***&jwt=***&hmac=***&zzz=***"
+    assert html.escape(recorded) in (tmp_path / "out" / "report.html").read_text()
+
+
+class EchoingGateway(http.server.BaseHTTPRequestHandler):
+    """Refuses every call with its status and a body that repeats the query it received, as sent and decoded."""
+
+    def do_POST(self) -> None:
+        self.rfile.read(int(self.headers.get("Content-Length") or 0))
+        query = urlsplit(self.path).query
+        message = f"rejected {self.path}: query {query} read as {unquote_plus(query)} ({dict(parse_qsl(query))})"
+        body = json.dumps({"error": {"message": message, "type": "invalid_request_error"}}).encode()
+        self.send_response(self.server.status)  # type: ignore[attr-defined]
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    do_GET = do_POST
+
+    def log_message(self, *args: object) -> None:
+        pass
+
+
+@contextlib.contextmanager
+def echoing_gateway(status: int):
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), EchoingGateway)
+    server.status = status  # type: ignore[attr-defined]
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}/v1"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+@pytest.mark.parametrize(("client", "status"), [("lean", 400), ("lean", 401), ("lean", 500), ("litellm", 401)])
+def test_an_error_echoing_the_query_leaves_no_form_of_the_token_anywhere(client, status, tmp_path):
+    with echoing_gateway(status) as base:
+        args = [*command("meta-eval", tmp_path, with_tokens(base)), "--client", client, "--max-attempts", "1"]
+        result = run_with_canary(tmp_path, args, KEY)
+    assert result.returncode == 3, result.stderr[-3000:]
+    echoed = "rejected /v1/chat/completions?api-version=1&api_key=***&jwt=***&hmac=***&zzz=*** query api-version=1&"
+    assert echoed in result.stderr.splitlines()[-1]  # the echo is there, masked
+    assert_no_token(tmp_path, result)

@@ -198,14 +198,14 @@ def test_mask_url_hides_the_userinfo_and_credential_query_values_and_keeps_the_r
     assert mask_url("user:pass@host/v1?token=abc#x") == "***@host/v1?token=***#x"  # no scheme
     assert (
         mask_url("https://b.s3.amazonaws.com/o?X-Amz-Credential=AK%2F1&X-Amz-Date=2020&X-Amz-Signature=ab&x=1")
-        == "https://b.s3.amazonaws.com/o?X-Amz-Credential=***&X-Amz-Date=2020&X-Amz-Signature=***&x=1"
+        == "https://b.s3.amazonaws.com/o?X-Amz-Credential=***&X-Amz-Date=***&X-Amz-Signature=***&x=***"
     )
     assert (
         mask_url("https://h/p?api_key=1&apikey=2&access_token=3&sig=4&signature=5&secret=6&password=7&auth=8&code=9")
         == "https://h/p?api_key=***&apikey=***&access_token=***&sig=***&signature=***&secret=***&password=***"
         "&auth=***&code=***"
     )
-    assert mask_url("https://h/p#access_token=abc&state=1") == "https://h/p#access_token=***&state=1"
+    assert mask_url("https://h/p#access_token=abc&state=1") == "https://h/p#access_token=***&state=***"
     assert mask_url("http://h/p?key&key=&model=m#a?b") == "http://h/p?key&key=&model=m#a?b"  # nothing to hide
     assert mask_url("http://u:p@[::1/x?KEY=1") == "http://***@[::1/x?KEY=***"  # malformed, masked all the same
 
@@ -213,10 +213,10 @@ def test_mask_url_hides_the_userinfo_and_credential_query_values_and_keeps_the_r
 def test_scrub_text_masks_every_url_in_a_message():
     from judges.secrets import scrub_text
 
-    message = "POST http://me:pw@host/v1/chat/completions?key=abc failed; see 'https://x/y?token=1&n=2'."
+    message = "POST http://me:pw@host/v1/chat/completions?key=abc failed; see 'https://x/y?token=1&limit=2'."
     assert (
         scrub_text(message)
-        == "POST http://***@host/v1/chat/completions?key=*** failed; see 'https://x/y?token=***&n=2'."
+        == "POST http://***@host/v1/chat/completions?key=*** failed; see 'https://x/y?token=***&limit=2'."
     )
 
 
@@ -281,3 +281,38 @@ def test_litellm_refuses_a_query_it_cannot_keep_for_a_provider_that_is_not_opena
     request = CompletionRequest("anthropic/claude-3-5-haiku-latest", ({"role": "user", "content": "hi"},))
     with pytest.raises(ConfigError, match="--client litellm cannot keep the query of --api-base for anthropic/"):
         asyncio.run(backend.complete(request))
+
+
+def test_every_query_parameter_off_the_allow_list_is_masked_whatever_its_name():
+    from judges.secrets import HARMLESS_PARAMS, is_credential_param, mask_url
+
+    url = "https://gw/v1?api-version=2024-01&jwt=eyJ.a.b&hmac=f00d&zzz=secretvalue&api_key=ab%2Fcd&Model=m&deployment=d"
+    assert mask_url(url) == (
+        "https://gw/v1?api-version=2024-01&jwt=***&hmac=***&zzz=***&api_key=***&Model=m&deployment=d"
+    )
+    assert mask_url("https://gw/v1?api%252Dversion=1") == "https://gw/v1?api%252Dversion=***"  # encoded twice: unknown
+    assert mask_url("https://gw/v1?model=m;token=t&limit=2") == "https://gw/v1?model=m;token=***&limit=2"  # `;` too
+    assert len(HARMLESS_PARAMS) <= 12 and not any(is_credential_param(name) for name in HARMLESS_PARAMS)
+
+
+def test_a_registered_secret_is_masked_in_any_percent_encoding():
+    from urllib.parse import quote, quote_plus
+
+    from judges.secrets import scrub_text
+
+    secret = "enc-secret/with+plus and space-é"
+    register_secret(secret)
+    once = quote(secret, safe="")
+    forms = [secret, once, once.lower(), quote_plus(secret, safe=""), quote(once, safe=""), quote(once.lower())]
+    forms += ["enc-secret%2Fwith+plus and space-é", "enc%2Dsecret/with%2Bplus%20and space-%C3%a9"]  # partly encoded
+    for form in forms:
+        assert scrub_text(f"echo: {form}.") == "echo: ***.", form
+        assert scrub({"message": f"[{form}]"}) == {"message": "[***]"}, form
+    assert scrub_text("100% of items, 2 + 2 = 4") == "100% of items, 2 + 2 = 4"
+
+
+def test_a_query_repeated_without_its_url_is_masked_as_a_urls_is():
+    from judges.secrets import scrub_text
+
+    assert scrub_text("gateway got ?jwt=abc&limit=3 and ?zzz=1") == "gateway got ?jwt=***&limit=3 and ?zzz=***"
+    assert scrub_text("is it? yes = no") == "is it? yes = no"

@@ -226,3 +226,64 @@ def test_apply_escalates_an_item_of_a_slice_never_calibrated(tmp_path, capsys):
     assert next(d for d in decisions if d["id"] == "new-0")["decided_by"] is None
     summary = (tmp_path / "applied" / "summary.md").read_text()
     assert "1 items of a domain never calibrated (or with none) were escalated: legal" in summary
+
+
+def test_a_sliced_apply_read_a_line_at_a_time_or_whole_decides_alike_and_a_bad_slices_block_is_one_line(
+    tmp_path, capsys
+):
+    rows = [
+        {"id": f"q{k}", "score": 1, "confidence": [0.95, 0.7][k % 2], "domain": ["a", "b", "c"][k % 3]}
+        for k in range(12)
+    ]
+    lines = tmp_path / "cheap.jsonl"
+    lines.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    whole = tmp_path / "cheap.json"  # a JSON array: read whole, its slices from the same rows
+    whole.write_text(json.dumps(rows))
+    judge = {"name": "cheap", "source": "cheap.jsonl", "threshold": None, "offered": 60, "kept": 50}
+    judge["run_config"] = {"judge": "openai/cheap", "api_base": "http://127.0.0.1:9/v1"}  # never reached
+    by_slice = {
+        "a": {"items": 30, "judges": [{"name": "cheap", "threshold": 0.9, "offered": 30, "kept": 20}]},
+        "b": {"items": 30, "judges": [{"name": "cheap", "threshold": 0.6, "offered": 30, "kept": 30}]},
+    }
+    calibration = {
+        "format_version": 1,
+        "method": "fixed-sequence testing",
+        "target": 0.8,
+        "delta": 0.1,
+        "min_kept": 30,
+        "cut": 0.5,
+        "label_type": "binary",
+        "metric": "faithfulness",
+        "labels": {"name": "labels", "spec": "labels.jsonl", "sha256": "0" * 64, "count": 60},
+        "judges": [judge],
+        "escalated": 10,
+        "slices": {"field": "domain", "delta_each": 0.05, "split": "Bonferroni", "by_slice": by_slice},
+    }
+    path = tmp_path / "calibration.json"
+    path.write_text(json.dumps(calibration))
+    found = {}
+    for name, source in (("streamed", lines), ("whole", whole)):
+        assert (
+            main(["cascade", "apply", str(path), "--predictions", f"cheap={source}", "--out", str(tmp_path / name)])
+            == 0
+        )
+        found[name] = [json.loads(line) for line in (tmp_path / name / "decisions.jsonl").read_text().splitlines()]
+        summary = (tmp_path / name / "summary.md").read_text()
+        assert "4 items of a domain never calibrated (or with none) were escalated: c" in summary
+    strip = [{k: v for k, v in d.items() if k != "timestamp"} for d in found["streamed"]]
+    assert strip == [{k: v for k, v in d.items() if k != "timestamp"} for d in found["whole"]]
+    # a: kept at 0.95 only (threshold 0.9); b: kept at both (0.6); c: never calibrated
+    assert [d["decided_by"] for d in strip[:6]] == ["cheap", "cheap", None, None, "cheap", None]
+    capsys.readouterr()
+    samples = tmp_path / "samples.jsonl"  # samples name no slice: evaluate --cascade refuses before any call
+    samples.write_text(
+        json.dumps({"id": "q0", "input": "q", "actual_output": "a", "expected_output": "b", "references": ["r"]}) + "\n"
+    )
+    assert main(["evaluate", str(samples), "--cascade", str(path), "--out", str(tmp_path / "ev")]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "calibrated per domain (--slice); apply it" in err[0] and not (tmp_path / "ev").exists()
+    by_slice["b"]["judges"][0]["kept"] = 20  # no longer the judge's 50 kept over its slices
+    path.write_text(json.dumps(calibration))
+    assert main(["cascade", "apply", str(path), "--predictions", f"cheap={lines}", "--out", str(tmp_path / "x")]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "judge 'cheap' keeps 50 items, not the sum over its slices" in err[0]

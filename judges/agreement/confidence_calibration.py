@@ -8,8 +8,6 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 import numpy as np
-from sklearn.calibration import calibration_curve
-from sklearn.metrics import brier_score_loss
 
 from judges.pages.markdown import table
 
@@ -67,6 +65,9 @@ def confidence_calibration(
     """Brier score (scikit-learn's), ECE = sum over bins of (n_b / n) |mean confidence - observed agreement|, and
     the non-empty bins of scikit-learn's `calibration_curve` (uniform, 10 bins) with their counts; None when no
     verdict has a confidence."""
+    from sklearn.calibration import calibration_curve  # defers sklearn (agreement on continuous labels never needs it)
+    from sklearn.metrics import brier_score_loss  # defers sklearn
+
     if not confidences:
         return None
     confidence = np.asarray(confidences, dtype=float)

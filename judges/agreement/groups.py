@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -106,7 +106,21 @@ def group_figures(
     """The per-group figures of items (one value per item: its annotators' mean label, the judge's value) and the
     tie threshold acc*_eq chose; None with fewer than two groups of two or more items."""
     names, codes = np.unique(np.asarray(groups, dtype=object).astype(str), return_inverse=True)
-    n_groups, n = len(names), int(codes.size)
+    return coded_figures(codes, len(names), human, judge, resamples=resamples, seed=seed, confidence=confidence)
+
+
+def coded_figures(
+    codes: np.ndarray,
+    n_groups: int,
+    human: np.ndarray,
+    judge: np.ndarray,
+    *,
+    resamples: int,
+    seed: int,
+    confidence: float,
+) -> tuple[list[Figure], float] | None:
+    """group_figures on each item's group index into `n_groups` groups."""
+    n = int(codes.size)
     sizes = np.bincount(codes, minlength=n_groups)
     if int((sizes >= 2).sum()) < 2:
         return None
@@ -146,6 +160,7 @@ class GroupAgreement:
     figures: list[Figure]
     tie_threshold: float
     n_groups: int
+    codes: np.ndarray | None = field(default=None, compare=False, repr=False)  # each item's group, -1 none (not saved)
 
     def to_dict(self) -> dict[str, object]:
         return {
@@ -182,9 +197,43 @@ def measure_groups(
     keep = np.array([g is not None for g in groups])
     if not keep.all():
         notes.append(f"{int((~keep).sum())} items name no group: set aside from the per-group figures")
-    found = group_figures([g for g in groups if g is not None], human[keep], judge[keep], **bootstrap)
+    names, kept_codes = np.unique(
+        np.asarray([g for g in groups if g is not None], dtype=object).astype(str), return_inverse=True
+    )
+    found = coded_figures(kept_codes, len(names), human[keep], judge[keep], **bootstrap)
     if found is None:
         notes.append("no per-group figures: fewer than two groups hold two or more items")
         return None
     figures, epsilon = found
-    return GroupAgreement(figures, epsilon, len({g for g in groups if g is not None}))
+    codes = np.full(n_items, -1, dtype=np.int32)
+    codes[keep] = kept_codes
+    return GroupAgreement(figures, epsilon, len(names), codes)
+
+
+def group_draws(
+    name: str, codes: np.ndarray, human: np.ndarray, judges: list[np.ndarray], resamples: int, seed: int
+) -> np.ndarray | None:
+    """(resamples, judges) of the per-group figure `name` of each judge on the same resamples of the groups (as
+    its interval resamples them); `codes` is each item's group (-1: none, set aside). None for another figure."""
+    if name not in CORRELATIONS and name != PAIRWISE:
+        return None
+    keep = codes >= 0
+    codes, human = codes[keep], human[keep]
+    n_groups = int(codes.max()) + 1
+    if name == PAIRWISE:
+        pairs = [Pairs.within(codes, human, judge[keep], n_groups) for judge in judges]
+    else:
+        values = [per_group_correlations(codes, human, judge[keep], n_groups)[name] for judge in judges]
+    out = []
+    for index in resample_blocks(n_groups, resamples, seed, block_values=200_000):
+        weights = np.stack([np.bincount(row, minlength=n_groups) for row in index]).astype(float)
+        columns = []
+        for c in range(len(judges)):
+            if name == PAIRWISE:
+                columns.append(tie_calibrated_accuracy(pairs[c], weights)[0])
+                continue
+            defined = np.isfinite(values[c])
+            with np.errstate(invalid="ignore", divide="ignore"):
+                columns.append(weights[:, defined] @ values[c][defined] / weights[:, defined].sum(axis=1))
+        out.append(np.stack(columns, axis=1))
+    return np.concatenate(out)

@@ -12,13 +12,14 @@ import numpy as np
 
 from judges.agreement.bootstrap import ItemRows
 from judges.agreement.threshold import youden_threshold
-from judges.labels.schema import Annotation, LabelledSet
+from judges.labels.schema import Annotation, LabelledSet, OneLabelEach
 
 
-def grouped(labels: LabelledSet) -> tuple[list[str], list[Annotation]]:
-    """Item ids in first-seen order, and each item's (annotator, label) pairs (new lists: the caller's to change)."""
+def grouped(labels: LabelledSet) -> tuple[list[str], Sequence[Annotation]]:
+    """Item ids in first-seen order (a new list: the caller's to change), and each item's (annotator, label) pairs
+    (made when read for a set of one label per item)."""
     ids, annotations = labels.by_item
-    return list(ids), list(annotations)
+    return list(ids), annotations if isinstance(annotations, OneLabelEach) else list(annotations)
 
 
 def minmax_scale(values: np.ndarray, scale: tuple[float, float]) -> np.ndarray:

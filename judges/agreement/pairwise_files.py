@@ -7,8 +7,10 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from judges.agreement.pairwise_formats import PairLabels
 from judges.agreement.pairwise_readers import read_labels, read_verdicts
 from judges.agreement.pairwise_report import pairwise_block, references
+from judges.agreement.self_preference import own_system, self_preference_block, self_preference_lines
 from judges.pages.markdown import grid
 
 ROWS = (  # (label on the page, key in the block, order key)
@@ -70,20 +72,36 @@ def conclusion(block: dict[str, Any], refs: dict[str, dict[str, Any]]) -> str:
     )
 
 
+def judge_entry(labels: PairLabels, spec: str, boot: dict[str, Any], judge_system: str | None) -> dict[str, Any]:
+    """One judge's part of agreement.json: its pairwise block, and its self-preference where the pairs name their
+    systems and the judge is one of them."""
+    verdicts = read_verdicts(spec, labels.format)
+    entry: dict[str, Any] = {"predictions": spec, "pairwise": pairwise_block(labels, verdicts, **boot)}
+    own = own_system(labels, verdicts, judge_system)
+    if own is not None:
+        entry["self_preference"] = self_preference_block(labels, verdicts, *own, **boot)
+    return entry
+
+
 def run_pairwise(
-    labels_spec: str, predictions: Sequence[str], fmt: str | None, out_dir: Path, boot: dict[str, Any]
+    labels_spec: str,
+    predictions: Sequence[str],
+    fmt: str | None,
+    out_dir: Path,
+    boot: dict[str, Any],
+    judge_system: str | None = None,
 ) -> list[str]:
     """Read the labels and each judge's verdicts in the benchmark's format, write agreement.json and agreement.md;
     the page's lines."""
     labels = read_labels(labels_spec, fmt)
-    blocks = [pairwise_block(labels, read_verdicts(p, labels.format), **boot) for p in predictions]
+    entries = [judge_entry(labels, p, boot, judge_system) for p in predictions]
     refs = references(labels, **boot)
     data = {
         "kind": "pairwise",
         "format": labels.format,
         "labels": {"spec": labels_spec, "source": labels.source, "rows": len(labels.ids)},
         "bootstrap": boot,
-        "judges": [{"predictions": p, "pairwise": b} for p, b in zip(predictions, blocks, strict=True)],
+        "judges": entries,
         "references": refs,
     }
     out_dir.mkdir(parents=True, exist_ok=True)
@@ -95,9 +113,12 @@ def run_pairwise(
         f"seed {boot['seed']}, percentile {boot['confidence']:.0%} intervals. References: a judge always naming the "
         "first answer shown, one always calling a tie, and a fair coin per order (expected values).",
     ]
-    for path, block in zip(predictions, blocks, strict=True):
+    for path, entry in zip(predictions, entries, strict=True):
+        block = entry["pairwise"]
         lines += ["", f"## `{path}`", "", *pairwise_table(block, refs), "", conclusion(block, refs)]
         for name, part in block.get("per_category", {}).items():
             lines += ["", f"### {name}", "", *pairwise_table(part, {})]
+        if "self_preference" in entry:
+            lines += ["", *self_preference_lines(entry["self_preference"])]
     (out_dir / "agreement.md").write_text("\n".join(lines) + "\n", encoding="utf-8")
     return lines

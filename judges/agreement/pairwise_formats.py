@@ -25,6 +25,7 @@ class PairLabels:
     labels: tuple[str, ...]  # "A", "B" or "tie" (RewardBench: "A", the chosen answers)
     categories: tuple[str | None, ...]
     chosen: dict[str, int] = field(default_factory=dict)  # RewardBench: how many chosen answers each item has
+    systems: tuple[tuple[str, str], ...] = ()  # per row, the systems of answers A and B, where the set names them
 
 
 @dataclass(frozen=True)
@@ -36,6 +37,7 @@ class PairVerdicts:
     source: str
     verdicts: dict[str, tuple[Verdict, ...]] = field(default_factory=dict)
     scores: dict[str, tuple[float, ...]] = field(default_factory=dict)
+    judge: str | None = None  # the judge's model name, where its file names it (a run folder; MT-Bench's `judge`)
 
 
 def rows_of(spec: str) -> tuple[list[dict[str, Any]], str]:

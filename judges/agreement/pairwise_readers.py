@@ -24,6 +24,7 @@ from __future__ import annotations
 from typing import Any
 
 from judges.agreement.pairwise_formats import FORMATS, PairLabels, PairVerdicts, Verdict, detect, need, rows_of
+from judges.agreement.pairwise_runs import is_run_folder, run_verdicts
 from judges.errors import InputError
 
 JUDGEBENCH_DECISIONS = {"A>B": "A", "B>A": "B", "A=B": "tie"}
@@ -107,8 +108,9 @@ def judgebench_verdicts(rows: list[dict[str, Any]], source: str) -> PairVerdicts
     return PairVerdicts("judgebench", source, verdicts)
 
 
-def _mtbench_vote(row: dict[str, Any], number: int, source: str) -> tuple[str, Verdict, str]:
-    """A vote's item id (question, the models in name order, turn), its winner named in that order, its turn."""
+def mtbench_vote(row: dict[str, Any], number: int, source: str) -> tuple[str, Verdict, str]:
+    """A vote's item id (question, the models in name order, turn), its winner named in that order, its turn (the
+    models in name order: `mtbench_models`)."""
     first, second = str(need(row, "model_a", number, source)), str(need(row, "model_b", number, source))
     winner = MTBENCH_WINNERS.get(str(need(row, "winner", number, source)))
     if second < first:
@@ -117,28 +119,37 @@ def _mtbench_vote(row: dict[str, Any], number: int, source: str) -> tuple[str, V
     return f"{need(row, 'question_id', number, source)}|{first}|{second}|turn {turn}", winner, turn
 
 
+def mtbench_models(row: dict[str, Any]) -> tuple[str, str]:
+    """A vote's two models in name order (answer A, answer B of its item)."""
+    first, second = str(row["model_a"]), str(row["model_b"])
+    return (first, second) if first <= second else (second, first)
+
+
 def mtbench_labels(rows: list[dict[str, Any]], source: str) -> PairLabels:
-    """MT-Bench's human votes (the `human` split): one label row per vote."""
-    ids, labels, categories = [], [], []
+    """MT-Bench's human votes (the `human` split): one label row per vote, with the two systems it compares."""
+    ids, labels, categories, systems = [], [], [], []
     for number, row in enumerate(rows):
-        item, winner, turn = _mtbench_vote(row, number, source)
+        item, winner, turn = mtbench_vote(row, number, source)
         if winner is None:
             raise InputError(f"row {number}: winner {row.get('winner')!r} is not a vote", path=source, field="winner")
         ids.append(item)
         labels.append(winner)
         categories.append(f"turn {turn}")
-    return PairLabels("mtbench", source, tuple(ids), tuple(labels), tuple(categories))
+        systems.append(mtbench_models(row))
+    return PairLabels("mtbench", source, tuple(ids), tuple(labels), tuple(categories), systems=tuple(systems))
 
 
 def mtbench_verdicts(rows: list[dict[str, Any]], source: str) -> PairVerdicts:
     """A judge's MT-Bench votes (the `gpt4_pair` split): one verdict per item, its orders already combined."""
     verdicts: dict[str, tuple[Verdict, ...]] = {}
     for number, row in enumerate(rows):
-        item, winner, _ = _mtbench_vote(row, number, source)
+        item, winner, _ = mtbench_vote(row, number, source)
         if item in verdicts:
             raise InputError(f"row {number}: a second vote on {item}", path=source, field="winner")
         verdicts[item] = (winner,)
-    return PairVerdicts("mtbench", source, verdicts)
+    named = rows[0].get("judge") if rows else None  # the gpt4_pair split's ["gpt-4", "pair-v2"]
+    judge = named[0] if isinstance(named, list) and named else named if isinstance(named, str) else None
+    return PairVerdicts("mtbench", source, verdicts, judge=judge)
 
 
 def rewardbench_labels(rows: list[dict[str, Any]], source: str) -> PairLabels:
@@ -190,8 +201,10 @@ def read_labels(spec: str, fmt: str | None) -> PairLabels:
 
 
 def read_verdicts(spec: str, fmt: str) -> PairVerdicts:
-    """A judge's verdicts on a benchmark, read in the labels' format."""
-
+    """A judge's verdicts on a benchmark, read in the labels' format; or a judgelab run folder of
+    `pairwise_preference` (both orders per item)."""
+    if is_run_folder(spec):
+        return run_verdicts(spec, fmt)
     rows, source = rows_of(spec)
     if not rows:
         raise InputError("no rows", path=spec)

@@ -33,7 +33,8 @@ def plain_columns(
     if not data or b"\\u" in data or data.startswith(b"\xef\xbb\xbf"):
         return None  # escapes (a lone surrogate) and a byte-order mark: the row reader's checks
     limit = max_record_bytes()
-    if len(data) > limit and max(map(len, data.split(b"\n"))) > limit:
+    breaks = np.flatnonzero(np.frombuffer(data, dtype=np.uint8) == 10) if len(data) > limit else None
+    if breaks is not None and np.diff(breaks, prepend=-1, append=len(data)).max() - 1 > limit:  # a line too long
         return None
     found = regular_lines(data, id_field, score_field)
     if found is None:
@@ -95,8 +96,7 @@ def _blocks(text: str, size: int = 1 << 20) -> Iterator[str]:
 
 
 def parsed_lines(data: bytes, id_field: str, score_field: str) -> tuple[list[str], list[float]] | None:
-    """Each non-blank line parsed as JSON: an object of exactly `id_field` (a string or integer) and `score_field`
-    (a number); None at the first line that is not."""
+    """Each non-blank line parsed as JSON: exactly `id_field` (string or int) and `score_field` (a number), or None."""
     names: list[str] = []
     scores: list[float] = []
     for line in data.split(b"\n"):

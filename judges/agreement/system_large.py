@@ -20,6 +20,7 @@ from __future__ import annotations
 import numpy as np
 
 from judges.agreement.statistics import BOOTSTRAP_ITEMS, fisher_interval
+from judges.agreement.system_statistics import system_level
 
 SPEARMAN_VARIANCE = 1.06  # Fieller, Hartley and Pearson (1957)
 PARTIAL_NOTE = (
@@ -83,3 +84,17 @@ def macro_balanced_draws(
         defined += finite
     with np.errstate(invalid="ignore", divide="ignore"):
         return np.where(defined > 0, total / defined, np.nan)
+
+
+def large_draws(
+    codes: np.ndarray, arrays: list[np.ndarray], binary: bool, resamples: int, seed: int
+) -> dict[str, np.ndarray]:
+    """The system-level figures from drawn system means, and (binary, as "macro") the macro balanced accuracy from
+    drawn counts (the partial correlations take Fisher's z): no pass over the items per resample. `arrays`: each
+    item's human value, judge value, 0/1 call and true class, in `codes`' order."""
+    rng = np.random.default_rng(seed)
+    human, judge, said, truth = arrays
+    out = system_level(*mean_draws(codes, human, judge, resamples, rng))
+    if binary:
+        out["macro"] = macro_balanced_draws(codes, truth, said, resamples, rng)
+    return out

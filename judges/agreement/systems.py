@@ -14,7 +14,7 @@ system_statistics.kendall_rows counts the system pairs in O(S log S)).
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -22,6 +22,7 @@ import numpy as np
 from judges.agreement import system_large
 from judges.agreement.bootstrap import Figure, percentile_interval
 from judges.agreement.statistics import BOOTSTRAP_ITEMS
+from judges.agreement.system_codes import SystemItems, system_codes
 from judges.agreement.system_statistics import LEVEL_BLOCK_VALUES, system_level, weighted_correlation, weighted_ranks
 from judges.labels.schema import LabelledSet, LabelType
 
@@ -62,6 +63,7 @@ class SystemAgreement:
 
     figures: list[Figure]
     rows: list[SystemRow]
+    items: SystemItems | None = field(default=None, compare=False, repr=False)  # for ranking judges (not saved)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -75,14 +77,11 @@ def _defined(value: float) -> float | None:
     return float(value) if np.isfinite(value) else None
 
 
-class _Blocks:
+class Blocks:
     """Items sorted by system, then by the first array (the human value): block starts and sizes, and per-item
     values in that order (so the human residuals of a resample already form one ascending run per system)."""
 
-    def __init__(self, systems: Sequence[str], *arrays: np.ndarray) -> None:
-        names = sorted(set(systems))  # a few names: no array of a million strings to sort
-        index = {name: k for k, name in enumerate(names)}
-        codes = np.fromiter((index[s] for s in systems), dtype=np.int64, count=len(systems))
+    def __init__(self, names: list[str], codes: np.ndarray, *arrays: np.ndarray) -> None:
         order = np.lexsort((arrays[0], codes))
         self.names = names
         self.codes = codes[order]
@@ -106,10 +105,10 @@ class _Blocks:
         return np.bincount(picks, minlength=n).astype(float)
 
 
-class _Measure:
+class ItemMeasure:
     """The item-level system-aware statistics of one weighting of the items (all ones, or a resample's counts)."""
 
-    def __init__(self, blocks: _Blocks, correlations: bool, binary: bool) -> None:
+    def __init__(self, blocks: Blocks, correlations: bool, binary: bool) -> None:
         self.blocks, self.correlations, self.binary = blocks, correlations, binary
         judge = blocks.arrays[1]
         self.order_j = blocks.within(judge)  # the human values are in order within each system already
@@ -161,26 +160,33 @@ def system_agreement(
     seed: int,
     confidence: float,
     bootstrap_items: int = BOOTSTRAP_ITEMS,
+    coded: tuple[list[str], np.ndarray] | None = None,
 ) -> SystemAgreement | None:
     """The system-aware figures of items from two or more systems (None with fewer, or for preference labels).
 
     `human` is each item's mean label, `judge` its judge value; for binary labels `said` is the judge's 0/1 call
     (None when the judge's score has no cut), from which balanced accuracy per system and its macro average come.
-    Above `bootstrap_items` items the intervals come from `system_large` instead of resampling items.
+    Above `bootstrap_items` items the intervals come from `system_large` instead of resampling items. `coded`: the
+    system names and each item's index into them, given instead of `systems`.
     """
-    if label_type is LabelType.PREFERENCE or len(set(systems)) < 2:
+    names, codes = coded if coded is not None else system_codes(systems)
+    if label_type is LabelType.PREFERENCE or len(names) < 2:
         return None
     binary = label_type is LabelType.BINARY and said is not None
     truth = (human >= 0.5).astype(float) if label_type is LabelType.BINARY else human
-    blocks = _Blocks(systems, human, judge, said if said is not None else np.zeros_like(human), truth)
-    measure = _Measure(blocks, correlations=label_type is not LabelType.BINARY, binary=binary)
+    blocks = Blocks(names, codes, human, judge, said if said is not None else np.zeros_like(human), truth)
+    measure = ItemMeasure(blocks, correlations=label_type is not LabelType.BINARY, binary=binary)
     ones = np.ones(blocks.codes.size)
     human_means, judge_means = measure.means(ones)
     values = measure.item_level(ones, human_means, judge_means)
     values.update({k: float(v[0]) for k, v in system_level(human_means[None], judge_means[None]).items()})
     n, n_systems = int(blocks.codes.size), len(blocks.names)
     large = n > bootstrap_items
-    drawn = (_large_draws if large else _bootstrap_draws)(blocks, measure, binary, resamples, seed)
+    if large:
+        drawn = system_large.large_draws(blocks.codes, blocks.arrays, binary, resamples, seed)
+        drawn = {MACRO_BALANCED_ACCURACY if name == "macro" else name: v for name, v in drawn.items()}
+    else:
+        drawn = bootstrap_draws([measure], resamples, seed)[0]
     single = int((blocks.sizes == 1).sum())
     across = f"across {n_systems} systems" + (
         f", {single} of them with one item (its mean the same in every resample)" if single else ""
@@ -200,45 +206,43 @@ def system_agreement(
             notes.append(system_large.COUNTS_NOTE if name == MACRO_BALANCED_ACCURACY else system_large.MEANS_NOTE)
         notes.append(f"{undefined} of {resamples} resamples undefined" if undefined else None)
         figures.append(Figure(name, value, ci, n, n, note=", ".join(filter(None, notes)) or None))
-    return SystemAgreement(figures, _rows(blocks, measure, binary))
+    items = SystemItems(tuple(names), codes.astype(np.int32), said is not None)
+    return SystemAgreement(figures, _rows(blocks, measure, binary), items)
 
 
-def _bootstrap_draws(
-    blocks: _Blocks, measure: _Measure, binary: bool, resamples: int, seed: int
-) -> dict[str, np.ndarray]:
-    """Every figure on each resample of the items drawn within their systems; the system means of a block of
-    resamples (LEVEL_BLOCK_VALUES means) are turned into the system-level figures before the next block is drawn."""
+def bootstrap_draws(measures: Sequence[ItemMeasure], resamples: int, seed: int) -> list[dict[str, np.ndarray]]:
+    """Every figure of each measure (judges on the same items, in the same order) on each resample of the items
+    drawn within their systems, the same resamples for all; the system means of a block of resamples
+    (LEVEL_BLOCK_VALUES means) are turned into the system-level figures before the next block is drawn."""
     rng = np.random.default_rng(seed)
-    drawn: dict[str, list[float]] = {}
-    level: dict[str, list[np.ndarray]] = {}
+    blocks = measures[0].blocks
+    drawn: list[dict[str, list[float]]] = [{} for _ in measures]
+    level: list[dict[str, list[np.ndarray]]] = [{} for _ in measures]
     n_systems = len(blocks.names)
-    block = max(1, LEVEL_BLOCK_VALUES // n_systems)
+    block = max(1, LEVEL_BLOCK_VALUES // (n_systems * len(measures)))
     for start in range(0, resamples, block):
-        level_h = np.empty((min(block, resamples - start), n_systems))
+        size = min(block, resamples - start)
+        level_h = np.empty((len(measures), size, n_systems))
         level_j = np.empty_like(level_h)
-        for b in range(level_h.shape[0]):
+        for b in range(size):
             w = blocks.draw(rng)
-            level_h[b], level_j[b] = measure.means(w)
-            for name, value in measure.item_level(w, level_h[b], level_j[b]).items():
-                drawn.setdefault(name, []).append(value)
-        for name, values in system_level(level_h, level_j).items():
-            level.setdefault(name, []).append(values)
-    out = {name: np.asarray(values, dtype=float) for name, values in drawn.items()}
-    return {**out, **{name: np.concatenate(parts) for name, parts in level.items()}}
+            for m, measure in enumerate(measures):
+                level_h[m, b], level_j[m, b] = measure.means(w)
+                for name, value in measure.item_level(w, level_h[m, b], level_j[m, b]).items():
+                    drawn[m].setdefault(name, []).append(value)
+        for m in range(len(measures)):
+            for name, values in system_level(level_h[m], level_j[m]).items():
+                level[m].setdefault(name, []).append(values)
+    return [
+        {
+            **{name: np.asarray(values, dtype=float) for name, values in drawn[m].items()},
+            **{name: np.concatenate(parts) for name, parts in level[m].items()},
+        }
+        for m in range(len(measures))
+    ]
 
 
-def _large_draws(blocks: _Blocks, measure: _Measure, binary: bool, resamples: int, seed: int) -> dict[str, np.ndarray]:
-    """The system-level figures from drawn system means, and the macro balanced accuracy from drawn counts (the
-    partial correlations take Fisher's z): no pass over the items per resample."""
-    rng = np.random.default_rng(seed)
-    human, judge, said, truth = blocks.arrays
-    out = system_level(*system_large.mean_draws(blocks.codes, human, judge, resamples, rng))
-    if binary:
-        out[MACRO_BALANCED_ACCURACY] = system_large.macro_balanced_draws(blocks.codes, truth, said, resamples, rng)
-    return out
-
-
-def _rows(blocks: _Blocks, measure: _Measure, binary: bool) -> list[SystemRow]:
+def _rows(blocks: Blocks, measure: ItemMeasure, binary: bool) -> list[SystemRow]:
     """The per-system table: n, means, and Pearson within the system (balanced accuracy for binary labels)."""
     human, judge = blocks.arrays[0], blocks.arrays[1]
     human_means, judge_means = measure.means(np.ones(human.size))
@@ -285,10 +289,12 @@ def measure_systems(
     if unnamed:
         notes.append(f"{unnamed} items name no system: no partial or system-level figures")
         return None
+    coded = system_codes(systems)  # type: ignore[arg-type]  # no None left
+    del systems
     n_items = len(item_ids)
     human = np.bincount(row_item, weights=human_rows, minlength=n_items) / np.bincount(row_item, minlength=n_items)
-    judge, said = np.empty(n_items), np.empty(n_items)
-    judge[row_item], said[row_item] = views["value"], views["binary"]  # every row of an item holds its value
-    return system_agreement(
-        label_type, [str(s) for s in systems], human, judge, said=said if has_cut else None, **bootstrap
-    )
+    judge, said = np.empty(n_items), np.empty(n_items) if has_cut else None
+    judge[row_item] = views["value"]  # every row of an item holds its value
+    if said is not None:
+        said[row_item] = views["binary"]
+    return system_agreement(label_type, [], human, judge, said=said, coded=coded, **bootstrap)

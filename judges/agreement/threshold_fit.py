@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -20,7 +20,7 @@ from judges.agreement.threshold import (
 )
 from judges.labels.schema import Annotation, LabelType
 
-Annotations = list[Annotation]
+Annotations = Sequence[Annotation]
 
 
 @dataclass

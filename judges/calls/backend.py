@@ -21,13 +21,17 @@ class CompletionRequest:
     metric: str | None = None  # for logs and scripted doubles; not part of the cache key
     draw: int = 0  # the k-th repeat of the same call (stability runs); part of the key when above 0
 
-    def cache_key(self) -> str:
-        """A hash of what makes the reply; an image part counts by its data URL's hash, never its bytes."""
+    def cache_key(self, endpoint: str = "") -> str:
+        """A hash of what makes the reply; an image part counts by its data URL's hash, never its bytes. `endpoint`
+        (`cache_endpoint`: the API bases without credentials) is part of it when given: two servers of one model
+        name do not share replies; the provider's own endpoint ("") keys as every cache written before did."""
 
         messages = key_material(self.messages)
         content: dict[str, Any] = {"model": self.model, "messages": messages, "params": self.params}
         if self.draw:
             content["draw"] = self.draw
+        if endpoint:
+            content["endpoint"] = endpoint
         payload = json.dumps(content, sort_keys=True, ensure_ascii=False, default=str)
         return hashlib.sha256(payload.encode("utf-8")).hexdigest()
 

@@ -87,11 +87,13 @@ def open_cache_file(
 
 
 class ReplyCache:
-    """Stores only the request's hash, the model id and the reply: never messages' secrets or headers."""
+    """Stores only the request's hash, the model id and the reply: never messages' secrets or headers. The hash
+    holds `endpoint` (`endpoint_auth.cache_endpoint`: "" for the provider's own API, as before it was keyed)."""
 
-    def __init__(self, path: str | Path, mode: CacheMode = CacheMode.READ_WRITE) -> None:
+    def __init__(self, path: str | Path, mode: CacheMode = CacheMode.READ_WRITE, endpoint: str = "") -> None:
         self.mode = mode
         self.path = Path(path)
+        self.endpoint = endpoint
         self._lock = threading.Lock()
         self._db: sqlite3.Connection | None = None
         try:
@@ -117,7 +119,9 @@ class ReplyCache:
             return None
         try:
             with self._lock:
-                row = self._db.execute("SELECT reply FROM replies WHERE key = ?", (request.cache_key(),)).fetchone()
+                row = self._db.execute(
+                    "SELECT reply FROM replies WHERE key = ?", (request.cache_key(self.endpoint),)
+                ).fetchone()
         except sqlite3.DatabaseError as err:
             raise broken(self.path, err) from None
         if not row:
@@ -135,7 +139,12 @@ class ReplyCache:
             with self._lock:
                 self._db.execute(
                     "INSERT OR REPLACE INTO replies (key, model, reply, created) VALUES (?, ?, ?, ?)",
-                    (request.cache_key(), request.model, json.dumps(scrub(completion.to_dict())), time.time()),
+                    (
+                        request.cache_key(self.endpoint),
+                        request.model,
+                        json.dumps(scrub(completion.to_dict())),
+                        time.time(),
+                    ),
                 )
         except sqlite3.DatabaseError as err:
             raise broken(self.path, err) from None
@@ -146,7 +155,7 @@ class ReplyCache:
             return
         try:
             with self._lock:
-                self._db.execute("DELETE FROM replies WHERE key = ?", (request.cache_key(),))
+                self._db.execute("DELETE FROM replies WHERE key = ?", (request.cache_key(self.endpoint),))
         except sqlite3.DatabaseError as err:
             raise broken(self.path, err) from None
 

@@ -9,11 +9,88 @@ gateways want) stay in the URL requested. All of it is registered as secrets and
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from typing import Any
-from urllib.parse import parse_qsl
+from urllib.parse import parse_qsl, unquote_plus, urlsplit
 
-from judges.secrets import basic_token, mask_url, register_url_secrets, split_userinfo
+from judges.secrets import basic_token, is_credential_param, mask_url, register_url_secrets, split_userinfo
+
+HEADER_FIELDS = ("extra_headers", "headers")  # where `--extra` gives HTTP headers
+_TOKEN = re.compile(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+")  # a header name (RFC 9110's token)
+_CONTROL = re.compile(r"[\x00-\x08\x0a-\x1f\x7f]")  # in a header value: any control character but the tab
+
+
+def check_url(url: str) -> str:
+    """`url` when it is usable as an API base; else a ValueError naming its problem and the URL masked."""
+    problem = url_problem(url)
+    if problem:
+        raise ValueError(f"{problem}: {mask_url(url)!r}")
+    return url
+
+
+def check_headers(extra: dict[str, Any]) -> dict[str, Any]:
+    """`extra` when its headers can be sent; else a ValueError naming the problem (`header_problem`)."""
+    problem = header_problem(extra)
+    if problem:
+        raise ValueError(problem)
+    return extra
+
+
+def url_problem(url: str) -> str | None:
+    """What makes `url` unusable as an API base (no http(s) scheme, no host, a bad port, a space or control
+    character, an unclosed IPv6 bracket), or None; the URL itself is never named (it may hold credentials)."""
+    if any(char.isspace() or not char.isprintable() for char in url):
+        return "holds a space or a control character"
+    try:
+        parts = urlsplit(url)
+        port = parts.port
+    except ValueError as err:  # an unclosed [IPv6] bracket, a port out of range or not a number
+        return f"is not a URL ({err})"
+    if parts.scheme.lower() not in ("http", "https") or not parts.netloc:
+        return "needs to start with http:// or https:// and a host, e.g. http://localhost:8000/v1"
+    if not parts.hostname:
+        return "has no host"
+    if port == 0:
+        return "has port 0"
+    return None
+
+
+def header_problem(extra: Mapping[str, Any]) -> str | None:
+    """What makes a header of `extra` (`extra_headers`, `headers`) unsendable: a name that is not a token, a value
+    that is not text or holds a CR, LF or other control character (a header split in two); or None. The value
+    itself is never named (it may be a credential)."""
+    for field in HEADER_FIELDS:
+        headers = extra.get(field)
+        if headers is None:
+            continue
+        if not isinstance(headers, Mapping):
+            return f"{field} must be a JSON object of header names and values"
+        for name, value in headers.items():
+            if not isinstance(name, str) or not _TOKEN.fullmatch(name):
+                return f"{field} has a header name that is not one word of letters, digits and -_. ({name!r:.40})"
+            if not isinstance(value, str):
+                return f"{field}.{name} must be a text"
+            if _CONTROL.search(value):
+                return f"{field}.{name} holds a line break or another control character; a header is one line"
+    return None
+
+
+def cache_endpoint(api_bases: list[str]) -> str:
+    """The endpoint as the reply cache keys it: each API base without its userinfo, its fragment and every query
+    parameter that may carry a credential (those not on `HARMLESS_PARAMS`), scheme and host in lower case, no
+    trailing slash; "" for the provider's own endpoint (no API base), which keys as caches written before did."""
+    shown = []
+    for base in api_bases:
+        url = split_userinfo(base.strip())[0].partition("#")[0]
+        url, _, query = url.partition("?")
+        scheme, sep, rest = url.partition("://")
+        host, slash, path = rest.partition("/")
+        pairs = re.split("[&;]", query)
+        kept = [pair for pair in pairs if pair and not is_credential_param(unquote_plus(pair.split("=")[0]))]
+        url = scheme.lower() + sep + host.lower() + (slash + path).rstrip("/")
+        shown.append(url + ("?" + "&".join(kept) if kept else ""))
+    return " ".join(sorted(set(shown)))
 
 
 def endpoint_name(api_bases: list[str], local: bool) -> str:

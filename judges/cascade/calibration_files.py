@@ -4,11 +4,17 @@ decision), calibration.html (the same with the picture inline)."""
 from __future__ import annotations
 
 import base64
-import json
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from judges.cascade.calibration_schema import (
+    FORMAT_VERSION,
+    calibration_text,
+    endpoint_without_credentials,
+    without_credentials,
+    write_atomically,
+)
 from judges.cascade.chain import Calibrated
 from judges.cascade.verdicts import shown_number
 from judges.pages.markdown import grid
@@ -34,9 +40,25 @@ def judge_record(step: Calibrated, n_items: int) -> dict[str, Any]:
         "disagreement_upper_bound": shown_number(chosen.upper_bound) if chosen else None,
         "cost_per_item_usd": step.judge.cost_per_item,
     }
-    if step.judge.run_config is not None:
-        record["run_config"] = step.judge.run_config
+    if step.judge.run_config is not None and step.judge.run_config.get("judge"):
+        record["run_config"] = kept_run_config(step.judge.run_config)
     return record
+
+
+def kept_run_config(config: dict[str, Any]) -> dict[str, Any]:
+    """What calibration.json keeps of a judge's run config: the judge, its endpoint without credentials (the run
+    takes them from the environment or the flags), its prompts, decoding and draws; no credential in any form."""
+    bases = config.get("api_base")
+    stripped = [endpoint_without_credentials(url) for url in ([bases] if isinstance(bases, str) else bases or [])]
+    kept: dict[str, Any] = {
+        "judge": config["judge"],
+        "api_base": None if not stripped else stripped[0] if isinstance(bases, str) else stripped,
+        "prompts": config.get("prompts"),
+        "params": {k: v for k, v in (config.get("params") or {}).items() if k != "credentials"},
+        "json_schema": config.get("json_schema"),
+        "draws": config.get("draws") or 1,
+    }
+    return without_credentials(kept)  # type: ignore[no-any-return]
 
 
 def calibration_record(
@@ -47,6 +69,7 @@ def calibration_record(
     judges = [judge_record(step, n_items) for step in steps]
     escalated = n_items - sum(j["kept"] for j in judges)
     return {
+        "format_version": FORMAT_VERSION,
         "method": METHOD,
         **settings,
         "labels": labels,
@@ -137,7 +160,7 @@ def write_calibration(out: Path, record: dict[str, Any], picture: Path) -> list[
     """calibration.json, calibration.md and calibration.html (the picture inline) in `out`."""
     out.mkdir(parents=True, exist_ok=True)
     json_path, md_path, html_path = out / "calibration.json", out / "calibration.md", out / "calibration.html"
-    json_path.write_text(json.dumps(record, indent=2) + "\n", encoding="utf-8")
+    write_atomically(json_path, calibration_text(record))
     lines = [headline(record), "", cost_line(record), "", grid(HEADERS, judge_rows(record)), ""]
     lines += [line for text in explanation(record) for line in (text, "")]
     lines.append(f"![kept share against agreement]({picture.name})")

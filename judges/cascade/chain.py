@@ -8,7 +8,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from judges.cascade.fixed_sequence import MIN_KEPT, ThresholdChoice, choose_threshold
-from judges.cascade.sources import Judge, judge_arrays
+from judges.cascade.sources import Judge, judge_arrays_among
 from judges.cascade.verdicts import VerdictRule
 
 
@@ -36,17 +36,17 @@ def calibrate_cascade(
 ) -> list[Calibrated]:
     """Each judge's threshold (`choose_threshold`) on the labelled items no earlier judge kept. Every judge must have
     a prediction for every item that reaches it (else one line naming the judge and the first id it lacks)."""
-    remaining = list(labels)
+    ids = list(labels)
+    truth = np.fromiter(labels.values(), dtype=float, count=len(ids))
+    remaining = np.arange(len(ids))
     out = []
     for judge in judges:
-        scores, confidences = judge_arrays(judge, remaining, rule)
-        agrees = np.array(
-            [not np.isnan(s) and rule.agrees(float(s), labels[i]) for s, i in zip(scores, remaining, strict=True)],
-            dtype=bool,
-        )
+        scores, confidences = judge_arrays_among(judge, ids, remaining, rule)
+        agrees = rule.agree_column(scores, truth[remaining])
         choice = choose_threshold(confidences, agrees, target=target, delta=delta, min_kept=min_kept)
         out.append(Calibrated(judge, choice))
         if choice.threshold is not None:
-            kept = confidences >= choice.threshold
-            remaining = [i for i, k in zip(remaining, kept, strict=True) if not k]
+            with np.errstate(invalid="ignore"):
+                kept = confidences >= choice.threshold
+            remaining = remaining[~kept]
     return out

@@ -3,19 +3,25 @@ share, cost) and queue.jsonl (the escalated items, a labelling queue `judgelab l
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import json
+import os
+import tempfile
+from collections import Counter
+from collections.abc import Callable, Collection, Mapping, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
 
 from judges.cascade.applying import Decision
+from judges.cascade.calibration_schema import Calibration, write_atomically
+from judges.cascade.decision_schema import id_problem
 from judges.cascade.sources import Judge
+from judges.cascade.streamed import StreamedDecisions
 from judges.errors import InputError
-from judges.files.jsonl import append_jsonl
 from judges.labelling.graded import run_samples
-from judges.labelling.queue import QueueItem, write_queue
+from judges.labelling.queue import QueueItem
 from judges.pages.markdown import grid
 from judges.runs.run import Run
+from judges.secrets import known_secrets, scrub_with
 from judges.types import Sample
 
 
@@ -37,28 +43,28 @@ def judge_samples(judges: Sequence[Judge]) -> tuple[dict[str, Sample], list[str]
     return samples, notes
 
 
-def queue_of(
-    decisions: Sequence[Decision], metric: str, samples: Mapping[str, Sample], calibration: str
-) -> list[QueueItem]:
-    """The escalated items, in the cascade's order, as a labelling queue for `metric`."""
-    escalated = [d.id for d in decisions if d.decided_by is None]
-    return [
-        QueueItem(
-            position,
-            item_id,
-            metric,
-            samples.get(item_id) or Sample(input="", references=(), expected_output="", actual_output="", id=item_id),
-            {"reason": "escalated: no judge of the cascade was confident enough", "calibration": calibration},
+def queue_of(metric: str, samples: Mapping[str, Sample], calibration: str) -> Callable[[int, str], QueueItem]:
+    """How an escalated item becomes the labelling queue's item at its place, for `metric` (with its sample's text
+    when a run folder gave it)."""
+    selection = {"reason": "escalated: no judge of the cascade was confident enough", "calibration": calibration}
+
+    def queued(position: int, item_id: str) -> QueueItem:
+        sample = samples.get(item_id) or Sample(
+            input="", references=(), expected_output="", actual_output="", id=item_id
         )
-        for position, item_id in enumerate(escalated)
-    ]
+        return QueueItem(position, item_id, metric, sample, selection)
+
+    return queued
 
 
-def summary_lines(decisions: Sequence[Decision], judges: Sequence[Judge], calibration: Mapping[str, Any]) -> list[str]:
+def summary_lines(decisions: Collection[Decision], judges: Sequence[Judge], calibration: Calibration) -> list[str]:
     """summary.md: per judge the items it decided, the share escalated, and the cost when the runs carry it."""
     n = len(decisions)
-    decided = {judge.name: sum(d.decided_by == judge.name for d in decisions) for judge in judges}
-    escalated = sum(d.decided_by is None for d in decisions)
+    counted = (
+        decisions.counted if isinstance(decisions, StreamedDecisions) else Counter(d.decided_by for d in decisions)
+    )
+    decided = {judge.name: counted[judge.name] for judge in judges}
+    escalated = counted[None]
     reached, reaching = [], n
     for judge in judges:
         reached.append(reaching)
@@ -73,8 +79,8 @@ def summary_lines(decisions: Sequence[Decision], judges: Sequence[Judge], calibr
         "",
         grid(["decided by", "items reaching it", "items decided", "share"], rows),
         "",
-        f"Calibrated at target {calibration['target']:g}, delta {calibration['delta']:g} on "
-        f"{calibration['labels']['count']} labelled items ({calibration['labels']['name']}).",
+        f"Calibrated at target {calibration.target:g}, delta {calibration.delta:g} on "
+        f"{calibration.labels.count} labelled items ({calibration.labels.name}).",
     ]
     costs = [judge.cost_per_item for judge in judges]
     if n and all(c is not None for c in costs):
@@ -88,13 +94,40 @@ def summary_lines(decisions: Sequence[Decision], judges: Sequence[Judge], calibr
     return lines
 
 
-def write_decisions(out: Path, decisions: Sequence[Decision], summary: list[str], queue: list[QueueItem]) -> list[Path]:
-    """decisions.jsonl, summary.md and queue.jsonl in `out`."""
+def write_decisions(
+    out: Path, decisions: Collection[Decision], summary: list[str], queued: Callable[[int, str], QueueItem]
+) -> list[Path]:
+    """decisions.jsonl, summary.md and queue.jsonl (the escalated items, `queued`) in `out`, each whole or not at
+    all: the ids checked before any file, the decisions and the queue written in one pass beside their places and
+    renamed over them (a failure leaves no partial file)."""
+    checked = isinstance(decisions, StreamedDecisions)  # its first pass checked every id
+    for decision in () if checked else decisions:  # before any file: an id no file can hold is one line
+        if problem := id_problem(decision.id):
+            raise InputError(problem, field="id")
     out.mkdir(parents=True, exist_ok=True)
-    path = out / "decisions.jsonl"
+    paths = [out / "decisions.jsonl", out / "queue.jsonl"]
+    secrets = known_secrets()
     stamp = datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")  # when this batch was decided
-    with path.open("w", encoding="utf-8") as handle:
-        for decision in decisions:
-            append_jsonl(handle, decision.to_record() | {"timestamp": stamp})
-    (out / "summary.md").write_text("\n".join(summary) + "\n", encoding="utf-8")
-    return [path, out / "summary.md", write_queue(out / "queue.jsonl", queue)]
+    temporary = [tempfile.mkstemp(dir=out, prefix=f".{path.name}.", suffix=".tmp") for path in paths]
+    try:
+        with (
+            os.fdopen(temporary[0][0], "w", encoding="utf-8") as lines,
+            os.fdopen(temporary[1][0], "w", encoding="utf-8") as queue,
+        ):
+            escalated = 0
+            for decision in decisions:
+                lines.write(
+                    json.dumps(scrub_with(decision.to_record() | {"timestamp": stamp}, secrets), ensure_ascii=False)
+                    + "\n"
+                )
+                if decision.decided_by is None:
+                    record = queued(escalated, decision.id).to_record()
+                    queue.write(json.dumps(scrub_with(record, secrets), ensure_ascii=False) + "\n")
+                    escalated += 1
+        for (_, name), path in zip(temporary, paths, strict=True):
+            os.replace(name, path)
+    finally:
+        for _, name in temporary:
+            Path(name).unlink(missing_ok=True)
+    write_atomically(out / "summary.md", "\n".join(summary) + "\n")
+    return [paths[0], out / "summary.md", paths[1]]

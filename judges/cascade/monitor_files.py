@@ -13,24 +13,24 @@ from typing import Any
 
 import numpy as np
 
+from judges.cascade.calibration_schema import Calibration
+from judges.cascade.decision_schema import read_decisions as checked_decisions
 from judges.cascade.monitor_stream import Calibrated, MonitorResult, Stream
 from judges.cascade.monitoring import AGREEMENT, Sequence
 from judges.errors import InputError
-from judges.files.jsonl import read_jsonl
 from judges.labels.schema import LabelType
 from judges.pages.markdown import grid
 from judges.pages.page_template import render_page
 
 
-def calibrated_of(calibration: Mapping[str, Any]) -> Calibrated:
-    """The figures the monitor compares with, from calibration.json as `cascade calibrate` writes it."""
-    judges = calibration["judges"]
+def calibrated_of(calibration: Calibration) -> Calibrated:
+    """The figures the monitor compares with, from calibration.json read through its schema."""
     return Calibrated(
-        tuple(str(j["name"]) for j in judges),
-        tuple(int(j["kept"]) for j in judges),
-        int(calibration["labels"]["count"]),
-        float(calibration["target"]),
-        LabelType(calibration["label_type"]),
+        tuple(judge.name for judge in calibration.judges),
+        tuple(judge.kept for judge in calibration.judges),
+        calibration.labels.count,
+        calibration.target,
+        LabelType(calibration.label_type),
     )
 
 
@@ -40,25 +40,21 @@ def read_decisions(path: str, judges: tuple[str, ...]) -> tuple[list[str], Strea
     if not Path(path).is_file():
         raise InputError("no decisions file here (decisions.jsonl of `cascade apply`)", path=path)
     ids, who, verdicts, stamps = [], [], [], []
-    for line, row in read_jsonl(path, expects="`id`, `decided_by`, `verdict`"):
-        item_id, decided_by, verdict = row.get("id"), row.get("decided_by"), row.get("verdict")
-        if not isinstance(item_id, str | int) or isinstance(item_id, bool):
-            raise InputError("an id (a string) on every line", path=path, line=line, field="id")
-        if decided_by is not None and decided_by not in judges:
+    for line, record in enumerate(checked_decisions(path), start=1):  # each line through decisions.jsonl's schema
+        if record.decided_by is not None and record.decided_by not in judges:
             raise InputError(
-                f"{decided_by!r} is no judge of the calibration ({', '.join(judges)})",
+                f"{record.decided_by!r} is no judge of the calibration ({', '.join(judges)})",
                 path=path,
                 line=line,
                 field="decided_by",
             )
-        if decided_by is not None and not _number(verdict):
+        if record.decided_by is not None and record.verdict is None:
             raise InputError("a kept decision needs its verdict, a number", path=path, line=line, field="verdict")
-        stamp = row.get("timestamp")
-        if stamp is not None:
-            stamps.append(_instant(stamp, path, line))
-        ids.append(str(item_id))
-        who.append(-1 if decided_by is None else judges.index(decided_by))
-        verdicts.append(math.nan if verdict is None or decided_by is None else float(verdict))
+        if record.timestamp is not None:
+            stamps.append(_instant(record.timestamp))
+        ids.append(record.id)
+        who.append(-1 if record.decided_by is None else judges.index(record.decided_by))
+        verdicts.append(math.nan if record.verdict is None or record.decided_by is None else float(record.verdict))
     order = np.arange(len(ids))
     how = "by line (not every decision has a timestamp)"
     if ids and len(stamps) == len(ids):
@@ -68,18 +64,9 @@ def read_decisions(path: str, judges: tuple[str, ...]) -> tuple[list[str], Strea
     return [ids[i] for i in order], stream, how
 
 
-def _number(value: Any) -> bool:
-    return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
-
-
-def _instant(value: Any, path: str, line: int) -> float:
-    """A timestamp's instant (seconds); one without a zone counts as UTC."""
-    try:
-        when = datetime.fromisoformat(str(value))
-    except ValueError:
-        raise InputError(
-            "an ISO 8601 time, e.g. 2026-11-27T09:30:00Z", path=path, line=line, field="timestamp"
-        ) from None
+def _instant(value: str) -> float:
+    """A timestamp's instant (seconds; checked ISO 8601 by the schema); one without a zone counts as UTC."""
+    when = datetime.fromisoformat(value)
     return (when if when.tzinfo else when.replace(tzinfo=UTC)).timestamp()
 
 

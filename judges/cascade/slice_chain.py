@@ -3,12 +3,16 @@ every slice at once; applied by each item's slice, an item of a slice never cali
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from judges.cascade.applying import Decision, decide, item_order
+import numpy as np
+
+from judges.cascade.applying import Decisions, decide, item_order
 from judges.cascade.chain import Calibrated, calibrate_cascade
+from judges.cascade.slice_schema import Slices
 from judges.cascade.sources import Judge
 from judges.cascade.verdicts import VerdictRule
 from judges.errors import InputError
@@ -40,22 +44,44 @@ def decide_by_slice(
     thresholds: Mapping[str, Sequence[float | None]],
     slice_of: Mapping[str, str | None],
     rule: VerdictRule,
-) -> tuple[list[Decision], list[str]]:
-    """Every item of the first judge decided by its slice's thresholds; the ids escalated because their slice was
-    never calibrated (or they have none), in order."""
+) -> tuple[Decisions, list[str]]:
+    """Every item of the first judge decided by its slice's thresholds (each judge's a column over the items); the
+    ids escalated because their slice was never calibrated (or they have none), in order."""
     ids = item_order(judges[0])
-    groups: dict[str | None, list[str]] = {}
-    for item_id in ids:
-        groups.setdefault(slice_of.get(item_id), []).append(item_id)
-    decided: dict[str, Decision] = {}
+    bars = np.full((len(judges), len(ids)), np.nan)  # NaN: the judge keeps nothing of the item's slice
     never: list[str] = []
-    for name, members in groups.items():
+    for n, item_id in enumerate(ids):
+        name = slice_of.get(item_id)
         if name is None or name not in thresholds:
-            never += members
+            never.append(item_id)
             continue
-        decided |= {d.id: d for d in decide(judges, thresholds[name], rule, ids=members)}
-    escalated = set(never)
-    return [decided.get(i) or Decision(i) for i in ids], [i for i in ids if i in escalated]
+        bars[:, n] = [np.nan if t is None else t for t in thresholds[name]]
+    return decide(judges, list(bars), rule), never
+
+
+class SliceBars:
+    """Each item's thresholds in a streamed apply, from its slice in the first judge's row (`field`) or, given a
+    table, in `slice_of`; `never` counts the items of each slice never calibrated (None: no slice)."""
+
+    def __init__(
+        self, field: str, thresholds: Mapping[str, Sequence[float | None]], slice_of: Mapping[str, str | None] | None
+    ) -> None:
+        self.field, self.thresholds, self.slice_of = field, thresholds, slice_of
+        self.none: list[float | None] = [None] * len(next(iter(thresholds.values())))
+        self.never: Counter[str | None] = Counter()
+        self.found = False  # some item has the field
+
+    def __call__(self, item_id: str, row: Mapping[str, object]) -> Sequence[float | None]:
+        if self.slice_of is None:
+            value = get_field(dict(row), self.field, None)
+            name = None if value in (None, "") or isinstance(value, (dict, list)) else str(value)
+        else:
+            name = self.slice_of.get(item_id)
+        self.found = self.found or name is not None
+        if name is None or name not in self.thresholds:
+            self.never[name] += 1
+            return self.none
+        return self.thresholds[name]
 
 
 def read_slices(source: str, field: str, id_field: str = "id") -> dict[str, str | None]:
@@ -69,16 +95,9 @@ def read_slices(source: str, field: str, id_field: str = "id") -> dict[str, str 
     return out
 
 
-def slice_thresholds(calibration: Mapping[str, Any], path: str) -> tuple[str, dict[str, list[float | None]]]:
-    """The slice field and each slice's thresholds (in the judges' order) of a calibration made with --slice."""
-    block = calibration.get("slices")
-    if not isinstance(block, dict) or not isinstance(block.get("by_slice"), dict):
-        raise InputError("a calibration by slice needs its slices block", path=path, field="slices")
-    thresholds = {
-        str(name): [None if j.get("threshold") is None else float(j["threshold"]) for j in entry["judges"]]
-        for name, entry in block["by_slice"].items()
-    }
-    return str(block["field"]), thresholds
+def slice_thresholds(block: Slices) -> dict[str, list[float | None]]:
+    """Each slice's thresholds, in the judges' order, of a calibration made with --slice."""
+    return {name: [j.threshold for j in part.judges] for name, part in block.by_slice.items()}
 
 
 def slices_block(

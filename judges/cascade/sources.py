@@ -3,7 +3,7 @@ the run config and the cost per item when the source is a run folder."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -11,6 +11,8 @@ from typing import Any
 import numpy as np
 
 from judges.agreement.predictions import Prediction, Predictions, read_predictions
+from judges.agreement.predictions_columns import OneMetric
+from judges.cascade.calibration_schema import name_problem
 from judges.cascade.verdicts import VerdictRule
 from judges.errors import ConfigError, InputError
 from judges.runs.run import Run
@@ -51,6 +53,8 @@ def open_judge(spec: str, metric: str, default_name: str | None = None) -> Judge
     name, source = parse_judge_spec(spec)
     path = Path(source)
     name = name or default_name or path.stem
+    if problem := name_problem(name):
+        raise ConfigError(f"--predictions: {problem}")
     if not path.exists():
         raise InputError("no predictions file or run folder here", path=source)
     predictions = read_predictions(path, metric=metric)
@@ -60,6 +64,11 @@ def open_judge(spec: str, metric: str, default_name: str | None = None) -> Judge
     graded = sum(1 for record in run.iter_records() if record.draw == 0)
     cost = run.summary.usage.priced_cost / graded if graded else None
     return Judge(name, source, predictions, metric, run_config=run.config, cost_per_item=cost)
+
+
+def unread_judge(name: str, source: str, metric: str) -> Judge:
+    """A judge whose verdicts are read elsewhere (a line at a time): its name and source, for the summary."""
+    return Judge(name, source, Predictions({}), metric)
 
 
 def open_judges(specs: Sequence[str], metric: str, default_names: Sequence[str] | None = None) -> list[Judge]:
@@ -74,7 +83,9 @@ def open_judges(specs: Sequence[str], metric: str, default_names: Sequence[str] 
 
 def judge_arrays(judge: Judge, ids: Sequence[str], rule: VerdictRule) -> tuple[np.ndarray, np.ndarray]:
     """The judge's scores and confidences on `ids` (NaN for a null or a failure, never kept); an item it lacks, or a
-    grade with no confidence, is an InputError."""
+    grade with no confidence, is an InputError. Grades held as a column are read as columns (no object per item)."""
+    if (columns := column_arrays(judge, ids, rule)) is not None:
+        return columns
     scores = np.full(len(ids), np.nan)
     confidences = np.full(len(ids), np.nan)
     for n, item_id in enumerate(ids):
@@ -91,6 +102,51 @@ def judge_arrays(judge: Judge, ids: Sequence[str], rule: VerdictRule) -> tuple[n
         if prediction.score is not None and confidence is not None:
             scores[n], confidences[n] = prediction.score, confidence
     return scores, confidences
+
+
+def judge_arrays_among(
+    judge: Judge, ids: Sequence[str], positions: np.ndarray, rule: VerdictRule
+) -> tuple[np.ndarray, np.ndarray]:
+    """`judge_arrays` on the ids at `positions` of `ids` (the items that reach the judge): grades held as a column of
+    exactly `ids` are read whole and cut (no index per id), others looked up id by id."""
+    by_key = judge.predictions.by_key
+    if len(positions) == len(ids):
+        return judge_arrays(judge, ids, rule)
+    if isinstance(by_key, OneMetric) and not by_key.may_state_confidence() and len(by_key) == len(ids):
+        held = by_key.score_columns(ids)
+        if held is not None and held[1] is None:  # every id held: the file's own ids, read as a column
+            scores = np.asarray(held[0], dtype=float)[positions]
+            return scores, derived(judge, rule, scores, lambda n: ids[int(positions[n])])
+    return judge_arrays(judge, [ids[n] for n in positions], rule)
+
+
+def column_arrays(judge: Judge, ids: Sequence[str], rule: VerdictRule) -> tuple[np.ndarray, np.ndarray] | None:
+    """`judge_arrays` for grades held as a column (a plain predictions file: no null, failure or stated
+    confidence), else None."""
+    by_key = judge.predictions.by_key
+    if not isinstance(by_key, OneMetric) or by_key.may_state_confidence():
+        return None
+    held = by_key.score_columns(ids)
+    if held is None:
+        return None
+    scores, present = held
+    if present is not None and not present.all():
+        raise missing_items(judge, [i for i, here in zip(ids, present, strict=True) if not here], len(ids))
+    scores = np.asarray(scores, dtype=float)
+    return scores, derived(judge, rule, scores, ids.__getitem__)
+
+
+def derived(judge: Judge, rule: VerdictRule, scores: np.ndarray, id_at: Callable[[int], str]) -> np.ndarray:
+    """The confidences the grades give (`VerdictRule.derived_confidences`); a grade that gives none is one line."""
+    confidences = rule.derived_confidences(scores)
+    if len(scores) and np.isnan(confidences).any():
+        first = id_at(int(np.flatnonzero(np.isnan(confidences))[0]))
+        raise InputError(
+            f"item {first!r} has a grade but no confidence: give a `confidence` column in [0, 1] "
+            "(binary labels with a probability score in [0, 1] need none)",
+            path=judge.source,
+        )
+    return confidences
 
 
 def missing_items(judge: Judge, missing: list[str], total: int) -> InputError:

@@ -6,6 +6,8 @@ import math
 from collections import Counter
 from dataclasses import dataclass
 
+import numpy as np
+
 from judges.agreement.label_rows import grouped, majority_labels
 from judges.agreement.predictions import Prediction
 from judges.errors import ConfigError
@@ -43,11 +45,34 @@ class VerdictRule:
             return float((score > 0) - (score < 0))
         return float(round(score))
 
+    def calls(self, scores: np.ndarray) -> np.ndarray:
+        """`call` of each score, as a column."""
+        if self.label_type is LabelType.BINARY:
+            return (scores >= self.cut).astype(float)
+        if self.label_type is LabelType.PREFERENCE:
+            return np.sign(scores)
+        return np.round(scores)  # half to even, as Python's round
+
+    def derived_confidences(self, scores: np.ndarray) -> np.ndarray:
+        """The confidence each score gives when its prediction states none (`confidence`): NaN where none can be
+        derived (a score that is not a probability, labels other than binary)."""
+        if self.label_type is not LabelType.BINARY:
+            return np.full(len(scores), np.nan)
+        with np.errstate(invalid="ignore"):
+            probability = (scores >= 0) & (scores <= 1)
+            return np.where(probability, np.where(scores >= self.cut, scores, 1 - scores), np.nan)
+
     def agrees(self, score: float, label: float) -> bool:
         """Whether the call on this score is the label's (a preference's direction, a grade, a class)."""
         if self.label_type is LabelType.PREFERENCE:
             label = float((label > 0) - (label < 0))
         return self.call(score) == label
+
+    def agree_column(self, scores: np.ndarray, labels: np.ndarray) -> np.ndarray:
+        """`agrees` of each score (NaN: a null or a failure, never agreeing) with its label, as a column."""
+        if self.label_type is LabelType.PREFERENCE:
+            labels = np.sign(labels)
+        return ~np.isnan(scores) & (self.calls(np.nan_to_num(scores)) == labels)
 
     def confidence(self, prediction: Prediction) -> float | None:
         """The verdict's confidence; None for a null or a failure (never kept), or when none can be derived."""

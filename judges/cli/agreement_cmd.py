@@ -58,6 +58,12 @@ def configure(parser: argparse.ArgumentParser) -> None:
         help="a judge benchmark's released files (labels and predictions alike; detected by shape when not given): "
         "the pairwise protocols (both orders, votes, ties, best of n) instead of the agreement statistics",
     )
+    parser.add_argument(
+        "--judge-system",
+        metavar="NAME",
+        help="on a judge benchmark whose pairs name their systems (MT-Bench): the system the judge is, for its "
+        "self-preference (default: the judge's model name where it is one of them)",
+    )
     sections = {OPTIONS: parser, CUT: parser.add_argument_group(CUT), OWN: parser.add_argument_group(OWN)}
     add_model_options(parser, AgreementSettings, groups=sections)
 
@@ -93,6 +99,8 @@ def run(args: argparse.Namespace) -> int:
     settings = checked_settings(AgreementSettings, given_fields(args, AgreementSettings))
     if getattr(args, "format", None) or detect_spec(args.labels):
         return run_pairwise(args, settings)  # any number of judges, each beside the references
+    if args.judge_system:
+        raise ConfigError("--judge-system is for a judge benchmark's pairs (--format mtbench)")
     check_options(args, settings)
     labels = settings.open(args.labels)
     calibration = Calibration(
@@ -168,7 +176,8 @@ def run_pairwise(args: argparse.Namespace, settings: AgreementSettings) -> int:
     stem = Path(args.labels.rstrip("/")).stem or "benchmark"
     out_dir = Path(args.out) if args.out else default_run_dir(Path("results/runs"), "agreement", stem)
     boot = {"resamples": settings.resamples, "seed": settings.seed, "confidence": settings.confidence}
-    print("\n".join(measure_pairwise(args.labels, args.predictions, args.format, out_dir, boot)))
+    lines = measure_pairwise(args.labels, args.predictions, args.format, out_dir, boot, args.judge_system)
+    print("\n".join(lines))
     print(f"\nwrote {out_dir}/agreement.json, agreement.md")
     return 0
 
@@ -199,7 +208,7 @@ def stated_calibration(subset: LabelledSet, predictions: Any, metric: str, cut: 
     """The calibration of the confidences the judge states (a `confidence` column, a run record's) on the labelled
     items it graded: its call agrees with the label as the cascade counts it (binary: the score cut at `cut`, 0.5
     by default; ordinal: the grade; preference: the direction). None when it states none, or labels are continuous."""
-    from judges.agreement.confidence_calibration import confidence_calibration  # defers sklearn
+    from judges.agreement.confidence_calibration import confidence_calibration  # defers numpy
     from judges.cascade.verdicts import VerdictRule, item_labels  # defers numpy
 
     label_type = subset.items[0].label_type

@@ -5,14 +5,17 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
+from collections.abc import Collection
 from pathlib import Path
 from typing import Any
 
+from judges.cascade.calibration_schema import calibration_text, read_calibration
+from judges.cascade.decision_schema import id_problem
 from judges.cli.agreement_cmd import READ_OWN, add_label_options, label_reading
 from judges.cli.cascade_monitor_cmd import add_monitor, monitor
 from judges.errors import ConfigError, InputError
-from judges.files.checked import read_json_file
 from judges.labels.schema import LabelledSet, LabelType
+from judges.labels.slices import check_slice_field, slice_name
 
 JUDGES_HELP = (
     "a judge as NAME=SOURCE: a predictions file (JSONL or JSON of `id`, `score`, optional `confidence` in [0, 1]) "
@@ -77,9 +80,15 @@ def run(args: argparse.Namespace) -> int:
 
 
 def labels_sha256(labels: LabelledSet) -> str:
-    """SHA-256 of the labelled records (sorted), the labels' fingerprint in calibration.json."""
-    rows = sorted(json.dumps(item.to_record(), sort_keys=True) for item in labels.items)
-    return hashlib.sha256("\n".join(rows).encode("utf-8")).hexdigest()
+    """The labels' fingerprint in calibration.json: SHA-256 of the labelled records' own SHA-256 digests, sorted (so
+    the records' order does not count); 32 bytes held per record, never the records' text."""
+    import numpy as np  # defers numpy
+
+    digests = np.empty(len(labels.items), dtype="S32")
+    for n, item in enumerate(labels.items):
+        digests[n] = hashlib.sha256(json.dumps(item.to_record(), sort_keys=True).encode("utf-8")).digest()
+    digests.sort()
+    return hashlib.sha256(digests.tobytes()).hexdigest()
 
 
 def check_settings(args: argparse.Namespace) -> None:
@@ -91,27 +100,43 @@ def check_settings(args: argparse.Namespace) -> None:
         raise ConfigError("--min-kept must be at least 1")
 
 
-def calibrate(args: argparse.Namespace) -> int:
-    from judges.cascade.calibration_files import calibration_record, headline, write_calibration  # defers numpy
-    from judges.cascade.cascade_plot import plot_calibration  # defers numpy
-    from judges.cascade.chain import calibrate_cascade  # defers numpy
-    from judges.cascade.sources import open_judges  # defers numpy
+def read_truth(args: argparse.Namespace) -> tuple[dict[str, float], Any, str, dict[str, Any], dict[str, str] | None]:
+    """One label per item of the metric, the verdict rule, the metric, the labels described (name, spec,
+    fingerprint, count), and with --slice each item's slice; the labelled set itself is not kept."""
     from judges.cascade.verdicts import VerdictRule, item_labels  # defers numpy
 
-    check_settings(args)
-    labels = label_reading(args).open(args.labels, keep=() if args.slice is None else (args.slice,))
+    field = getattr(args, "slice", None)
+    labels = label_reading(args).open(args.labels, keep=() if field is None else (field,))
     metrics = labels.metrics()
     metric = args.metric or (metrics[0] if len(metrics) == 1 else None)
     if metric is None:
         raise ConfigError(f"--metric: the labels have several metrics ({', '.join(metrics)}); choose one")
     subset = labels.for_metric(metric)
     rule = VerdictRule(subset.items[0].label_type, args.threshold)
-    judges = open_judges(args.predictions, metric)
     truth = item_labels(subset)
-    if args.slice is not None:  # a cascade per slice
+    for item_id in truth:  # the ids go to decisions.jsonl and the queue: text UTF-8 can write, refused here at once
+        if problem := id_problem(item_id):
+            raise InputError(problem, path=args.labels, field="id")
+    described = {"name": subset.name, "spec": args.labels, "sha256": labels_sha256(subset), "count": len(truth)}
+    if field is not None:
+        check_slice_field(subset, field)
+    slice_of = None if field is None else {item.id: slice_name(item, field) for item in reversed(subset.items)}
+    return truth, rule, metric, described, slice_of
+
+
+def calibrate(args: argparse.Namespace) -> int:
+    from judges.cascade.calibration_files import calibration_record, headline, write_calibration  # defers numpy
+    from judges.cascade.cascade_plot import plot_calibration  # defers numpy
+    from judges.cascade.chain import calibrate_cascade  # defers numpy
+    from judges.cascade.sources import open_judges  # defers numpy
+
+    check_settings(args)
+    truth, rule, metric, described, slice_of = read_truth(args)
+    judges = open_judges(args.predictions, metric)
+    if slice_of is not None:  # a cascade per slice
         from judges.cli.cascade_slice_cmd import calibrate_sliced  # defers numpy
 
-        return calibrate_sliced(args, judges, subset, rule, labels_sha256(subset))
+        return calibrate_sliced(args, judges, truth, slice_of, (rule, metric, described))
     steps = calibrate_cascade(judges, truth, rule, target=args.target, delta=args.delta, min_kept=args.min_kept)
     settings: dict[str, Any] = {
         "target": args.target,
@@ -121,8 +146,8 @@ def calibrate(args: argparse.Namespace) -> int:
         "label_type": rule.label_type.value,
         "metric": metric,
     }
-    described = {"name": subset.name, "spec": args.labels, "sha256": labels_sha256(subset), "count": len(truth)}
     record = calibration_record(steps, settings=settings, labels=described)
+    calibration_text(record)  # the record checked against the schema it is read back with, before any file
     out = Path(args.out)
     written = write_calibration(out, record, plot_calibration(steps, args.target, out / "calibration.png"))
     print(headline(record))
@@ -130,43 +155,39 @@ def calibrate(args: argparse.Namespace) -> int:
     return 0
 
 
-def read_calibration(path: str) -> dict[str, Any]:
-    """calibration.json as `cascade calibrate` wrote it (its judges' names and thresholds, the rule's settings)."""
-    data = read_json_file(Path(path))
-    if not isinstance(data, dict) or not isinstance(data.get("judges"), list):
-        raise InputError("not a calibration.json of `judgelab cascade calibrate` (no judges list)", path=path)
-    for key in ("target", "delta", "cut", "label_type", "metric", "labels"):
-        if key not in data:
-            raise InputError("missing field of a calibration.json", path=path, field=key)
-    return data
-
-
 def apply(args: argparse.Namespace) -> int:
-    from judges.cascade.applying import decide  # defers numpy
+    from judges.cascade.applying import Decision, decide  # defers numpy
     from judges.cascade.decision_files import judge_samples, queue_of, summary_lines, write_decisions  # defers numpy
-    from judges.cascade.sources import open_judges, parse_judge_spec  # defers numpy
+    from judges.cascade.sources import open_judges, parse_judge_spec, unread_judge  # defers numpy
+    from judges.cascade.streamed import streamed_decisions  # defers numpy
     from judges.cascade.verdicts import VerdictRule  # defers numpy
 
     calibration = read_calibration(args.calibration)
-    calibrated = [str(j["name"]) for j in calibration["judges"]]
+    calibrated = [j.name for j in calibration.judges]
     given = [parse_judge_spec(spec)[0] for spec in args.predictions]
     if len(given) != len(calibrated) or any(g not in (None, c) for g, c in zip(given, calibrated, strict=False)):
         shown = ", ".join(g or "(unnamed)" for g in given)
         raise ConfigError(
             f"--predictions: the calibration's judges are {', '.join(calibrated)} (in that order); got {shown}"
         )
-    metric = str(calibration["metric"])
-    judges = open_judges(args.predictions, metric, calibrated)
-    rule = VerdictRule(LabelType(calibration["label_type"]), float(calibration["cut"]))
-    if "slices" in calibration:  # calibrated per slice
+    metric = calibration.metric
+    rule = VerdictRule(LabelType(calibration.label_type), calibration.cut)
+    thresholds = [j.threshold for j in calibration.judges]
+    sources = [(name, parse_judge_spec(spec)[1]) for spec, name in zip(args.predictions, calibrated, strict=True)]
+    if calibration.slices is not None:  # calibrated per slice
         from judges.cli.cascade_slice_cmd import apply_sliced  # defers numpy
 
-        return apply_sliced(args, calibration, judges, rule)
-    thresholds = [None if j["threshold"] is None else float(j["threshold"]) for j in calibration["judges"]]
-    decisions = decide(judges, thresholds, rule)
-    samples, notes = judge_samples(judges)
+        return apply_sliced(args, calibration, calibration.slices, sources, rule)
+    decisions: Collection[Decision] | None = streamed_decisions(sources, thresholds, rule)  # files that line up
+    if decisions is not None:
+        judges = [unread_judge(name, source, metric) for name, source in sources]
+        samples, notes = judge_samples([])  # predictions files carry no text
+    else:
+        judges = open_judges(args.predictions, metric, calibrated)
+        decisions = decide(judges, thresholds, rule)
+        samples, notes = judge_samples(judges)
     lines = summary_lines(decisions, judges, calibration) + notes
-    written = write_decisions(Path(args.out), decisions, lines, queue_of(decisions, metric, samples, args.calibration))
+    written = write_decisions(Path(args.out), decisions, lines, queue_of(metric, samples, args.calibration))
     print(lines[0].removeprefix("# "))
     print(f"wrote {', '.join(str(p) for p in written)}")
     return 0

@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from judges.cli.agreement_cmd import READ_OWN, add_label_options, label_reading
 from judges.errors import ConfigError, InputError
+
+if TYPE_CHECKING:
+    from judges.cascade.calibration_schema import Calibration
 
 
 def add_monitor(sub: Any) -> None:
@@ -47,25 +50,25 @@ def check_plan(args: argparse.Namespace) -> None:
         raise ConfigError(f"--alpha: a probability strictly between 0 and 1, e.g. 0.05; got {args.alpha:g}")
 
 
-def audit_labels(args: argparse.Namespace, calibration: dict[str, Any]) -> dict[str, float]:
+def audit_labels(args: argparse.Namespace, calibration: Calibration) -> dict[str, float]:
     """The audit labels, one per item, for the calibration's metric."""
     from judges.cascade.verdicts import item_labels  # defers numpy
 
-    args.metric = str(calibration["metric"])
+    args.metric = calibration.metric
     if getattr(args, "label_type", None) is None:
-        args.label_type = str(calibration["label_type"])
+        args.label_type = calibration.label_type
     subset = label_reading(args).open(args.labels).for_metric(args.metric)
     if not subset.items:
         raise InputError(f"no audit label for the calibration's metric {args.metric!r}", path=args.labels)
-    if subset.items[0].label_type.value != calibration["label_type"]:
+    if subset.items[0].label_type.value != calibration.label_type:
         raise InputError(
-            f"the audit labels are {subset.items[0].label_type.value}; the calibration's are {calibration['label_type']}",
+            f"the audit labels are {subset.items[0].label_type.value}; the calibration's are {calibration.label_type}",
             path=args.labels,
         )
     return item_labels(subset)
 
 
-def monitor(args: argparse.Namespace, calibration: dict[str, Any]) -> int:
+def monitor(args: argparse.Namespace, calibration: Calibration) -> int:
     """Read the decisions and labels, run every test, write the files; print the conclusion and each alarm's line.
     0 when nothing alarms, 1 on an alarm."""
     from judges.cascade.monitor_files import (  # defers numpy

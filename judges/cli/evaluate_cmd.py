@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from judges.api import grade_samples, load_samples
-from judges.cli.cascade_cmd import read_calibration
+from judges.cascade.calibration_schema import read_calibration
 from judges.cli.finish import finish_run
 from judges.cli.meta_eval_cmd import dry_run
 from judges.cli.options import add_judge_options, config_from_args
@@ -68,6 +68,8 @@ def run_cascade(args: argparse.Namespace, samples: Sequence[tuple[str, Sample]],
     calibration = read_calibration(args.cascade)
     out = Path(args.out) if args.out else default_run_dir(Path("results/runs"), "cascade", "evaluate")
     written = evaluate_cascade(samples, calibration, args.cascade, config, out, progress=not args.quiet, data=args.file)
+    if not isinstance(written, list):  # a judge's run stopped early: its one line and exit code, as plain evaluate
+        return finish_run(written, ["results.jsonl", "run.json", "summary.md"], quiet=args.quiet)
     if not args.quiet:
         print((out / "summary.md").read_text(encoding="utf-8"), end="")
     print(f"wrote {', '.join(str(p) for p in written)}")

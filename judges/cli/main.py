@@ -110,29 +110,38 @@ def unknown_command(argv: Sequence[str]) -> str | None:
     return f"judgelab: error: no command {word!r}{hint}"
 
 
-def unknown_options(parser: argparse.ArgumentParser, command: str | None, unknown: list[str]) -> str:
-    """One line for arguments no option takes, naming the nearest option of the command for a misspelt one."""
+def unknown_options(parser: argparse.ArgumentParser, given: Sequence[str], unknown: list[str]) -> str:
+    """One line for arguments no option takes, naming the nearest option of the (sub)command given for a misspelt
+    one: never the unknown flag itself, nor an option of a sibling subcommand (`cascade apply --threshold`)."""
     import difflib
 
-    options: list[str] = []
+    words = [parser.prog]
+    options = [o for o in _long_options(parser) if o != "--help"]
+    chosen = parser
+    while (child := _subcommand(chosen, given)) is not None:
+        chosen, name = child
+        words.append(name)
+        options = _long_options(chosen)
+    flag = next((u.split("=", 1)[0] for u in unknown if u.startswith("--")), None)
+    candidates = [o for o in set(options) if o != flag]
+    near = difflib.get_close_matches(flag, sorted(candidates), n=1, cutoff=0.6) if flag else []
+    hint = f"; did you mean {near[0]}?" if near else ""
+    return f"{' '.join(words)}: error: unrecognized arguments: {' '.join(unknown)}{hint}"
+
+
+def _subcommand(parser: argparse.ArgumentParser, given: Sequence[str]) -> tuple[argparse.ArgumentParser, str] | None:
+    """The subcommand of `parser` named in `given` (its parser and name), or None."""
     for action in parser._actions:
-        if isinstance(action, argparse._SubParsersAction) and command in action.choices:
-            options = sorted(set(_long_options(action.choices[command])))
-    flag = next((u.split("=", 1)[0][2:] for u in unknown if u.startswith("--")), None)
-    near = difflib.get_close_matches(flag, [o[2:] for o in options], n=1, cutoff=0.6) if flag else []
-    hint = f"; did you mean --{near[0]}?" if near else ""
-    return f"judgelab {command or ''}: error: unrecognized arguments: {' '.join(unknown)}{hint}".replace(" :", ":")
+        if isinstance(action, argparse._SubParsersAction):
+            name = next((word for word in given if word in action.choices), None)
+            if name is not None:
+                return action.choices[name], name
+    return None
 
 
 def _long_options(parser: argparse.ArgumentParser) -> list[str]:
-    """Every `--option` of a command and of its subcommands (`label select --seed`)."""
-    found = []
-    for action in parser._actions:
-        if isinstance(action, argparse._SubParsersAction):
-            for child in action.choices.values():
-                found += _long_options(child)
-        found += [o for o in action.option_strings if o.startswith("--")]
-    return found
+    """Every `--option` of this parser itself (not of its subcommands)."""
+    return [o for action in parser._actions for o in action.option_strings if o.startswith("--")]
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -148,7 +157,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return err.exit_code
     args, unknown = parser.parse_known_args(given)
     if unknown:  # argparse's usage block would bury the one line that matters
-        print(unknown_options(parser, args.command, unknown), file=sys.stderr)
+        print(unknown_options(parser, given, unknown), file=sys.stderr)
         return 2
     if args.command is None:
         parser.print_help()

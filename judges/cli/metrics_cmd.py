@@ -8,12 +8,15 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from judges.agreement.pairwise_formats import FORMATS
 from judges.api import run_metrics
+from judges.calls.endpoint_auth import check_url
 from judges.cli.finish import finish_run
 from judges.cli.options import add_judge_options, add_model_options, config_from_args, given_fields
 from judges.config.judge import JudgeConfig
 from judges.errors import ConfigError
-from judges.rag.dataset import load_rag_samples
+from judges.rag.benchmark_pairs import benchmark_format, benchmark_samples
+from judges.rag.dataset import HF_PREFIX, load_rag_samples
 from judges.rag.metric_registry import build_registry, select
 from judges.rag.settings import MetricSettings, metric_settings
 from judges.runs.folder import default_run_dir
@@ -32,6 +35,12 @@ def configure(parser: argparse.ArgumentParser) -> None:
         "--data",
         metavar="FILE|hf:SOURCE",
         help="JSONL file, or hf:<local file | saved folder | hub dataset> read through `datasets`",
+    )
+    parser.add_argument(
+        "--format",
+        choices=FORMATS,
+        help="--data is a judge benchmark's released pairs (detected by shape when not given): each pair a sample, "
+        "its id as `judgelab agreement --format` reads the labels (for pairwise_preference)",
     )
     parser.add_argument("--split", help="dataset split for hf: sources (default: test, or the only one)")
     parser.add_argument("--hf-config", metavar="NAME", help="configuration of a hub dataset")
@@ -52,7 +61,11 @@ def configure(parser: argparse.ArgumentParser) -> None:
         help="embedding model: local/multilingual-e5-small (offline, default) or a LiteLLM id",
     )
     parser.add_argument("--embeddings-api-base", metavar="URL", help="server for a LiteLLM embedding model")
-    parser.add_argument("--rag-prompts", metavar="DIR", help="folder of templates overriding prompts/rag/ ones")
+    parser.add_argument(
+        "--rag-prompts",
+        metavar="DIR",
+        help="folder of templates overriding prompts/rag/ ones, or a shipped one (llmbar/vanilla, llmbar/rules)",
+    )
     parser.add_argument(
         "--draws",
         type=int,
@@ -112,6 +125,11 @@ def run(args: argparse.Namespace) -> int:
     if not args.metrics or not args.data:
         raise ConfigError("give --metrics and --data (or --list)")
     config = config_from_args(args)  # a bad judge option fails before the data is read
+    if args.embeddings_api_base:
+        try:
+            check_url(args.embeddings_api_base)
+        except ValueError as err:
+            raise ConfigError(f"--embeddings-api-base {err}") from None
     settings = _settings(args)
     registry = build_registry(aspects, criteria, using=[*args.metrics.split(","), *settings.ragas_score_of])
     metrics = select(registry, args.metrics.split(","))
@@ -120,9 +138,13 @@ def run(args: argparse.Namespace) -> int:
     if args.limit is not None and args.limit < 1:
         raise ConfigError("--limit must be at least 1")
 
-    samples = load_rag_samples(
-        args.data, split=args.split, config=args.hf_config, mapping=_pairs(args.map, "--map"), limit=args.limit
-    )
+    fmt = None if args.data.startswith(HF_PREFIX) else benchmark_format(args.data, args.format)
+    if fmt is not None:  # a judge benchmark's pairs, read as they are released
+        samples: Sequence[Any] = benchmark_samples(args.data, fmt, args.limit)
+    else:
+        samples = load_rag_samples(
+            args.data, split=args.split, config=args.hf_config, mapping=_pairs(args.map, "--map"), limit=args.limit
+        )
     if not samples:
         raise ConfigError(f"{args.data}: no samples")
     if args.dry_run:
@@ -140,7 +162,7 @@ def dry_run(metrics: list[Any], samples: Sequence[Any], config: JudgeConfig, dra
     for sample in samples:
         n_samples += 1
         for spec in judged:
-            applies[spec.name] += not sample.missing(spec.needs)
+            applies[spec.name] += 0 if sample.missing(spec.needs) else spec.first_calls
     print(
         f"{len(samples)} samples x {len(metrics)} metrics{f' x {draws} draws' if draws > 1 else ''} with {config.model}"
     )
@@ -149,13 +171,14 @@ def dry_run(metrics: list[Any], samples: Sequence[Any], config: JudgeConfig, dra
         f"dry run: {len(judged)} of the {len(metrics)} metrics ask the judge"
         + (f" ({', '.join(applies)})" if judged else "")
         + f": at most {per_draw * draws} first calls, one per sample each applies to"
+        + (" (two for a pairwise metric, one per order)" if any(spec.first_calls > 1 for spec in judged) else "")
         + (f" in each of {draws} draws ({per_draw} per draw)" if draws > 1 else "")
         + "; metrics that extract claims or generate questions then ask once per claim or question. Nothing was called."
     )
     for spec in judged:
-        if applies[spec.name] < n_samples:
+        if applies[spec.name] < n_samples * spec.first_calls:
             print(
-                f"  {spec.name} applies to {applies[spec.name]} of {n_samples} samples "
+                f"  {spec.name} applies to {applies[spec.name] // spec.first_calls} of {n_samples} samples "
                 f"(it needs {', '.join(spec.needs)})"
             )
     return 0

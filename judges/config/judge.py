@@ -15,6 +15,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator, model_validator
 from typing_extensions import TypedDict
 
+from judges.calls.endpoint_auth import check_headers, check_url
 from judges.calls.model_spec import DEFAULT_JUDGE, IMAGE_MAX_SIDE, JudgeModel, default_prompt_set, judge_params
 from judges.config.fields import RANGES, Cli, in_range
 from judges.errors import ConfigError
@@ -133,7 +134,7 @@ class JudgeConfig(BaseModel):
                 raise ValueError(f"must be a JSON object: {err.msg}") from None
         if not isinstance(value, dict):
             raise ValueError("must be a JSON object, e.g. '{\"top_p\": 0.9}'")
-        return value
+        return check_headers(value)  # a CR or LF in a header would split it: refused before any call
 
     @field_validator("cache", mode="before")
     @classmethod
@@ -146,10 +147,12 @@ class JudgeConfig(BaseModel):
         if isinstance(value, (list, tuple)):
             if not value or not all(isinstance(url, str) and url for url in value):
                 raise ValueError("needs a URL")
+            for url in value:
+                check_url(url)  # a malformed one is one line naming it masked (exit 2), before any call
             return value[0] if len(value) == 1 else list(value)
         if value == "":
             raise ValueError("needs a URL")
-        return value
+        return check_url(value) if isinstance(value, str) else value
 
     @field_validator(*RANGES)
     @classmethod
@@ -285,8 +288,8 @@ def describe(where: str, problem: Any) -> str:
         hint = f"did you mean {near[0]!r}?" if near else f"expected one of {', '.join(JUDGE_FIELDS)}"
         return f"unknown judge option {where!r}; {hint}"
     message = str(problem["msg"]).removeprefix("Value error, ")
-    # the extras may hold a key (not yet known as one when their JSON is broken): never echoed; URLs masked
-    given = "" if where.lstrip("-") == "extra" else f", got {problem.get('input')!r}"
+    # the extras may hold a key (unknown as one when their JSON is broken), an API base is named masked: not echoed
+    given = "" if where.lstrip("-") in ("extra", "api-base", "api_base") else f", got {problem.get('input')!r}"
     return scrub_text(f"{where} {message[:1].lower()}{message[1:]}{given}")
 
 

@@ -130,7 +130,7 @@ def open_sink(runtime: CallRuntime, executor: Executor) -> Sink:
 async def settle(items: Sequence[Any], task: Task, runtime: CallRuntime, executor: Executor, sink: Sink) -> None:
     """Rounds of collect-then-execute over one window of items until the cache answers every call they will ask
     (or MAX_ROUNDS); then what the sink kept for them is dropped once the run has judged them (`forget`)."""
-    view = ReplyCache(sink.cache.path, CacheMode.READ_ONLY)
+    view = ReplyCache(sink.cache.path, CacheMode.READ_ONLY, sink.cache.endpoint)
     asked: set[str] = set()
     where = f"items {items[0].order + 1:,}-{items[-1].order + 1:,}: " if items else ""
     try:

@@ -16,6 +16,8 @@ from judges.secrets import scrub
 
 DEFAULT_MAX_RECORD_BYTES = 1_000_000  # one record; override with $JUDGELAB_MAX_RECORD_BYTES
 REPLIES_PER_RECORD = 16  # a record holds several calls: one judge reply may take this share of its limit
+SAMPLE_SHARE = 4  # the judged sample's texts together may take this share of a record's limit (a quarter)
+KEPT_CHARS = 1_000  # the start of an oversized text (a judge's reply, a sample's field) that its record keeps
 
 
 class LineProblem(ValueError):
@@ -35,6 +37,20 @@ def max_record_bytes() -> int:
 def max_reply_bytes() -> int:
     """The largest judge reply a record keeps whole: a sixteenth of the record limit (62,500 bytes by default)."""
     return max_record_bytes() // REPLIES_PER_RECORD
+
+
+def oversize(text: str, limit: int) -> int | None:
+    """The bytes `text` takes in a record (UTF-8, JSON-escaped) when that is over `limit`; None when it fits (a text
+    of at most a sixth of the limit in characters always fits, and is not measured)."""
+    if len(text) * 6 <= limit:
+        return None
+    size = len(json.dumps(text, ensure_ascii=False).encode()) - 2
+    return size if size > limit else None
+
+
+def cut_text(text: str, size: int, what: str, kept: int = KEPT_CHARS) -> str:
+    """An oversized text as its record keeps it: its first `kept` characters and a marker naming its size."""
+    return f"{text[:kept]} [... truncated by judgelab: the {what} was {size:,} bytes]"
 
 
 def numbered_lines(path: str | Path) -> Iterator[tuple[int, bytes]]:

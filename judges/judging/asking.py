@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from typing import Any, TypeVar
 
 from judges.calls.backend import CallError, Completion, CompletionRequest
 from judges.calls.runtime import CallRuntime
-from judges.files.jsonl import REPLIES_PER_RECORD, max_reply_bytes
+from judges.files.jsonl import KEPT_CHARS, REPLIES_PER_RECORD, cut_text, max_reply_bytes, oversize
 from judges.judging.replies import ReplyError
 from judges.types import FailureKind
 
@@ -18,7 +17,6 @@ REASK = (
     "Your reply could not be used: {error}. Reply again with only the JSON object, "
     "in exactly the format the instructions give."
 )
-KEPT_CHARS = 1_000  # the start of an oversized reply that its call record keeps
 
 
 class StepFailed(Exception):
@@ -77,7 +75,7 @@ async def call_logged(
             f"the reply of {size:,} bytes is over the {limit:,}-byte limit of one reply (JUDGELAB_MAX_RECORD_BYTES / "
             f"{REPLIES_PER_RECORD}); its first {KEPT_CHARS:,} characters are kept"
         )
-        kept = f"{completion.text[:KEPT_CHARS]} [... truncated by judgelab: the reply was {size:,} bytes]"
+        kept = cut_text(completion.text, size, "reply")
         oversized = FailureKind.OVERSIZED.value
         extra = {"reply": kept, "reply_bytes": size, "unusable": oversized, "parse_error": problem}
         calls.append({"call": number, **call_record(template, sha256, completion, **extra)})
@@ -86,15 +84,6 @@ async def call_logged(
         raise StepFailed(FailureKind.OVERSIZED, f"{template}: {problem}")
     calls.append({"call": number, **call_record(template, sha256, completion)})
     return completion
-
-
-def oversize(text: str, limit: int) -> int | None:
-    """The bytes `text` takes in a record (UTF-8, JSON-escaped) when that is over `limit`; None when it fits (a text
-    of at most a sixth of the limit in characters always fits, and is not measured)."""
-    if len(text) * 6 <= limit:
-        return None
-    size = len(json.dumps(text, ensure_ascii=False).encode()) - 2
-    return size if size > limit else None
 
 
 async def ask(

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from judges.calls.backend_factory import open_backend
 from judges.calls.cache import CacheMode, ReplyCache
-from judges.calls.endpoint_auth import endpoint_name
+from judges.calls.endpoint_auth import cache_endpoint, endpoint_name
 from judges.calls.model_spec import JudgeModel
 from judges.calls.prices import entry
 from judges.calls.refusing import dry_run_backend
@@ -32,7 +32,7 @@ def open_runtime(config: JudgeConfig) -> Iterator[tuple[JudgeModel, CallRuntime]
     """Start the backend (and the local server when needed) with its cache, yield, clean up."""
     bases = config.api_bases()
     model = config.judge_model()
-    cache = ReplyCache(config.cache, CacheMode.parse(config.cache_mode))
+    cache = ReplyCache(config.cache, CacheMode.parse(config.cache_mode), cache_endpoint(bases))
     if config.max_cost is not None:
         warn_unpriced(model)
     per_deployment = min(config.concurrency, model.max_parallel_calls or config.concurrency)
@@ -88,5 +88,6 @@ def planning_judge(config: JudgeConfig) -> tuple[GroundedQAJudge, ReplyCache | N
     prompts = load_prompt_set(config.prompts)
     model = config.judge_model()
     cache_file = Path(config.cache)
-    cache = ReplyCache(cache_file, CacheMode.READ_ONLY) if cache_file.is_file() else None
+    endpoint = cache_endpoint(config.api_bases())
+    cache = ReplyCache(cache_file, CacheMode.READ_ONLY, endpoint) if cache_file.is_file() else None
     return GroundedQAJudge(CallRuntime(dry_run_backend()), prompts, model, config.params()), cache

@@ -5,9 +5,9 @@ from __future__ import annotations
 import functools
 import sys
 from array import array
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, overload
 
 from judges.errors import InputError
 from judges.files.checked import id_problem, json_type
@@ -81,6 +81,31 @@ class LabelledItem:
 Annotation = tuple[tuple[str, float], ...]  # an item's (annotator, label) pairs
 
 
+class OneLabelEach(Sequence[Annotation]):
+    """Each item's one (annotator, label) pair, made when read: a million labels hold no tuple per item."""
+
+    def __init__(self, items: tuple[LabelledItem, ...]) -> None:
+        self._items = items
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+    @overload
+    def __getitem__(self, index: int) -> Annotation: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> Sequence[Annotation]: ...
+
+    def __getitem__(self, index: int | slice) -> Annotation | Sequence[Annotation]:
+        if isinstance(index, slice):
+            return [((item.annotator, item.label),) for item in self._items[index]]
+        item = self._items[index]
+        return ((item.annotator, item.label),)
+
+    def __iter__(self) -> Iterator[Annotation]:
+        return (((item.annotator, item.label),) for item in self._items)
+
+
 @dataclass(frozen=True)
 class LabelledSet:
     """Labelled items from one source, possibly several metrics and annotators."""
@@ -106,14 +131,14 @@ class LabelledSet:
         return sorted({item.annotator for item in self.items})
 
     @functools.cached_property
-    def by_item(self) -> tuple[list[str], list[Annotation]]:
+    def by_item(self) -> tuple[list[str], Sequence[Annotation]]:
         """Item ids in first-seen order and each item's (annotator, label) pairs, gathered once per set (a board
-        measures every judge on the same set); items labelled alike by one annotator share one tuple of pairs."""
+        measures every judge on the same set); items labelled alike by one annotator share one tuple of pairs, and
+        a set of one label per item makes each item's pairs only when read (`OneLabelEach`)."""
         shared: dict[tuple[tuple[str, float], ...], Annotation] = {}
         ids = [item.id for item in self.items]
-        if len(set(ids)) == len(ids):  # one label per item (the usual big set): no list per item
-            pairs = [shared.setdefault(key, key) for key in (((i.annotator, i.label),) for i in self.items)]
-            return ids, pairs
+        if len(set(ids)) == len(ids):  # one label per item (the usual big set): no tuple nor list per item
+            return ids, OneLabelEach(self.items)
         order: dict[str, list[tuple[str, float]]] = {}
         for item in self.items:
             order.setdefault(item.id, []).append((item.annotator, item.label))

@@ -13,7 +13,7 @@ from judges.agreement.result import MetricAgreement
 from judges.agreement.threshold import Calibration
 from judges.labels.label_sets import open_labels
 from judges.labels.schema import LabelledSet, LabelType
-from judges.leaderboard.columns import SYSTEM_AWARE
+from judges.leaderboard.columns import PER_GROUP, SYSTEM_AWARE
 from judges.leaderboard.config_types import Evaluation
 from judges.leaderboard.entries import Entry, noted
 from judges.leaderboard.label_paired import label_pairs
@@ -43,6 +43,14 @@ SYSTEM_AWARE_HEADLINE = {
     LabelType.ORDINAL: "partial_spearman",
     LabelType.CONTINUOUS: "partial_spearman",
 }
+# where answers share a question (items name their group), the figure within each question ranks: the mean of the
+# per-question Spearman (SummEval's summary-level correlation), or for binary labels the tie-calibrated pairwise
+# accuracy within questions (acc*_eq, Deutsch, Foster and Freitag, EMNLP 2023), where a tied pair is a right tie
+GROUPED_HEADLINE = {
+    LabelType.BINARY: "pairwise_accuracy_tie_calibrated",
+    LabelType.ORDINAL: "group_spearman",
+    LabelType.CONTINUOUS: "group_spearman",
+}
 
 
 def plain_headline(agreement: MetricAgreement, cut_given: bool) -> str:
@@ -55,17 +63,20 @@ def plain_headline(agreement: MetricAgreement, cut_given: bool) -> str:
 
 
 def headline(agreement: MetricAgreement, evaluation: Evaluation, cut_given: bool) -> tuple[str, str | None]:
-    """The statistic that ranks, and the plain one to show beside it when that is a system-aware figure: the
-    config's `statistic`, else the system-aware figure where the items name two or more systems (partial Spearman
-    controlling for the system, as FRANK, Pagnoni et al. NAACL 2021, ranks factuality metrics; or the macro of
-    per-system balanced accuracy), else the plain one for the label type."""
+    """The statistic that ranks, and the plain one to show beside it when that is a system-aware or per-group
+    figure: the config's `statistic`, else the system-aware figure where the items name two or more systems
+    (partial Spearman controlling for the system, as FRANK, Pagnoni et al. NAACL 2021, ranks factuality metrics; or
+    the macro of per-system balanced accuracy), else the per-question figure where items name their question
+    (GROUPED_HEADLINE), else the plain one for the label type."""
     plain = plain_headline(agreement, cut_given)
     chosen = evaluation.statistic
     if chosen is None and agreement.systems is not None:
         chosen = SYSTEM_AWARE_HEADLINE.get(agreement.label_type)
+    if chosen is None and agreement.groups is not None:
+        chosen = GROUPED_HEADLINE.get(agreement.label_type)
     if chosen is None:
         return plain, None
-    return chosen, plain if chosen in SYSTEM_AWARE and chosen != plain else None
+    return chosen, plain if chosen in SYSTEM_AWARE | PER_GROUP and chosen != plain else None
 
 
 def _missing_note(agreement: MetricAgreement) -> str | None:

@@ -9,6 +9,8 @@ import numpy as np
 from judges.agreement.bootstrap import ItemRows, paired_differences, percentile_interval, resampler
 from judges.agreement.result import MetricAgreement
 from judges.agreement.statistics import Statistic
+from judges.agreement.system_codes import SystemItems
+from judges.leaderboard.columns import PER_GROUP, SYSTEM_AWARE
 from judges.runs.paired_difference import CONFIDENCE, RESAMPLES, SEED, Difference
 
 
@@ -22,14 +24,29 @@ class LabelPairs:
     row_item: np.ndarray  # the item index of each label row (an item's rows are contiguous)
     human: np.ndarray
     judge: np.ndarray
+    # a system-aware figure: the items' systems and the judge's 0/1 call per row (None without a cut)
+    systems: SystemItems | None = None
+    said: np.ndarray | None = None
+    groups: np.ndarray | None = None  # a per-group figure: each item's group (-1: none)
 
 
 def label_pairs(agreement: MetricAgreement, statistic: str) -> LabelPairs | None:
-    """The rows behind `statistic` of a measured judge; None when measure kept none or the statistic is not one of
-    its plain ones (a system-aware figure is compared by its interval)."""
+    """The rows behind `statistic` of a measured judge (a plain statistic, or a system-aware figure with the items'
+    systems); None when measure kept none or did not measure it."""
     rows = agreement.rows
     if rows is None or not rows.ids:
         return None
+    if statistic in SYSTEM_AWARE:
+        items = agreement.systems.items if agreement.systems is not None else None
+        if items is None:
+            return None
+        said = rows.views["binary"] if items.has_cut else None
+        return LabelPairs(Statistic(statistic), rows.ids, rows.row_item, rows.human, rows.views["value"], items, said)
+    if statistic in PER_GROUP:
+        codes = agreement.groups.codes if agreement.groups is not None else None
+        if codes is None:
+            return None
+        return LabelPairs(Statistic(statistic), rows.ids, rows.row_item, rows.human, rows.views["value"], groups=codes)
     chosen = [s for s in rows.statistics if s.name == statistic and s.one is not None]
     if not chosen:
         return None
@@ -39,7 +56,10 @@ def label_pairs(agreement: MetricAgreement, statistic: str) -> LabelPairs | None
 def label_difference(a: LabelPairs, b: LabelPairs) -> Difference | None:
     """The statistic of a minus that of b with its percentile paired-bootstrap interval (paired bootstrap resampling
     of the items, as Koehn, EMNLP 2004, compares two MT systems on one test set); None unless both rest on
-    the same statistic and exactly the same (>= 2) items, or when most resamples leave the statistic undefined."""
+    the same statistic and exactly the same (>= 2) items, or when most resamples leave the statistic undefined (and
+    for a system-aware or per-group figure, which is compared by its interval)."""
+    if any(p.systems is not None or p.groups is not None for p in (a, b)):
+        return None
     if a.statistic.name != b.statistic.name or len(a.ids) < 2 or set(a.ids) != set(b.ids):
         return None
     where = {item: n for n, item in enumerate(b.ids)}

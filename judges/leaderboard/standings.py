@@ -14,8 +14,11 @@ from typing import Any
 import numpy as np
 
 from judges.agreement.bootstrap import ItemRows, resample_blocks, resampler
+from judges.agreement.groups import group_draws
+from judges.agreement.system_draws import joint_draws
 from judges.leaderboard.columns import higher_is_better
 from judges.leaderboard.entries import Entry
+from judges.leaderboard.label_paired import LabelPairs
 from judges.runs.paired_difference import RESAMPLES, SEED
 
 ALPHA = 0.05  # the family-wise error rate of a group's pairwise tests
@@ -64,6 +67,8 @@ def _label_draws(entries: list[Entry], resamples: int, seed: int) -> np.ndarray 
     same = [e.paired for e in entries]
     if any(p is None or p.statistic.name != first.statistic.name or set(p.ids) != set(first.ids) for p in same):
         return None
+    if first.systems is not None or first.groups is not None:
+        return _item_level_draws(entries, resamples, seed)
     items = ItemRows(first.row_item, len(first.ids))
     resamplers = []
     for pairs in same:
@@ -79,6 +84,58 @@ def _label_draws(entries: list[Entry], resamples: int, seed: int) -> np.ndarray 
             warnings.simplefilter("ignore")
             drawn.append(np.stack([resample(index, weights) for resample in resamplers], axis=1))
     return np.concatenate(drawn)
+
+
+def _item_values(rows: np.ndarray, row_item: np.ndarray, n_items: int, place: np.ndarray | None) -> np.ndarray:
+    """An item's value from its rows (every row of an item holds the judge's value), in another order when given."""
+    values = np.empty(n_items)
+    values[row_item] = rows
+    return values if place is None else values[place]
+
+
+def _same_design(pair: LabelPairs, first: LabelPairs, place: np.ndarray | None) -> bool:
+    """Whether two candidates' items name the same systems, or lie in the same questions (`place`: where the
+    first one's items sit among the pair's)."""
+    if (pair.systems is None) != (first.systems is None) or (pair.groups is None) != (first.groups is None):
+        return False
+    if pair.systems is not None and first.systems is not None:
+        return pair.systems.names == first.systems.names and np.array_equal(
+            pair.systems.codes if place is None else pair.systems.codes[place], first.systems.codes
+        )
+    if pair.groups is not None and first.groups is not None:
+        return np.array_equal(pair.groups if place is None else pair.groups[place], first.groups)
+    return True
+
+
+def _item_level_draws(entries: list[Entry], resamples: int, seed: int) -> np.ndarray | None:
+    """(resamples, candidates) of each candidate's system-aware figure (items drawn within their systems, as the
+    figure's interval draws them; `judges.agreement.system_draws`) or per-group figure (groups drawn) on the same
+    resamples, its items laid out in the first one's order (one value per item: the mean label, the judge's)."""
+    pairs = [e.paired for e in entries]
+    first = pairs[0]
+    assert first is not None
+    n_items = len(first.ids)
+    counts = np.bincount(first.row_item, minlength=n_items)
+    human = np.bincount(first.row_item, weights=first.human, minlength=n_items) / counts
+    judges, saids = [], []
+    for pair in pairs:
+        assert pair is not None
+        place = None
+        if pair.ids != first.ids:
+            where = {item: n for n, item in enumerate(pair.ids)}
+            place = np.fromiter((where[item] for item in first.ids), dtype=np.int64, count=n_items)
+        if not _same_design(pair, first, place):
+            return None
+        judges.append(_item_values(pair.judge, pair.row_item, n_items, place))
+        if pair.said is not None:
+            saids.append(_item_values(pair.said, pair.row_item, n_items, place))
+    name = first.statistic.name
+    if first.groups is not None:
+        return group_draws(name, first.groups, human, judges, resamples, seed)
+    assert first.systems is not None
+    points = [float(e.value) for e in entries]  # type: ignore[arg-type]
+    found = saids if len(saids) == len(pairs) else None
+    return joint_draws(name, first.systems.names, first.systems.codes, human, judges, found, points, resamples, seed)
 
 
 def _ranks(oriented: np.ndarray) -> np.ndarray:

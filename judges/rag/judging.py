@@ -75,6 +75,23 @@ class RagJudge:
             priority=SAMPLE_PRIORITY.get(),
         )
 
+    async def ask_reply(
+        self, template: str, variables: Mapping[str, Any], parse: Callable[[str], T], log: list[dict[str, Any]]
+    ) -> T:
+        """Render, call with no reply schema, parse the reply's text with `parse` (a template whose reply is words,
+        e.g. a benchmark's own prompt); ask again once if unusable."""
+        prompt = self.prompts.template(template)
+        return await ask(
+            self.runtime,
+            lambda messages: self.request(template, messages, None, None),
+            prompt.render(**variables, grade_only=True),
+            parse,
+            log,
+            template=template,
+            sha256=prompt.sha256,
+            priority=SAMPLE_PRIORITY.get(),
+        )
+
     async def ask_grade_token(
         self, template: str, variables: Mapping[str, Any], grades: Mapping[str, float], log: list[dict[str, Any]]
     ) -> WeightedGrade:

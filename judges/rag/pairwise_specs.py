@@ -17,5 +17,6 @@ def specs() -> list[MetricSpec]:
             "pairwise:preference",
             "A (actual_output) -1, B (alternative_output) +1, tie 0; asked in both orders, disagreeing orders a tie",
             value_range=(-1.0, 1.0),
+            first_calls=2,  # one per order
         ),
     ]

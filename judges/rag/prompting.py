@@ -14,6 +14,19 @@ def shipped_rag_folder() -> Path:
     return bundled_dir(SHIPPED_PROMPTS) / "rag"
 
 
+def shipped_override(name: Path) -> Path:
+    """A shipped folder of templates overriding prompts/rag/ ones, by its name under prompts/ (`llmbar/vanilla`,
+    `llmbar/rules`: LLMBar's comparison prompts, MIT, their licence beside them)."""
+    root = bundled_dir(SHIPPED_PROMPTS)
+    shipped = root / name
+    if name.is_absolute() or ".." in name.parts or not shipped.is_dir() or not any(shipped.glob(f"*{TEMPLATE_SUFFIX}")):
+        raise PromptError(f"RAG prompt folder not found: {name} (a folder, or a shipped one: {', '.join(OVERRIDES)})")
+    return shipped
+
+
+OVERRIDES = ("llmbar/vanilla", "llmbar/rules")  # the shipped folders, as the error names them
+
+
 @dataclass
 class RagPrompts:
     """Finds `<name>.txt.jinja` in the override folder first, then in the shipped folder; loads each once."""
@@ -24,7 +37,7 @@ class RagPrompts:
 
     def __post_init__(self) -> None:
         if self.override is not None and not self.override.is_dir():
-            raise PromptError(f"RAG prompt folder not found: {self.override}")
+            self.override = shipped_override(self.override)
 
     def template(self, name: str) -> PromptTemplate:
         if name not in self._loaded:

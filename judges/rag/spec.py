@@ -36,6 +36,7 @@ class MetricSpec:
     uses_embeddings: bool = False
     higher_is_better: bool = True
     value_range: tuple[float, float] = (0.0, 1.0)  # every value it can take lies here; intervals never leave it
+    first_calls: int = 1  # the calls it makes on every sample it applies to before any reply is read (pairwise: 2)
 
     def load(self) -> Callable[..., Awaitable[Scored]]:
         module, _, attr = self.target.partition(":")
