@@ -82,8 +82,9 @@ class LabelReading(BaseModel):
     ] = None
     split: Annotated[str | None, Cli("split of a hub set or HF dataset", "SPLIT", group=OWN)] = None
 
-    def open(self, spec: str, *, metric: bool = True) -> LabelledSet:
-        """The labelled set `spec` read with these settings (`metric`: with the metric named for your own file)."""
+    def open(self, spec: str, *, metric: bool = True, keep: tuple[str, ...] = ()) -> LabelledSet:
+        """The labelled set `spec` read with these settings (`metric`: with the metric named for your own file;
+        `keep`: your own file's further columns kept under each item's `extra`, e.g. a --slice field)."""
         return open_labels(
             spec,
             columns=self.columns,
@@ -92,6 +93,7 @@ class LabelReading(BaseModel):
             scale=self.scale,
             split=self.split,
             label_map=self.label_map,
+            keep=keep,
         )
 
 

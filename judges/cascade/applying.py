@@ -80,10 +80,11 @@ def item_order(judge: Judge) -> list[str]:
     return list(seen)
 
 
-def decide(judges: Sequence[Judge], thresholds: Sequence[float | None], rule: VerdictRule) -> Decisions:
+def decide(judges: Sequence[Judge], thresholds: Sequence[float | np.ndarray | None], rule: VerdictRule) -> Decisions:
     """Each item of the first judge, asked of the judges in turn: the first whose confidence reaches its threshold
-    decides it (a judge with no threshold keeps nothing, and its verdicts are not read). A judge must have a
-    prediction for every item that reaches it; an item it was never asked about is a mismatch, one line."""
+    decides it (a judge with no threshold keeps nothing, and its verdicts are not read; a threshold per item, an
+    array in the items' order, asks a judge only where it is not NaN). A judge must have a prediction for every item
+    that reaches it; an item it was never asked about is a mismatch, one line."""
     ids = item_order(judges[0])
     by = np.full(len(ids), -1, dtype=np.int16)
     calls = np.full(len(ids), np.nan)
@@ -94,10 +95,12 @@ def decide(judges: Sequence[Judge], thresholds: Sequence[float | None], rule: Ve
             break
         if threshold is None:
             continue
-        scores, confidence = judge_arrays_among(judge, ids, remaining, rule)
+        bars = None if np.ndim(threshold) == 0 else np.asarray(threshold)
+        asked = remaining if bars is None else remaining[~np.isnan(bars[remaining])]
+        scores, confidence = judge_arrays_among(judge, ids, asked, rule)
         with np.errstate(invalid="ignore"):
-            kept = confidence >= threshold  # NaN (a null, a failure) is never kept
-        chosen = remaining[kept]
+            kept = confidence >= (threshold if bars is None else bars[asked])  # NaN (a null, a failure) is never kept
+        chosen = asked[kept]
         by[chosen], calls[chosen], confidences[chosen] = place, rule.calls(scores[kept]), confidence[kept]
-        remaining = remaining[~kept]
+        remaining = remaining[by[remaining] < 0]
     return Decisions(ids, tuple(judge.name for judge in judges), by, calls, confidences)

@@ -10,8 +10,9 @@ import unicodedata
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationInfo, field_validator, model_validator
 
+from judges.cascade.slice_schema import Slices
 from judges.errors import InputError
 from judges.files.checked import read_json_file
 from judges.secrets import MASK, is_credential_key, is_credential_param, scrub_text
@@ -122,10 +123,11 @@ class CalibratedJudge(BaseModel):
         return value
 
     @model_validator(mode="after")
-    def _consistent(self) -> CalibratedJudge:
+    def _consistent(self, info: ValidationInfo) -> CalibratedJudge:
         if self.kept > self.offered:
             raise ValueError(f"kept ({self.kept}) is more than offered ({self.offered})")
-        if self.threshold is None and self.kept:
+        sliced = bool(info.context and info.context.get("sliced"))  # each slice has its own threshold, under slices
+        if self.threshold is None and self.kept and not sliced:
             raise ValueError(f"threshold is null (the judge keeps nothing) but kept is {self.kept}")
         return self
 
@@ -158,13 +160,31 @@ class Calibration(BaseModel):
     judges: Annotated[list[CalibratedJudge], Field(min_length=1)]
     escalated: Count
     escalated_share: Share | None = None
+    slices: Slices | None = None  # a cascade per slice (`--slice`): the judges' thresholds are there, not above
 
     @model_validator(mode="after")
     def _distinct_names(self) -> Calibration:
         names = [j.name for j in self.judges]
         if repeated := sorted({n for n in names if names.count(n) > 1}):
             raise ValueError(f"the judge name {repeated[0]!r} is given twice")
+        if self.slices is not None:
+            slice_problem(self, self.slices, names)
         return self
+
+
+def slice_problem(calibration: Calibration, block: Slices, names: list[str]) -> None:
+    """A ValueError when a calibration's slices do not fit its judges: the same judges in the same order on every
+    slice, no threshold for all slices at once, each judge's kept items the sum over the slices, delta split evenly."""
+    for name, part in block.by_slice.items():
+        if [j.name for j in part.judges] != names:
+            raise ValueError(f"slice {name!r} names other judges than the calibration's ({', '.join(names)})")
+    for place, judge in enumerate(calibration.judges):
+        if judge.threshold is not None:
+            raise ValueError(f"judge {judge.name!r} has a threshold for every slice; a calibration by slice has none")
+        if judge.kept != sum(part.judges[place].kept for part in block.by_slice.values()):
+            raise ValueError(f"judge {judge.name!r} keeps {judge.kept} items, not the sum over its slices")
+    if abs(block.delta_each * len(block.by_slice) - calibration.delta) > 1e-9:
+        raise ValueError(f"slices.delta_each is not delta split over the {len(block.by_slice)} slices")
 
 
 def where(loc: tuple[int | str, ...]) -> str:
@@ -214,7 +234,7 @@ def parse_calibration(data: Any, path: str) -> Calibration:
     """A checked Calibration from calibration.json's parsed JSON."""
     check_version(data, path)
     try:
-        return Calibration.model_validate(data)
+        return Calibration.model_validate(data, context={"sliced": data.get("slices") is not None})
     except ValidationError as err:
         raise one_line(err, path) from None
 

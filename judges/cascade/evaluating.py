@@ -65,6 +65,11 @@ def evaluate_cascade(
     is never called. A judge's run that stops early (an unusable endpoint, the budget) is returned: the cascade
     stops there, as a plain run does."""
     calibration = read_calibration(calibration_path)  # checked whole before any call
+    if calibration.slices is not None:  # each slice's thresholds need each item's slice, which samples do not name
+        raise ConfigError(
+            f"{calibration_path}: calibrated per {calibration.slices.field} (--slice); apply it to the judges' outputs "
+            "with `judgelab cascade apply`"
+        )
     metric = calibration.metric
     rule = VerdictRule(LabelType(calibration.label_type), calibration.cut)
     configs = [cascade_judge_config(base, entry, calibration_path) for entry in calibration.judges]

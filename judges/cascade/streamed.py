@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from array import array
 from collections import Counter
-from collections.abc import Collection, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from itertools import zip_longest
 from pathlib import Path
 
@@ -19,6 +19,8 @@ from judges.cascade.verdicts import VerdictRule
 from judges.errors import InputError
 from judges.files.jsonl import read_jsonl
 
+Bars = Sequence[float | None] | Callable[[str, Mapping[str, object]], Sequence[float | None]]
+
 
 class NotAligned(Exception):
     """The files do not list the same ids in the same order, one metric each: read them whole instead."""
@@ -26,12 +28,11 @@ class NotAligned(Exception):
 
 class StreamedDecisions(Collection[Decision]):
     """Every item's Decision, made again from the files each time it is iterated (nothing held per item); `counted`
-    the items each judge decided (None: escalated), from the first pass that checked the files line up."""
+    the items each judge decided (None: escalated), from the first pass that checked the files line up. The
+    thresholds are the judges', or each item's from its id and its first file's row (a calibration by slice)."""
 
-    def __init__(
-        self, names: Sequence[str], paths: Sequence[Path], thresholds: Sequence[float | None], rule: VerdictRule
-    ) -> None:
-        self.names, self.paths, self.thresholds, self.rule = list(names), list(paths), list(thresholds), rule
+    def __init__(self, names: Sequence[str], paths: Sequence[Path], thresholds: Bars, rule: VerdictRule) -> None:
+        self.names, self.paths, self.thresholds, self.rule = list(names), list(paths), thresholds, rule
         self.counted: Counter[str | None] = Counter()
         hashes = array("q")  # 8 bytes an item, to find a repeated id
         for decision in self._made(check=True):
@@ -64,16 +65,17 @@ class StreamedDecisions(Collection[Decision]):
                 raise NotAligned
             if check and (problem := id_problem(item_id)):
                 raise InputError(problem, path=str(self.paths[0]), line=rows[0][0], field="id")
-            yield self._decided(item_id, predictions)
+            bars = self.thresholds(item_id, rows[0][1]) if callable(self.thresholds) else self.thresholds
+            yield self._decided(item_id, predictions, bars)
 
     @staticmethod
     def _prediction(path: Path, line: int, row: dict[str, object]) -> Prediction:
         return parse_prediction(row, id_field="id", score_fields=("score",), path=str(path), line=line)
 
-    def _decided(self, item_id: str, predictions: list[Prediction]) -> Decision:
+    def _decided(self, item_id: str, predictions: list[Prediction], bars: Sequence[float | None]) -> Decision:
         """The first judge whose confidence reaches its threshold decides (a judge with no threshold keeps
         nothing); a grade without a confidence is one line naming the file."""
-        for name, path, threshold, prediction in zip(self.names, self.paths, self.thresholds, predictions, strict=True):
+        for name, path, threshold, prediction in zip(self.names, self.paths, bars, predictions, strict=True):
             if threshold is None:
                 continue
             confidence = self.rule.confidence(prediction)
@@ -89,7 +91,7 @@ class StreamedDecisions(Collection[Decision]):
 
 
 def streamed_decisions(
-    sources: Sequence[tuple[str, str]], thresholds: Sequence[float | None], rule: VerdictRule
+    sources: Sequence[tuple[str, str]], thresholds: Bars, rule: VerdictRule
 ) -> StreamedDecisions | None:
     """The decisions a line at a time when every source (name, path) is a JSON Lines file and they line up, else
     None (read them whole)."""

@@ -15,6 +15,7 @@ from judges.cli.agreement_cmd import READ_OWN, add_label_options, label_reading
 from judges.cli.cascade_monitor_cmd import add_monitor, monitor
 from judges.errors import ConfigError, InputError
 from judges.labels.schema import LabelledSet, LabelType
+from judges.labels.slices import check_slice_field, slice_name
 
 JUDGES_HELP = (
     "a judge as NAME=SOURCE: a predictions file (JSONL or JSON of `id`, `score`, optional `confidence` in [0, 1]) "
@@ -47,6 +48,12 @@ def configure(parser: argparse.ArgumentParser) -> None:
     calibrate.add_argument(
         "--min-kept", type=int, default=30, metavar="N", help="items the first tested threshold keeps (default 30)"
     )
+    calibrate.add_argument(
+        "--slice",
+        metavar="FIELD",
+        help="a cascade per slice of the labels by FIELD (metric, system, domain: any label field or column), delta "
+        "split over the slices (Bonferroni) so every slice keeps the target at once",
+    )
     calibrate.add_argument("--out", required=True, metavar="DIR", help="folder for calibration.json/.md/.png/.html")
     add_label_options(calibrate, [*READ_OWN, "split"], label_types=("binary", "ordinal", "preference"))
     apply = sub.add_parser("apply", help="apply a calibration to judge outputs: decisions, summary, labelling queue")
@@ -54,6 +61,12 @@ def configure(parser: argparse.ArgumentParser) -> None:
     apply.add_argument("--predictions", required=True, action="append", metavar="NAME=SOURCE", help=JUDGES_HELP)
     apply.add_argument(
         "--out", required=True, metavar="DIR", help="folder for decisions.jsonl, summary.md, queue.jsonl"
+    )
+    apply.add_argument(
+        "--slices",
+        metavar="FILE",
+        help="a calibration by slice: the items' slice field from this table (id and the field; default the first "
+        "judge's predictions file); an item of a slice never calibrated is escalated",
     )
     add_monitor(sub)
 
@@ -87,12 +100,13 @@ def check_settings(args: argparse.Namespace) -> None:
         raise ConfigError("--min-kept must be at least 1")
 
 
-def read_truth(args: argparse.Namespace) -> tuple[dict[str, float], Any, str, dict[str, Any]]:
-    """One label per item of the metric, the verdict rule, the metric, and the labels described (name, spec,
-    fingerprint, count); the labelled set itself is not kept."""
+def read_truth(args: argparse.Namespace) -> tuple[dict[str, float], Any, str, dict[str, Any], dict[str, str] | None]:
+    """One label per item of the metric, the verdict rule, the metric, the labels described (name, spec,
+    fingerprint, count), and with --slice each item's slice; the labelled set itself is not kept."""
     from judges.cascade.verdicts import VerdictRule, item_labels  # defers numpy
 
-    labels = label_reading(args).open(args.labels)
+    field = getattr(args, "slice", None)
+    labels = label_reading(args).open(args.labels, keep=() if field is None else (field,))
     metrics = labels.metrics()
     metric = args.metric or (metrics[0] if len(metrics) == 1 else None)
     if metric is None:
@@ -104,7 +118,10 @@ def read_truth(args: argparse.Namespace) -> tuple[dict[str, float], Any, str, di
         if problem := id_problem(item_id):
             raise InputError(problem, path=args.labels, field="id")
     described = {"name": subset.name, "spec": args.labels, "sha256": labels_sha256(subset), "count": len(truth)}
-    return truth, rule, metric, described
+    if field is not None:
+        check_slice_field(subset, field)
+    slice_of = None if field is None else {item.id: slice_name(item, field) for item in reversed(subset.items)}
+    return truth, rule, metric, described, slice_of
 
 
 def calibrate(args: argparse.Namespace) -> int:
@@ -114,8 +131,12 @@ def calibrate(args: argparse.Namespace) -> int:
     from judges.cascade.sources import open_judges  # defers numpy
 
     check_settings(args)
-    truth, rule, metric, described = read_truth(args)
+    truth, rule, metric, described, slice_of = read_truth(args)
     judges = open_judges(args.predictions, metric)
+    if slice_of is not None:  # a cascade per slice
+        from judges.cli.cascade_slice_cmd import calibrate_sliced  # defers numpy
+
+        return calibrate_sliced(args, judges, truth, slice_of, (rule, metric, described))
     steps = calibrate_cascade(judges, truth, rule, target=args.target, delta=args.delta, min_kept=args.min_kept)
     settings: dict[str, Any] = {
         "target": args.target,
@@ -153,6 +174,10 @@ def apply(args: argparse.Namespace) -> int:
     rule = VerdictRule(LabelType(calibration.label_type), calibration.cut)
     thresholds = [j.threshold for j in calibration.judges]
     sources = [(name, parse_judge_spec(spec)[1]) for spec, name in zip(args.predictions, calibrated, strict=True)]
+    if calibration.slices is not None:  # calibrated per slice
+        from judges.cli.cascade_slice_cmd import apply_sliced  # defers numpy
+
+        return apply_sliced(args, calibration, calibration.slices, sources, rule)
     decisions: Collection[Decision] | None = streamed_decisions(sources, thresholds, rule)  # files that line up
     if decisions is not None:
         judges = [unread_judge(name, source, metric) for name, source in sources]

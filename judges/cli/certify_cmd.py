@@ -22,7 +22,7 @@ from judges.tuning.manifest import MANIFEST_NAME, read_manifest
 
 CERTIFY_ONLY = (
     *("predictions", "min_recall", "chosen_by", "columns", "label_map", "label_type", "scale", "metric"),
-    *("threshold", "policy", "id_field", "score_field", "lower_is_better", "resamples", "sequential"),
+    *("threshold", "policy", "id_field", "score_field", "lower_is_better", "resamples", "sequential", "slice"),
 )
 GATE_ONLY = {"tests": "--tests", "limit": "--limit", "max": "--max", "config": "--config", "junit": "--junit"}
 GATE_ONLY |= {"dry_run": "--dry-run", "baseline": "--baseline"}
@@ -48,6 +48,12 @@ def add_certify_options(parser: argparse.ArgumentParser) -> None:
         metavar="R",
         help="binary labels: the one-sided 95%% exact (Clopper-Pearson) lower bounds of sensitivity and specificity "
         "must both reach R; other statistics with --min STAT=VALUE (their bootstrap interval's lower end)",
+    )
+    group.add_argument(
+        "--slice",
+        metavar="FIELD",
+        help="certified only when every slice of the labels by FIELD (metric, system, domain: any label field or "
+        "column) reaches every bar (an intersection-union test, each slice at 95%%); the pooled figure beside",
     )
     group.add_argument("--metric", metavar="M", help="the metric (default: the labels' one metric)")
     group.add_argument("--threshold", type=float, metavar="T", help="cut of a continuous score on binary labels")
@@ -195,14 +201,11 @@ def verdict_line(checks: list[Any], written: str) -> str:
     return f"{head}; wrote {written}"
 
 
-def certify(args: argparse.Namespace, texts: list[str] | None) -> int:
-    """Certify the judge's outputs on the labels; 0 when every bound reaches its bar, 1 when one misses."""
-    from judges.agreement import certification as bounds  # defers numpy
-    from judges.agreement.measure import measure  # defers numpy
-
+def opened(args: argparse.Namespace, texts: list[str] | None, keep: tuple[str, ...] = ()) -> tuple[Any, ...]:
+    """The bars, the labels of the one metric, whether they are binary, and the judge's outputs on them."""
     check_mode(args)
     bars = statistic_bars(texts)
-    labels = label_reading(args).open(args.labels)
+    labels = label_reading(args).open(args.labels, keep=keep)
     metrics = [args.metric] if args.metric else labels.metrics()
     if len(metrics) != 1:
         raise ConfigError(f"--metric: the labels have several metrics ({', '.join(metrics)}); choose one")
@@ -219,7 +222,15 @@ def certify(args: argparse.Namespace, texts: list[str] | None) -> int:
         metric=metrics[0],
         scale=subset.items[0].scale,
     )
-    result = measure(
+    return bars, subset, metrics[0], binary, predictions
+
+
+def measured(args: argparse.Namespace, subset: LabelledSet, predictions: Any) -> Any:
+    """The judge's agreement with the labels, its bootstrap intervals at the level of a one-sided 95% bound."""
+    from judges.agreement import certification as bounds  # defers numpy
+    from judges.agreement.measure import measure  # defers numpy
+
+    return measure(
         subset,
         predictions,
         policy=Policy(args.policy or "exclude"),
@@ -229,22 +240,36 @@ def certify(args: argparse.Namespace, texts: list[str] | None) -> int:
         seed=getattr(args, "seed", 0),
         confidence=bounds.TWO_SIDED_FOR_BOOTSTRAP,
     )
-    if getattr(args, "sequential", None):  # every bar over the labels in order (sequential_cmd.py)
-        sha256 = labels_sha256(subset)
-        described: dict[str, Any] = {"predictions": {"source": args.predictions, "metric": metrics[0]}}
-        described["labels"] = {"name": subset.name, "spec": args.labels, "source": subset.source, "sha256": sha256}
-        described |= {"reused": reuse_of(args, subset, sha256), "agreement": result.to_dict()}
-        return sequential.certify_sequential(args, subset, result, bars, described)
+
+
+def bound_checks(args: argparse.Namespace, result: Any, subset: LabelledSet, bars: dict[str, float]) -> list[Any]:
+    """Every bar's check on these labels (the recalls' exact bounds, the --min bootstrap bounds), settled by the
+    labels per class."""
+    from judges.agreement import certification as bounds  # defers numpy
+
     checks = []
     if args.min_recall is not None:
         if result.errors is None:
             raise ConfigError("the judge's scores are not 0/1 grades: give --threshold T to cut them")
         checks += bounds.recall_checks(result.errors, args.min_recall)
     checks += bounds.statistic_checks(result.figures(), bars)
-    classes = class_counts(result.errors, subset, binary)
-    checks = [bounds.settle(check, classes) for check in checks]
+    classes = class_counts(result.errors, subset, subset.items[0].label_type is LabelType.BINARY)
+    return [bounds.settle(check, classes) for check in checks]
+
+
+def certify(args: argparse.Namespace, texts: list[str] | None) -> int:
+    """Certify the judge's outputs on the labels; 0 when every bound reaches its bar, 1 when one misses."""
+    from judges.agreement import certification as bounds  # defers numpy
+
+    bars, subset, metric, _, predictions = opened(args, texts)
+    result = measured(args, subset, predictions)
     sha256 = labels_sha256(subset)
-    reused = reuse_of(args, subset, sha256)
+    if getattr(args, "sequential", None):  # every bar over the labels in order (sequential_cmd.py)
+        described: dict[str, Any] = {"predictions": {"source": args.predictions, "metric": metric}}
+        described["labels"] = {"name": subset.name, "spec": args.labels, "source": subset.source, "sha256": sha256}
+        described |= {"reused": reuse_of(args, subset, sha256), "agreement": result.to_dict()}
+        return sequential.certify_sequential(args, subset, result, bars, described)
+    checks = bound_checks(args, result, subset, bars)
     certified = all(check.passed for check in checks)
     record = {
         "certified": certified,
@@ -253,8 +278,8 @@ def certify(args: argparse.Namespace, texts: list[str] | None) -> int:
         "level": f"one-sided {bounds.LEVEL:.0%} lower bounds",
         "checks": [check.to_dict() for check in checks],
         "labels": {"name": subset.name, "spec": args.labels, "source": subset.source, "sha256": sha256},
-        "predictions": {"source": args.predictions, "metric": metrics[0]},
-        "reused": reused,
+        "predictions": {"source": args.predictions, "metric": metric},
+        "reused": reuse_of(args, subset, sha256),
         "agreement": result.to_dict(),
     }
     _, order = sequential.order_record(subset)  # the labels in order: a later validate sees them extended
@@ -266,7 +291,7 @@ def certify(args: argparse.Namespace, texts: list[str] | None) -> int:
     (out / "certification.json").write_text(json.dumps(record, indent=2) + "\n", encoding="utf-8")
     for check in checks:
         print(check.describe())
-    for entry in reused:
+    for entry in record["reused"]:
         if entry["reused"]:
             print(f"reused: {entry['kind']} {entry['path']} ({entry['note']})")
     if note:

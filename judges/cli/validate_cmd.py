@@ -12,6 +12,7 @@ from judges.cli.finish import finish_run
 from judges.cli.meta_eval_cmd import default_out, dry_run
 from judges.cli.options import add_judge_options, add_test_options, config_from_args
 from judges.cli.sequential_cmd import add_sequential_options, check_flags, plan
+from judges.cli.slice_certify_cmd import certify_slices
 from judges.errors import ConfigError
 from judges.integrations.gate import Bar, GateConfig, check_bars
 from judges.render.junit import junit_xml
@@ -65,7 +66,7 @@ def run(args: argparse.Namespace) -> int:
     check_flags(args, statistic_bars(args.min) if args.labels is not None else {})
     check_mode(args)
     if args.labels is not None:
-        return certify(args, args.min)
+        return certify_slices(args, args.min) if args.slice is not None else certify(args, args.min)
     bars = [Bar.parse(text, "min") for text in args.min or []] + [Bar.parse(text, "max") for text in args.max or []]
     from_file: dict[str, object] = {}
     if args.config:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import difflib
 import importlib
 from pathlib import Path
@@ -91,10 +92,12 @@ def open_labels(
     scale: tuple[float, float] | None = None,
     split: str | None = None,
     label_map: dict[str, float] | None = None,
+    keep: tuple[str, ...] = (),
 ) -> LabelledSet:
     """`--labels`: a set name (`begin-wow:test` for another split), a labelled-item JSONL, or your own
     CSV/TSV/JSONL/JSON/Parquet file, a saved HF dataset folder or a hub dataset, read with `label_type` through the
-    column mapping `columns` (fields it does not name keep their default columns: a plain file needs none)."""
+    column mapping `columns` (fields it does not name keep their default columns: a plain file needs none), its `keep`
+    columns kept under each item's `extra`."""
     named_set = spec in SETS or spec.partition(":")[0] in SETS
     if columns is not None or (label_type is not None and not named_set and _own_file(spec)):
         if not label_type:
@@ -102,7 +105,7 @@ def open_labels(
                 "--columns needs --label-type (binary, ordinal, continuous, preference), and --metric unless a "
                 "column names the metric"
             )
-        mapping = ColumnMapping.parse(columns or "", label_map)
+        mapping = dataclasses.replace(ColumnMapping.parse(columns or "", label_map), keep=keep)
         return load_mapped(
             spec, mapping, metric=metric, label_type=LabelType(label_type), scale=scale, split=split or "train"
         )

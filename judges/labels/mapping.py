@@ -14,7 +14,7 @@ from judges.files.checked import json_type
 from judges.labels.field_paths import fans_out, get_field, tokens
 from judges.labels.label_checks import check_label, check_scale, default_scale
 from judges.labels.label_values import label_number, parse_label_map
-from judges.labels.schema import NO_TEXT, LabelledItem, LabelledSet, LabelType, check_consistent
+from judges.labels.schema import NO_EXTRA, NO_TEXT, LabelledItem, LabelledSet, LabelType, check_consistent
 from judges.labels.tables import iter_rows
 from judges.types import Sample
 
@@ -51,6 +51,7 @@ class ColumnMapping:
     system: str | None = None
     group: str | None = None
     label_values: Mapping[str, float] = field(default_factory=dict)
+    keep: tuple[str, ...] = ()  # further columns kept under each item's `extra` by their path (e.g. a --slice field)
 
     def column(self, name: str) -> tuple[str, bool]:
         """The column of a field and whether every row must hold it: a mapped column, or the field's own name
@@ -62,8 +63,8 @@ class ColumnMapping:
     def parse(cls, text: str, label_values: Mapping[str, float] | None = None) -> ColumnMapping:
         """From `field=path,field=path`, e.g. `input=question,actual_output=answer,label=annotations.*.label`;
         fields not named keep their default columns (an empty text maps nothing)."""
-        known = {f.name for f in fields(cls)} - {"label_values"}
-        pairs: dict[str, str] = {}
+        known = {f.name for f in fields(cls)} - {"label_values", "keep"}
+        pairs: dict[str, Any] = {}  # field -> column path
         for part in filter(None, (p.strip() for p in text.split(","))):
             name, sep, column = part.partition("=")
             if not sep or not column.strip():
@@ -152,8 +153,8 @@ NO_METRIC = "no metric: name it with --metric (tune: one metric in --metrics) or
 def _staged_row(
     line: int, row: Mapping[str, Any], mapping: ColumnMapping, metric: str | None, label_type: LabelType, path: str
 ) -> list[tuple[Any, ...]]:
-    """One row's labels as (line, id, metric, label, annotator, sample, second answer, system, group), one per
-    annotator."""
+    """One row's labels as (line, id, metric, label, annotator, sample, second answer, system, group, extra), one per
+    annotator (extra: the `keep` columns the row holds)."""
     where: dict[str, Any] = {"path": path, "line": line}
 
     def text(name: str) -> str:
@@ -183,6 +184,7 @@ def _staged_row(
     if row_metric is None:
         raise InputError(NO_METRIC, **where)
     system, group = (_column(row, mapping, name, where) for name in ("system", "group"))
+    extra = {path: value for path in mapping.keep if (value := get_field(row, path, None)) is not None} or NO_EXTRA
     return [
         (
             line,
@@ -194,6 +196,7 @@ def _staged_row(
             None if answer_b is None else text("actual_output_b"),
             None if system is None or system == "" else str(system),
             None if group is None or group == "" else str(group),
+            extra,
         )
         for annotator, raw in _annotated(row, mapping, where)
     ]
@@ -221,7 +224,7 @@ def map_rows(
         values = [staged_row[3] for staged_row in staged]
         scale = (min(values), max(values)) if min(values) < max(values) else (min(values), min(values) + 1.0)
     items = []
-    for line, item_id, row_metric, label, annotator, sample, answer_b, system, group in staged:
+    for line, item_id, row_metric, label, annotator, sample, answer_b, system, group, extra in staged:
         if problem := check_label(label_type, label, scale):
             raise InputError(problem, path=path, line=line, field=mapping.column("label")[0])
         items.append(
@@ -238,6 +241,7 @@ def map_rows(
                     answer_b=answer_b,
                     system=system,
                     group=group,
+                    extra=extra,
                 ),
             )
         )
