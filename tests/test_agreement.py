@@ -9,16 +9,26 @@ import pytest
 from conftest import ROOT, compact, write_jsonl
 
 from judges.agreement import statistics as st
+from judges.agreement.agreement_settings import AgreementSettings
 from judges.agreement.bootstrap import ItemRows, figures, percentile_interval, resample_blocks
 from judges.agreement.label_rows import ceiling_rows, minmax_scale
 from judges.agreement.measure import measure
 from judges.agreement.policy import Policy
 from judges.agreement.predictions import Prediction, Predictions, read_predictions
+from judges.agreement.statistic_index import INDEX, choose_statistics, for_label_type
 from judges.agreement.threshold import Calibration
 from judges.cli.main import main
 from judges.errors import ConfigError, InputError
 from judges.labels.schema import LabelledItem, LabelledSet, LabelType
 from judges.types import Sample, VerdictState
+
+
+def built(name: str) -> st.Statistic:
+    """A statistic as its descriptor builds it (its function, weighted form and bootstrap settings)."""
+    descriptor = INDEX[name]  # on continuous labels where it is reported there (it reads the judge's values as given)
+    order = (st.LabelType.CONTINUOUS, st.LabelType.BINARY, st.LabelType.PREFERENCE)
+    return descriptor.statistic(next(t for t in order if t in descriptor.label_types), (0.0, 1.0))
+
 
 SAMPLE = Sample(input="q", references=("r",), expected_output="", actual_output="a")
 
@@ -64,47 +74,47 @@ def test_correlations_by_hand():
     # deviations (-2,-1,0,1,2) and (-1,-2,1,0,2): sum of products 8, sums of squares 10 -> r = 0.8;
     # the values are their own ranks, so rho = 0.8; 8 concordant and 2 discordant pairs -> tau = 0.6.
     h, j = A([1, 2, 3, 4, 5.0]), A([2, 1, 4, 3, 5.0])
-    assert st.PEARSON(h, j) == pytest.approx(0.8)
-    assert st.SPEARMAN(h, j) == pytest.approx(0.8)
-    assert st.KENDALL(h, j) == pytest.approx(0.6)
+    assert built("pearson")(h, j) == pytest.approx(0.8)
+    assert built("spearman")(h, j) == pytest.approx(0.8)
+    assert built("kendall_tau_b")(h, j) == pytest.approx(0.6)
 
 
 def test_quadratic_weighted_kappa_by_hand():
     # weights (i-j)^2/4 on 3 levels; observed disagreement (1/4 + 1/4)/4 = 1/8; expected
     # sum(r_i c_j w_ij)/16 = 5.5/16; kappa = 1 - (1/8)/(5.5/16) = 7/11.
-    stat = st.choose_statistics(LabelType.ORDINAL, (1, 3), st.JudgeScale(True, False, None))[3]
+    stat = choose_statistics(LabelType.ORDINAL, (1, 3), st.JudgeScale(True, False, None))[3]
     assert stat.name == "weighted_kappa"
     assert stat(A([1, 2, 3, 3.0]), A([1, 3, 3, 2.0])) == pytest.approx(7 / 11)
 
 
 def test_krippendorff_alpha_by_hand():
     # interval alpha, coders (1,2,3) and (1,3,3): D_o = 2/6, D_e = 58/30, alpha = 1 - 5/29 = 24/29
-    interval = st.choose_statistics(LabelType.CONTINUOUS, (1, 3), st.JudgeScale(True, False, None))[-1]
+    interval = choose_statistics(LabelType.CONTINUOUS, (1, 3), st.JudgeScale(True, False, None))[-1]
     assert interval(A([1, 2, 3.0]), A([1, 3, 3.0])) == pytest.approx(24 / 29)
     # nominal alpha on 8 binary units with 2 disagreements: D_o = 4/16, D_e = 128/240 -> 0.53125
-    nominal = st.choose_statistics(LabelType.BINARY, (0, 1), st.JudgeScale(True, True, None))[-1]
+    nominal = choose_statistics(LabelType.BINARY, (0, 1), st.JudgeScale(True, True, None))[-1]
     assert nominal(A([1, 1, 1, 0, 0, 0, 1, 0.0]), A([1, 1, 0, 0, 0, 1, 1, 0.0])) == pytest.approx(0.53125)
 
 
 def test_binary_statistics_by_hand():
     # TP 3, FN 1, FP 1, TN 3: balanced accuracy (3/4 + 3/4)/2, F1 6/8, MCC (9 - 1)/sqrt(4^4) = 0.5
     h, j = A([1, 1, 1, 0, 0, 0, 1, 0.0]), A([1, 1, 0, 0, 0, 1, 1, 0.0])
-    assert st.BALANCED_ACCURACY(h, j) == pytest.approx(0.75)
-    assert st.F1(h, j) == pytest.approx(0.75)
-    assert st.MCC(h, j) == pytest.approx(0.5)
+    assert built("balanced_accuracy")(h, j) == pytest.approx(0.75)
+    assert built("f1")(h, j) == pytest.approx(0.75)
+    assert built("mcc")(h, j) == pytest.approx(0.5)
     # 3 of the 4 (positive, negative) pairs are ordered by the score
-    assert st.AUROC(A([1, 1, 0, 0.0]), A([0.9, 0.4, 0.5, 0.1])) == pytest.approx(0.75)
+    assert built("auroc")(A([1, 1, 0, 0.0]), A([0.9, 0.4, 0.5, 0.1])) == pytest.approx(0.75)
 
 
 def test_preference_agreement_by_hand():
     h, j = A([2, -1, 0, 1.0]), A([0.5, -0.2, 0.3, -0.1])
-    assert st.AGREEMENT(h, j) == 0.5  # rows 1, 2 agree; a human tie against a judge preference disagrees
-    assert st.DECISIVE_AGREEMENT(h, j) == pytest.approx(2 / 3)  # without the human tie
+    assert built("agreement")(h, j) == 0.5  # rows 1, 2 agree; a human tie against a judge preference disagrees
+    assert built("agreement_decisive")(h, j) == pytest.approx(2 / 3)  # without the human tie
 
 
 def test_undefined_statistics_are_nan_not_errors():
-    assert np.isnan(st.PEARSON(A([1, 1, 1.0]), A([1, 2, 3.0])))
-    assert np.isnan(st.AUROC(A([1, 1, 1.0]), A([0.1, 0.2, 0.3])))
+    assert np.isnan(built("pearson")(A([1, 1, 1.0]), A([1, 2, 3.0])))
+    assert np.isnan(built("auroc")(A([1, 1, 1.0]), A([0.1, 0.2, 0.3])))
 
 
 # --- statistics chosen by the label type and the judge's scale ----------------------------------------------
@@ -140,19 +150,19 @@ CHANCE = ["cohen_kappa", "gwet_ac1"]
 )
 def test_statistics_by_label_type(label_type, scale, judge, names):
     threshold = 0.5 if label_type is LabelType.BINARY else None  # a continuous score is cut only at a given cut
-    stats = st.choose_statistics(label_type, scale, st.describe_judge(judge, label_type, scale, threshold))
+    stats = choose_statistics(label_type, scale, st.describe_judge(judge, label_type, scale, threshold))
     assert [s.name for s in stats] == names and all(s.reason is None for s in stats)
 
 
 def test_a_continuous_score_has_no_fixed_cut_any_more():
     uncut = st.describe_judge([0.2, 0.7], LabelType.BINARY, (0, 1))
     assert uncut.threshold is None
-    stats = st.choose_statistics(LabelType.BINARY, (0, 1), uncut)
+    stats = choose_statistics(LabelType.BINARY, (0, 1), uncut)
     assert [s.name for s in stats if s.reason is None] == ["auroc"]
 
 
 def test_off_scale_judges_get_no_kappa_alpha_or_uncut_binary_statistics():
-    ordinal = st.choose_statistics(LabelType.ORDINAL, (1, 5), st.describe_judge([0.1, 0.9], LabelType.ORDINAL, (1, 5)))
+    ordinal = choose_statistics(LabelType.ORDINAL, (1, 5), st.describe_judge([0.1, 0.9], LabelType.ORDINAL, (1, 5)))
     assert {s.name: s.reason is None for s in ordinal} == {
         "pearson": True,
         "spearman": True,
@@ -160,10 +170,10 @@ def test_off_scale_judges_get_no_kappa_alpha_or_uncut_binary_statistics():
         "weighted_kappa": False,
         "krippendorff_alpha": False,
     }
-    binary = st.choose_statistics(LabelType.BINARY, (0, 1), st.describe_judge([1, 3, 5], LabelType.BINARY, (0, 1)))
+    binary = choose_statistics(LabelType.BINARY, (0, 1), st.describe_judge([1, 3, 5], LabelType.BINARY, (0, 1)))
     assert [s.name for s in binary if s.reason is None] == ["auroc"]
     given = st.describe_judge([1, 3, 5], LabelType.BINARY, (0, 1), threshold=3)
-    assert given.threshold == 3 and all(s.reason is None for s in st.choose_statistics(LabelType.BINARY, (0, 1), given))
+    assert given.threshold == 3 and all(s.reason is None for s in choose_statistics(LabelType.BINARY, (0, 1), given))
 
 
 # --- the bootstrap -----------------------------------------------------------------------------------------
@@ -195,7 +205,7 @@ def test_bootstrap_interval_holds_the_estimate_and_is_deterministic_with_the_see
     h = rng.integers(1, 6, 120).astype(float)
     j = np.clip(h + rng.integers(-1, 2, 120), 1, 5)
     groups = [np.array([i]) for i in range(120)]
-    stats = st.choose_statistics(LabelType.ORDINAL, (1, 5), st.describe_judge(j, LabelType.ORDINAL, (1, 5)))
+    stats = choose_statistics(LabelType.ORDINAL, (1, 5), st.describe_judge(j, LabelType.ORDINAL, (1, 5)))
     views = {"value": j, "scaled": j, "binary": j}
     first = figures(stats, h, views, groups, resamples=200, seed=11)
     assert first == figures(stats, h, views, groups, resamples=200, seed=11)
@@ -213,7 +223,9 @@ def test_preference_ceiling_and_pooled_judge_rows():
     rows = [(i, "a1", a1[i]) for i in range(5)] + [(i, "a2", a2[i]) for i in range(5)]
     judge = [0.4, 0.3, 0.0, 0.1, -0.5]  # item 3: the judge prefers b, both annotators preferred a
     result = measure(
-        labelled_set(LabelType.PREFERENCE, (-2, 2), rows), predictions(dict(enumerate(judge))), resamples=200
+        labelled_set(LabelType.PREFERENCE, (-2, 2), rows),
+        predictions(dict(enumerate(judge))),
+        AgreementSettings(resamples=200),
     )
     # human-human: deviations (2,1,0,-1,-2) and (1,2,0,-2,-1): products sum 8 over 10 -> 0.8
     assert result.figure("pearson", ceiling=True).value == pytest.approx(0.8)
@@ -227,7 +239,7 @@ def test_preference_ceiling_and_pooled_judge_rows():
 
 def test_no_ceiling_with_one_annotator_and_three_annotators_give_three_pairs():
     single = labelled_set(LabelType.ORDINAL, (1, 5), [(i, "x", 1 + i % 5) for i in range(10)])
-    result = measure(single, predictions({i: 1 + (i + 1) % 5 for i in range(10)}), resamples=100)
+    result = measure(single, predictions({i: 1 + (i + 1) % 5 for i in range(10)}), AgreementSettings(resamples=100))
     assert result.ceiling == []
     annotations = [[("a", 1.0), ("b", 2.0), ("c", 3.0)], [("b", 4.0), ("a", 5.0)]]
     first, second, groups = ceiling_rows(annotations)
@@ -257,7 +269,9 @@ OUTCOMES = {0: 1, 1: 0, 2: 1, 3: None, 4: "failed", 6: 1, 7: 0}  # item 5 has no
 )
 def test_policies_and_their_counts(policy, counts, n, balanced_accuracy):
     result = measure(
-        labelled_set(LabelType.BINARY, (0, 1), BINARY_ROWS), predictions(OUTCOMES), policy=policy, resamples=100
+        labelled_set(LabelType.BINARY, (0, 1), BINARY_ROWS),
+        predictions(OUTCOMES),
+        AgreementSettings(policy=policy.value, resamples=100),
     )
     got = result.counts.to_dict()
     assert {k: got[k] for k in ("graded", "null", "failed", "missing")} == {
@@ -276,9 +290,7 @@ def test_wrong_for_a_continuous_judge_takes_the_far_end_of_its_range():
     result = measure(
         labelled_set(LabelType.BINARY, (0, 1), rows),
         predictions({0: 7, 1: 9, 2: 3, 3: 2, 4: None}),
-        policy=Policy.WRONG,
-        threshold=5,
-        resamples=100,
+        AgreementSettings(policy=Policy.WRONG.value, threshold=5, resamples=100),
     )
     # item 4 (label 1) gets the judge's lowest value, 2: positives 7, 9, 2 against negatives 3, 2 order
     # 4 pairs right, 1 wrong and 1 tie (half) -> 4.5 / 6
@@ -295,7 +307,7 @@ def test_unmatched_predictions_are_counted():
     result = measure(
         labelled_set(LabelType.BINARY, (0, 1), BINARY_ROWS),
         predictions({**{i: i % 2 for i in range(8)}, "extra": 1}),
-        resamples=100,
+        AgreementSettings(resamples=100),
     )
     assert result.unmatched_predictions == 1 and result.counts.graded == 8
 
@@ -521,7 +533,7 @@ def _separable(n=40):
 
 def test_a_crowded_score_gets_a_fitted_threshold_not_the_fixed_half():
     labels, preds = _separable()
-    result = measure(labels, preds, resamples=100)
+    result = measure(labels, preds, AgreementSettings(resamples=100))
     # the old fixed 0.5 cut called every item positive: balanced accuracy 0.5; the cross-fitted cut separates them
     assert result.figure("balanced_accuracy").value == pytest.approx(1.0)
     assert result.figure("auroc").value == pytest.approx(1.0)
@@ -540,27 +552,29 @@ def test_a_crowded_score_gets_a_fitted_threshold_not_the_fixed_half():
 
 def test_a_calibration_fraction_fits_on_its_items_and_reports_on_the_rest():
     labels, preds = _separable(200)
-    result = measure(labels, preds, calibration=Calibration(fraction=0.3), resamples=100)
+    result = measure(labels, preds, AgreementSettings(resamples=100), calibration=Calibration(fraction=0.3))
     assert result.threshold.split == "calibration-fraction" and result.threshold.n_calibration_items == 60
     assert result.n_items == 140 and result.figure("auroc").n_items == 140
     assert result.figure("balanced_accuracy").value == pytest.approx(1.0)
-    small = measure(*_separable(40), calibration=Calibration(fraction=0.3), resamples=100)
+    small = measure(*_separable(40), AgreementSettings(resamples=100), calibration=Calibration(fraction=0.3))
     assert small.threshold.split == "cross-fitted" and "12 graded items (< 50)" in " ".join(small.notes)
 
 
 def test_a_zero_one_judge_keeps_the_plain_cut_and_a_lower_is_better_judge_is_turned():
     labels = labelled_set(LabelType.BINARY, (0, 1), BINARY_ROWS)
-    plain = measure(labels, predictions({i: 1 - i % 2 for i in range(8)}), resamples=100)
+    plain = measure(labels, predictions({i: 1 - i % 2 for i in range(8)}), AgreementSettings(resamples=100))
     assert plain.threshold is None and "the plain 0.5 cut" in " ".join(plain.notes)
     # a hallucination flag (1 = unfaithful) is lower-is-better: turned, it agrees perfectly
-    flipped = measure(labels, predictions({i: i % 2 for i in range(8)}), higher_is_better=False, resamples=100)
+    flipped = measure(
+        labels, predictions({i: i % 2 for i in range(8)}), AgreementSettings(higher_is_better=False, resamples=100)
+    )
     assert (
         flipped.figure("balanced_accuracy").value == 1.0 and flipped.to_dict()["judge_direction"] == "lower is better"
     )
     # a continuous lower-is-better score: the saved rule reads "<=" on the judge's own scale
     labels40, preds40 = _separable()
     turned = predictions({i: 2 - preds40.get(str(i), "m").score for i in range(40)})  # in [1.05, 1.15], lower better
-    result = measure(labels40, turned, higher_is_better=False, resamples=100)
+    result = measure(labels40, turned, AgreementSettings(higher_is_better=False, resamples=100))
     assert result.figure("auroc").value == pytest.approx(1.0) and result.threshold.rule.startswith(
         "label 1 when score <="
     )
@@ -718,3 +732,20 @@ def test_a_parquet_file_with_a_zero_one_judge_on_the_command_line(tmp_path):
     assert judge["f1"]["value"] == pytest.approx(f1_score(human, graded))
     assert judge["mcc"]["value"] == pytest.approx(matthews_corrcoef(human, graded))
     assert metric["fitted_threshold"] is None and "the plain 0.5 cut" in (tmp_path / "o" / "agreement.md").read_text()
+
+
+def test_each_statistic_is_declared_once_and_the_board_and_williams_read_it_from_there():
+    from judges.agreement.paired import WILLIAMS
+    from judges.leaderboard.columns import chance, higher_is_better, label_statistics
+
+    assert {"pearson", "spearman"} == WILLIAMS
+    assert all(chance(name) == d.chance for name, d in INDEX.items())
+    assert chance("auroc") == 0.5 and chance("mcc") == 0.0 and chance("f1") is None
+    assert set(INDEX) <= label_statistics() and all(higher_is_better(name) for name in INDEX)
+    assert [d.name for d in for_label_type(LabelType.PREFERENCE)] == [
+        "agreement",
+        "agreement_decisive",
+        "pearson",
+        "spearman",
+        "kendall_tau_b",
+    ]

@@ -15,7 +15,16 @@ from sklearn import metrics
 from judges.agreement import statistics as st
 from judges.agreement import weighted as w
 from judges.agreement.bootstrap import ItemRows, figures, percentile_interval
+from judges.agreement.statistic_index import INDEX, choose_statistics
 from judges.stats import alpha_forms
+
+
+def built(name: str) -> st.Statistic:
+    """A statistic as its descriptor builds it (its function, weighted form and bootstrap settings)."""
+    descriptor = INDEX[name]  # on continuous labels where it is reported there (it reads the judge's values as given)
+    order = (st.LabelType.CONTINUOUS, st.LabelType.BINARY, st.LabelType.PREFERENCE)
+    return descriptor.statistic(next(t for t in order if t in descriptor.label_types), (0.0, 1.0))
+
 
 RNG = np.random.default_rng(11)
 N = 60
@@ -48,13 +57,13 @@ CASES = [
     ),
     (
         "balanced accuracy",
-        w.binary_from_counts("balanced_accuracy"),
+        INDEX["balanced_accuracy"].weighted,
         metrics.balanced_accuracy_score,
         BINARY_H,
         BINARY_J,
     ),
-    ("f1", w.binary_from_counts("f1"), metrics.f1_score, BINARY_H, BINARY_J),
-    ("mcc", w.binary_from_counts("mcc"), metrics.matthews_corrcoef, BINARY_H, BINARY_J),
+    ("f1", INDEX["f1"].weighted, metrics.f1_score, BINARY_H, BINARY_J),
+    ("mcc", INDEX["mcc"].weighted, metrics.matthews_corrcoef, BINARY_H, BINARY_J),
     (
         "nominal alpha",
         alpha_forms.alpha_on_levels([0.0, 1.0], ordinal=False),
@@ -87,8 +96,8 @@ def test_undefined_resamples_match_the_libraries():
     assert np.isnan(w.auroc(one_class, np.arange(10.0))(np.ones((1, 10))))[0]
     # scikit-learn gives MCC 0 where it is undefined, and balanced accuracy the recall of the class present
     judge = (np.arange(10) % 2).astype(float)
-    assert w.binary_from_counts("mcc")(one_class, one_class)(np.ones((1, 10)))[0] == 0.0
-    balanced = w.binary_from_counts("balanced_accuracy")(one_class, judge)(np.ones((1, 10)))[0]
+    assert INDEX["mcc"].weighted(one_class, one_class)(np.ones((1, 10)))[0] == 0.0
+    balanced = INDEX["balanced_accuracy"].weighted(one_class, judge)(np.ones((1, 10)))[0]
     assert balanced == pytest.approx(0.5)
     agreement = w.sign_agreement(decisive=True)(np.array([0.0, 1, -1]), np.array([1.0, 1, 1]))
     assert agreement(np.array([[1.0, 1, 1], [1, 0, 0]])).tolist()[0] == 0.5 and np.isnan(
@@ -116,7 +125,7 @@ def test_blocked_weighted_bootstrap_gives_the_intervals_of_the_index_matrix():
     rows = ItemRows.repeated(sizes)
     groups = [np.flatnonzero(rows.row_item == i) for i in range(40)]
     scale = st.JudgeScale(on_label_scale=True, binary=False, threshold=None)
-    chosen = st.choose_statistics(st.LabelType.ORDINAL, (1, 5), scale)
+    chosen = choose_statistics(st.LabelType.ORDINAL, (1, 5), scale)
     got = figures(chosen, human, {"value": judge}, rows, resamples=300, seed=9)
     assert [f.statistic for f in got] == [
         "pearson",
@@ -136,10 +145,10 @@ def test_kendall_takes_the_fisher_z_interval_above_its_size_close_to_the_bootstr
     x = rng.normal(size=3000)
     y = 0.6 * x + 0.8 * rng.normal(size=3000)
     rows = ItemRows.repeated(np.ones(3000, dtype=np.int64))
-    [boot] = figures([st.KENDALL], x, {"value": y}, rows, resamples=400, seed=0)
+    [boot] = figures([built("kendall_tau_b")], x, {"value": y}, rows, resamples=400, seed=0)
     small = st.Statistic(
         "kendall_tau_b",
-        st.KENDALL.one,
+        built("kendall_tau_b").one,
         bootstrap_items=1000,
         asymptotic=st.kendall_interval,
         asymptotic_note=st.KENDALL_NOTE,
@@ -152,14 +161,14 @@ def test_kendall_takes_the_fisher_z_interval_above_its_size_close_to_the_bootstr
     assert asymptotic.ci == pytest.approx(expected, abs=1e-6)
     width = boot.ci[1] - boot.ci[0]
     assert abs(asymptotic.ci[0] - boot.ci[0]) < 0.15 * width and abs(asymptotic.ci[1] - boot.ci[1]) < 0.15 * width
-    assert st.KENDALL.bootstrap_items == st.BOOTSTRAP_ITEMS == 20_000
+    assert built("kendall_tau_b").bootstrap_items == st.BOOTSTRAP_ITEMS == 20_000
 
 
 def test_interval_alpha_on_a_million_distinct_values_holds_no_values_by_values_matrix():
     rng = np.random.default_rng(0)
     human = rng.random(1_000_000)
     judge = human + rng.normal(0, 0.1, human.size)
-    alpha = st.choose_statistics(st.LabelType.CONTINUOUS, (-1, 2), st.JudgeScale(True, False, None))[-1]
+    alpha = choose_statistics(st.LabelType.CONTINUOUS, (-1, 2), st.JudgeScale(True, False, None))[-1]
     tracemalloc.start()
     value = alpha(human, judge)
     peak = tracemalloc.get_traced_memory()[1]
@@ -177,10 +186,10 @@ def test_a_statistic_without_a_weighted_form_is_resampled_batched_or_one_by_one(
     human, judge = rng.random(50), rng.random(50)
     rows = ItemRows.repeated(np.ones(50, dtype=np.int64))
     batched = st.Statistic(
-        "pearson", st.PEARSON.one, lambda h, j: stats.pearsonr(h, j, axis=1).statistic
+        "pearson", built("pearson").one, lambda h, j: stats.pearsonr(h, j, axis=1).statistic
     )  # on (resamples, rows) matrices
-    one_by_one = st.Statistic("pearson", st.PEARSON.one)
-    expected = figures([st.PEARSON], human, {"value": judge}, rows, resamples=200, seed=1)
+    one_by_one = st.Statistic("pearson", built("pearson").one)
+    expected = figures([built("pearson")], human, {"value": judge}, rows, resamples=200, seed=1)
     for stat in (batched, one_by_one):
         [got] = figures([stat], human, {"value": judge}, rows, resamples=200, seed=1)
         assert got.value == expected[0].value and got.ci == pytest.approx(expected[0].ci, abs=1e-12)

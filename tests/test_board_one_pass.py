@@ -7,6 +7,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from judges.agreement.agreement_settings import AgreementSettings
 from judges.agreement.measure import measure
 from judges.agreement.policy import Policy
 from judges.agreement.predictions import Prediction, read_predictions
@@ -79,10 +80,10 @@ def test_every_board_row_equals_the_candidate_measured_alone_with_every_interval
         alone = measure(
             labels,
             read_predictions(path),
-            policy=Policy(evaluation.policy),
-            threshold=threshold,
+            AgreementSettings(
+                policy=Policy(evaluation.policy).value, threshold=threshold, resamples=evaluation.resamples
+            ),
             calibration=calibration_of(evaluation),
-            resamples=evaluation.resamples,
         )
         figure = alone.figure(entry.statistic)
         assert figure.ci is not None
@@ -211,8 +212,8 @@ def test_a_column_of_grades_is_measured_without_an_outcome_object_per_item_as_th
     column = Predictions(ColumnOutcomes(names, scores[:-1], counted), source=str(files[0]))
     objects = Predictions({(i, None): Prediction(i, VerdictState.GRADE, float(s)) for i, s in zip(names, scores)})
     for threshold in (0.5, None):
-        found = measure(labels, column, policy=policy, threshold=threshold, resamples=200)
-        expected = measure(labels, objects, policy=policy, threshold=threshold, resamples=200)
+        found = measure(labels, column, AgreementSettings(policy=policy.value, threshold=threshold, resamples=200))
+        expected = measure(labels, objects, AgreementSettings(policy=policy.value, threshold=threshold, resamples=200))
         assert found.to_dict() == expected.to_dict()
         assert found.counts.missing == 1 and last not in names
     assert made == []
@@ -240,6 +241,8 @@ def test_a_file_of_the_labelled_items_in_another_order_stays_a_column_put_in_the
     assert shuffled.items_in(names[:-1]) is None and shuffled.items_in([*names[:-1], "other"]) is None
     made.clear()
     objects = Predictions({(i, None): Prediction(i, VerdictState.GRADE, float(s)) for i, s in zip(names, scores)})
-    found = measure(labels, Predictions(shuffled, source=str(files[0])), threshold=0.5, resamples=200)
-    assert found.to_dict() == measure(labels, objects, threshold=0.5, resamples=200).to_dict()
+    found = measure(
+        labels, Predictions(shuffled, source=str(files[0])), AgreementSettings(threshold=0.5, resamples=200)
+    )
+    assert found.to_dict() == measure(labels, objects, AgreementSettings(threshold=0.5, resamples=200)).to_dict()
     assert made == []

@@ -8,10 +8,12 @@ import numpy as np
 import pytest
 from conftest import compact, write_jsonl
 
+from judges.agreement.agreement_settings import AgreementSettings
 from judges.agreement.chance import cohen_kappa, gwet_ac1
 from judges.agreement.measure import measure
 from judges.agreement.paired import compare, williams_test
 from judges.agreement.predictions import Prediction, Predictions
+from judges.agreement.statistic_index import INDEX
 from judges.cli.main import main
 from judges.labels.schema import LabelledItem, LabelledSet, LabelType
 from judges.types import Sample, VerdictState
@@ -37,13 +39,11 @@ def test_ac1_and_kappa_by_hand_on_skewed_labels():
 
 
 def test_weighted_forms_equal_the_statistics_of_the_expanded_resamples():
-    from judges.agreement.weighted import binary_from_counts
-
     rng = np.random.default_rng(6)
     human, judge = rng.integers(0, 2, 60).astype(float), rng.integers(0, 2, 60).astype(float)
     counts = rng.multinomial(60, np.full(60, 1 / 60), size=5).astype(float)
     for kind, one in (("gwet_ac1", gwet_ac1), ("cohen_kappa", cohen_kappa)):
-        found = binary_from_counts(kind)(human, judge)(counts)
+        found = INDEX[kind].weighted(human, judge)(counts)
         rows = [np.repeat(np.arange(60), c.astype(int)) for c in counts]
         assert found == pytest.approx([one(human[r], judge[r]) for r in rows])
 
@@ -55,7 +55,7 @@ def test_binary_agreement_reports_kappa_and_ac1():
     )
     said = [1] * 17 + [0, 1, 0]
     preds = Predictions({(str(i), None): Prediction(str(i), VerdictState.GRADE, float(v)) for i, v in enumerate(said)})
-    result = measure(LabelledSet("skewed", items), preds, resamples=200)
+    result = measure(LabelledSet("skewed", items), preds, AgreementSettings(resamples=200))
     assert result.figure("gwet_ac1").value == pytest.approx(0.72 / 0.82)
     assert result.figure("cohen_kappa").value == pytest.approx(0.08 / 0.18)
 
@@ -88,7 +88,10 @@ def test_the_paired_difference_separates_a_close_judge_from_a_loose_one():
     from scipy import stats
 
     labels, close, loose, truth, close_values, loose_values = two_judges()
-    a, b = measure(labels, close, resamples=300), measure(labels, loose, resamples=300)
+    a, b = (
+        measure(labels, close, AgreementSettings(resamples=300)),
+        measure(labels, loose, AgreementSettings(resamples=300)),
+    )
     found = {d.statistic: d for d in compare(a, b, resamples=300, seed=0)}
     pearson = found["pearson"]
     assert pearson.a == pytest.approx(stats.pearsonr(truth, close_values)[0])

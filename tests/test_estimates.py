@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 from conftest import ROOT, compact, write_jsonl
 
+from judges.agreement.agreement_settings import AgreementSettings
 from judges.agreement.corrected_estimate import estimates, normal_mean, ppi_mean, rogan_gladen
 from judges.agreement.measure import measure
 from judges.agreement.predictions import Prediction, Predictions
@@ -106,14 +107,14 @@ def test_measure_adds_estimates_only_when_the_judge_graded_unlabelled_items():
     truth = (rng.random(600) < 0.4).astype(float)
     said = np.where(truth == 1, rng.random(600) < 0.9, rng.random(600) < 0.4).astype(float)
     preds = Predictions({(str(i), None): Prediction(str(i), VerdictState.GRADE, said[i]) for i in range(600)}, "p")
-    result = measure(labelled(150, truth), preds, resamples=200)
+    result = measure(labelled(150, truth), preds, AgreementSettings(resamples=200))
     assert result.estimate is not None
     assert (result.estimate.n_labelled, result.estimate.n_unlabelled) == (150, 450)
     assert result.estimate.judge_only.value == pytest.approx(said.mean())
     assert result.estimate.labelled_only.value == pytest.approx(truth[:150].mean())
     assert result.estimate.rogan_gladen is not None
     only_labelled = Predictions({k: v for k, v in preds.by_key.items() if int(k[0]) < 150}, "p")
-    assert measure(labelled(150, truth), only_labelled, resamples=200).estimate is None
+    assert measure(labelled(150, truth), only_labelled, AgreementSettings(resamples=200)).estimate is None
 
 
 def test_the_command_reports_the_corrected_rate_from_a_file(tmp_path, capsys):

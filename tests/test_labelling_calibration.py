@@ -11,6 +11,7 @@ import pytest
 from conftest import compact, write_jsonl
 from labelling_helpers import graded_run
 
+from judges.agreement.agreement_settings import AgreementSettings
 from judges.agreement.measure import measure
 from judges.agreement.predictions import Prediction, Predictions
 from judges.cli.main import main
@@ -147,7 +148,7 @@ def test_binary_tpr_and_tnr_are_the_hand_counted_shares_with_intervals():
     predictions = Predictions(
         {(f"i{k}", None): Prediction(f"i{k}", VerdictState.GRADE, float(v)) for k, v in enumerate(judged)}
     )
-    result = measure(labelled, predictions, resamples=200)
+    result = measure(labelled, predictions, AgreementSettings(resamples=200))
     assert result.errors is not None and result.ceiling_errors is None
     tnr, tpr = result.errors.recall
     assert tnr.statistic.startswith("tnr") and tnr.value == pytest.approx(2 / 4) and tnr.n == 4
@@ -168,7 +169,7 @@ def test_a_strict_judge_and_the_labels_file_loads_like_any_labelled_set(tmp_path
     predictions = Predictions(
         {(f"i{k}", None): Prediction(f"i{k}", VerdictState.GRADE, float(v)) for k, v in enumerate(FIRST)}
     )
-    result = measure(labelled, predictions, resamples=200)
+    result = measure(labelled, predictions, AgreementSettings(resamples=200))
     assert result.errors is not None and result.errors.leaning == "strict"
     assert result.errors.signed_difference.value == pytest.approx(-1.0) and result.errors.weighted == []
 

@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 from conftest import compact
 
+from judges.agreement.agreement_settings import AgreementSettings
 from judges.agreement.measure import measure
 from judges.agreement.predictions import read_predictions
 from judges.cli.main import main
@@ -37,7 +38,7 @@ def results(shared_datasets):
         predictions = read_predictions(
             shared_datasets.joinpath(*BASELINE), id_field="instance_id", score_field=SCORES, metric=metric
         )
-        out[metric] = measure(labels.for_metric(metric), predictions, resamples=200, seed=0)
+        out[metric] = measure(labels.for_metric(metric), predictions, AgreementSettings(resamples=200, seed=0))
     return out
 
 

@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 from conftest import compact, write_jsonl
 
+from judges.agreement.agreement_settings import AgreementSettings
 from judges.agreement.measure import measure
 from judges.agreement.predictions import Prediction, Predictions
 from judges.agreement.system_statistics import system_level, weighted_correlation, weighted_ranks
@@ -51,7 +52,7 @@ def frank_residuals(systems, values):
 
 def test_a_judge_that_only_recognises_the_system_correlates_plainly_but_not_within_systems():
     labels, preds = system_set(lambda quality, label, rng: quality + rng.normal(0, 0.02))
-    result = measure(labels, preds, resamples=150)
+    result = measure(labels, preds, AgreementSettings(resamples=150))
     assert result.figure("pearson").value > 0.8
     assert abs(result.figure("partial_pearson").value) < 0.15
     assert abs(result.figure("partial_spearman").value) < 0.15
@@ -63,7 +64,7 @@ def test_a_judge_that_only_recognises_the_system_correlates_plainly_but_not_with
 
 def test_a_judge_that_tracks_the_item_keeps_a_high_partial_correlation():
     labels, preds = system_set(lambda quality, label, rng: label + rng.normal(0, 0.03))
-    result = measure(labels, preds, resamples=150)
+    result = measure(labels, preds, AgreementSettings(resamples=150))
     assert result.figure("partial_pearson").value > 0.9
     assert result.figure("partial_spearman").value > 0.85
     assert result.figure("partial_pearson").ci[0] > 0.8
@@ -189,13 +190,13 @@ def test_binary_labels_get_balanced_accuracy_per_system_and_its_macro_average():
 def test_one_system_or_no_system_gives_no_system_figures():
     labels, preds = system_set(lambda quality, label, rng: label)
     one = LabelledSet("one", tuple(dataclasses.replace(i, system="x") for i in labels.items))
-    assert measure(one, preds, resamples=100).systems is None
+    assert measure(one, preds, AgreementSettings(resamples=100)).systems is None
     none = LabelledSet("none", tuple(dataclasses.replace(i, system=None) for i in labels.items))
-    assert measure(none, preds, resamples=100).systems is None
+    assert measure(none, preds, AgreementSettings(resamples=100)).systems is None
     with pytest.raises(KeyError):
-        measure(none, preds, resamples=100).figure("partial_pearson")
+        measure(none, preds, AgreementSettings(resamples=100)).figure("partial_pearson")
     some = LabelledSet("some", (*labels.items[:-3], *none.items[-3:]))
-    partly = measure(some, preds, resamples=100)
+    partly = measure(some, preds, AgreementSettings(resamples=100))
     assert partly.systems is None and "3 items name no system: no partial or system-level figures" in partly.notes
 
 
@@ -268,7 +269,7 @@ def test_the_shared_sets_name_their_systems(shared_datasets, monkeypatch):
     # another human score of the same responses (engagingness) stands in for a judge
     judge = {i.id: float(i.extra["scores"]["engagingness"]) for i in chat.items}
     preds = Predictions({(k, None): Prediction(k, VerdictState.GRADE, v) for k, v in judge.items()}, "engagingness")
-    result = measure(chat, preds, resamples=200)
+    result = measure(chat, preds, AgreementSettings(resamples=200))
     systems = [i.system for i in chat.items]
     human = np.array([i.label for i in chat.items])
     rj = frank_residuals(systems, np.array([judge[i.id] for i in chat.items]))
@@ -279,7 +280,7 @@ def test_the_shared_sets_name_their_systems(shared_datasets, monkeypatch):
     # the worked example of docs/choosing.md: naturalness tells the systems apart, not the grounded responses
     natural = {i.id: float(i.extra["scores"]["naturalness"]) for i in chat.items}
     preds = Predictions({(k, None): Prediction(k, VerdictState.GRADE, v) for k, v in natural.items()}, "naturalness")
-    result = measure(chat, preds, resamples=100)
+    result = measure(chat, preds, AgreementSettings(resamples=100))
     assert result.figure("pearson").value == pytest.approx(0.3422, abs=5e-5)
     assert result.figure("partial_pearson").value == pytest.approx(0.0594, abs=5e-5)
     assert result.figure("system_level_pairwise_accuracy").value == 1.0
@@ -288,7 +289,7 @@ def test_the_shared_sets_name_their_systems(shared_datasets, monkeypatch):
 def test_a_judge_constant_within_each_system_has_no_partial_correlation():
     """Its residuals are rounding noise around 0: undefined, not a correlation of noise."""
     labels, preds = system_set(lambda quality, label, rng: quality * 0.7 + 0.1)
-    result = measure(labels, preds, resamples=100)
+    result = measure(labels, preds, AgreementSettings(resamples=100))
     assert result.figure("partial_pearson").value is None and result.figure("partial_spearman").value is None
     assert result.figure("system_level_pairwise_accuracy").value == 1.0
 
@@ -338,7 +339,7 @@ def test_items_left_out_by_the_policy_leave_the_systems_aligned_with_the_kept_it
     by_key = {
         key: (Prediction(key[0], VerdictState.NULL, None) if key[0] in nulls else p) for key, p in preds.by_key.items()
     }
-    result = measure(labels, Predictions(by_key, "test"), resamples=100)
+    result = measure(labels, Predictions(by_key, "test"), AgreementSettings(resamples=100))
     assert result.systems is not None
     rows = {row.system: row for row in result.systems.rows}
     assert {name: row.n_items for name, row in rows.items()} == {"fair": 50, "good": 50, "strong": 20, "weak": 40}
@@ -348,7 +349,7 @@ def test_items_left_out_by_the_policy_leave_the_systems_aligned_with_the_kept_it
 
 def test_a_large_set_takes_the_asymptotic_intervals_through_measure():
     labels, preds = system_set(lambda quality, label, rng: label + rng.normal(0, 0.1), per_system=5001)
-    result = measure(labels, preds, resamples=100)
+    result = measure(labels, preds, AgreementSettings(resamples=100))
     partial = result.figure("partial_pearson")
     assert partial.n_items == 20_004 and "Fisher z" in (partial.note or "") and partial.ci[0] < partial.value
     assert "normal bootstrap law" in (result.figure("system_level_pearson").note or "")

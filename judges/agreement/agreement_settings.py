@@ -13,6 +13,7 @@ from judges.files.toml_config import number_pair
 from judges.labels.label_sets import open_labels
 from judges.labels.label_values import parse_label_map
 from judges.labels.schema import LabelledSet
+from judges.stats.resampling import RESAMPLES, SEED
 
 OWN = "your own labelled data"
 CUT = "the cut of a continuous judge score for binary labels (AUROC needs none; 0/1 grades are used as given)"
@@ -137,7 +138,7 @@ class LabelMeasuring(LabelReading):
     folds: Annotated[
         int, Cli("folds of the cross-fitting used when no calibration is given (default 5)", "K", group=CUT)
     ] = 5
-    resamples: Annotated[int, Cli("bootstrap resamples (default 1000)", "N", group=OPTIONS)] = 1000
+    resamples: Annotated[int, Cli(f"bootstrap resamples (default {RESAMPLES})", "N", group=OPTIONS)] = RESAMPLES
     statistic: str | None = None  # the leaderboard's ranking statistic (default: by label type and system names)
 
     @field_validator(*RANGES)
@@ -169,8 +170,13 @@ class AgreementSettings(LabelMeasuring):
         ),
     ] = True
     threshold: Annotated[float | None, Cli("cut at T (given, not fitted)", "T", group=CUT)] = None
-    seed: Annotated[int, Cli("bootstrap seed (default 0)", group=OPTIONS)] = 0
+    seed: Annotated[int, Cli(f"bootstrap seed (default {SEED})", group=OPTIONS)] = SEED
     confidence: float = 0.95  # the bootstrap intervals' level
+
+    @classmethod
+    def judged(cls, measuring: LabelMeasuring, **judge: Any) -> AgreementSettings:
+        """A leaderboard's labels evaluation (`measuring`) with one candidate's side (`higher_is_better`, `threshold`)."""
+        return cls.model_validate(measuring.model_dump(include=set(LabelMeasuring.model_fields)) | judge)
 
 
 def checked_settings(model: type[Settings], values: dict[str, Any]) -> Settings:

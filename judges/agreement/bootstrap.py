@@ -11,9 +11,9 @@ from functools import cached_property
 import numpy as np
 
 from judges.agreement.statistics import Statistic
+from judges.stats.resampling import RESAMPLES, SEED
 
-DEFAULT_RESAMPLES = 1000
-DEFAULT_SEED = 0
+DEFAULT_RESAMPLES, DEFAULT_SEED = RESAMPLES, SEED
 MIN_DEFINED_SHARE = 0.5  # fewer defined resamples than this and no interval is given
 BLOCK_VALUES = 1_000_000  # item draws per block of resamples (8 MB of indices; a few row-length arrays per block)
 

@@ -16,16 +16,21 @@ def _corrected(observed: np.ndarray, chance: np.ndarray) -> np.ndarray:
         return np.where(chance < 1, (observed - chance) / (1 - chance), np.nan)
 
 
-def from_counts(kind: str, tn: np.ndarray, fp: np.ndarray, fn: np.ndarray, tp: np.ndarray) -> np.ndarray:
-    """Kappa ("cohen_kappa") or AC1 ("gwet_ac1", K = 2: Pe = 2 pi (1 - pi), pi the mean share of 1s) from (weighted)
-    2 x 2 counts, rows the human label, columns the judge's; `weighted.binary_from_counts` gives them per resample."""
+def kappa_counts(tn: np.ndarray, fp: np.ndarray, fn: np.ndarray, tp: np.ndarray) -> np.ndarray:
+    """Cohen's kappa from (weighted) 2 x 2 counts, rows the human label, columns the judge's."""
     total = tn + fp + fn + tp
     with np.errstate(invalid="ignore", divide="ignore"):
         observed, share_h, share_j = (tn + tp) / total, (fn + tp) / total, (fp + tp) / total
-    if kind == "gwet_ac1":
-        pi = (share_h + share_j) / 2
-        return _corrected(observed, 2 * pi * (1 - pi))
     return _corrected(observed, share_h * share_j + (1 - share_h) * (1 - share_j))
+
+
+def ac1_counts(tn: np.ndarray, fp: np.ndarray, fn: np.ndarray, tp: np.ndarray) -> np.ndarray:
+    """Gwet's AC1 (K = 2: Pe = 2 pi (1 - pi), pi the mean share of 1s) from (weighted) 2 x 2 counts."""
+    total = tn + fp + fn + tp
+    with np.errstate(invalid="ignore", divide="ignore"):
+        observed, share_h, share_j = (tn + tp) / total, (fn + tp) / total, (fp + tp) / total
+    pi = (share_h + share_j) / 2
+    return _corrected(observed, 2 * pi * (1 - pi))
 
 
 def _counts(h: np.ndarray, j: np.ndarray) -> np.ndarray:
@@ -36,9 +41,9 @@ def _counts(h: np.ndarray, j: np.ndarray) -> np.ndarray:
 
 def gwet_ac1(h: np.ndarray, j: np.ndarray) -> float:
     """Gwet's AC1 of two 0/1 raters."""
-    return float(from_counts("gwet_ac1", *_counts(h, j)))
+    return float(ac1_counts(*_counts(h, j)))
 
 
 def cohen_kappa(h: np.ndarray, j: np.ndarray) -> float:
     """Cohen's kappa of two 0/1 raters."""
-    return float(from_counts("cohen_kappa", *_counts(h, j)))
+    return float(kappa_counts(*_counts(h, j)))

@@ -12,7 +12,8 @@ import numpy as np
 
 from judges.agreement.bootstrap import ItemRows
 from judges.agreement.threshold import youden_threshold
-from judges.labels.schema import Annotation, LabelledSet, OneLabelEach
+from judges.errors import InputError
+from judges.labels.schema import Annotation, LabelledSet, LabelType, OneLabelEach
 
 
 def grouped(labels: LabelledSet) -> tuple[list[str], Sequence[Annotation]]:
@@ -95,3 +96,12 @@ def fit_on(ids: list[str], labels: np.ndarray, scores: dict[str, float]) -> tupl
     keep = [n for n, i in enumerate(ids) if i in scores]
     cut = youden_threshold(labels[keep], np.array([scores[ids[n]] for n in keep])) if keep else None
     return cut, len(keep)
+
+
+def one_metric(labels: LabelledSet) -> tuple[str, LabelType, tuple[float, float]]:
+    """The one metric of the labels, its label type and scale; several metrics: a one-line InputError."""
+    metrics = labels.metrics()
+    if len(metrics) != 1:
+        raise InputError(f"{labels.name} holds several metrics ({', '.join(metrics)}): choose one with --metric")
+    first = labels.items[0]
+    return metrics[0], first.label_type, first.scale

@@ -8,15 +8,17 @@ from typing import Any
 
 import numpy as np
 
-from judges.agreement.bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED, Figure, ItemRows, figures
+from judges.agreement.agreement_settings import AgreementSettings
+from judges.agreement.bootstrap import Figure, ItemRows, figures
 from judges.agreement.confusion import JudgeErrors, item_weights, judge_errors
 from judges.agreement.corrected_estimate import measure_estimate
 from judges.agreement.groups import measure_groups
-from judges.agreement.label_rows import ceiling_rows, grouped, mean_labels, minmax_scale, orient_scores
+from judges.agreement.label_rows import ceiling_rows, grouped, mean_labels, minmax_scale, one_metric, orient_scores
 from judges.agreement.policy import OutcomeCounts, Policy, apply_policy
 from judges.agreement.predictions import Predictions
 from judges.agreement.result import MeasuredRows, MetricAgreement
-from judges.agreement.statistics import JudgeScale, choose_statistics, describe_judge
+from judges.agreement.statistic_index import choose_statistics
+from judges.agreement.statistics import JudgeScale, describe_judge
 from judges.agreement.systems import measure_systems
 from judges.agreement.threshold import Calibration, FittedThreshold
 from judges.agreement.threshold_fit import Matched, choose_threshold, cross_fit
@@ -54,14 +56,9 @@ class _Rows:
 def measure(
     labels: LabelledSet,
     predictions: Predictions,
+    settings: AgreementSettings | None = None,
     *,
-    policy: Policy = Policy.EXCLUDE,
-    threshold: float | None = None,
     calibration: Calibration | None = None,
-    higher_is_better: bool = True,
-    resamples: int = DEFAULT_RESAMPLES,
-    seed: int = DEFAULT_SEED,
-    confidence: float = 0.95,
     intervals: Collection[str] | None = None,
 ) -> MetricAgreement:
     """Agreement for one metric's labels (all items share the metric, label type and scale).
@@ -76,13 +73,20 @@ def measure(
     seeded fraction (the figures then rest on the other items), or by k-fold cross-fitting (the default).
     AUROC needs no cut. A 0/1 judge keeps its grades (the plain 0.5 cut).
 
+    `settings` (default: `judgelab agreement`'s) give the failure policy, the judge's direction and given cut, the
+    bootstrap's resamples, seed and level; `calibration` where a cut is fitted (default: the settings' fraction or folds).
+
     `intervals` (a leaderboard's row shows one figure's interval) names the plain statistics whose bootstrap
     interval is wanted; the others then get their value only, and the judge's errors and the corrected estimate
     (intervals throughout) are left out. None: everything.
     """
-    metric, label_type, scale = _one_metric(labels)
+    settings = settings or AgreementSettings()
+    policy, threshold, higher_is_better = Policy(settings.policy), settings.threshold, settings.higher_is_better
+    metric, label_type, scale = one_metric(labels)
     matched = _match(labels, predictions, metric, scale, higher_is_better)
-    calibration = calibration or Calibration(seed=seed)
+    calibration = calibration or Calibration(
+        fraction=settings.calibration_fraction, folds=settings.folds, seed=settings.seed
+    )
     notes: list[str] = (
         [] if higher_is_better else ["the judge is lower-is-better: its scores are turned around before measuring"]
     )
@@ -98,7 +102,7 @@ def measure(
     # only arrays go on to the bootstrap: the per-item Python objects (hundreds of MB at a million items) go now
     del matched, scored
     measured = _Measured(labels, predictions, (metric, label_type, scale), rows, judge_scale, notes, intervals)
-    bootstrap: dict[str, Any] = {"resamples": resamples, "seed": seed, "confidence": confidence}
+    bootstrap: dict[str, Any] = settings.model_dump(include={"resamples", "seed", "confidence"})
     return _agreement(measured, answer, bootstrap)
 
 
@@ -192,14 +196,6 @@ def _match(
         )
     single = None if (one := labels.one_label_each) is None else np.frombuffer(one, dtype=float)
     return Matched(metric, ids, annotations, outcomes, turn, higher_is_better, outcomes.n_matched(), single)
-
-
-def _one_metric(labels: LabelledSet) -> tuple[str, LabelType, tuple[float, float]]:
-    metrics = labels.metrics()
-    if len(metrics) != 1:
-        raise InputError(f"{labels.name} holds several metrics ({', '.join(metrics)}): choose one with --metric")
-    first = labels.items[0]
-    return metrics[0], first.label_type, first.scale
 
 
 def _score_items(

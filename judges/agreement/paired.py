@@ -17,9 +17,10 @@ import numpy as np
 
 from judges.agreement.bootstrap import ItemRows, paired_differences, percentile_interval, resampler
 from judges.agreement.result import MetricAgreement
+from judges.agreement.statistic_index import INDEX, STATISTICS
 from judges.errors import InputError
 
-WILLIAMS = {"pearson", "spearman"}
+WILLIAMS = {d.name for d in STATISTICS if d.correlation}  # the dependent correlations Williams' test compares
 
 
 @dataclass(frozen=True)
@@ -64,12 +65,12 @@ def williams_test(r12: float, r13: float, r23: float, n: int) -> tuple[float, fl
 
 
 def _judges_correlation(name: str, a: np.ndarray, b: np.ndarray) -> float:
-    from scipy import stats
-
+    """The two judges' own correlation, by the statistic's function."""
+    correlate = INDEX[name].function
+    assert correlate is not None, name
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        found = stats.pearsonr(a, b) if name == "pearson" else stats.spearmanr(a, b)
-    return float(found[0])
+        return float(correlate(a, b))
 
 
 def compare(

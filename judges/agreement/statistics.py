@@ -1,5 +1,5 @@
-"""Agreement statistics (scipy, scikit-learn; their weighted forms in `weighted`), chosen by the label type and the
-judge's scale."""
+"""Agreement statistics' functions (scipy, scikit-learn; their weighted forms in `weighted`), declared by name in
+`statistic_index`."""
 
 from __future__ import annotations
 
@@ -11,8 +11,6 @@ from typing import Literal
 
 import numpy as np
 
-from judges.agreement import chance
-from judges.agreement import weighted as w
 from judges.labels.schema import LabelType
 from judges.stats import alpha_forms
 
@@ -59,19 +57,19 @@ class Statistic:
                 return float("nan")
 
 
-def _pearson(h: np.ndarray, j: np.ndarray) -> float:
+def pearson(h: np.ndarray, j: np.ndarray) -> float:
     from scipy import stats
 
     return stats.pearsonr(h, j).statistic
 
 
-def _spearman(h: np.ndarray, j: np.ndarray) -> float:
+def spearman(h: np.ndarray, j: np.ndarray) -> float:
     from scipy import stats
 
     return stats.spearmanr(h, j).statistic
 
 
-def _kendall(h: np.ndarray, j: np.ndarray) -> float:
+def kendall(h: np.ndarray, j: np.ndarray) -> float:
     from scipy import stats
 
     return stats.kendalltau(h, j).statistic  # tau-b: corrects for the many ties of ordinal labels
@@ -99,7 +97,7 @@ KENDALL_NOTE = (
 )
 
 
-def _weighted_kappa(h: np.ndarray, j: np.ndarray, *, levels: Sequence[int]) -> float:
+def weighted_kappa(h: np.ndarray, j: np.ndarray, *, levels: Sequence[int]) -> float:
     from sklearn.metrics import cohen_kappa_score
 
     return cohen_kappa_score(h.astype(int), j.astype(int), labels=list(levels), weights="quadratic")
@@ -133,69 +131,37 @@ def alpha(level: Literal["nominal", "ordinal", "interval"], domain: Sequence[flo
     )
 
 
-def _balanced_accuracy(h: np.ndarray, j: np.ndarray) -> float:
+def balanced_accuracy(h: np.ndarray, j: np.ndarray) -> float:
     from sklearn.metrics import balanced_accuracy_score
 
     return balanced_accuracy_score(h.astype(int), j.astype(int))
 
 
-def _f1(h: np.ndarray, j: np.ndarray) -> float:
+def f1(h: np.ndarray, j: np.ndarray) -> float:
     from sklearn.metrics import f1_score
 
     return f1_score(h.astype(int), j.astype(int), labels=[0, 1], pos_label=1, zero_division=np.nan)
 
 
-def _mcc(h: np.ndarray, j: np.ndarray) -> float:
+def mcc(h: np.ndarray, j: np.ndarray) -> float:
     from sklearn.metrics import matthews_corrcoef
 
     return matthews_corrcoef(h.astype(int), j.astype(int))
 
 
-def _auroc(h: np.ndarray, j: np.ndarray) -> float:
+def auroc(h: np.ndarray, j: np.ndarray) -> float:
     from sklearn.metrics import roc_auc_score
 
     return roc_auc_score(h.astype(int), j)
 
 
-def _agreement(h: np.ndarray, j: np.ndarray) -> float:
+def sign_agreement(h: np.ndarray, j: np.ndarray) -> float:
     return float(np.mean(np.sign(h) == np.sign(j)))
 
 
-def _decisive_agreement(h: np.ndarray, j: np.ndarray) -> float:
+def decisive_agreement(h: np.ndarray, j: np.ndarray) -> float:
     decisive = h != 0
     return float(np.mean(np.sign(h[decisive]) == np.sign(j[decisive]))) if decisive.any() else float("nan")
-
-
-def _kendall_statistic(view: str = "value") -> Statistic:
-    return Statistic(
-        "kendall_tau_b",
-        _kendall,
-        view=view,
-        bootstrap_items=BOOTSTRAP_ITEMS,
-        asymptotic=kendall_interval,
-        asymptotic_note=KENDALL_NOTE,
-    )
-
-
-PEARSON = Statistic("pearson", _pearson, weighted=w.pearson)
-KAPPA = Statistic("cohen_kappa", chance.cohen_kappa, view="binary", weighted=w.binary_from_counts("cohen_kappa"))
-AC1 = Statistic(  # beside kappa for skewed labels
-    "gwet_ac1", chance.gwet_ac1, view="binary", weighted=w.binary_from_counts("gwet_ac1")
-)
-SPEARMAN = Statistic("spearman", _spearman, weighted=w.spearman)
-KENDALL = _kendall_statistic()
-BALANCED_ACCURACY = Statistic(
-    "balanced_accuracy", _balanced_accuracy, view="binary", weighted=w.binary_from_counts("balanced_accuracy")
-)
-F1 = Statistic("f1", _f1, view="binary", weighted=w.binary_from_counts("f1"))
-MCC = Statistic("mcc", _mcc, view="binary", weighted=w.binary_from_counts("mcc"))
-AUROC = Statistic("auroc", _auroc, weighted=w.auroc)
-AGREEMENT = Statistic("agreement", _agreement, weighted=w.sign_agreement(decisive=False))
-DECISIVE_AGREEMENT = Statistic(
-    "agreement_decisive",
-    _decisive_agreement,
-    weighted=w.sign_agreement(decisive=True),
-)
 
 
 def levels_of(scale: tuple[float, float]) -> list[int]:
@@ -224,44 +190,3 @@ def describe_judge(
     binary = bool(np.all(np.isin(array, (0.0, 1.0))))
     on_scale = in_range and (whole or label_type in (LabelType.CONTINUOUS, LabelType.PREFERENCE))
     return JudgeScale(on_label_scale=on_scale, binary=binary, threshold=None if binary else threshold)
-
-
-def choose_statistics(label_type: LabelType, scale: tuple[float, float], judge: JudgeScale) -> list[Statistic]:
-    """The statistics reported for this label type, each marked not applicable where the judge's scale rules it out."""
-
-    def unavailable(stat: Statistic | str, reason: str) -> Statistic:
-        return Statistic(stat if isinstance(stat, str) else stat.name, reason=reason)
-
-    off_scale = f"the judge's values are not on the label scale [{scale[0]:g}, {scale[1]:g}]"
-    if label_type is LabelType.BINARY:
-        cut = [BALANCED_ACCURACY, F1, MCC, KAPPA, AC1, alpha("nominal", [0.0, 1.0], "binary")]
-        if judge.binary:
-            return cut
-        if judge.threshold is None:
-            reason = "a continuous judge score needs a threshold (--threshold, or one fitted on calibration items)"
-            return [unavailable(s, reason) for s in cut] + [AUROC]
-        return cut + [AUROC]
-    if label_type is LabelType.PREFERENCE:
-        return [
-            AGREEMENT,
-            DECISIVE_AGREEMENT,
-            Statistic("pearson", _pearson, view="scaled", weighted=w.pearson),
-            Statistic("spearman", _spearman, view="scaled", weighted=w.spearman),
-            _kendall_statistic("scaled"),
-        ]
-    stats = [PEARSON, SPEARMAN, KENDALL]
-    if label_type is LabelType.ORDINAL:
-        levels = levels_of(scale)
-        if judge.on_label_scale:
-            return stats + [
-                Statistic(
-                    "weighted_kappa",
-                    partial(_weighted_kappa, levels=levels),
-                    weighted=w.quadratic_kappa([float(v) for v in levels]),
-                ),
-                alpha("ordinal", [float(v) for v in levels], "value"),
-            ]
-        return stats + [unavailable("weighted_kappa", off_scale), unavailable("krippendorff_alpha", off_scale)]
-    if judge.on_label_scale:
-        return stats + [alpha("interval", None, "value")]
-    return stats + [unavailable("krippendorff_alpha", off_scale)]

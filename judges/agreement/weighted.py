@@ -10,11 +10,10 @@ krippendorff) on the expanded rows; the tests check that.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from judges.agreement.chance import from_counts
 from judges.stats.alpha_forms import DEGENERATE, Prepared, Weighted, group_sums, level_counts, weighted_sums
 
 
@@ -122,30 +121,40 @@ def quadratic_kappa(levels: Sequence[float]) -> Weighted:
     return weighted
 
 
-def binary_from_counts(name: str) -> Weighted:
-    """Balanced accuracy, F1 (of label 1) or MCC from the weighted 2 x 2 matrix, as scikit-learn defines them:
-    balanced accuracy averages the recall of the human classes present; MCC is 0 where it is undefined. Cohen's
-    kappa and Gwet's AC1 ("cohen_kappa", "gwet_ac1") from the same matrix, by `chance.from_counts`."""
+Counts = Callable[[np.ndarray, np.ndarray, np.ndarray, np.ndarray], np.ndarray]  # (tn, fp, fn, tp) -> a value each
+
+
+def balanced_accuracy_counts(tn: np.ndarray, fp: np.ndarray, fn: np.ndarray, tp: np.ndarray) -> np.ndarray:
+    """Balanced accuracy as scikit-learn defines it: the mean recall of the human classes present."""
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.nanmean(np.stack([tn / (tn + fp), tp / (tp + fn)]), axis=0)
+
+
+def f1_counts(tn: np.ndarray, fp: np.ndarray, fn: np.ndarray, tp: np.ndarray) -> np.ndarray:
+    """F1 of label 1."""
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return 2 * tp / (2 * tp + fp + fn)
+
+
+def mcc_counts(tn: np.ndarray, fp: np.ndarray, fn: np.ndarray, tp: np.ndarray) -> np.ndarray:
+    """Matthews' correlation, 0 where it is undefined (as scikit-learn)."""
+    with np.errstate(invalid="ignore", divide="ignore"):
+        total, true, predicted = tn + fp + fn + tp, tp + fn, tp + fp
+        covariance = (tp + tn) * total - (true * predicted + (total - true) * (total - predicted))
+        spread = (total**2 - true**2 - (total - true) ** 2) * (total**2 - predicted**2 - (total - predicted) ** 2)
+        return np.where(spread > 0, covariance / np.sqrt(spread), 0.0)
+
+
+def binary_from_counts(value: Counts) -> Weighted:
+    """A statistic of the weighted 2 x 2 matrix (rows the human label, columns the judge's), given as its formula of
+    (tn, fp, fn, tp): `balanced_accuracy_counts`, `f1_counts`, `mcc_counts`, or `chance`'s kappa and AC1."""
 
     def weighted(human: np.ndarray, judge: np.ndarray) -> Prepared:
         counts = level_counts((0.0, 1.0), human, judge)
 
         def prepared(weights: np.ndarray) -> np.ndarray:
             matrix = counts(weights)
-            tn, fp, fn, tp = matrix[:, 0, 0], matrix[:, 0, 1], matrix[:, 1, 0], matrix[:, 1, 1]
-            if name in ("cohen_kappa", "gwet_ac1"):
-                return from_counts(name, tn, fp, fn, tp)
-            with np.errstate(invalid="ignore", divide="ignore"):
-                if name == "balanced_accuracy":
-                    return np.nanmean(np.stack([tn / (tn + fp), tp / (tp + fn)]), axis=0)
-                if name == "f1":
-                    return 2 * tp / (2 * tp + fp + fn)
-                total, true, predicted = tn + fp + fn + tp, tp + fn, tp + fp
-                covariance = (tp + tn) * total - (true * predicted + (total - true) * (total - predicted))
-                spread = (total**2 - true**2 - (total - true) ** 2) * (
-                    total**2 - predicted**2 - (total - predicted) ** 2
-                )
-                return np.where(spread > 0, covariance / np.sqrt(spread), 0.0)
+            return value(matrix[:, 0, 0], matrix[:, 0, 1], matrix[:, 1, 0], matrix[:, 1, 1])
 
         return prepared
 

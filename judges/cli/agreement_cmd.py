@@ -16,7 +16,6 @@ from judges.agreement.agreement_settings import (
     checked_settings,
 )
 from judges.agreement.pairwise_formats import FORMATS, detect_spec
-from judges.agreement.policy import Policy
 from judges.agreement.predictions import Predictions, read_predictions
 from judges.cli.options import add_model_options, given_fields
 from judges.errors import ConfigError, InputError
@@ -189,17 +188,7 @@ def measuring(
     from judges.agreement.measure import measure  # defers numpy
 
     def measured(labels: LabelledSet, predictions: Predictions) -> MetricAgreement:
-        return measure(
-            labels,
-            predictions,
-            policy=Policy(settings.policy),
-            threshold=settings.threshold,
-            calibration=calibration,
-            higher_is_better=settings.higher_is_better,
-            resamples=settings.resamples,
-            seed=settings.seed,
-            confidence=settings.confidence,
-        )
+        return measure(labels, predictions, settings, calibration=calibration)
 
     return measured
 

@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from judges.agreement.policy import Policy
+from judges.agreement.agreement_settings import AgreementSettings, checked_settings
 from judges.agreement.predictions import read_predictions
 from judges.cli import sequential_cmd as sequential
 from judges.cli.agreement_cmd import add_label_options, label_reading
@@ -18,6 +18,7 @@ from judges.files.checked import read_json_file
 from judges.labels.schema import LabelledSet, LabelType
 from judges.runs.folder import default_run_dir
 from judges.runs.run import Run
+from judges.stats.resampling import RESAMPLES
 from judges.tuning.manifest import MANIFEST_NAME, read_manifest
 
 CERTIFY_ONLY = (
@@ -65,7 +66,9 @@ def add_certify_options(parser: argparse.ArgumentParser) -> None:
     group.add_argument(
         "--lower-is-better", action="store_true", default=None, help="a lower judge score means a better answer"
     )
-    group.add_argument("--resamples", type=int, metavar="N", help="bootstrap resamples for --min (default 1000)")
+    group.add_argument(
+        "--resamples", type=int, metavar="N", help=f"bootstrap resamples for --min (default {RESAMPLES})"
+    )
     group.add_argument(
         "--chosen-by",
         action="append",
@@ -230,15 +233,11 @@ def measured(args: argparse.Namespace, subset: LabelledSet, predictions: Any) ->
     from judges.agreement import certification as bounds  # defers numpy
     from judges.agreement.measure import measure  # defers numpy
 
+    measuring = {"policy": args.policy or "exclude", "threshold": args.threshold, "resamples": args.resamples}
+    measuring |= {"higher_is_better": not args.lower_is_better, "seed": getattr(args, "seed", None)}
+    given = {k: v for k, v in measuring.items() if v is not None}
     return measure(
-        subset,
-        predictions,
-        policy=Policy(args.policy or "exclude"),
-        threshold=args.threshold,
-        higher_is_better=not args.lower_is_better,
-        resamples=args.resamples or 1000,
-        seed=getattr(args, "seed", 0),
-        confidence=bounds.TWO_SIDED_FOR_BOOTSTRAP,
+        subset, predictions, checked_settings(AgreementSettings, given | {"confidence": bounds.TWO_SIDED_FOR_BOOTSTRAP})
     )
 
 

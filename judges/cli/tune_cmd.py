@@ -12,6 +12,7 @@ from typing import Any
 from judges.errors import ConfigError, TooManyFailures
 from judges.judging.replies import GRADE_SPECS
 from judges.labels.label_log import is_label_log
+from judges.stats.resampling import RESAMPLES
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -46,7 +47,11 @@ def configure(parser: argparse.ArgumentParser) -> None:
         "--split-seed", type=int, default=0, metavar="N", help="seed of the item draw and the split (default 0)"
     )
     labels.add_argument(
-        "--resamples", type=int, default=1000, metavar="N", help="bootstrap resamples of the held-out figures (1000)"
+        "--resamples",
+        type=int,
+        default=RESAMPLES,
+        metavar="N",
+        help=f"bootstrap resamples of the held-out figures ({RESAMPLES})",
     )
 
 

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-# every statistic the leaderboard ranks is higher-is-better unless named here
+from functools import cache
+
+# every statistic the leaderboard ranks is higher-is-better unless named here or by its descriptor
 LOWER_IS_BETTER = frozenset({"failure_rate", "mae", "rmse", "brier", "ece", "error_rate"})
 # the figures that control for which system wrote the answer (judges.agreement.systems), where labels name systems
 SYSTEM_AWARE = frozenset(
@@ -18,23 +20,38 @@ SYSTEM_AWARE = frozenset(
 )
 # the figures within the items of one question or source (judges.agreement.groups), where labels name groups
 PER_GROUP = frozenset({"group_pearson", "group_spearman", "group_kendall", "pairwise_accuracy_tie_calibrated"})
-# statistics whose sign says the judge orders items against the humans: a negative value never wins
-CORRELATIONS = frozenset(
-    {"pearson", "spearman", "kendall_tau_b", "mcc", "weighted_kappa", "krippendorff_alpha", "cohen_kappa", "gwet_ac1"}
-    | {name for name in SYSTEM_AWARE | PER_GROUP if "pearson" in name or "spearman" in name or "kendall" in name}
+# of those, the correlations (a negative value orders items against the humans: it never wins) ...
+FIGURE_CORRELATIONS = frozenset(
+    name for name in SYSTEM_AWARE | PER_GROUP if "pearson" in name or "spearman" in name or "kendall" in name
 )
-# shares of a judge that knows nothing: half the classes, or half the system pairs, told right
-HALF = frozenset({"auroc", "balanced_accuracy", "balanced_accuracy_system_macro", "system_level_pairwise_accuracy"})
-# the figure of a judge that knows nothing: a candidate must beat it even when no baseline has a figure
-CHANCE = {**{name: 0.5 for name in HALF}, **{name: 0.0 for name in CORRELATIONS}}
-# every statistic a labelled evaluation may rank by (`statistic` in its table)
-LABEL_STATISTICS = frozenset(
-    CHANCE.keys() | {"f1", "agreement", "agreement_decisive", "krippendorff_alpha"} | SYSTEM_AWARE | PER_GROUP
-)
+# ... and the shares of a judge that knows nothing: half the system pairs, or half the classes, told right
+FIGURE_HALF = frozenset({"balanced_accuracy_system_macro", "system_level_pairwise_accuracy"})
+
+
+@cache
+def _declared() -> dict[str, tuple[bool, float | None]]:
+    """Each agreement statistic's direction and chance level, as its descriptor declares them."""
+    from judges.agreement.statistic_index import STATISTICS  # defers numpy
+
+    return {d.name: (d.higher_is_better, d.chance) for d in STATISTICS}
+
+
+def chance(statistic: str) -> float | None:
+    """The figure of a judge that knows nothing: a candidate must beat it even when no baseline has a figure."""
+    if statistic in FIGURE_CORRELATIONS:
+        return 0.0
+    if statistic in FIGURE_HALF:
+        return 0.5
+    return _declared().get(statistic, (True, None))[1]
+
+
+def label_statistics() -> frozenset[str]:
+    """Every statistic a labelled evaluation may rank by (`statistic` in its table)."""
+    return frozenset(_declared().keys() | SYSTEM_AWARE | PER_GROUP)
 
 
 def higher_is_better(statistic: str) -> bool:
-    return statistic not in LOWER_IS_BETTER
+    return statistic not in LOWER_IS_BETTER and _declared().get(statistic, (True, None))[0]
 
 
 def direction(statistic: str) -> str:
@@ -55,8 +72,9 @@ def never_wins(statistic: str, value: float | None) -> str | None:
     """Why a figure can never be named best (a negative correlation, an AUROC below chance), or None."""
     if value is None:
         return None
-    if statistic in CORRELATIONS and value < 0:
+    level = chance(statistic)
+    if level == 0.0 and value < 0:
         return f"negative {statistic} ({value:.3f}): orders items against the humans, never wins"
-    if statistic in HALF and value < 0.5:
+    if level == 0.5 and value < 0.5:
         return f"{statistic} {value:.3f} below chance (0.5), never wins"
     return None

@@ -9,7 +9,7 @@ from judges.errors import ConfigError
 from judges.files.toml_config import read_toml, validate_config
 from judges.files.toml_lines import key_line
 from judges.labels.label_sets import SETS
-from judges.leaderboard.columns import LABEL_STATISTICS
+from judges.leaderboard.columns import label_statistics
 from judges.leaderboard.config_types import Candidate, Evaluation, LeaderboardConfig
 from judges.leaderboard.jury import check_juries
 from judges.leaderboard.predictions_source import check_predictions_candidate
@@ -103,8 +103,8 @@ def _check_statistic(evaluation: Evaluation, index: int, path: str | Path) -> No
     where = f"{path}{f':{line}' if line else ''}: evaluations[{index}].statistic"
     if not evaluation.on_labels:
         raise ConfigError(f"{where}: unit tests are ranked by pass rate; statistic applies to labels")
-    if evaluation.statistic not in LABEL_STATISTICS:
+    if evaluation.statistic not in label_statistics():
         raise ConfigError(
             f"{where}: {evaluation.statistic!r} is not a labelled-set statistic; one of "
-            f"{', '.join(sorted(LABEL_STATISTICS))}"
+            f"{', '.join(sorted(label_statistics()))}"
         )

@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from judges.agreement.agreement_settings import AgreementSettings
 from judges.agreement.measure import measure
-from judges.agreement.policy import Policy
 from judges.agreement.predictions import Prediction, Predictions
 from judges.agreement.predictions_columns import ItemOutcomes
 from judges.agreement.result import MetricAgreement
@@ -122,11 +122,12 @@ def labelled_entry(
     agreement = measure(
         labels,
         Predictions(ItemOutcomes(scores), base["candidate"]),
-        policy=Policy(evaluation.policy),
-        threshold=threshold if label_type is LabelType.BINARY else None,
-        higher_is_better=higher_is_better,
+        AgreementSettings.judged(
+            evaluation,
+            higher_is_better=higher_is_better,
+            threshold=threshold if label_type is LabelType.BINARY else None,
+        ),
         calibration=calibration_of(evaluation),
-        resamples=evaluation.resamples,
         intervals=(),  # only the ranked figure's interval is shown: it is measured below, once that one is known
     )
     statistic, plain = headline(agreement, evaluation, threshold is not None)

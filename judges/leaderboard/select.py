@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass, field
 
-from judges.leaderboard.columns import CHANCE, higher_is_better, never_wins, oriented
+from judges.leaderboard.columns import chance, higher_is_better, never_wins, oriented
 from judges.leaderboard.config_types import PASS_RATE, TOTAL, Selection
 from judges.leaderboard.entries import Entry
 from judges.leaderboard.jury import beats_best_member
@@ -140,18 +140,18 @@ def _group_pick(
     statistic = " / ".join(sorted({e.statistic for e in group}))
     baselines = [e for e in group if e.kind == "baseline" and e.value is not None and not e.is_oracle]
     baseline = max(baselines, key=lambda e: oriented(e.statistic, float(e.value))) if baselines else None  # type: ignore[arg-type]
-    chance = CHANCE.get(group[0].statistic) if baseline is None else None
+    chance_level = chance(group[0].statistic) if baseline is None else None
     reference = (
         f"the best baseline {baseline.candidate} ({baseline.value:.3f})"
         if baseline is not None
-        else f"chance ({chance:.3f})"
-        if chance is not None
+        else f"chance ({chance_level:.3f})"
+        if chance_level is not None
         else ""
     )
     beaten, tests = [], {}
     for entry in contenders:
         own = _same_statistic(entry, baselines) or baseline  # a figure is compared with a baseline's of its kind
-        ok, test, figures = beats(entry, own, chance)
+        ok, test, figures = beats(entry, own, chance_level)
         if own is not baseline and own is not None:
             figures = f"vs {own.candidate} ({own.statistic} {own.value:.3f}): {figures}"
         if ok and entry.kind == "jury":

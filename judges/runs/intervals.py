@@ -10,9 +10,9 @@ from typing import Any
 
 from judges.judging.replies import GRADE_SPECS
 from judges.records import ItemRecord
+from judges.stats.resampling import RESAMPLES, SEED
 from judges.types import ALL_METRICS, Outcome
 
-RESAMPLES, SEED = 1000, 0
 DISTINCT_BY_COUNTS = 256  # resampled as counts of each distinct value up to this many values
 BLOCK_VALUES = 4_000_000  # values drawn at once when resampling by index (32 MB)
 

@@ -15,6 +15,7 @@ from judges.judging.prompts import load_prompt_set
 from judges.labels.label_sets import open_labels
 from judges.labels.schema import LabelledSet
 from judges.runs.run import Run
+from judges.stats.resampling import RESAMPLES
 from judges.tuning.align_data import (
     Split,
     data_sha256,
@@ -50,7 +51,7 @@ class AlignJob:
     limit: int | None = None
     held_out: float = 0.5
     seed: int = 0
-    resamples: int = 1000  # bootstrap resamples of the held-out intervals and the paired difference
+    resamples: int = RESAMPLES  # bootstrap resamples of the held-out intervals and the paired difference
     progress: Callable[[str], None] = lambda message: None
 
 

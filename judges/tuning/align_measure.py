@@ -9,6 +9,7 @@ from typing import Any
 
 import numpy as np
 
+from judges.agreement.agreement_settings import AgreementSettings
 from judges.agreement.bootstrap import (
     DEFAULT_RESAMPLES,
     DEFAULT_SEED,
@@ -22,7 +23,7 @@ from judges.agreement.measure import measure
 from judges.agreement.policy import Policy
 from judges.agreement.predictions import Prediction, Predictions, record_prediction
 from judges.agreement.result import MetricAgreement
-from judges.agreement.statistics import BALANCED_ACCURACY, SPEARMAN
+from judges.agreement.statistic_index import INDEX
 from judges.errors import ConfigError
 from judges.labels.schema import LabelledSet, LabelType
 from judges.runs.run import Run
@@ -56,7 +57,7 @@ def run_predictions(run: Run, template: str) -> Predictions:
 
 
 def agreement(labels: LabelledSet, predictions: Predictions, resamples: int = DEFAULT_RESAMPLES) -> MetricAgreement:
-    return measure(labels, predictions, policy=POLICY, resamples=resamples)
+    return measure(labels, predictions, AgreementSettings.model_construct(policy=POLICY.value, resamples=resamples))
 
 
 def _graded(prediction: Prediction | None) -> bool:
@@ -97,7 +98,9 @@ def _majority(human: np.ndarray, statistic: str) -> np.ndarray:
 
 
 def _statistic(name: str) -> Any:
-    return {"balanced_accuracy": BALANCED_ACCURACY, "spearman": SPEARMAN}[name]
+    """The objective as `measure` computes it: on binary labels the judge's 0/1 calls, else its values."""
+    label_type = next(t for t, objective in OBJECTIVE.items() if objective == name)
+    return INDEX[name].statistic(label_type, (0.0, 1.0))
 
 
 def ungraded(labels: LabelledSet, predictions: Predictions) -> str | None:
