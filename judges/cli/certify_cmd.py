@@ -18,6 +18,7 @@ from judges.files.checked import read_json_file
 from judges.labels.schema import LabelledSet, LabelType
 from judges.runs.folder import default_run_dir
 from judges.runs.run import Run
+from judges.runs.run_identity import source_identity
 from judges.tuning.manifest import MANIFEST_NAME, read_manifest
 
 CERTIFY_ONLY = (
@@ -232,6 +233,7 @@ def certify(args: argparse.Namespace, texts: list[str] | None) -> int:
     if getattr(args, "sequential", None):  # every bar over the labels in order (sequential_cmd.py)
         sha256 = labels_sha256(subset)
         described: dict[str, Any] = {"predictions": {"source": args.predictions, "metric": metrics[0]}}
+        described["judge_identity"] = source_identity(args.predictions).to_json()
         described["labels"] = {"name": subset.name, "spec": args.labels, "source": subset.source, "sha256": sha256}
         described |= {"reused": reuse_of(args, subset, sha256), "agreement": result.to_dict()}
         return sequential.certify_sequential(args, subset, result, bars, described)
@@ -254,6 +256,7 @@ def certify(args: argparse.Namespace, texts: list[str] | None) -> int:
         "checks": [check.to_dict() for check in checks],
         "labels": {"name": subset.name, "spec": args.labels, "source": subset.source, "sha256": sha256},
         "predictions": {"source": args.predictions, "metric": metrics[0]},
+        "judge_identity": source_identity(args.predictions).to_json(),  # who judged (a file: null fields)
         "reused": reused,
         "agreement": result.to_dict(),
     }
