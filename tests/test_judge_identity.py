@@ -162,3 +162,20 @@ def test_a_format_version_1_calibration_is_read_with_one_note_and_not_checked(ca
         )
     err = capsys.readouterr().err
     assert err.count("records no judge identity: the judge is not checked") == 1
+
+
+def test_cascade_monitor_marks_where_the_deciding_judges_fingerprint_changed(calibrated, capsys):
+    tmp_path, _, _, _ = calibrated
+    stamp = "2026-11-27T09:30:00Z"
+    rows = [
+        {"id": f"s{i:02d}", "decided_by": "cheap", "verdict": 1, "confidence": 1.0, "timestamp": stamp}
+        | ({"fingerprint": "fp_a" if i < 30 else "fp_b"} if i != 10 else {})
+        for i in range(40)
+    ]
+    decisions = write_jsonl(tmp_path / "decisions.jsonl", rows)
+    command = ["cascade", "monitor", str(tmp_path / "cal/calibration.json"), "--decisions", str(decisions)]
+    assert main([*command, "--out", str(tmp_path / "monitor")]) in (0, 1)
+    record = json.loads((tmp_path / "monitor/monitor.json").read_text())
+    assert record["judge_changes"] == [{"judge": "cheap", "decision": 31, "from": ["fp_a"], "to": "fp_b"}]
+    lines = (tmp_path / "monitor/monitor.md").read_text().splitlines()
+    assert "Judge changed: cheap serves fp_b from decision 31 on (before: fp_a)." in lines
