@@ -76,7 +76,7 @@ TAMPERED = [
     (calibration(label_type="continuous"), "label_type", "'binary', 'ordinal' or 'preference'"),
     (calibration(label_type=1), "label_type", "'binary', 'ordinal' or 'preference'"),
     (without(calibration(), "format_version"), "format_version", "no format_version"),
-    (calibration(format_version=2), "format_version", "newer than this judgelab reads (1)"),
+    (calibration(format_version=3), "format_version", "newer than this judgelab reads (2)"),
     (calibration(format_version="1"), "format_version", "a whole number"),
     (calibration(target=None), "target", "valid number"),
     (calibration(delta=1.5), "delta", "less than 1"),
