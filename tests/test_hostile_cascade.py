@@ -84,7 +84,7 @@ TAMPERED = [
     (calibration(judges=[]), "judges", "at least 1 item"),
     (without(calibration(), "labels", "count"), "labels.count", "missing field"),
     (with_judge(0, kept=50), "judges[0]", "kept (50) is more than offered (40)"),
-    (with_judge(0, surprise=1), "judges[0].surprise", "unknown field (not of format_version 1)"),
+    (with_judge(0, surprise=1), "judges[0].surprise", "unknown field (not of format_version 2)"),
     (with_judge(1, name="cheap"), "", "the judge name 'cheap' is given twice"),
     (with_judge(0, name="../../victim"), "judges[0].name", "not a path"),
     (with_judge(0, name="/tmp/victim"), "judges[0].name", "not a path"),
