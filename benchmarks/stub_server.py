@@ -186,6 +186,7 @@ class Stub:
         self.first_at: float | None = None  # perf_counter of the first chat request since the last reset
         self.last_at: float | None = None  # and of the last chat reply sent
         self.status, self.known_model, self.hang_rate = 0, "", 0.0
+        self.fingerprint, self.served_model = "stub-fp-1", ""  # what each reply says served it
         self.record_path = ""
         self.fault, self.fault_every, self.retry_after, self.reply_bytes = "", 1, 0.0, 0
         self.batches = BatchStore(self.answer, self.stats)
@@ -324,8 +325,8 @@ class Stub:
             "id": f"stub-{self.stats['requests']}",
             "object": "chat.completion",
             "created": int(time.time()),
-            "model": body.get("model", "stub"),
-            "system_fingerprint": "stub-fp-1",
+            "model": self.served_model or body.get("model", "stub"),
+            "system_fingerprint": self.fingerprint,
             "choices": choices,
             "usage": usage,
         }
@@ -391,6 +392,7 @@ async def serve(args: argparse.Namespace) -> None:
     )
     stub.status, stub.known_model, stub.hang_rate = args.status, args.model, args.hang_rate
     stub.record_path = args.record
+    stub.fingerprint, stub.served_model = args.fingerprint, args.served_model
     stub.fault, stub.fault_every, stub.retry_after = args.fault, max(1, args.fault_every), args.retry_after
     stub.reply_bytes = args.reply_bytes
     stub.batches.delay_s, stub.batches.fail_rate = args.batch_delay_s, args.batch_fail_rate
@@ -425,6 +427,8 @@ def main() -> None:
     parser.add_argument("--hang-rate", type=float, default=0.0, help="share of requests never answered")
     parser.add_argument("--status", type=int, default=0, help="answer every chat request with this HTTP status")
     parser.add_argument("--model", default="", help="the only model id served; others get a 404 (default: any)")
+    parser.add_argument("--fingerprint", default="stub-fp-1", help="the system_fingerprint every reply carries")
+    parser.add_argument("--served-model", default="", help="the model name every reply carries (default: the asked)")
     parser.add_argument("--record", default="", metavar="FILE", help="append each chat request's JSON body to FILE")
     parser.add_argument(
         "--fault", default="", choices=["", "hang", "429", "500", "truncated", "invalid_json"], help="an endpoint fault"

@@ -62,6 +62,10 @@ def test_a_unit_test_run_records_the_config_the_setup_built(tmp_path, monkeypatc
     assert list(config) == [
         *KEYS,
         *["data", "split", "n_tests", "draws", "baselines", "litellm_model", "json_schema", "model_version"],
+        "judge_identity",
     ]
+    identity = config["judge_identity"]  # every reply of the stub named its fingerprint and the model asked
+    assert identity["system_fingerprints"] == {"stub-fp-1": run.usage.replies}
+    assert identity["model_names"] == {"gpt-4o-mini": run.usage.replies}
     assert config["n_tests"] == 2 and config["litellm_model"] == "openai/gpt-4o-mini" and config["data"] == "t"
     assert set(config["baselines"]) == {"always-top", "always-lowest", "always-null", "oracle"}

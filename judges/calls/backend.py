@@ -45,6 +45,8 @@ class Completion:
     completion_tokens: int = 0
     cost: float = 0.0
     model_version: str | None = None
+    served_model: str | None = None  # the model name the endpoint says answered
+    system_fingerprint: str | None = None  # the endpoint's `system_fingerprint`, when it gives one
     finish_reason: str | None = None
     top_logprobs: list[dict[str, float]] | None = None
     cached: bool = False

@@ -195,6 +195,8 @@ def _to_completion(litellm: Any, response: Any, latency_s: float) -> Completion:
         completion_tokens=int(getattr(usage, "completion_tokens", 0) or 0),
         cost=cost,
         model_version=getattr(response, "system_fingerprint", None) or getattr(response, "model", None),
+        served_model=getattr(response, "model", None) or None,
+        system_fingerprint=getattr(response, "system_fingerprint", None) or None,
         finish_reason=getattr(choice, "finish_reason", None),
         top_logprobs=top,
         latency_s=latency_s,

@@ -121,6 +121,8 @@ def to_completion(data: dict[str, Any], model: str, latency_s: float) -> Complet
         completion_tokens=completion_tokens,
         cost=call_cost([model, str(served or "")], prompt_tokens, completion_tokens),
         model_version=data.get("system_fingerprint") or served,
+        served_model=str(served) if served else None,
+        system_fingerprint=str(data["system_fingerprint"]) if data.get("system_fingerprint") else None,
         finish_reason=choice.get("finish_reason"),
         top_logprobs=top,
         latency_s=latency_s,

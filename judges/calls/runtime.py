@@ -15,6 +15,7 @@ from judges.calls.backend import Backend, CallError, Completion, CompletionReque
 from judges.calls.cache import CacheMode
 from judges.calls.content_views import estimate_tokens
 from judges.calls.priority_slots import PrioritySlots
+from judges.calls.reply_watch import check_reply
 from judges.errors import BudgetExhausted, EndpointUnusable, ReplayMiss
 from judges.records.usage import RunUsage
 from judges.types import FailureKind
@@ -138,9 +139,7 @@ class CallRuntime:
                 raise ReplayMiss(
                     f"replay mode: no recorded reply for a {request.model} call ({request.metric or 'call'})"
                 )
-        async with self._slots.hold(
-            priority
-        ):  # checked once a slot is held, so calls waiting for a slot cannot overshoot
+        async with self._slots.hold(priority):  # checked once a slot is held: calls waiting cannot overshoot
             if self.settings.max_cost is not None and self.usage.cost >= self.settings.max_cost:
                 raise BudgetExhausted(
                     f"--max-cost {self.settings.max_cost:g} USD reached (spent {self.usage.cost:.4f})"
@@ -156,6 +155,7 @@ class CallRuntime:
             self.usage.add(completion)
         if self.cache is not None:
             self.cache.put(request, completion)
+        check_reply(completion)  # a watch of this context may stop the run here (the reply is cached already)
         return completion
 
     @contextlib.contextmanager

@@ -38,6 +38,7 @@ class ScriptedBackend:
             completion_tokens=len(reply.split()),
             cost=self.cost_per_call,
             model_version=self.model_version,
+            system_fingerprint=self.model_version,
         )
 
 

@@ -39,6 +39,7 @@ def judge_record(step: Calibrated, n_items: int) -> dict[str, Any]:
         "agreement": shown_number(chosen.agreement) if chosen else None,
         "disagreement_upper_bound": shown_number(chosen.upper_bound) if chosen else None,
         "cost_per_item_usd": step.judge.cost_per_item,
+        "identity": step.judge.identity.to_json(),
     }
     if step.judge.run_config is not None and step.judge.run_config.get("judge"):
         record["run_config"] = kept_run_config(step.judge.run_config)

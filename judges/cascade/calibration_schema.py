@@ -15,9 +15,10 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationIn
 from judges.cascade.slice_schema import Slices
 from judges.errors import InputError
 from judges.files.checked import read_json_file
+from judges.records.judge_identity import JudgeIdentity
 from judges.secrets import MASK, is_credential_key, is_credential_param, scrub_text
 
-FORMAT_VERSION = 1  # calibration.json's layout; a reader refuses a file without it or of a version it does not know
+FORMAT_VERSION = 2  # calibration.json's layout (2: each judge's identity); a reader refuses a version it does not know
 MAX_NAME = 100  # characters of a judge's name (it names a folder of `evaluate --cascade`)
 
 Share = Annotated[float, Field(ge=0, le=1)]
@@ -114,6 +115,7 @@ class CalibratedJudge(BaseModel):
     disagreement_upper_bound: Share | None = None
     cost_per_item_usd: Annotated[float, Field(ge=0)] | None = None
     run_config: CalibratedRun | None = None
+    identity: JudgeIdentity | None = None  # format_version 2: who judged (null fields: a predictions file)
 
     @field_validator("name")
     @classmethod
@@ -148,7 +150,7 @@ class Calibration(BaseModel):
 
     model_config = STRICT
 
-    format_version: Literal[1]
+    format_version: Literal[1, 2]
     method: str
     target: Annotated[float, Field(gt=0, lt=1)]
     delta: Annotated[float, Field(gt=0, lt=1)]

@@ -94,12 +94,26 @@ def summary_lines(decisions: Collection[Decision], judges: Sequence[Judge], cali
     return lines
 
 
+def fingerprints(judges: Sequence[Judge]) -> dict[str, str]:
+    """Each run-folder judge's `system_fingerprint` (the one most of its replies carried), by name."""
+    found = {}
+    for judge in judges:
+        seen = judge.identity.system_fingerprints or {}
+        if seen:
+            found[judge.name] = max(sorted(seen), key=seen.__getitem__)
+    return found
+
+
 def write_decisions(
-    out: Path, decisions: Collection[Decision], summary: list[str], queued: Callable[[int, str], QueueItem]
+    out: Path,
+    decisions: Collection[Decision],
+    summary: list[str],
+    queued: Callable[[int, str], QueueItem],
+    prints: Mapping[str, str] | None = None,
 ) -> list[Path]:
     """decisions.jsonl, summary.md and queue.jsonl (the escalated items, `queued`) in `out`, each whole or not at
     all: the ids checked before any file, the decisions and the queue written in one pass beside their places and
-    renamed over them (a failure leaves no partial file)."""
+    renamed over them (a failure leaves no partial file); `prints` the deciding judges' fingerprints by name."""
     checked = isinstance(decisions, StreamedDecisions)  # its first pass checked every id
     for decision in () if checked else decisions:  # before any file: an id no file can hold is one line
         if problem := id_problem(decision.id):
@@ -116,10 +130,10 @@ def write_decisions(
         ):
             escalated = 0
             for decision in decisions:
-                lines.write(
-                    json.dumps(scrub_with(decision.to_record() | {"timestamp": stamp}, secrets), ensure_ascii=False)
-                    + "\n"
-                )
+                record = decision.to_record() | {"timestamp": stamp}
+                if prints and (fingerprint := prints.get(decision.decided_by or "")):  # the decider's, when known
+                    record["fingerprint"] = fingerprint
+                lines.write(json.dumps(scrub_with(record, secrets), ensure_ascii=False) + "\n")
                 if decision.decided_by is None:
                     record = queued(escalated, decision.id).to_record()
                     queue.write(json.dumps(scrub_with(record, secrets), ensure_ascii=False) + "\n")

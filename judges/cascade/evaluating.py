@@ -7,9 +7,11 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from judges.api import grade_samples
+from judges.calls.reply_watch import watching
 from judges.cascade.applying import Decision, decide
 from judges.cascade.calibration_schema import CalibratedJudge, read_calibration
-from judges.cascade.decision_files import queue_of, summary_lines, write_decisions
+from judges.cascade.decision_files import fingerprints, queue_of, summary_lines, write_decisions
+from judges.cascade.judge_check import ReplyWatch, check_before_calls, unchecked_note
 from judges.cascade.sources import Judge, open_judge, unread_judge
 from judges.cascade.verdicts import VerdictRule
 from judges.config.judge import JudgeConfig
@@ -58,12 +60,15 @@ def evaluate_cascade(
     *,
     progress: bool = False,
     data: str | None = None,
+    accept: bool = False,
 ) -> list[Path] | Run:
     """Each judge in turn grades the calibration's metric on the items no earlier judge kept (its run folder under
     `out/runs/<name>`); the first whose confidence reaches its threshold decides; decisions.jsonl, summary.md and the
     escalated items' queue.jsonl in `out`, as `cascade apply` writes them. A judge that keeps nothing (no threshold)
     is never called. A judge's run that stops early (an unusable endpoint, the budget) is returned: the cascade
-    stops there, as a plain run does."""
+    stops there, as a plain run does. The judge is checked against its calibration's identity: a prompt edit or
+    changed decoding before any call, a model name or fingerprint at the first reply; a change is one line, exit 2,
+    unless `accept` (then summary.md says so)."""
     calibration = read_calibration(calibration_path)  # checked whole before any call
     if calibration.slices is not None:  # each slice's thresholds need each item's slice, which samples do not name
         raise ConfigError(
@@ -74,6 +79,12 @@ def evaluate_cascade(
     rule = VerdictRule(LabelType(calibration.label_type), calibration.cut)
     configs = [cascade_judge_config(base, entry, calibration_path) for entry in calibration.judges]
     folders = [judge_folder(out, entry.name) for entry in calibration.judges]
+    checked = not unchecked_note(calibration, calibration_path)
+    notes = [  # a prompt edit or changed decoding: refused here, before any call
+        check_before_calls(entry, config, draws, metric, accept=accept)
+        for entry, (config, draws) in zip(calibration.judges, configs, strict=True)
+        if checked and entry.threshold is not None
+    ]
     decided: dict[str, Decision] = {}
     remaining = list(samples)
     judges: list[Judge] = []
@@ -81,7 +92,14 @@ def evaluate_cascade(
         if not remaining or entry.threshold is None:  # nothing left to ask, or it keeps nothing: never called
             judges.append(unread_judge(entry.name, "(not asked)", metric))
             continue
-        run = grade_samples(remaining, config, metrics=[metric], out=folder, draws=draws, progress=progress, data=data)
+        watch = ReplyWatch(entry if checked else entry.model_copy(update={"identity": None}), accept=accept)
+        with watching(watch):  # the first reply from another model or fingerprint stops the run
+            run = grade_samples(
+                remaining, config, metrics=[metric], out=folder, draws=draws, progress=progress, data=data
+            )
+        if watch.refused:
+            raise ConfigError(watch.refused)
+        notes += watch.notes
         if run.stop_reason is not None and run.stop_reason != "degraded":
             return run
         judge = open_judge(f"{entry.name}={folder}", metric)
@@ -90,6 +108,6 @@ def evaluate_cascade(
         decided.update(kept)
         remaining = [(item_id, sample) for item_id, sample in remaining if item_id not in kept]
     decisions = [decided.get(item_id) or Decision(item_id) for item_id, _ in samples]
-    summary = summary_lines(decisions, judges, calibration)
+    summary = summary_lines(decisions, judges, calibration) + [note for note in notes if note]
     queue = queue_of(metric, dict(samples), calibration_path)
-    return write_decisions(out, decisions, summary, queue)
+    return write_decisions(out, decisions, summary, queue, fingerprints(judges))

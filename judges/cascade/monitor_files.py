@@ -7,6 +7,7 @@ import base64
 import json
 import math
 from collections.abc import Mapping
+from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -39,7 +40,7 @@ def read_decisions(path: str, judges: tuple[str, ...]) -> tuple[list[str], Strea
     the lines' order); the ids, the stream (no audit yet) and how it was ordered. A bad line is one InputError."""
     if not Path(path).is_file():
         raise InputError("no decisions file here (decisions.jsonl of `cascade apply`)", path=path)
-    ids, who, verdicts, stamps = [], [], [], []
+    ids, who, verdicts, stamps, prints = [], [], [], [], []
     for line, record in enumerate(checked_decisions(path), start=1):  # each line through decisions.jsonl's schema
         if record.decided_by is not None and record.decided_by not in judges:
             raise InputError(
@@ -53,6 +54,7 @@ def read_decisions(path: str, judges: tuple[str, ...]) -> tuple[list[str], Strea
         if record.timestamp is not None:
             stamps.append(_instant(record.timestamp))
         ids.append(record.id)
+        prints.append(record.fingerprint)
         who.append(-1 if record.decided_by is None else judges.index(record.decided_by))
         verdicts.append(math.nan if record.verdict is None or record.decided_by is None else float(record.verdict))
     order = np.arange(len(ids))
@@ -61,7 +63,31 @@ def read_decisions(path: str, judges: tuple[str, ...]) -> tuple[list[str], Strea
         order = np.argsort(np.array(stamps, dtype=float), kind="stable")
         how = "by timestamp (lines of one timestamp in their order)"
     stream = Stream(np.array(who, dtype=int)[order], np.array(verdicts, dtype=float)[order])
+    if any(prints):
+        stream = replace(stream, fingerprints=tuple(prints[i] for i in order))
     return [ids[i] for i in order], stream, how
+
+
+def judge_changes(stream: Stream, calibration: Calibration) -> tuple[list[dict[str, Any]], list[str]]:
+    """Where each judge's fingerprint changed in the stream (against the calibration's, then the judge's previous
+    decision's): monitor.json's entries and monitor.md's lines. Decisions without a fingerprint mark nothing."""
+    if stream.fingerprints is None:
+        return [], []
+    last = {
+        n: set((j.identity.system_fingerprints or {}) if j.identity else {}) for n, j in enumerate(calibration.judges)
+    }
+    changes, lines = [], []
+    for position, (judge, fingerprint) in enumerate(zip(stream.decided_by.tolist(), stream.fingerprints, strict=True)):
+        if judge < 0 or fingerprint is None:
+            continue
+        if last[judge] and fingerprint not in last[judge]:
+            name, before = calibration.judges[judge].name, ", ".join(sorted(last[judge]))
+            changes.append({"judge": name, "decision": position + 1, "from": sorted(last[judge]), "to": fingerprint})
+            lines.append(
+                f"Judge changed: {name} serves {fingerprint} from decision {position + 1} on (before: {before})."
+            )
+        last[judge] = {fingerprint}
+    return changes, lines
 
 
 def _instant(value: str) -> float:
@@ -90,7 +116,7 @@ def with_audit(ids: list[str], stream: Stream, labels: Mapping[str, float], sour
         else:
             unused += 1
     notes = [f"{unused} audit labels name no kept decision (escalated or absent): not used"] if unused else []
-    return Stream(stream.decided_by, stream.verdicts, audit), notes
+    return replace(stream, audit=audit), notes
 
 
 def sequence_record(sequence: Sequence) -> dict[str, Any]:

@@ -43,6 +43,7 @@ class Stream:
     decided_by: np.ndarray
     verdicts: np.ndarray
     audit: np.ndarray | None = None
+    fingerprints: tuple[str | None, ...] | None = None  # the deciding judge's fingerprint, where decisions give it
 
 
 @dataclass(frozen=True)

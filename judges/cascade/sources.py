@@ -4,7 +4,7 @@ the run config and the cost per item when the source is a run folder."""
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -15,7 +15,9 @@ from judges.agreement.predictions_columns import OneMetric
 from judges.cascade.calibration_schema import name_problem
 from judges.cascade.verdicts import VerdictRule
 from judges.errors import ConfigError, InputError
+from judges.records.judge_identity import JudgeIdentity, predictions_identity
 from judges.runs.run import Run
+from judges.runs.run_identity import run_identity
 
 
 @dataclass(frozen=True)
@@ -29,6 +31,7 @@ class Judge:
     metric: str
     run_config: dict[str, Any] | None = None
     cost_per_item: float | None = None
+    identity: JudgeIdentity = field(default_factory=predictions_identity)  # who judged (a file: null fields)
 
     def get(self, item_id: str) -> Prediction | None:
         return self.predictions.get(item_id, self.metric)
@@ -63,7 +66,8 @@ def open_judge(spec: str, metric: str, default_name: str | None = None) -> Judge
     run = Run.load(path)
     graded = sum(1 for record in run.iter_records() if record.draw == 0)
     cost = run.summary.usage.priced_cost / graded if graded else None
-    return Judge(name, source, predictions, metric, run_config=run.config, cost_per_item=cost)
+    identity = run_identity(run)
+    return Judge(name, source, predictions, metric, run_config=run.config, cost_per_item=cost, identity=identity)
 
 
 def unread_judge(name: str, source: str, metric: str) -> Judge:

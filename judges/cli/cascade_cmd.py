@@ -68,6 +68,11 @@ def configure(parser: argparse.ArgumentParser) -> None:
         help="a calibration by slice: the items' slice field from this table (id and the field; default the first "
         "judge's predictions file); an item of a slice never calibrated is escalated",
     )
+    apply.add_argument(
+        "--accept-changed-judge",
+        action="store_true",
+        help="go on when a run folder's judge differs from its calibration (model, fingerprint, prompt, decoding)",
+    )
     add_monitor(sub)
 
 
@@ -156,8 +161,9 @@ def calibrate(args: argparse.Namespace) -> int:
 
 
 def apply(args: argparse.Namespace) -> int:
+    from judges.cascade import decision_files as files  # defers numpy
     from judges.cascade.applying import Decision, decide  # defers numpy
-    from judges.cascade.decision_files import judge_samples, queue_of, summary_lines, write_decisions  # defers numpy
+    from judges.cascade.judge_check import check_sources  # defers numpy
     from judges.cascade.sources import open_judges, parse_judge_spec, unread_judge  # defers numpy
     from judges.cascade.streamed import streamed_decisions  # defers numpy
     from judges.cascade.verdicts import VerdictRule  # defers numpy
@@ -181,13 +187,16 @@ def apply(args: argparse.Namespace) -> int:
     decisions: Collection[Decision] | None = streamed_decisions(sources, thresholds, rule)  # files that line up
     if decisions is not None:
         judges = [unread_judge(name, source, metric) for name, source in sources]
-        samples, notes = judge_samples([])  # predictions files carry no text
+        samples, notes = files.judge_samples([])  # predictions files carry no text
     else:
         judges = open_judges(args.predictions, metric, calibrated)
+        changed = check_sources(calibration, args.calibration, judges, accept=args.accept_changed_judge)
         decisions = decide(judges, thresholds, rule)
-        samples, notes = judge_samples(judges)
-    lines = summary_lines(decisions, judges, calibration) + notes
-    written = write_decisions(Path(args.out), decisions, lines, queue_of(metric, samples, args.calibration))
+        samples, notes = files.judge_samples(judges)
+        notes += changed
+    lines = files.summary_lines(decisions, judges, calibration) + notes
+    queued = files.queue_of(metric, samples, args.calibration)
+    written = files.write_decisions(Path(args.out), decisions, lines, queued, files.fingerprints(judges))
     print(lines[0].removeprefix("# "))
     print(f"wrote {', '.join(str(p) for p in written)}")
     return 0

@@ -73,6 +73,7 @@ def monitor(args: argparse.Namespace, calibration: Calibration) -> int:
     0 when nothing alarms, 1 on an alarm."""
     from judges.cascade.monitor_files import (  # defers numpy
         calibrated_of,
+        judge_changes,
         monitor_record,
         read_decisions,
         with_audit,
@@ -93,7 +94,8 @@ def monitor(args: argparse.Namespace, calibration: Calibration) -> int:
     notes += [f"{s.judge}, {s.family}: {note}" for s in result.sequences for note in s.notes]
     out = Path(args.out) if args.out else Path(args.decisions).parent / "monitor"
     settings = {"calibration": args.calibration, "decisions_file": args.decisions, "labels_file": args.labels}
-    record = monitor_record(result, settings, notes)
+    changes, changed = judge_changes(stream, calibration)  # where a decision shows the judge's fingerprint changed
+    record = monitor_record(result, settings, changed + notes) | {"judge_changes": changes}
     written = write_monitor(out, record, result, plot_monitor(result, out / "monitor.png"))
     print(result.conclusion())
     for alarm in result.alarms:

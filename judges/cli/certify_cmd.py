@@ -18,6 +18,7 @@ from judges.files.checked import read_json_file
 from judges.labels.schema import LabelledSet, LabelType
 from judges.runs.folder import default_run_dir
 from judges.runs.run import Run
+from judges.runs.run_identity import source_identity
 from judges.stats.resampling import RESAMPLES
 from judges.tuning.manifest import MANIFEST_NAME, read_manifest
 
@@ -235,10 +236,8 @@ def measured(args: argparse.Namespace, subset: LabelledSet, predictions: Any) ->
 
     measuring = {"policy": args.policy or "exclude", "threshold": args.threshold, "resamples": args.resamples}
     measuring |= {"higher_is_better": not args.lower_is_better, "seed": getattr(args, "seed", None)}
-    given = {k: v for k, v in measuring.items() if v is not None}
-    return measure(
-        subset, predictions, checked_settings(AgreementSettings, given | {"confidence": bounds.TWO_SIDED_FOR_BOOTSTRAP})
-    )
+    given = {k: v for k, v in measuring.items() if v is not None} | {"confidence": bounds.TWO_SIDED_FOR_BOOTSTRAP}
+    return measure(subset, predictions, checked_settings(AgreementSettings, given))
 
 
 def bound_checks(args: argparse.Namespace, result: Any, subset: LabelledSet, bars: dict[str, float]) -> list[Any]:
@@ -265,6 +264,7 @@ def certify(args: argparse.Namespace, texts: list[str] | None) -> int:
     sha256 = labels_sha256(subset)
     if getattr(args, "sequential", None):  # every bar over the labels in order (sequential_cmd.py)
         described: dict[str, Any] = {"predictions": {"source": args.predictions, "metric": metric}}
+        described["judge_identity"] = source_identity(args.predictions).to_json()  # who judged (a file: null fields)
         described["labels"] = {"name": subset.name, "spec": args.labels, "source": subset.source, "sha256": sha256}
         described |= {"reused": reuse_of(args, subset, sha256), "agreement": result.to_dict()}
         return sequential.certify_sequential(args, subset, result, bars, described)
@@ -278,6 +278,7 @@ def certify(args: argparse.Namespace, texts: list[str] | None) -> int:
         "checks": [check.to_dict() for check in checks],
         "labels": {"name": subset.name, "spec": args.labels, "source": subset.source, "sha256": sha256},
         "predictions": {"source": args.predictions, "metric": metric},
+        "judge_identity": source_identity(args.predictions).to_json(),  # who judged (a file: null fields)
         "reused": reuse_of(args, subset, sha256),
         "agreement": result.to_dict(),
     }

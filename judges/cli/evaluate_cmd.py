@@ -38,6 +38,12 @@ def configure(parser: argparse.ArgumentParser) -> None:
         "items the earlier ones did not keep; writes decisions.jsonl, summary.md and the escalated items' queue",
     )
     parser.add_argument(
+        "--accept-changed-judge",
+        action="store_true",
+        help="with --cascade: go on when a judge differs from its calibration (another model name, fingerprint, "
+        "prompt or decoding); summary.md says so",
+    )
+    parser.add_argument(
         "--dry-run",
         action="store_true",
         help="print the calls, tokens and cost the run would need, and call nothing",
@@ -65,7 +71,15 @@ def run_cascade(args: argparse.Namespace, samples: Sequence[tuple[str, Sample]],
     if args.dry_run:
         raise ConfigError("--dry-run: not with --cascade (which items reach a later judge depends on the replies)")
     out = Path(args.out) if args.out else default_run_dir(Path("results/runs"), "cascade", "evaluate")
-    written = evaluate_cascade(samples, args.cascade, config, out, progress=not args.quiet, data=args.file)
+    written = evaluate_cascade(
+        samples,
+        args.cascade,
+        config,
+        out,
+        progress=not args.quiet,
+        data=args.file,
+        accept=args.accept_changed_judge,
+    )
     if not isinstance(written, list):  # a judge's run stopped early: its one line and exit code, as plain evaluate
         return finish_run(written, ["results.jsonl", "run.json", "summary.md"], quiet=args.quiet)
     if not args.quiet:

@@ -17,6 +17,7 @@ from judges.errors import ConfigError
 from judges.labels.schema import LabelledSet, LabelType
 from judges.labels.slices import check_slice_field, split_by
 from judges.runs.folder import default_run_dir
+from judges.runs.run_identity import source_identity
 
 
 def one_slice(
@@ -92,6 +93,7 @@ def finish(
         "slices": slices.slices_record(field, outcomes, None if pooled is None else pooled.to_dict()),
         "labels": {"name": subset.name, "spec": args.labels, "source": subset.source, "sha256": sha256},
         "predictions": {"source": args.predictions, "metric": metric},
+        "judge_identity": source_identity(args.predictions).to_json(),  # who judged (a file: null fields)
         "reused": fixed.reuse_of(args, subset, sha256),
     }
     out = Path(args.out) if args.out else default_run_dir(Path("results/runs"), "certify", subset.name)

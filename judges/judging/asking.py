@@ -43,6 +43,10 @@ def call_record(template: str, sha256: str, completion: Completion, **extra: Any
     }
     if completion.model_version:
         out["model_version"] = completion.model_version
+    if completion.served_model:
+        out["served_model"] = completion.served_model
+    if completion.system_fingerprint:
+        out["system_fingerprint"] = completion.system_fingerprint
     return out
 
 

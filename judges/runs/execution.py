@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+from collections import Counter
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -10,6 +11,7 @@ from typing import Any
 from judges.errors import BudgetExhausted, CacheBroken, EndpointUnusable, JudgelabError
 from judges.records import ItemRecord
 from judges.records.header import StopReason
+from judges.records.judge_identity import reply_counts
 from judges.runs.items import Item
 from judges.runs.summarizer import SummaryBuilder
 
@@ -36,6 +38,8 @@ class Execution:
     summary: SummaryBuilder | None = None
     model_version: str | None = None
     stop: Stop | None = None
+    model_names: Counter[str] = field(default_factory=Counter)  # the replies' model names and fingerprints, counted
+    fingerprints: Counter[str] = field(default_factory=Counter)
 
     def __repr__(self) -> str:
         # short: asyncio.run formats the finished main task's result (this) when it restores the SIGINT handler,
@@ -48,6 +52,9 @@ class Execution:
             self.summary.add(record)
         if self.model_version is None:
             self.model_version = model_version(record)
+        names, prints = reply_counts(record.calls())
+        self.model_names.update(names)
+        self.fingerprints.update(prints)
         if self.kept:
             self.records.append(record)
 

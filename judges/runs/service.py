@@ -16,6 +16,7 @@ from judges.calls.runtime import CallRuntime
 from judges.errors import JudgelabError
 from judges.executors.settle import Executor, open_sink
 from judges.records.header import Timing
+from judges.records.judge_identity import config_identity
 from judges.records.usage import RunUsage
 from judges.runs.degraded import degraded_line
 from judges.runs.execution import Execution, Stop, stop_for
@@ -125,6 +126,8 @@ def run_task(
             execution.stop.message = budget_message(runtime, execution.stop.message)
         usage = RunUsage.from_json(runtime.usage.to_json())  # what the counter says now (it may count on)
         config = {**config, **task.provenance(), "model_version": execution.model_version}
+        identity = config_identity(config, execution.model_names, execution.fingerprints)
+        config["judge_identity"] = identity.to_json()  # who judged: run.json's record of the judge
         run = Run(
             task.kind,
             config,
