@@ -471,6 +471,26 @@ def test_a_reply_format_the_judge_cannot_follow_has_no_figure_and_is_not_chosen(
     assert cells == ["n/a", "n/a (no verdict on any of the 4 tests: 4 failed, mostly unparseable)"]  # not 0/4
 
 
+def test_a_dry_run_after_unusable_replies_counts_the_calls_a_rerun_makes_again(
+    tmp_path, folder, space, monkeypatch, capsys
+):
+    """Unusable replies are dropped from the cache, so a rerun asks them again: the rehearsal misses there and the
+    dry run prints the plan, not 0 calls; the rerun then does send calls."""
+    from judges.cli.main import main
+
+    double = serve_double(monkeypatch, ScriptedBackend(grade_only_unparseable))
+    args = [*tune_args(tmp_path, folder, space, "out", "--test-limit", "4"), "--fail-on-error", "1"]
+    assert main(args) == 0
+    sent = len(double.requests)
+    capsys.readouterr()
+    assert main([*args, "--dry-run"]) == 0
+    printed = capsys.readouterr().out
+    assert printed.startswith("tune completeness with scripted/model on 32 train tests\nbase on train: 0 calls to make")
+    assert "dry run: 0 calls" not in printed and len(double.requests) == sent
+    assert main(args) == 0
+    assert len(double.requests) > sent
+
+
 def test_a_unit_test_tuning_whose_every_verdict_failed_exits_5_with_one_line(
     tmp_path, folder, space, monkeypatch, capsys
 ):
