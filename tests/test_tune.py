@@ -209,6 +209,82 @@ def test_dry_run_estimates_and_calls_nothing(tmp_path, folder, space, backend, c
     assert printed.rstrip().endswith("Nothing was called.")
 
 
+def tune_args(tmp_path, folder, space, out="out", *extra):
+    judge = ["--judge", "scripted/model", "--no-json-schema", "--cache", str(tmp_path / "c.sqlite")]
+    suite = ["--tests", str(folder), "--space", str(space), "--metrics", "completeness"]
+    return ["tune", *judge, *suite, "--out", str(tmp_path / out), *extra]
+
+
+def test_after_a_tune_run_the_dry_run_has_no_call_to_make(tmp_path, folder, space, backend, capsys):
+    """The dry run rehearses the whole job from the cache: after the same tune, every reply of the search (whose
+    later rounds follow from the replies) and of the test-split runs is cached, and it says so, calling nothing."""
+    from judges.cli.main import main
+
+    assert main(tune_args(tmp_path, folder, space, "out", "--test-limit", "8")) == 0
+    capsys.readouterr()
+    report = json.loads((tmp_path / "out" / "report.json").read_text())
+    made = sum(report[part]["new_calls"] + report[part]["cached_calls"] for part in ("search", "test_runs"))
+    sent = len(backend.requests)
+    assert sent == report["search"]["new_calls"] + report["test_runs"]["new_calls"] > 0
+
+    assert main(tune_args(tmp_path, folder, space, "dry", "--test-limit", "8", "--dry-run")) == 0
+    assert capsys.readouterr().out == (
+        f"dry run: 0 calls to make ({made} already cached): the search and the test-split runs replay from the "
+        "cache. Nothing was called.\n"
+    )
+    assert len(backend.requests) == sent and not (tmp_path / "dry").exists()
+
+    # the whole test split: its runs lack replies, so the rehearsal stops at the first and the plan is printed
+    assert main(tune_args(tmp_path, folder, space, "dry", "--dry-run")) == 0
+    printed = capsys.readouterr().out
+    assert printed.startswith("tune completeness with scripted/model on 32 train tests\nbase on train: 0 calls to make")
+    assert "test split: 16 tests, base and tuned once each: at most 80 calls" in printed
+    assert len(backend.requests) == sent and not (tmp_path / "dry").exists()
+
+
+def test_a_dry_run_on_an_empty_cache_prints_the_plan_and_sends_nothing(tmp_path, folder, space, backend, capsys):
+    from judges.calls.cache import ReplyCache
+    from judges.cli.main import main
+
+    ReplyCache(tmp_path / "c.sqlite").close()  # the cache file exists: the rehearsal runs, and misses at once
+    assert main(tune_args(tmp_path, folder, space, "out", "--dry-run")) == 0
+    printed = capsys.readouterr().out
+    assert printed.startswith("tune completeness with scripted/model on 32 train tests\n")
+    assert "base on train: 96-128 calls to make (0 already cached)" in printed
+    assert printed.rstrip().endswith("Nothing was called.")
+    assert backend.requests == [] and not (tmp_path / "out").exists()
+
+
+def test_a_rehearsal_sends_no_call_whatever_its_cache_mode(tmp_path, folder, space, backend):
+    """`replay_only` stops every call at the runtime, before any backend, even for runs given a read-write cache:
+    the rehearsal itself, on an empty cache, asks the backend nothing."""
+    import asyncio
+
+    from judges.calls.allowance import replay_only
+    from judges.calls.backend import CompletionRequest
+    from judges.calls.cache import ReplyCache
+    from judges.calls.runtime import CallRuntime
+    from judges.errors import ReplayMiss
+    from judges.tuning.tune_rehearsal import rehearse
+
+    direct = ScriptedBackend(lambda request: reply("completeness", 3))
+    cache = ReplyCache(tmp_path / "cache.sqlite")
+    request = CompletionRequest("scripted/model", ({"role": "user", "content": "q"},))
+    for runtime in (CallRuntime(direct, metered=True), CallRuntime(direct, cache, metered=True)):
+        with replay_only(), pytest.raises(ReplayMiss, match=r"^replay mode: no recorded reply for a scripted/model"):
+            asyncio.run(runtime.call(request))
+    assert direct.requests == []
+    asyncio.run(CallRuntime(direct, cache).call(request))  # outside: sent, and cached
+    with replay_only():
+        assert asyncio.run(CallRuntime(direct, cache).call(request)).cached
+    assert len(direct.requests) == 1
+    cache.close()
+
+    # the job's cache holds one reply, none of the job's: the rehearsal misses on its first call and asks nothing
+    assert rehearse(job(tmp_path, folder, space, metrics=["completeness"])) is None
+    assert backend.requests == [] and not (tmp_path / "out").exists()
+
+
 def test_one_budget_only(tmp_path, folder, space, backend, capsys):
     from judges.cli.main import main
 
@@ -393,6 +469,26 @@ def test_a_reply_format_the_judge_cannot_follow_has_no_figure_and_is_not_chosen(
     row = next(line for line in markdown.splitlines() if line.startswith("| good__ex0__grade_only "))
     cells = [cell.strip() for cell in row.split("|")[2:4]]
     assert cells == ["n/a", "n/a (no verdict on any of the 4 tests: 4 failed, mostly unparseable)"]  # not 0/4
+
+
+def test_a_dry_run_after_unusable_replies_counts_the_calls_a_rerun_makes_again(
+    tmp_path, folder, space, monkeypatch, capsys
+):
+    """Unusable replies are dropped from the cache, so a rerun asks them again: the rehearsal misses there and the
+    dry run prints the plan, not 0 calls; the rerun then does send calls."""
+    from judges.cli.main import main
+
+    double = serve_double(monkeypatch, ScriptedBackend(grade_only_unparseable))
+    args = [*tune_args(tmp_path, folder, space, "out", "--test-limit", "4"), "--fail-on-error", "1"]
+    assert main(args) == 0
+    sent = len(double.requests)
+    capsys.readouterr()
+    assert main([*args, "--dry-run"]) == 0
+    printed = capsys.readouterr().out
+    assert printed.startswith("tune completeness with scripted/model on 32 train tests\nbase on train: 0 calls to make")
+    assert "dry run: 0 calls" not in printed and len(double.requests) == sent
+    assert main(args) == 0
+    assert len(double.requests) > sent
 
 
 def test_a_unit_test_tuning_whose_every_verdict_failed_exits_5_with_one_line(

@@ -1,4 +1,4 @@
-"""A cap on the calls sent over several runs (tune's `--budget-calls`), checked by the runtime before each call."""
+"""A cap on the calls sent over runs (tune's `--budget-calls`; none at all: `replay_only`), checked before each call."""
 
 from __future__ import annotations
 
@@ -22,6 +22,8 @@ class CallAllowance:
 
 # the allowance of calls made in this context (`call_allowance`), checked before each call is sent; none: no cap
 ALLOWANCE: ContextVar[CallAllowance | None] = ContextVar("judgelab_call_allowance", default=None)
+# set by `replay_only`: every runtime in this context answers from its cache alone, whatever its cache mode
+REPLAY_ONLY: ContextVar[bool] = ContextVar("judgelab_replay_only", default=False)
 
 
 @contextlib.contextmanager
@@ -43,3 +45,19 @@ def spend_call() -> None:
         if allowance.left <= 0:
             raise BudgetExhausted(f"--budget-calls {allowance.limit} reached: the next call would pass it")
         allowance.left -= 1
+
+
+@contextlib.contextmanager
+def replay_only() -> Iterator[None]:
+    """No call made in this context (or in the tasks it starts) is sent: each is answered from the cache or raises
+    ReplayMiss, whatever cache mode its run was given and whether metered or not (`tune --dry-run`'s rehearsal)."""
+    token = REPLAY_ONLY.set(True)
+    try:
+        yield
+    finally:
+        REPLAY_ONLY.reset(token)
+
+
+def replaying_only() -> bool:
+    """Whether this context sends no call (`replay_only`)."""
+    return REPLAY_ONLY.get()

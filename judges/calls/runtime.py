@@ -10,7 +10,7 @@ from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from judges.calls.allowance import spend_call
+from judges.calls.allowance import replaying_only, spend_call
 from judges.calls.backend import Backend, CallError, Completion, CompletionRequest
 from judges.calls.cache import CacheMode
 from judges.calls.content_views import estimate_tokens
@@ -135,10 +135,8 @@ class CallRuntime:
             if hit is not None:
                 self.usage.add(hit)
                 return hit
-            if self.cache.mode is CacheMode.REPLAY:
-                raise ReplayMiss(
-                    f"replay mode: no recorded reply for a {request.model} call ({request.metric or 'call'})"
-                )
+        if replaying_only() or (self.cache is not None and self.cache.mode is CacheMode.REPLAY):
+            raise ReplayMiss(f"replay mode: no recorded reply for a {request.model} call ({request.metric or 'call'})")
         async with self._slots.hold(priority):  # checked once a slot is held: calls waiting cannot overshoot
             if self.settings.max_cost is not None and self.usage.cost >= self.settings.max_cost:
                 raise BudgetExhausted(

@@ -29,7 +29,11 @@ def configure(parser: argparse.ArgumentParser) -> None:
         "--budget-calls", type=int, metavar="N", help="judge calls the search may need (default: the space's)"
     )
     parser.add_argument("--test-limit", type=int, metavar="N", help="report on the first N test-split tests only")
-    parser.add_argument("--dry-run", action="store_true", help="print the search's calls and cost; call nothing")
+    parser.add_argument(
+        "--dry-run",
+        action="store_true",
+        help="print the calls to make (none when the cache answers the whole job) and their cost; call nothing",
+    )
     parser.add_argument("--out", required=True, metavar="DIR", help="where the tuned prompts and the report go")
     labels = parser.add_argument_group("aligning to labels (instead of the unit tests)")
     labels.add_argument(
@@ -81,8 +85,10 @@ def run(args: argparse.Namespace) -> int:
     )
     if args.dry_run:
         from judges.tuning.tune_estimate import plan_tune  # defers pydantic
+        from judges.tuning.tune_rehearsal import rehearse, replayed_line  # defers pydantic
 
-        print(plan_tune(job).describe())
+        replayed = rehearse(job)  # the whole job from the cache; the plan at its first miss (its errors are the plan's)
+        print(plan_tune(job).describe() if replayed is None else replayed_line(replayed))
         return 0
     from judges.tuning.pipeline import tune  # defers pydantic
     from judges.tuning.tuning_report import write_report  # defers pydantic
