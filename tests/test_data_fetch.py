@@ -188,7 +188,11 @@ def documented_set_names() -> set[str]:
                 names.add(name)
     for board in sorted((ROOT / "results").glob("*.toml")):
         config = tomllib.loads(board.read_text(encoding="utf-8"))
-        names |= {e["source"] for e in config.get("evaluations", []) if e.get("kind") == "labels"}
+        names |= {  # a judge benchmark's `shared:llmbar/Natural` names its set's folder
+            e["source"].removeprefix("shared:").split("/")[0] if e["source"].startswith("shared:") else e["source"]
+            for e in config.get("evaluations", [])
+            if e.get("kind") == "labels"
+        }
         names |= {
             c["source"].removeprefix("shared:").split("/")[0]
             for c in config.get("candidates", [])

@@ -47,12 +47,17 @@ def _looked_in() -> str:
     return f"{'$' + ENV_VAR + '=' + override if override else '../shared/datasets'} nor {data_home()}"
 
 
+def _fetched(wanted: str, fetched: str) -> bool:
+    """Whether a fetched file is the one wanted or lies in the folder wanted (`llmbar/Natural`)."""
+    return fetched == wanted or fetched.startswith(wanted.rstrip("/") + "/")
+
+
 def missing(relative: str) -> DatasetMissing:
     """The one line for a set's file found nowhere, naming the command that fetches it."""
     entry = set_for_labels(Path(relative).parts[0]) if relative else None
     if entry is None:
         fix = "`judgelab data list` names the sets judgelab fetches"
-    elif entry.files and Path(relative).as_posix() not in {file.path for file in entry.files}:
+    elif entry.files and not any(_fetched(Path(relative).as_posix(), file.path) for file in entry.files):
         fix = f"`judgelab data fetch {entry.name}` does not get this file: place upstream's copy there"
     else:
         fix = f"run `judgelab data fetch {entry.name}`"

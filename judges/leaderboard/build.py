@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from judges.files.shipped import SHIPPED_TESTS, bundled_dir
-from judges.leaderboard.config_types import TOTAL, Candidate, Evaluation, LeaderboardConfig
+from judges.leaderboard.config_types import PAIR_BASELINES, TOTAL, Candidate, Evaluation, LeaderboardConfig
 from judges.leaderboard.entries import Entry
 from judges.leaderboard.jury import board_jury_entries
 from judges.leaderboard.pareto import plot_filename, plot_pareto
@@ -24,8 +24,12 @@ def applies(candidate: Candidate, evaluation: Evaluation, labelled: dict[str, An
     predictions candidate's outputs per evaluation)."""
     if evaluation.on_unit_tests:
         return candidate.kind in ("llm", "baseline")  # only the GroUSE judge and the baselines give GroUSE grades
-    if candidate.kind == "baseline" and candidate.baseline == "oracle":
-        return False  # no oracle for human labels
+    if evaluation.on_pairs:  # a judge benchmark: verdicts read from released files, and the constant judges
+        return candidate.kind == "predictions" or (
+            candidate.kind == "baseline" and candidate.baseline in PAIR_BASELINES
+        )
+    if candidate.kind == "baseline" and candidate.baseline in ("oracle", *PAIR_BASELINES):
+        return False  # no oracle for human labels; the constant pair judges give no grade
     labels = labelled[evaluation.name]
     if candidate.kind == "predictions":  # scored where its outputs cover at least one labelled item
         from judges.leaderboard.label_entries import run_metric_name  # defers numpy
@@ -54,9 +58,14 @@ def _file_digest(path: Path) -> str:
 
 
 def data_versions(evaluations: list[Evaluation], labelled: dict[str, Any]) -> dict[str, str]:
+    """Each evaluation's data: the unit-test file and its digest, the labelled set, or a judge benchmark's file."""
+    from judges.leaderboard.pairwise_entries import benchmark_version  # defers numpy
+
     versions = {}
     for evaluation in evaluations:
-        if evaluation.on_unit_tests:
+        if evaluation.on_pairs:
+            versions[evaluation.name] = benchmark_version(evaluation, labelled[evaluation.name])
+        elif evaluation.on_unit_tests:
             source = Path(evaluation.source)
             file = source / f"{evaluation.split or 'test'}.jsonl" if source.is_dir() else source
             shown = (
@@ -80,15 +89,17 @@ def run_leaderboard(
     config: LeaderboardConfig, out: Path, log: Any = None
 ) -> tuple[list[Entry], list[Any], dict[str, Any]]:
     from judges.leaderboard.html import render_html  # defers numpy
-    from judges.leaderboard.label_entries import candidate_scores, label_entries, labelled_subset  # defers numpy
+    from judges.leaderboard.label_entries import labelled_subset  # defers numpy
     from judges.leaderboard.label_jury import label_jury_entries  # defers numpy
+    from judges.leaderboard.pairwise_entries import benchmark_labels  # defers numpy
     from judges.leaderboard.render import write_tables  # defers numpy
     from judges.leaderboard.select import pick_best  # defers numpy
     from judges.leaderboard.standings import assign_standings  # defers numpy
 
     log = log if log is not None else sys.stderr  # the stream of the call, not the one at import
-    labelled = {e.name: labelled_subset(e) for e in config.evaluations if e.on_labels}  # fail early
+    labelled: dict[str, Any] = {e.name: labelled_subset(e) for e in config.evaluations if e.on_labels}  # fail early
     read = read_predictions(config, labelled)
+    labelled |= {e.name: benchmark_labels(e) for e in config.evaluations if e.on_pairs}  # a benchmark's pairs
     entries: list[Entry] = []
     reports: dict[tuple[str, str], str] = {}
     scored: dict[str, dict[str, Any]] = {name: {} for name in labelled}  # evaluation -> candidate -> outcomes
@@ -97,21 +108,7 @@ def run_leaderboard(
     for done, (evaluation, candidate) in enumerate(pairs, 1):
         print(f"leaderboard [{done}/{len(pairs)}]: {candidate.name} on {evaluation.name}", file=log, flush=True)
         started = time.perf_counter()
-        if evaluation.on_unit_tests:
-            entries += unit_test_entries(candidate, evaluation, config.cache, out / "runs", progress=True)
-        else:
-            labels = labelled[evaluation.name]
-            outcomes = candidate_scores(  # its outputs read are let go once scored (a big board holds one at a time)
-                candidate,
-                evaluation,
-                config.cache,
-                labels,
-                out / "runs",
-                read.pop((candidate.name, evaluation.name), None),
-            )
-            if candidate.name in members:  # only a jury's members' outcomes are needed again
-                scored[evaluation.name][candidate.name] = outcomes
-            entries += label_entries(candidate, evaluation, config.cache, labels, out / "runs", scored=outcomes)
+        entries += _entries(config, candidate, evaluation, labelled, read, scored, members, out)
         print(
             f"leaderboard [{done}/{len(pairs)}]: {candidate.name} on {evaluation.name} done in "
             f"{time.perf_counter() - started:.1f} s",
@@ -148,6 +145,34 @@ def run_leaderboard(
     return entries, picks, meta
 
 
+def _entries(
+    config: LeaderboardConfig,
+    candidate: Candidate,
+    evaluation: Evaluation,
+    labelled: dict[str, Any],
+    read: dict[Any, Any],
+    scored: dict[str, dict[str, Any]],
+    members: set[str],
+    out: Path,
+) -> list[Entry]:
+    """The candidate's rows on one evaluation: its unit-test run, its outcomes on the labels (kept in `scored` for
+    a jury's members), or its verdicts on a judge benchmark's pairs."""
+    from judges.leaderboard.label_entries import candidate_scores, label_entries  # defers numpy
+    from judges.leaderboard.pairwise_entries import pairwise_entry  # defers numpy
+
+    if evaluation.on_unit_tests:
+        return unit_test_entries(candidate, evaluation, config.cache, out / "runs", progress=True)
+    if evaluation.on_pairs:
+        return [pairwise_entry(candidate, evaluation, labelled[evaluation.name])]
+    labels = labelled[evaluation.name]
+    outcomes = candidate_scores(  # its outputs read are let go once scored (a big board holds one at a time)
+        candidate, evaluation, config.cache, labels, out / "runs", read.pop((candidate.name, evaluation.name), None)
+    )
+    if candidate.name in members:  # only a jury's members' outcomes are needed again
+        scored[evaluation.name][candidate.name] = outcomes
+    return label_entries(candidate, evaluation, config.cache, labels, out / "runs", scored=outcomes)
+
+
 def board_meta(
     config: LeaderboardConfig, labelled: dict[str, Any], entries: list[Entry], rankings: list[dict[str, Any]]
 ) -> dict[str, Any]:
@@ -172,6 +197,8 @@ def _describe(candidate: Candidate, entries: list[Entry]) -> str:
         return f"baseline {candidate.baseline}"
     if candidate.kind == "embedding":
         return f"embedding cosine with {candidate.model}"
+    if candidate.kind == "predictions" and all(e.pairwise for e in entries if e.candidate == candidate.name):
+        return f"verdicts in each order read from {candidate.source} (a judge benchmark's released file; no call)"
     if candidate.kind == "predictions":
         return describe(candidate)
     if candidate.kind == "metric":

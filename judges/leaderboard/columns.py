@@ -50,6 +50,25 @@ def label_statistics() -> frozenset[str]:
     return frozenset(_declared().keys() | SYSTEM_AWARE | PER_GROUP)
 
 
+# every statistic a judge benchmark's evaluation (`format`) may rank by: the pairwise protocols' figures
+# (judges.agreement.pairwise_protocols; the per-order and between-order ones need a verdict in each order)
+PAIRWISE_STATISTICS = frozenset(
+    {
+        "accuracy_original",
+        "accuracy_swapped",
+        "accuracy_mean",
+        "both_correct",
+        "position_consistency",
+        "kappa_original",
+        "kappa_swapped",
+        "kappa_between_orders",
+        "vote_accuracy",
+        "accuracy_with_ties",
+        "accuracy_without_ties",
+    }
+)
+
+
 def higher_is_better(statistic: str) -> bool:
     return statistic not in LOWER_IS_BETTER and _declared().get(statistic, (True, None))[0]
 

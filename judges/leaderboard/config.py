@@ -9,7 +9,7 @@ from judges.errors import ConfigError
 from judges.files.toml_config import read_toml, validate_config
 from judges.files.toml_lines import key_line
 from judges.labels.label_sets import SETS
-from judges.leaderboard.columns import label_statistics
+from judges.leaderboard.columns import PAIRWISE_STATISTICS, label_statistics
 from judges.leaderboard.config_types import Candidate, Evaluation, LeaderboardConfig
 from judges.leaderboard.jury import check_juries
 from judges.leaderboard.predictions_source import check_predictions_candidate
@@ -94,16 +94,29 @@ def _check_metric_map(candidate: Candidate, where: str) -> None:
             )
 
 
-def _check_statistic(evaluation: Evaluation, index: int, path: str | Path) -> None:
-    """An evaluation's `statistic` is one the leaderboard can rank labels by."""
+def _where(path: str | Path, index: int, key: str) -> str:
+    line = key_line(Path(path).read_text(encoding="utf-8"), ("evaluations", index, key))
+    return f"{path}{f':{line}' if line else ''}: evaluations[{index}].{key}"
 
+
+def _check_statistic(evaluation: Evaluation, index: int, path: str | Path) -> None:
+    """An evaluation's `statistic` is one the leaderboard can rank labels (or a judge benchmark's pairs) by."""
+
+    if evaluation.format is not None and evaluation.on_unit_tests:
+        raise ConfigError(f"{_where(path, index, 'format')}: a judge benchmark's format applies to labels")
+    if evaluation.on_pairs and evaluation.limit is not None:
+        raise ConfigError(f"{_where(path, index, 'limit')}: a judge benchmark is ranked on all its pairs; no limit")
     if evaluation.statistic is None:
         return
-    line = key_line(Path(path).read_text(encoding="utf-8"), ("evaluations", index, "statistic"))
-    where = f"{path}{f':{line}' if line else ''}: evaluations[{index}].statistic"
-    if not evaluation.on_labels:
+    where = _where(path, index, "statistic")
+    if evaluation.on_unit_tests:
         raise ConfigError(f"{where}: unit tests are ranked by pass rate; statistic applies to labels")
-    if evaluation.statistic not in label_statistics():
+    if evaluation.on_pairs and evaluation.statistic not in PAIRWISE_STATISTICS:
+        raise ConfigError(
+            f"{where}: {evaluation.statistic!r} is not a pairwise statistic; one of "
+            f"{', '.join(sorted(PAIRWISE_STATISTICS))}"
+        )
+    if evaluation.on_labels and evaluation.statistic not in label_statistics():
         raise ConfigError(
             f"{where}: {evaluation.statistic!r} is not a labelled-set statistic; one of "
             f"{', '.join(sorted(label_statistics()))}"

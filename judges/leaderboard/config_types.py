@@ -18,6 +18,8 @@ CANDIDATE_KINDS = ("llm", "metric", "baseline", "embedding", "predictions")
 UNIT_TESTS, LABELS = "unit_tests", "labels"  # a board's evaluation kinds (its TOML's vocabulary, not run kinds)
 EVALUATION_KINDS = (UNIT_TESTS, LABELS)
 PASS_RATE, TOTAL = "pass_rate", "total"  # a unit-test evaluation's statistic, and its row over every metric
+# the constant judges of a judge benchmark, their verdict in each order (named as given): always the answer shown first
+PAIR_BASELINES = {"always-first": ("A", "B"), "always-tie": ("tie", "tie")}
 _STRICT = ConfigDict(extra="forbid", frozen=True, strict=True, allow_inf_nan=False)
 
 
@@ -70,6 +72,9 @@ class Evaluation(LabelMeasuring):
     # split: unit tests: train / test; labels: a split of a shipped set (e.g. test); metric: labels: which one
     limit: int | None = Field(default=None, ge=1)  # default: every item
     name: str = ""  # a stable name for the tables; by default built from the kind, file, split, metric and limit
+    # labels: a judge benchmark's released files (its pairs, each judge's verdict per order), ranked by a pairwise
+    # statistic (`judgelab agreement --format`); its candidates are predictions files and the PAIR_BASELINES
+    format: Literal["llmbar", "judgebench", "mtbench"] | None = None
 
     @property
     def on_unit_tests(self) -> bool:
@@ -77,14 +82,19 @@ class Evaluation(LabelMeasuring):
 
     @property
     def on_labels(self) -> bool:
-        return self.kind == LABELS
+        """Labels read as a labelled set (a judge benchmark's pairs are `on_pairs`)."""
+        return self.kind == LABELS and self.format is None
+
+    @property
+    def on_pairs(self) -> bool:
+        return self.kind == LABELS and self.format is not None
 
     def default_name(self) -> str:
         parts = [self.kind, Path(self.source).name]
         if self.on_unit_tests:
             parts.append(self.split or "test")
         else:
-            parts += [p for p in (self.split, self.metric) if p]
+            parts += [p for p in (self.split, self.metric, self.format) if p]
         if self.limit is not None:
             parts.append(f"first-{self.limit}" if self.on_unit_tests else f"{self.limit}-items")
         return ":".join(parts)

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from judges.leaderboard.label_paired import LabelPairs
+    from judges.leaderboard.pair_draws import PairDraws
 
 
 @dataclass
@@ -55,6 +56,8 @@ class Entry:
     cluster: int | None = None
     # labels: what the figure rests on item by item, for a paired bootstrap against another candidate (not written)
     paired: LabelPairs | None = field(default=None, repr=False, compare=False)
+    # a judge benchmark: its pairwise statistic over the label rows, drawn for ranks and paired tests (not written)
+    pairwise: PairDraws | None = field(default=None, repr=False, compare=False)
 
     @property
     def is_oracle(self) -> bool:
@@ -70,7 +73,7 @@ class Entry:
         return self.seconds / self.calls if self.calls else 0.0
 
     def to_dict(self, *, item_values: bool = True) -> dict[str, Any]:
-        row = {f.name: getattr(self, f.name) for f in fields(self) if f.name != "paired"}
+        row = {f.name: getattr(self, f.name) for f in fields(self) if f.name not in ("paired", "pairwise")}
         row |= {"cost_per_1k_calls": self.cost_per_1k_calls, "seconds_per_call": self.seconds_per_call}
         for name in ("members", "rank_interval"):
             if row[name] is not None:

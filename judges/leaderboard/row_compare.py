@@ -1,11 +1,12 @@
-"""Two leaderboard rows compared on the same items: pass rates per item, or a labelled statistic; and the rule that
-says whether a row beats another (a baseline, or a jury's best member)."""
+"""Two leaderboard rows compared on the same items: pass rates per item, a labelled statistic, or a judge benchmark's
+pairwise statistic; and the rule that says whether a row beats another (a baseline, or a jury's best member)."""
 
 from __future__ import annotations
 
 from judges.leaderboard.columns import higher_is_better
 from judges.leaderboard.entries import Entry
 from judges.leaderboard.label_paired import label_difference
+from judges.leaderboard.pair_draws import pair_difference
 from judges.runs.paired_difference import Difference, paired_difference
 
 PAIRED, INTERVAL, UNCHECKED = "paired bootstrap", "95% interval vs baseline point", "no baseline to beat"
@@ -17,6 +18,8 @@ def compare_entries(a: Entry, b: Entry) -> Difference | None:
         return paired_difference(a.item_values, b.item_values)
     if a.paired is not None and b.paired is not None:
         return label_difference(a.paired, b.paired)
+    if a.pairwise is not None and b.pairwise is not None:
+        return pair_difference(a.pairwise, b.pairwise)
     return None
 
 

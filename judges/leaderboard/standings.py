@@ -1,8 +1,8 @@
 """Rank intervals and tie groups on one evaluation and metric: every candidate recomputed on the same bootstrap
-resamples of the items they share, each candidate's rank interval read off those resamples (as Chatbot Arena
-gives one), and clusters of candidates whose paired differences are not significant (two-sided paired bootstrap,
-Holm's correction over the pairs; a new cluster starts at a candidate significantly worse than one of the cluster
-above it, as the WMT metrics task groups metrics)."""
+resamples of the items they share (a judge benchmark's pairwise statistic too, on its label rows), each candidate's
+rank interval read off those resamples (as Chatbot Arena gives one), and clusters of candidates whose paired
+differences are not significant (two-sided paired bootstrap, Holm's correction over the pairs; a new cluster starts
+at a candidate significantly worse than one of the cluster above it, as the WMT metrics task groups metrics)."""
 
 from __future__ import annotations
 
@@ -19,6 +19,7 @@ from judges.agreement.system_draws import joint_draws
 from judges.leaderboard.columns import higher_is_better
 from judges.leaderboard.entries import Entry
 from judges.leaderboard.label_paired import LabelPairs
+from judges.leaderboard.pair_draws import joint_pair_draws
 from judges.runs.paired_difference import RESAMPLES, SEED
 
 ALPHA = 0.05  # the family-wise error rate of a group's pairwise tests
@@ -150,7 +151,9 @@ def rank_standings(entries: list[Entry], resamples: int = RESAMPLES, seed: int =
     if len(entries) < 2:
         return {}
     draws = _item_draws(entries, resamples, seed) if entries[0].item_values is not None else None
-    if draws is None:
+    if draws is None and all(e.pairwise is not None for e in entries):  # a judge benchmark's pairwise statistic
+        draws = joint_pair_draws([e.pairwise for e in entries if e.pairwise is not None], resamples, seed)
+    elif draws is None:
         draws = _label_draws(entries, resamples, seed)
     if draws is None:
         return {}
