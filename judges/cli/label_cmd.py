@@ -133,7 +133,7 @@ def _labelling_setup(args: argparse.Namespace) -> tuple[list[QueueItem], str, La
 
 
 def _serve(args: argparse.Namespace) -> int:
-    from judges.cli import until_decided_cmd as until  # defers numpy
+    from judges.cli import until_decided_cmd as until  # defers pydantic
     from judges.labelling.label_server import HOST, LabelPages, Pages, make_server  # defers numpy
     from judges.labelling.session import LabellingSession  # defers numpy
 
