@@ -90,6 +90,9 @@ def add_until_decided_options(serve: argparse.ArgumentParser) -> None:
     group.add_argument("--predictions", metavar="SOURCE", help="the judge's 0/1 outputs: a predictions file or run")
     group.add_argument("--min-recall", type=float, metavar="R", help="the bar on sensitivity and specificity")
     group.add_argument(
+        "--threshold", type=float, metavar="T", help="cut of the judge's continuous scores, as validate's"
+    )
+    group.add_argument(
         "--min", action="append", metavar="STAT=VALUE", help="a bar on a proportion, e.g. --min accuracy=0.8"
     )
 

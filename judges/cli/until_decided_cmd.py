@@ -17,7 +17,7 @@ from judges.labelling.scales import LabelScale
 from judges.labels.label_log import latest, read_events
 from judges.labels.schema import LabelType
 
-ONLY_WITH = {"predictions": "--predictions", "min_recall": "--min-recall", "min": "--min"}
+ONLY_WITH = {"predictions": "--predictions", "min_recall": "--min-recall", "min": "--min", "threshold": "--threshold"}
 RESAMPLES = "1"  # the sequence reads the label rows in order; validate's bootstrap intervals play no part in it
 
 
@@ -45,6 +45,8 @@ def validate_args(args: argparse.Namespace, metric: str) -> argparse.Namespace:
     argv += ["--resamples", RESAMPLES]
     if args.min_recall is not None:
         argv += ["--min-recall", repr(args.min_recall)]
+    if args.threshold is not None:
+        argv += ["--threshold", repr(args.threshold)]
     for text in args.min or []:
         argv += ["--min", text]
     parser = argparse.ArgumentParser(prog="judgelab validate", add_help=False)
