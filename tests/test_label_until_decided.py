@@ -188,3 +188,23 @@ def test_label_until_certified_in_headless_chromium_sees_the_status_and_the_stop
     assert process.returncode == 0 and "decided: certified at 8 labels" in stdout
     code, record = validated(tmp_path, out, judge, "all", *bars)
     assert (code, record["state"], record["decided_at"], record["labels_seen"]) == (0, "certified", 8, 8)
+
+
+@pytest.mark.parametrize(
+    "extra, message",
+    [
+        (["--min", "accuracy=0.5"], "--min: only with --until-decided"),
+        (["--until-decided", "--min", "accuracy=0.5"], "--until-decided needs --predictions SOURCE"),
+        (["--until-decided", "--predictions", "JUDGE"], "--until-decided: give the bars"),
+        (["--until-decided", "--predictions", "BAD", "--min", "accuracy=0.5"], "bad.jsonl:1: expected a number"),
+    ],
+)
+def test_flags_out_of_place_and_a_bad_predictions_file_are_refused_in_one_line_before_serving(
+    tmp_path, capsys, extra, message
+):
+    queue, judge = queue_and_judge(tmp_path, n=4)
+    (tmp_path / "bad.jsonl").write_text('{"id": "i0", "score": "x"}\n')
+    given = [{"JUDGE": str(judge), "BAD": str(tmp_path / "bad.jsonl")}.get(a, a) for a in extra]
+    assert main(["label", "serve", str(queue), "--out", str(tmp_path / "labels.jsonl"), *given]) == 2
+    assert message in capsys.readouterr().err
+    assert not (tmp_path / "labels.jsonl").exists()

@@ -7,6 +7,7 @@ import argparse
 import sys
 from pathlib import Path
 
+from judges.agreement.predictions import read_predictions
 from judges.agreement.sequential_certification import CERTIFIED, SequentialResult, proportion_bars
 from judges.cli import validate_cmd
 from judges.cli.certify_cmd import measured, opened, statistic_bars
@@ -64,8 +65,10 @@ def certificate_now(options: argparse.Namespace) -> SequentialResult | None:
 
 
 def watch(args: argparse.Namespace, metric: str) -> CertificateWatch:
-    """The certificate followed on `--out`: computed now (a bad --predictions stops here), told on stderr."""
+    """The certificate followed on `--out`: computed now (a bad --predictions stops here, before any label), told on
+    stderr."""
     options = validate_args(args, metric)
+    read_predictions(options.predictions, metric=metric)
     return CertificateWatch(
         lambda: certificate_now(options), lambda line: print(f"certificate: {line}", file=sys.stderr)
     )
