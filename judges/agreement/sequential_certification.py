@@ -136,6 +136,21 @@ class SequentialResult:
             return UNDECIDED
         return FAILED if any(c.state == FAILED and c.decided_at == at for c in self.checks) else CERTIFIED
 
+    def status(self) -> str:
+        """One line: the certificate's state, where it was decided, and each bar's bound (the labelling page's)."""
+        at = self.decided_at
+        head = f"{self.state} after {self.labels_seen} labels" if at is None else f"{self.state} at {at} labels"
+        return f"{head}: " + "; ".join(_bar_status(check) for check in self.checks)
+
+
+def _bar_status(check: SequentialCheck) -> str:
+    """A bar's part of the status line: its lower bound against the bar (its upper bound once it failed)."""
+    if check.state == FAILED:
+        return f"{check.statistic} upper bound {check.upper_bound:.2f} < {check.bar:.2f} at {check.decided_at}"
+    if check.state == CERTIFIED:
+        return f"{check.statistic} bound {check.lower_bound:.2f} >= {check.bar:.2f} at {check.decided_at}"
+    return f"{check.statistic} bound {check.lower_bound:.2f} < {check.bar:.2f}"
+
 
 def certify_in_order(
     human: Sequence[float] | Any, judge: Sequence[float] | Any, bars: dict[str, tuple[float, int | None]]

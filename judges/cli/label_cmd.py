@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -55,6 +56,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
     serve.set_defaults(out_is_file=True)
     serve.add_argument("--annotator", default="annotator", metavar="NAME", help="your name, written with each label")
     serve.add_argument("--port", type=int, default=0, help="port on 127.0.0.1 (default 0: a free one)")
+    add_until_decided_options(serve)
 
     export = sub.add_parser("export", help="write a queue for Label Studio or Argilla")
     export.add_argument("queue", metavar="QUEUE", help="the queue file `label select` wrote")
@@ -73,6 +75,26 @@ def configure(parser: argparse.ArgumentParser) -> None:
     imp.add_argument("--queue", metavar="QUEUE", help="the queue exported: keeps each item's sample and weight")
     imp.add_argument("--metric", metavar="M", help="the metric (default: the one the export names)")
     imp.add_argument("--scale", metavar="SCALE", help="binary or LOW-HIGH, +null (default: the metric's own)")
+
+
+def add_until_decided_options(serve: argparse.ArgumentParser) -> None:
+    group = serve.add_argument_group(
+        "label until decided (--until-decided): the certificate `validate --sequential` would give, after each label"
+    )
+    group.add_argument(
+        "--until-decided",
+        action="store_true",
+        help="show the anytime-valid certificate's state after each label and stop asking once it is certified "
+        "(exit 0) or not certified (exit 1), as `validate --labels LABELS --predictions SOURCE --sequential` decides",
+    )
+    group.add_argument("--predictions", metavar="SOURCE", help="the judge's 0/1 outputs: a predictions file or run")
+    group.add_argument("--min-recall", type=float, metavar="R", help="the bar on sensitivity and specificity")
+    group.add_argument(
+        "--threshold", type=float, metavar="T", help="cut of the judge's continuous scores, as validate's"
+    )
+    group.add_argument(
+        "--min", action="append", metavar="STAT=VALUE", help="a bar on a proportion, e.g. --min accuracy=0.8"
+    )
 
 
 def select_help() -> str:
@@ -114,17 +136,28 @@ def _labelling_setup(args: argparse.Namespace) -> tuple[list[QueueItem], str, La
 
 
 def _serve(args: argparse.Namespace) -> int:
-    from judges.labelling.label_server import HOST, Pages, make_server  # defers numpy
+    from judges.cli import until_decided_cmd as until  # defers pydantic
+    from judges.labelling.label_server import HOST, LabelPages, Pages, make_server  # defers numpy
     from judges.labelling.session import LabellingSession  # defers numpy
 
     session: LabellingSession | Pages
+    followed = None
     if is_audit(args.queue):  # a blind probe audit: which of two answers deserves the higher grade, per metric
+        until.check_until_decided(args, None)
         session = PairSession(read_pairs(args.queue), args.annotator, Path(args.out))
         what = f"comparing {session.size()} pairs"
     else:
         items, metric, scale, rubric = _labelling_setup(args)
-        session = LabellingSession(items, metric, scale, rubric, args.annotator, Path(args.out))
+        until.check_until_decided(args, scale)
+        labelling = LabellingSession(items, metric, scale, rubric, args.annotator, Path(args.out))
         what = f"labelling {len(items)} items for {metric}"
+        if args.until_decided:  # the certificate after each label; decided already: nothing to ask
+            followed = until.watch(args, metric)
+            if followed.decided:
+                print(until.decided_line(followed, Path(args.out)), flush=True)
+                return until.exit_code(followed.state)
+            print(f"certificate: {followed.status()}", file=sys.stderr, flush=True)
+        session = LabelPages(labelling, followed)
     server = make_server(session, args.port)
     port = server.server_address[1]
     print(f"{what} as {args.annotator}: http://{HOST}:{port}/ (Ctrl-C stops)", flush=True)
@@ -133,8 +166,12 @@ def _serve(args: argparse.Namespace) -> int:
         serve_until_stopped(server)
     except KeyboardInterrupt:
         print(f"stopped; the labels are in {args.out}")
+        return 0
     finally:
         server.server_close()
+    if followed is not None and followed.decided:  # the page's last label decided it; the server stopped itself
+        print(until.decided_line(followed, Path(args.out)), flush=True)
+        return until.exit_code(followed.state)
     return 0
 
 

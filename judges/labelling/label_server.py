@@ -12,6 +12,7 @@ from typing import Any, Protocol
 from urllib.parse import parse_qs, urlsplit
 
 from judges.errors import ConfigError
+from judges.labelling.certificate_watch import CertificateWatch
 from judges.labelling.session import LabellingSession
 
 HOST = "127.0.0.1"
@@ -42,7 +43,7 @@ def environment() -> Any:
     )
 
 
-def render_item(session: LabellingSession, position: int) -> str:
+def render_item(session: LabellingSession, position: int, certificate: str | None = None) -> str:
     """The page of one item: the sample, the rubric, the scale; the annotator's own earlier answer, if any.
 
     Only the queue's sample fields reach the page: never a judge's grade, reasoning or selection record.
@@ -66,11 +67,12 @@ def render_item(session: LabellingSession, position: int) -> str:
             annotator=session.annotator,
             counts=session.counts(),
             previous=previous,
+            certificate=certificate,
         )
     )
 
 
-def render_done(session: LabellingSession) -> str:
+def render_done(session: LabellingSession, certificate: str | None = None, decided: bool = False) -> str:
     return (
         environment()
         .get_template("label_done.html.jinja")
@@ -80,30 +82,39 @@ def render_done(session: LabellingSession) -> str:
             annotator=session.annotator,
             counts=session.counts(),
             out=str(session.out),
+            certificate=certificate,
+            decided=decided,
         )
     )
 
 
 class LabelPages:
-    """A queue labelled for one metric on its scale (`judgelab label serve QUEUE`)."""
+    """A queue labelled for one metric on its scale (`judgelab label serve QUEUE`); with a `watch`, the certificate's
+    status on every page, and no more items once it is decided (`--until-decided`)."""
 
-    def __init__(self, session: LabellingSession) -> None:
-        self.session = session
+    def __init__(self, session: LabellingSession, watch: CertificateWatch | None = None) -> None:
+        self.session, self.watch = session, watch
+
+    def decided(self) -> bool:
+        return self.watch is not None and self.watch.decided
+
+    def _status(self) -> str | None:
+        return None if self.watch is None else self.watch.status()
 
     def size(self) -> int:
         return len(self.session.items)
 
     def resume_position(self) -> int | None:
-        return self.session.resume_position()
+        return None if self.decided() else self.session.resume_position()
 
     def next_position(self, after: int) -> int | None:
-        return self.session.next_position(after)
+        return None if self.decided() else self.session.next_position(after)
 
     def page(self, position: int) -> str:
-        return render_item(self.session, position)
+        return self.done_page() if self.decided() else render_item(self.session, position, self._status())
 
     def done_page(self) -> str:
-        return render_done(self.session)
+        return render_done(self.session, self._status(), self.decided())
 
     def submit(self, position: int, form: Mapping[str, str]) -> None:
         choice, note = form.get("choice", ""), form.get("note", "").strip() or None
@@ -111,6 +122,8 @@ class LabelPages:
             self.session.record(position, choice, None, note)
         else:
             self.session.record(position, "label", float(choice), note)
+        if self.watch is not None:
+            self.watch.update()
 
 
 def _handler(session: Pages, lock: threading.Lock) -> type[BaseHTTPRequestHandler]:
@@ -163,8 +176,14 @@ def _handler(session: Pages, lock: threading.Lock) -> type[BaseHTTPRequestHandle
                 with lock:
                     session.submit(position, form)
                     following = session.next_position(position)
+                    finished = isinstance(session, LabelPages) and session.decided()
+                    done = session.done_page() if finished else ""
             except ValueError as err:
                 self._send(HTTPStatus.BAD_REQUEST, f"cannot record this answer: {err}")
+                return
+            if finished:  # decided: the page says so, and the server ends the command
+                self._send(HTTPStatus.OK, done)
+                threading.Thread(target=self.server.shutdown, daemon=True).start()
                 return
             self._send(HTTPStatus.SEE_OTHER, location="/done" if following is None else f"/item/{following}")
 
