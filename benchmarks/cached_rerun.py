@@ -89,9 +89,7 @@ def measure(codes: dict[str, Path], samples: int, repeats: int) -> dict[str, dic
                 cli_path.CODE = code
                 out = Path(tmp) / f"{len(times[label])}-{n}-{code.name}"
                 used = resource.getrusage(resource.RUSAGE_CHILDREN)
-                times[label].append(
-                    cli_path.run_cli(cli_path.evaluate_command(samples_file, cli_path.REFUSED, 32, out, cache))
-                )
+                times[label].append(cli_path.run_cli(cli_path.evaluate_command(samples_file, base, 32, out, cache)))
                 done = resource.getrusage(resource.RUSAGE_CHILDREN)
                 cpu[label].append(done.ru_utime + done.ru_stime - used.ru_utime - used.ru_stime)
                 usage = json.loads((out / "run.json").read_text())["usage"]
@@ -122,7 +120,8 @@ def markdown(results: dict[str, dict[str, Any]]) -> str:
         "",
         "`python benchmarks/cached_rerun.py --code LABEL=DIR ...`: the samples of the first N unit tests graded "
         "once against a stub to fill the reply cache, then the same `judgelab evaluate` command with `--cache FILE` "
-        "and `--api-base http://127.0.0.1:9/v1` (nothing listens there: any call would stop the run), a whole "
+        "and `--api-base` the stub that filled it, now stopped (its URL keys the replies; its port refuses: any call "
+        "would stop the run), a whole "
         "process each time, the checkouts interleaved (interpreter start, imports, every call from the cache, the run folder written); the "
         "package's bytecode compiled first. Imports: `python -X importtime -c 'import judges.cli.main'` (and with "
         "evaluate's command module), the sum of the top-level imports' cumulative times (wall), and the process's CPU time, medians of 9. CPU time: the "
