@@ -19,7 +19,7 @@ from judges.labels.label_log import latest, read_events
 from judges.labels.schema import LabelType
 
 ONLY_WITH = {"predictions": "--predictions", "min_recall": "--min-recall", "min": "--min", "threshold": "--threshold"}
-RESAMPLES = "1"  # the sequence reads the label rows in order; validate's bootstrap intervals play no part in it
+RESAMPLES = "100"  # the fewest validate takes: the sequence reads the label rows in order, the bootstrap plays no part
 
 
 def check_until_decided(args: argparse.Namespace, scale: LabelScale | None) -> None:
