@@ -244,14 +244,15 @@ def test_a_multimodal_metrics_run_against_the_stub_sends_image_parts(tmp_path):
         "image",
     ]
     _no_base64_in(tmp_path / "run", tmp_path / "c.sqlite")
-    # the same run again is answered from the cache: no request reaches the server
-    with stub_server(latency_ms=1, record=str(tmp_path / "again.jsonl")) as base:
-        again = judgelab(
-            "metrics", "--metrics", "mm_faithfulness,mm_context_relevancy", "--data", str(data),
-            "--judge", "openai/stub", "--api-base", base, "--vision", "--image-max-side", "64",
-            "--out", str(tmp_path / "run2"), "--cache", str(tmp_path / "c.sqlite"), "--quiet", cwd=tmp_path,
-        )  # fmt: skip
-    assert again.returncode == 0 and not (tmp_path / "again.jsonl").exists()
+    # the same run again, against the same endpoint (its URL keys the replies), now stopped: every reply comes from
+    # the cache, since any call would be refused
+    again = judgelab(
+        "metrics", "--metrics", "mm_faithfulness,mm_context_relevancy", "--data", str(data),
+        "--judge", "openai/stub", "--api-base", base, "--vision", "--image-max-side", "64",
+        "--out", str(tmp_path / "run2"), "--cache", str(tmp_path / "c.sqlite"), "--quiet", cwd=tmp_path,
+    )  # fmt: skip
+    usage = json.loads((tmp_path / "run2" / "run.json").read_text())["usage"]
+    assert again.returncode == 0 and usage["calls"] == usage["cached_calls"] > 0, again.stderr
     assert bodies[0]["model"] == "stub"
 
 
