@@ -151,3 +151,16 @@ def test_verdicts_on_other_items_are_refused_not_scored_as_wrong(tmp_path, capsy
     judge = jsonl(tmp_path / "out.jsonl", [{"pair_id": "q9", "label": "A>B", "judgments": [judgement("A>B")]}])
     assert main(["agreement", "--labels", labels, "--predictions", judge, "--out", str(tmp_path / "o")]) == 2
     assert "no item of the labels has a verdict" in capsys.readouterr().err
+
+
+def test_the_format_is_detected_from_the_first_row_alone(tmp_path):
+    """Regression: detection read every row of a labels file into memory (a million labels: +500 MB at peak); a
+    second line that is not JSON shows that only the first is read."""
+    from judges.agreement.pairwise_formats import detect_spec
+
+    labels = tmp_path / "labels.jsonl"
+    labels.write_text('{"input": "q", "output_1": "a", "output_2": "b", "label": 1}\nnot json\n', encoding="utf-8")
+    assert detect_spec(str(labels)) == "llmbar"
+    plain = tmp_path / "plain.jsonl"
+    plain.write_text('{"id": "1", "label": 1}\nnot json\n', encoding="utf-8")
+    assert detect_spec(str(plain)) is None

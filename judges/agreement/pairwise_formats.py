@@ -85,6 +85,9 @@ def detect_spec(spec: str) -> str | None:
     if not (path.is_file() or (path.is_dir() and any((path / n).is_file() for n in ("dataset.json", "result.json")))):
         return None
     try:
+        if path.is_file() and path.suffix == ".jsonl":  # the first row only: a labels file may hold millions
+            first = next((row for _, row in read_jsonl(path)), None)
+            return None if first is None else detect(first)
         rows, _ = rows_of(spec)
     except InputError:
         return None
