@@ -12,7 +12,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationInfo, field_validator, model_validator
 
-from judges.cascade.slice_schema import Slices
+from judges.cascade.slice_schema import Slices, kept_problem
 from judges.errors import InputError
 from judges.files.checked import read_json_file
 from judges.records.judge_identity import JudgeIdentity
@@ -126,11 +126,9 @@ class CalibratedJudge(BaseModel):
 
     @model_validator(mode="after")
     def _consistent(self, info: ValidationInfo) -> CalibratedJudge:
-        if self.kept > self.offered:
-            raise ValueError(f"kept ({self.kept}) is more than offered ({self.offered})")
         sliced = bool(info.context and info.context.get("sliced"))  # each slice has its own threshold, under slices
-        if self.threshold is None and self.kept and not sliced:
-            raise ValueError(f"threshold is null (the judge keeps nothing) but kept is {self.kept}")
+        if problem := kept_problem(self.threshold, self.offered, self.kept, threshold_elsewhere=sliced):
+            raise ValueError(problem)
         return self
 
 

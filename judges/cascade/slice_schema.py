@@ -12,6 +12,16 @@ Share = Annotated[float, Field(ge=0, le=1)]
 Count = Annotated[int, Field(ge=0)]
 
 
+def kept_problem(threshold: float | None, offered: int, kept: int, *, threshold_elsewhere: bool = False) -> str | None:
+    """What is wrong with a judge's counts (a calibration's or one slice's), or None: it cannot keep more items than
+    reached it, nor any without a threshold (unless its thresholds are per slice, `threshold_elsewhere`)."""
+    if kept > offered:
+        return f"kept ({kept}) is more than offered ({offered})"
+    if threshold is None and kept and not threshold_elsewhere:
+        return f"threshold is null (the judge keeps nothing) but kept is {kept}"
+    return None
+
+
 class SliceJudge(BaseModel):
     """One judge on one slice: its threshold there (None: it keeps nothing of the slice), the slice's items reaching
     it, those it kept, their agreement with people and the upper bound of their disagreement."""
@@ -27,10 +37,8 @@ class SliceJudge(BaseModel):
 
     @model_validator(mode="after")
     def _consistent(self) -> SliceJudge:
-        if self.kept > self.offered:
-            raise ValueError(f"kept ({self.kept}) is more than offered ({self.offered})")
-        if self.threshold is None and self.kept:
-            raise ValueError(f"threshold is null (the judge keeps nothing of the slice) but kept is {self.kept}")
+        if problem := kept_problem(self.threshold, self.offered, self.kept):
+            raise ValueError(problem)
         return self
 
 
