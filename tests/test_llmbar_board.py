@@ -70,10 +70,31 @@ def test_llmbar_natural_board_ranks_the_published_evaluators_with_their_publishe
     assert rows["always-first"]["value"] == 0.0 and rows["always-first"]["rank"] is None  # the bar, not ranked
 
 
-def test_the_committed_llmbar_board_ranks_all_27_published_results_by_both_orders_right():
+def offline_both_right(run: Path, labels: list[int]) -> tuple[int, int]:
+    """Pairs of the committed offline run whose two orders both named the labelled output, and pairs whose orders
+    named the same output (or both none), counted by hand from its results.jsonl (a failed order counts wrong)."""
+    right = consistent = 0
+    for line in (run / "results.jsonl").read_text(encoding="utf-8").splitlines():
+        record = json.loads(line)
+        orders = record["metrics"]["pairwise_preference"].get("details", {}).get("orders", [])
+        picks = [o.get("preference_of_answers", o.get("preference")) for o in orders] or [None, None]
+        wanted = "A" if labels[int(record["id"])] == 1 else "B"
+        right += picks == [wanted, wanted]
+        consistent += picks[0] == picks[1]  # two orders without a verdict agree, as LLMBar's `equal` counts them
+    return right, consistent
+
+
+def test_the_committed_llmbar_board_ranks_all_27_published_results_and_the_offline_judge_by_both_orders_right():
     data = json.loads((ROOT / "results" / "llmbar" / "leaderboard.json").read_text(encoding="utf-8"))
     rows = [r for r in data["entries"] if r["kind"] == "predictions"]
-    assert len(rows) == 27 and {r["statistic"] for r in rows} == {"both_correct"}
+    assert len(rows) == 28 and {r["statistic"] for r in rows} == {"both_correct"}
+    offline = next(r for r in rows if r["candidate"] == "smollm2-135m/llmbar-vanilla")
+    from judges.labels.shared import read_shared_json
+
+    labels = [int(row["label"]) for row in read_shared_json("llmbar", "Natural", "dataset.json")]  # type: ignore[union-attr,index]
+    right, consistent = offline_both_right(ROOT / "results" / "llmbar" / "runs" / "smollm2-vanilla", labels)
+    assert offline["n"] == 100 and offline["value"] == pytest.approx(right / 100)
+    assert offline["figures"]["position_consistency"] == pytest.approx(consistent / 100)
     assert all(r["rank"] is not None and r["rank_interval"] and r["cluster"] for r in rows)
     ranked = sorted(rows, key=lambda r: r["rank"])
     assert [r["value"] for r in ranked] == sorted((r["value"] for r in rows), reverse=True)
