@@ -6,14 +6,13 @@ from typing import Any
 
 import numpy as np
 
+from judges.agreement.best_of_n import best_of_n_stats
 from judges.agreement.bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED, Figure, ItemRows
 from judges.agreement.pairwise_formats import PairLabels, PairVerdicts
 from judges.agreement.pairwise_protocols import (
     CODES,
     NONE,
     PairRows,
-    best_of_n_right,
-    best_of_n_stats,
     bootstrap_figures,
     pairwise_stats,
 )
@@ -67,8 +66,10 @@ def _shaped(figures: dict[str, Figure]) -> dict[str, Any]:
     return out
 
 
-def best_of_n_block(labels: PairLabels, verdicts: PairVerdicts, **boot: Any) -> dict[str, Any]:
-    """RewardBench's best of n per subset and their mean; a prompt without scores counts wrong."""
+def best_of_n_inputs(
+    labels: PairLabels, verdicts: PairVerdicts
+) -> tuple[list[tuple[float, ...]], list[tuple[float, ...]]]:
+    """Each prompt's chosen and rejected answers' scores (none where the model left it out: no credit)."""
     if not any(item in verdicts.scores for item in labels.ids):
         raise InputError("no prompt of the labels has scores here (ids differ?)", path=verdicts.source)
     chosen, rejected = [], []
@@ -77,16 +78,25 @@ def best_of_n_block(labels: PairLabels, verdicts: PairVerdicts, **boot: Any) -> 
         k = labels.chosen[item]
         chosen.append(scores[:k])
         rejected.append(scores[k:])
-    right = best_of_n_right(chosen, rejected)
+    return chosen, rejected
+
+
+def best_of_n_block(labels: PairLabels, verdicts: PairVerdicts, **boot: Any) -> dict[str, Any]:
+    """RewardBench 2's score per subset (Ties by its own rule) and their mean; a prompt without scores counts 0."""
+    chosen, rejected = best_of_n_inputs(labels, verdicts)
     subsets = [c or "all" for c in labels.categories]
+    stats, notes = best_of_n_stats(labels.ids, chosen, rejected, subsets)
     items = ItemRows(np.arange(len(labels.ids), dtype=np.int64), len(labels.ids))
-    figures = bootstrap_figures(best_of_n_stats(right, subsets), items, **boot)
-    return {
+    figures = bootstrap_figures(stats, items, **boot)
+    block: dict[str, Any] = {
         "subsets": {n.removeprefix("subset:"): f.to_dict() for n, f in figures.items() if n != "mean"},
         "mean": figures["mean"].to_dict(),
-        "right": int(right.sum()),
+        "scored": sum(1 for item in labels.ids if item in verdicts.scores),
         "n": len(labels.ids),
     }
+    if notes:
+        block["notes"] = notes
+    return block
 
 
 def pairwise_block(
