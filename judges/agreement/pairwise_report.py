@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -32,6 +33,25 @@ FLAT = (
 
 def _code(verdict: str | None) -> int:
     return CODES.get(verdict, NONE) if verdict is not None else NONE
+
+
+def judged_only(labels: PairLabels, verdicts: PairVerdicts) -> tuple[PairLabels, int]:
+    """MT-Bench's labels on the items the judge voted on, and how many votes were left out: FastChat's
+    `compute_agreement.py` counts a human vote only where the judge voted on its item (a vote it could not parse
+    still counts against it)."""
+    if labels.format != "mtbench":
+        return labels, 0
+    keep = [number for number, item in enumerate(labels.ids) if item in verdicts.verdicts]
+    if not keep or len(keep) == len(labels.ids):
+        return labels, 0  # none kept: pair_rows says the ids differ
+    kept = replace(
+        labels,
+        ids=tuple(labels.ids[n] for n in keep),
+        labels=tuple(labels.labels[n] for n in keep),
+        categories=tuple(labels.categories[n] for n in keep),
+        systems=tuple(labels.systems[n] for n in keep) if labels.systems else (),
+    )
+    return kept, len(labels.ids) - len(keep)
 
 
 def pair_rows(labels: PairLabels, verdicts: PairVerdicts) -> PairRows:
@@ -111,9 +131,11 @@ def pairwise_block(
     boot: dict[str, Any] = {"resamples": resamples, "seed": seed, "confidence": confidence}
     if labels.format == "rewardbench":
         return {"best_of_n": best_of_n_block(labels, verdicts, **boot)}
+    labels, not_judged = judged_only(labels, verdicts)
     rows = pair_rows(labels, verdicts)
     block: dict[str, Any] = {
         "n_rows": int(rows.label.size),
+        "votes_on_items_not_judged": not_judged,
         "n_items": rows.items.n_items,
         "orders": 1 if rows.swapped is None else 2,
         "no_verdict": int(
