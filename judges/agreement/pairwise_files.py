@@ -60,7 +60,11 @@ def pairwise_table(block: dict[str, Any], refs: dict[str, dict[str, Any]]) -> li
 def conclusion(block: dict[str, Any], refs: dict[str, dict[str, Any]]) -> str:
     """One line to read the table by."""
     if "best_of_n" in block:
-        return "Read the mean of subsets against chance (1/n per prompt): above it, the judge finds the chosen answer."
+        notes = "".join(f" Note: {note}." for note in block["best_of_n"].get("notes", ()))
+        return (
+            "Read the mean of subsets against chance (1/n per prompt): above it, the judge finds the chosen answer."
+            + notes
+        )
     key = "both_correct" if "both_correct" in block else "accuracy_with_ties"
     judge = block[key]
     best_ref = max((_figure(r, key, None) or {}).get("value") or 0.0 for r in refs.values())
