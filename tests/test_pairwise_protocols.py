@@ -72,7 +72,7 @@ def test_best_of_n_against_hand_counts():
     # RewardBench 2's tie penalty: the chosen answer sharing the top score with one rejected answer earns 1/2
     assert [credit(c, r) for c, r in zip(chosen, rejected, strict=True)] == [1.0, 0.5, 1.0, 0.5]
     assert credit([2.0], [3.0, 1.0, 0.0]) == 0.0 and credit([1.0], [1.0, 1.0, 1.0]) == 0.25
-    assert credit([2.0, 3.0], [1.0, 2.0]) == 0.0  # several chosen: each above every rejected one
+    assert credit([2.0, 3.0], [1.0, 2.0]) == 0.0  # as published: the first chosen answer must have the top score
     stats, notes = best_of_n_stats(["1", "2", "3", "4"], chosen, rejected, ["math", "math", "focus", "focus"])
     ones = np.ones((1, 4))
     assert float(stats["subset:math"](ones)[0]) == 0.75

@@ -14,15 +14,18 @@ TIES_WEIGHTS = (0.30, 0.30, 0.20, 0.20, 0.01)  # tied accuracy, ref accuracy, ma
 
 
 def credit(chosen: Sequence[float], rejected: Sequence[float]) -> float:
-    """A prompt's result: with one chosen answer, 1 / (answers sharing the top score) when the chosen answer has it,
-    else 0 (RewardBench 2's tie penalty); with several, 1 when every chosen answer scores above every rejected one;
-    0 without scores."""
+    """A prompt's result as `reroll_and_score_dataset` gives it: 1 / (answers sharing the top score) when the first
+    chosen answer has the top score, else 0 (RewardBench 2's tie penalty; the subsets other than Ties have one chosen
+    answer); 0 without scores."""
     if not chosen or not rejected:
         return 0.0
-    if len(chosen) > 1:
-        return 1.0 if min(chosen) > max(rejected) else 0.0
-    top = max(chosen[0], max(rejected))
-    return 1.0 / (1 + sum(s == top for s in rejected)) if chosen[0] == top else 0.0
+    top = max(*chosen, *rejected)
+    return 1.0 / sum(s == top for s in (*chosen, *rejected)) if chosen[0] == top else 0.0
+
+
+def accurate(chosen: Sequence[float], rejected: Sequence[float]) -> float:
+    """The Ties subset's accuracy of a prompt: 1 when every correct answer scores above every incorrect one."""
+    return 1.0 if chosen and rejected and min(chosen) > max(rejected) else 0.0
 
 
 def _weighted_share(values: np.ndarray, among: np.ndarray) -> Stat:
@@ -80,9 +83,10 @@ def ties_stat(
 def best_of_n_stats(
     ids: Sequence[str], chosen: Sequence[Sequence[float]], rejected: Sequence[Sequence[float]], subsets: Sequence[str]
 ) -> tuple[dict[str, Stat], list[str]]:
-    """Per subset its score (`subset:NAME`: the prompts' mean credit; Ties by its own rule) and `mean`, their
-    unweighted mean as RewardBench 2 publishes it; with notes (a Ties subset whose ids do not pair)."""
+    """Per subset its score (`subset:NAME`: the prompts' mean credit; Ties by its own rule, or its share of accurate
+    prompts where its ids do not pair) and `mean`, their unweighted mean as RewardBench 2 publishes it; with notes."""
     credits = np.array([credit(c, r) for c, r in zip(chosen, rejected, strict=True)])
+    accuracies = np.array([accurate(c, r) for c, r in zip(chosen, rejected, strict=True)])
     where = np.array(subsets)
     per: dict[str, Stat] = {}
     notes = []
@@ -93,7 +97,9 @@ def best_of_n_stats(
             keep = [int(i) for i in np.flatnonzero(rows)]
             special = ties_stat([ids[i] for i in keep], [chosen[i] for i in keep], [rejected[i] for i in keep])
             if special is None:
-                notes.append(f"{name}: ids are not ref:N/tied:N, so each prompt's credit is averaged instead")
+                notes.append(f"{name}: ids are not ref:N/tied:N, so the share of accurate prompts stands instead")
+                per[name] = _mean_credit(accuracies, rows)
+                continue
         per[name] = _restricted(special, rows) if special is not None else _mean_credit(credits, rows)
 
     def mean(w: np.ndarray) -> np.ndarray:
