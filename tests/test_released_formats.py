@@ -175,6 +175,9 @@ def test_mtbench_human_and_gpt4_pair_splits_agreement_with_and_without_ties_by_h
         pytest.approx(5 / 6),
     )
     assert found["own_system_gap"]["value"] == pytest.approx(1 / 3)
+    assert (
+        "1 votes on items this judge did not vote on are left out" in (tmp_path / "named" / "agreement.md").read_text()
+    )
 
 
 # RewardBench 2: allenai/reward-bench-2 rows, and a model's scores as allenai/reward-bench-2-results releases them

@@ -120,6 +120,9 @@ def run_pairwise(
     for path, entry in zip(predictions, entries, strict=True):
         block = entry["pairwise"]
         lines += ["", f"## `{path}`", "", *pairwise_table(block, refs), "", conclusion(block, refs)]
+        if block.get("votes_on_items_not_judged"):
+            left = block["votes_on_items_not_judged"]
+            lines += ["", f"{left} votes on items this judge did not vote on are left out, as FastChat counts them."]
         for name, part in block.get("per_category", {}).items():
             lines += ["", f"### {name}", "", *pairwise_table(part, {})]
         if "self_preference" in entry:
