@@ -92,13 +92,13 @@ def test_rewardbench_best_of_n_per_subset_and_mean(tmp_path):
     ]
     scores = [
         {"id": 1, "scores": [3.0, 1.0, 2.0, 2.5]},  # right
-        {"id": 2, "scores": [2.0, 1.0, 2.0, 0.0]},  # a rejected answer scores equal: wrong
+        {"id": 2, "scores": [2.0, 1.0, 2.0, 0.0]},  # a rejected answer shares the top score: 1/2
         {"id": 3, "scores_chosen": [5.0], "scores_rejected": [4.0, 4.9, 1.0]},  # right
-    ]  # prompt 4 has no scores: wrong
+    ]  # prompt 4 has no scores: 0
     data = agreement(tmp_path, jsonl(tmp_path / "rb2.jsonl", prompts), jsonl(tmp_path / "scores.jsonl", scores))
     best = data["judges"][0]["pairwise"]["best_of_n"]
-    assert {name: f["value"] for name, f in best["subsets"].items()} == {"Focus": 0.5, "Math": 0.5}
-    assert best["mean"]["value"] == 0.5 and (best["right"], best["n"]) == (2, 4)
+    assert {name: f["value"] for name, f in best["subsets"].items()} == {"Focus": 0.5, "Math": 0.75}
+    assert best["mean"]["value"] == 0.625 and (best["scored"], best["n"]) == (3, 4)
 
 
 def test_llmbar_files_and_an_unparsed_reply(tmp_path):

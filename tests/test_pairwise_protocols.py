@@ -9,6 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from judges.agreement.best_of_n import best_of_n_stats, credit
 from judges.agreement.bootstrap import ItemRows
 from judges.agreement.pairwise_formats import PairVerdicts
 from judges.agreement.pairwise_protocols import (
@@ -17,8 +18,6 @@ from judges.agreement.pairwise_protocols import (
     A,
     B,
     PairRows,
-    best_of_n_right,
-    best_of_n_stats,
     bootstrap_figures,
     pairwise_stats,
 )
@@ -68,13 +67,32 @@ def test_mtbench_ties_conventions_against_hand_counts():
 
 
 def test_best_of_n_against_hand_counts():
-    right = best_of_n_right([[3.0], [2.0], [5.0], [1.0]], [[1, 2, 2.5], [1, 2, 0], [4, 4.9, 1], [0, 0, 0.5]])
-    assert right.tolist() == [True, False, True, True]  # a rejected answer scoring equal is not outscored
-    stats = best_of_n_stats(right, ["math", "math", "focus", "focus"])
+    chosen = [[3.0], [2.0], [5.0], [1.0]]
+    rejected = [[1, 2, 2.5], [1, 2, 0], [4, 4.9, 1], [0, 1, 0.5]]
+    # RewardBench 2's tie penalty: the chosen answer sharing the top score with one rejected answer earns 1/2
+    assert [credit(c, r) for c, r in zip(chosen, rejected, strict=True)] == [1.0, 0.5, 1.0, 0.5]
+    assert credit([2.0], [3.0, 1.0, 0.0]) == 0.0 and credit([1.0], [1.0, 1.0, 1.0]) == 0.25
+    assert credit([2.0, 3.0], [1.0, 2.0]) == 0.0  # as published: the first chosen answer must have the top score
+    stats, notes = best_of_n_stats(["1", "2", "3", "4"], chosen, rejected, ["math", "math", "focus", "focus"])
     ones = np.ones((1, 4))
-    assert float(stats["subset:math"](ones)[0]) == 0.5
-    assert float(stats["subset:focus"](ones)[0]) == 1.0
-    assert float(stats["mean"](ones)[0]) == 0.75
+    assert float(stats["subset:math"](ones)[0]) == 0.75
+    assert float(stats["subset:focus"](ones)[0]) == 0.75
+    assert float(stats["mean"](ones)[0]) == 0.75 and notes == []
+
+
+def test_the_ties_subset_is_scored_by_its_own_published_rule():
+    ids = ["ref:1", "tied:1", "ref:2", "tied:2"]
+    chosen = [[5.0], [5.0, 4.0], [1.0], [3.0, 1.0]]
+    rejected = [[2.0, 1.0], [1.0, 0.0], [2.0], [2.0]]
+    # ref accuracy 1/2 (prompt 2's reference is below its rejected); tied accuracy 1/2 (3, 1 against 2)
+    # tied 1: gap 4 - 1 = 3 above the spread 1: preferred; hard gap min(3, ref 3) = 3 > 1: preferred too
+    # tied 2: gap 1 - 2 = -1 below the spread 2: neither; margin scores tanh(3 / 1 - 1) and tanh(-1 / 2 - 1)
+    margin = (np.tanh(2.0) + np.tanh(-1.5)) / 2
+    expected = 0.3 * 0.5 + 0.3 * 0.5 + 0.2 * 0.5 + 0.2 * 0.5 + 0.01 * margin
+    stats, notes = best_of_n_stats(ids, chosen, rejected, ["Ties"] * 4)
+    assert float(stats["subset:Ties"](np.ones((1, 4)))[0]) == pytest.approx(expected, abs=1e-12) and notes == []
+    plain, notes = best_of_n_stats(["1", "2"], chosen[:2], rejected[:2], ["Ties", "Ties"])
+    assert float(plain["subset:Ties"](np.ones((1, 2)))[0]) == 1.0 and "not ref:N/tied:N" in notes[0]
 
 
 def test_intervals_hold_the_value_and_are_seeded():

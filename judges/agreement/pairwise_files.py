@@ -60,7 +60,11 @@ def pairwise_table(block: dict[str, Any], refs: dict[str, dict[str, Any]]) -> li
 def conclusion(block: dict[str, Any], refs: dict[str, dict[str, Any]]) -> str:
     """One line to read the table by."""
     if "best_of_n" in block:
-        return "Read the mean of subsets against chance (1/n per prompt): above it, the judge finds the chosen answer."
+        notes = "".join(f" Note: {note}." for note in block["best_of_n"].get("notes", ()))
+        return (
+            "Read the mean of subsets against chance (1/n per prompt): above it, the judge finds the chosen answer."
+            + notes
+        )
     key = "both_correct" if "both_correct" in block else "accuracy_with_ties"
     judge = block[key]
     best_ref = max((_figure(r, key, None) or {}).get("value") or 0.0 for r in refs.values())
@@ -116,6 +120,9 @@ def run_pairwise(
     for path, entry in zip(predictions, entries, strict=True):
         block = entry["pairwise"]
         lines += ["", f"## `{path}`", "", *pairwise_table(block, refs), "", conclusion(block, refs)]
+        if block.get("votes_on_items_not_judged"):
+            left = block["votes_on_items_not_judged"]
+            lines += ["", f"{left} votes on items this judge did not vote on are left out, as FastChat counts them."]
         for name, part in block.get("per_category", {}).items():
             lines += ["", f"### {name}", "", *pairwise_table(part, {})]
         if "self_preference" in entry:

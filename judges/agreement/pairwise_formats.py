@@ -40,27 +40,43 @@ class PairVerdicts:
     judge: str | None = None  # the judge's model name, where its file names it (a run folder; MT-Bench's `judge`)
 
 
+def columns_to_rows(data: dict[str, Any], spec: str) -> list[dict[str, Any]]:
+    """A JSON object of columns (RewardBench's released score files: `{"id": [...], "scores": [...], ...,
+    "model": "..."}`) as rows; its single values (the model's name) are left out."""
+    columns = {name: value for name, value in data.items() if isinstance(value, list)}
+    lengths = {len(value) for value in columns.values()}
+    if not columns or len(lengths) != 1:
+        raise InputError("expected a JSON list of objects, or an object of equal-length columns", path=spec)
+    return [{name: value[number] for name, value in columns.items()} for number in range(lengths.pop())]
+
+
+def _read_json(path: Path, spec: str) -> list[dict[str, Any]]:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (ValueError, UnicodeDecodeError) as err:
+        raise InputError(f"not JSON: {err}", path=spec) from None
+    if isinstance(data, dict):
+        return columns_to_rows(data, spec)
+    if not isinstance(data, list) or not all(isinstance(row, dict) for row in data):
+        raise InputError("expected a JSON list of objects", path=spec)
+    return data
+
+
 def rows_of(spec: str) -> tuple[list[dict[str, Any]], str]:
-    """The rows of a local JSON list or JSON Lines file, or of a hub dataset `owner/name[:split]` through `datasets`
-    (offline: one line saying so); with the source named."""
+    """The rows of a local JSON list (or object of columns) or JSON Lines file, an LLMBar folder, or a dataset
+    `owner/name[:split]` read through `datasets`: a hub id (offline: one line saying so) or a local folder in the
+    hub's layout (`data/<split>-00000-of-00001.parquet`); with the source named."""
     path = Path(spec)
     if path.is_dir():
         for name in ("dataset.json", "result.json"):
             if (path / name).is_file():
                 return rows_of(str(path / name))
-        raise InputError("no dataset.json or result.json in this folder", path=spec)
     if path.is_file():
         if path.suffix == ".jsonl":
             return [row for _, row in read_jsonl(path)], spec
-        try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-        except (ValueError, UnicodeDecodeError) as err:
-            raise InputError(f"not JSON: {err}", path=spec) from None
-        if not isinstance(data, list) or not all(isinstance(row, dict) for row in data):
-            raise InputError("expected a JSON list of objects", path=spec)
-        return data, spec
+        return _read_json(path, spec), spec
     repo, _, split = spec.partition(":")
-    if repo.count("/") != 1 or repo.startswith((".", "/")):
+    if not Path(repo).is_dir() and (repo.count("/") != 1 or repo.startswith((".", "/"))):
         raise InputError("no such file, and not a hub id (owner/name[:split])", path=spec)
     return load_hub_rows(repo, split or "train"), spec
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -142,20 +142,3 @@ def bootstrap_figures(
         note = f"{undefined} of {resamples} resamples undefined" if undefined else None
         out[name] = Figure(name, value, interval, n_rows, items.n_items, note=note)
     return out
-
-
-def best_of_n_right(chosen: Sequence[Sequence[float]], rejected: Sequence[Sequence[float]]) -> np.ndarray:
-    """RewardBench's best of n per item: right when every chosen answer scores above every rejected one."""
-    return np.array([bool(c) and bool(r) and min(c) > max(r) for c, r in zip(chosen, rejected, strict=True)])
-
-
-def best_of_n_stats(right: np.ndarray, subsets: Sequence[str]) -> dict[str, Stat]:
-    """The share right per subset and their unweighted mean (as RewardBench publishes it), by name."""
-    names = sorted(set(subsets))
-    where = np.array(subsets)
-    per = {name: _share(right, among=where == name) for name in names}
-
-    def mean(w: np.ndarray) -> np.ndarray:
-        return np.mean([stat(w) for stat in per.values()], axis=0)
-
-    return {**{f"subset:{name}": stat for name, stat in per.items()}, "mean": mean}

@@ -13,10 +13,14 @@
 - MT-Bench human judgments (lmsys/mt_bench_human_judgments, splits `human` and `gpt4_pair`): rows {question_id,
   model_a, model_b, winner, judge, turn}, winner "model_a", "model_b", "tie" or "tie (bothbad)". An item is a
   question, a model pair (in name order, the winner turned with it) and a turn; labels are the expert votes (several
-  per item), the judge's verdict its one row per item (both orders already combined by the authors). Category: turn.
-- RewardBench 2 (allenai/reward-bench-2): rows {id, prompt, chosen: [...], rejected: [...], subset}; a model's
-  scores one row per prompt, {id, scores: [...]} with the chosen answers' scores first, in the dataset's order (or
-  {id, scores_chosen, scores_rejected}). Category: subset.
+  per item; `author_*` votes left out, as FastChat's `compute_agreement.py` leaves them), the judge's verdict its one
+  row per item (both orders already combined by the authors; `judge` ["gpt-4", "pair-v2"] in FastChat's file).
+  Votes on items the judge has no row for are left out of its figures, as FastChat counts them. Category: turn.
+- RewardBench 2 (allenai/reward-bench-2, split `test`): rows {id, prompt, chosen: [...], rejected: [...], subset,
+  num_correct, ...}; a model's scores as allenai/reward-bench-2-results releases them (`eval-set-scores/<model>.json`,
+  one JSON object of columns {id: [...], scores: [[...], ...], subset, results, num_correct, text, model, ...}, each
+  answer's score a number or a one-element list), or one row per prompt {id, scores: [...]}, the chosen answers'
+  scores first in the dataset's order (or {id, scores_chosen, scores_rejected}). Category: subset.
 """
 
 from __future__ import annotations
@@ -126,9 +130,14 @@ def mtbench_models(row: dict[str, Any]) -> tuple[str, str]:
 
 
 def mtbench_labels(rows: list[dict[str, Any]], source: str) -> PairLabels:
-    """MT-Bench's human votes (the `human` split): one label row per vote, with the two systems it compares."""
+    """MT-Bench's human votes (the `human` split): one label row per vote, with the two systems it compares; where
+    the votes name expert judges (`expert_0`, ...), only theirs, as FastChat's `compute_agreement.py` compares a judge
+    with the experts (`author_*` votes left out)."""
+    experts = any(str(row.get("judge", "")).startswith("expert") for row in rows)
     ids, labels, categories, systems = [], [], [], []
     for number, row in enumerate(rows):
+        if experts and not str(row.get("judge", "")).startswith("expert"):
+            continue
         item, winner, turn = mtbench_vote(row, number, source)
         if winner is None:
             raise InputError(f"row {number}: winner {row.get('winner')!r} is not a vote", path=source, field="winner")
@@ -176,6 +185,8 @@ def rewardbench_scores(rows: list[dict[str, Any]], source: str) -> PairVerdicts:
             given = list(need(row, "scores_chosen", number, source)) + list(
                 need(row, "scores_rejected", number, source)
             )
+        if isinstance(given, list):  # a model may give each answer's score as a one-element list
+            given = [s[0] if isinstance(s, list) and len(s) == 1 else s for s in given]
         if not isinstance(given, list) or not all(isinstance(s, int | float) and s == s for s in given):
             raise InputError(f"row {number}: scores must be a list of numbers", path=source, field="scores")
         scores[item] = tuple(float(s) for s in given)

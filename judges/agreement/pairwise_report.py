@@ -2,18 +2,18 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
 
+from judges.agreement.best_of_n import best_of_n_stats
 from judges.agreement.bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED, Figure, ItemRows
 from judges.agreement.pairwise_formats import PairLabels, PairVerdicts
 from judges.agreement.pairwise_protocols import (
     CODES,
     NONE,
     PairRows,
-    best_of_n_right,
-    best_of_n_stats,
     bootstrap_figures,
     pairwise_stats,
 )
@@ -33,6 +33,25 @@ FLAT = (
 
 def _code(verdict: str | None) -> int:
     return CODES.get(verdict, NONE) if verdict is not None else NONE
+
+
+def judged_only(labels: PairLabels, verdicts: PairVerdicts) -> tuple[PairLabels, int]:
+    """MT-Bench's labels on the items the judge voted on, and how many votes were left out: FastChat's
+    `compute_agreement.py` counts a human vote only where the judge voted on its item (a vote it could not parse
+    still counts against it)."""
+    if labels.format != "mtbench":
+        return labels, 0
+    keep = [number for number, item in enumerate(labels.ids) if item in verdicts.verdicts]
+    if not keep or len(keep) == len(labels.ids):
+        return labels, 0  # none kept: pair_rows says the ids differ
+    kept = replace(
+        labels,
+        ids=tuple(labels.ids[n] for n in keep),
+        labels=tuple(labels.labels[n] for n in keep),
+        categories=tuple(labels.categories[n] for n in keep),
+        systems=tuple(labels.systems[n] for n in keep) if labels.systems else (),
+    )
+    return kept, len(labels.ids) - len(keep)
 
 
 def pair_rows(labels: PairLabels, verdicts: PairVerdicts) -> PairRows:
@@ -67,8 +86,10 @@ def _shaped(figures: dict[str, Figure]) -> dict[str, Any]:
     return out
 
 
-def best_of_n_block(labels: PairLabels, verdicts: PairVerdicts, **boot: Any) -> dict[str, Any]:
-    """RewardBench's best of n per subset and their mean; a prompt without scores counts wrong."""
+def best_of_n_inputs(
+    labels: PairLabels, verdicts: PairVerdicts
+) -> tuple[list[tuple[float, ...]], list[tuple[float, ...]]]:
+    """Each prompt's chosen and rejected answers' scores (none where the model left it out: no credit)."""
     if not any(item in verdicts.scores for item in labels.ids):
         raise InputError("no prompt of the labels has scores here (ids differ?)", path=verdicts.source)
     chosen, rejected = [], []
@@ -77,16 +98,25 @@ def best_of_n_block(labels: PairLabels, verdicts: PairVerdicts, **boot: Any) -> 
         k = labels.chosen[item]
         chosen.append(scores[:k])
         rejected.append(scores[k:])
-    right = best_of_n_right(chosen, rejected)
+    return chosen, rejected
+
+
+def best_of_n_block(labels: PairLabels, verdicts: PairVerdicts, **boot: Any) -> dict[str, Any]:
+    """RewardBench 2's score per subset (Ties by its own rule) and their mean; a prompt without scores counts 0."""
+    chosen, rejected = best_of_n_inputs(labels, verdicts)
     subsets = [c or "all" for c in labels.categories]
+    stats, notes = best_of_n_stats(labels.ids, chosen, rejected, subsets)
     items = ItemRows(np.arange(len(labels.ids), dtype=np.int64), len(labels.ids))
-    figures = bootstrap_figures(best_of_n_stats(right, subsets), items, **boot)
-    return {
+    figures = bootstrap_figures(stats, items, **boot)
+    block: dict[str, Any] = {
         "subsets": {n.removeprefix("subset:"): f.to_dict() for n, f in figures.items() if n != "mean"},
         "mean": figures["mean"].to_dict(),
-        "right": int(right.sum()),
+        "scored": sum(1 for item in labels.ids if item in verdicts.scores),
         "n": len(labels.ids),
     }
+    if notes:
+        block["notes"] = notes
+    return block
 
 
 def pairwise_block(
@@ -101,9 +131,11 @@ def pairwise_block(
     boot: dict[str, Any] = {"resamples": resamples, "seed": seed, "confidence": confidence}
     if labels.format == "rewardbench":
         return {"best_of_n": best_of_n_block(labels, verdicts, **boot)}
+    labels, not_judged = judged_only(labels, verdicts)
     rows = pair_rows(labels, verdicts)
     block: dict[str, Any] = {
         "n_rows": int(rows.label.size),
+        "votes_on_items_not_judged": not_judged,
         "n_items": rows.items.n_items,
         "orders": 1 if rows.swapped is None else 2,
         "no_verdict": int(

@@ -26,7 +26,7 @@ def applies(candidate: Candidate, evaluation: Evaluation, labelled: dict[str, An
         return candidate.kind in ("llm", "baseline")  # only the GroUSE judge and the baselines give GroUSE grades
     if evaluation.on_pairs:  # a judge benchmark: verdicts read from released files, and the constant judges
         return candidate.kind == "predictions" or (
-            candidate.kind == "baseline" and candidate.baseline in PAIR_BASELINES
+            candidate.kind == "baseline" and candidate.baseline in PAIR_BASELINES and evaluation.format != "rewardbench"
         )
     if candidate.kind == "baseline" and candidate.baseline in ("oracle", *PAIR_BASELINES):
         return False  # no oracle for human labels; the constant pair judges give no grade
@@ -198,7 +198,9 @@ def _describe(candidate: Candidate, entries: list[Entry]) -> str:
     if candidate.kind == "embedding":
         return f"embedding cosine with {candidate.model}"
     if candidate.kind == "predictions" and all(e.pairwise for e in entries if e.candidate == candidate.name):
-        return f"verdicts in each order read from {candidate.source} (a judge benchmark's released file; no call)"
+        mine = [e for e in entries if e.candidate == candidate.name]
+        what = "scores per answer" if all(e.statistic == "best_of_n" for e in mine) else "verdicts in each order"
+        return f"{what} read from {candidate.source} (a judge benchmark's released file; no call)"
     if candidate.kind == "predictions":
         return describe(candidate)
     if candidate.kind == "metric":

@@ -65,6 +65,7 @@ PAIRWISE_STATISTICS = frozenset(
         "vote_accuracy",
         "accuracy_with_ties",
         "accuracy_without_ties",
+        "best_of_n",  # RewardBench 2's mean of its subsets' scores (judges.agreement.best_of_n)
     }
 )
 

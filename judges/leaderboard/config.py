@@ -116,6 +116,8 @@ def _check_statistic(evaluation: Evaluation, index: int, path: str | Path) -> No
             f"{where}: {evaluation.statistic!r} is not a pairwise statistic; one of "
             f"{', '.join(sorted(PAIRWISE_STATISTICS))}"
         )
+    if evaluation.on_pairs and (evaluation.statistic == "best_of_n") != (evaluation.format == "rewardbench"):
+        raise ConfigError(f"{where}: best_of_n ranks RewardBench (a model's scores) and RewardBench only best_of_n")
     if evaluation.on_labels and evaluation.statistic not in label_statistics():
         raise ConfigError(
             f"{where}: {evaluation.statistic!r} is not a labelled-set statistic; one of "

@@ -74,7 +74,8 @@ class Evaluation(LabelMeasuring):
     name: str = ""  # a stable name for the tables; by default built from the kind, file, split, metric and limit
     # labels: a judge benchmark's released files (its pairs, each judge's verdict per order), ranked by a pairwise
     # statistic (`judgelab agreement --format`); its candidates are predictions files and the PAIR_BASELINES
-    format: Literal["llmbar", "judgebench", "mtbench"] | None = None
+    # (RewardBench: a reward model's scores per answer, ranked by best_of_n; no constant judge)
+    format: Literal["llmbar", "judgebench", "mtbench", "rewardbench"] | None = None
 
     @property
     def on_unit_tests(self) -> bool:
