@@ -179,3 +179,13 @@ def test_cascade_monitor_marks_where_the_deciding_judges_fingerprint_changed(cal
     assert record["judge_changes"] == [{"judge": "cheap", "decision": 31, "from": ["fp_a"], "to": "fp_b"}]
     lines = (tmp_path / "monitor/monitor.md").read_text().splitlines()
     assert "Judge changed: cheap serves fp_b from decision 31 on (before: fp_a)." in lines
+
+
+def test_a_metrics_run_records_its_rag_prompts_hashes_in_the_judge_identity():
+    from judges.records.judge_identity import config_identity
+
+    config = {"judge": "local/smollm2-135m", "prompts": None, "rag_prompts_sha256": {"pairwise_preference": "ab12"}}
+    assert config_identity(config).prompt_sha256 == {"pairwise_preference": "ab12"}
+    both = {**config, "prompts": {"sha256": {"faithfulness": "cd34"}}}
+    assert config_identity(both).prompt_sha256 == {"faithfulness": "cd34", "pairwise_preference": "ab12"}
+    assert config_identity({"judge": "x"}).prompt_sha256 is None

@@ -80,10 +80,16 @@ def config_identity(
         model_id=config.get("litellm_model") or config.get("judge"),
         model_names=None if names is None else dict(sorted(names.items())),
         system_fingerprints=None if prints is None else dict(sorted(prints.items())),
-        prompt_sha256=dict(prompts["sha256"]) if isinstance(prompts.get("sha256"), dict) else None,
+        prompt_sha256=prompt_hashes(prompts.get("sha256"), config.get("rag_prompts_sha256")),
         decoding=Decoding.model_validate(decoding),
         judgelab_version=config.get("judgelab_version"),
     )
+
+
+def prompt_hashes(*tables: object) -> dict[str, str] | None:
+    """Each template's sha256 from the metric prompts and the RAG prompts a run used (None: it recorded none)."""
+    merged = {str(k): str(v) for table in tables if isinstance(table, dict) for k, v in table.items()}
+    return merged or None
 
 
 def new_seen(before: Mapping[str, int] | None, now: Mapping[str, int] | None) -> list[str]:
