@@ -11,8 +11,8 @@ from judges.cascade.calibration_schema import CalibratedJudge, Calibration
 from judges.cascade.sources import Judge
 from judges.config.judge import JudgeConfig
 from judges.errors import ConfigError
-from judges.judging.prompts import load_prompt_set
-from judges.records.judge_identity import JudgeIdentity, changed_line, config_identity
+from judges.judging.planned_identity import planned_identity
+from judges.records.judge_identity import changed_line, for_metric
 
 FLAG = "--accept-changed-judge"
 
@@ -27,14 +27,6 @@ def unchecked_note(calibration: Calibration, path: str) -> bool:
         file=sys.stderr,
     )
     return True
-
-
-def for_metric(identity: JudgeIdentity, metric: str) -> JudgeIdentity:
-    """`identity` with only the metric's prompt hash (the other templates of its set are never asked)."""
-    hashes = identity.prompt_sha256
-    if hashes is None or metric not in hashes:
-        return identity
-    return identity.model_copy(update={"prompt_sha256": {metric: hashes[metric]}})
 
 
 def accepted(line: str) -> str:
@@ -57,21 +49,6 @@ def check_sources(calibration: Calibration, path: str, judges: Sequence[Judge], 
                 raise ConfigError(line)
             notes.append(accepted(line))
     return notes
-
-
-def planned_identity(config: JudgeConfig, draws: int) -> JudgeIdentity:
-    """The identity of the judge `config` would run, as far as it is known before any call."""
-    model = config.judge_model()
-    return config_identity(
-        {
-            "judge": config.model,
-            "litellm_model": model.litellm_model,
-            "params": config.public_params(),
-            "prompts": {"sha256": load_prompt_set(config.prompts).hashes()},
-            "json_schema": model.json_schema,
-            "draws": draws,
-        }
-    )
 
 
 class ReplyWatch:

@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from judges.api import load_tests, run_unit_tests
+from judges.cli import certificate_gate_cmd as certified_gate
 from judges.cli.certify_cmd import add_certify_options, certify, check_mode, statistic_bars
 from judges.cli.finish import finish_run
 from judges.cli.meta_eval_cmd import default_out, dry_run
@@ -58,9 +59,14 @@ def configure(parser: argparse.ArgumentParser) -> None:
     )
     add_certify_options(parser)
     add_sequential_options(parser)
+    certified_gate.add_certificate_options(parser)
 
 
 def run(args: argparse.Namespace) -> int:
+    if certified_gate.wanted(
+        args
+    ):  # a certified gate: the certificate's verdict and the judge now (certificate_gate_cmd.py)
+        return certified_gate.gate(args)
     if args.plan:  # labels planned: no labels read, no judge called
         return plan(args, statistic_bars(args.min), statistic_bars(args.expect, "--expect"))
     check_flags(args, statistic_bars(args.min) if args.labels is not None else {})

@@ -132,13 +132,14 @@ class GateConfig:
     baseline: str | None = None  # a run folder (relative to the config file) the pass rate must not fall from
 
     @classmethod
-    def load(cls, path: str | Path) -> GateConfig:
+    def load(cls, path: str | Path, *, bars_needed: bool = True) -> GateConfig:
+        """The file checked by its schema; `bars_needed` False for a certified gate, which reads only [judge]."""
         from judges.integrations.gate_schema import GateFile  # defers pydantic
 
         raw = read_toml(path)
         data = validate_config(GateFile, raw, path)
         bars = [Bar(k, float(v), kind) for kind in ("min", "max") for k, v in raw.get(kind, {}).items()]  # file order
         baseline = str(Path(path).parent / data.baseline) if data.baseline else None
-        if not bars and not baseline:
+        if bars_needed and not bars and not baseline:
             raise ConfigError(f"{path}: no bars: add a [min] table, e.g. total = 0.8, or a baseline run folder")
         return cls(data.judge.given(), dict(data.tests), bars, baseline)

@@ -92,6 +92,14 @@ def prompt_hashes(*tables: object) -> dict[str, str] | None:
     return merged or None
 
 
+def for_metric(identity: JudgeIdentity, metric: str) -> JudgeIdentity:
+    """`identity` with only the metric's prompt hash (the other templates of its set are never asked)."""
+    hashes = identity.prompt_sha256
+    if hashes is None or metric not in hashes:
+        return identity
+    return identity.model_copy(update={"prompt_sha256": {metric: hashes[metric]}})
+
+
 def new_seen(before: Mapping[str, int] | None, now: Mapping[str, int] | None) -> list[str]:
     """What `now` saw that `before` never did (nothing when either is unknown, or `before` saw none)."""
     if not before or now is None:
@@ -126,16 +134,25 @@ def served_changes(before: JudgeIdentity, now: JudgeIdentity) -> list[str]:
     return new_seen(before.model_names, now.model_names) + new_seen(before.system_fingerprints, now.system_fingerprints)
 
 
-def changed_line(name: str, before: JudgeIdentity, now: JudgeIdentity, flag: str = "--accept-changed-judge") -> str:
+def changed_line(
+    name: str,
+    before: JudgeIdentity,
+    now: JudgeIdentity,
+    flag: str = "--accept-changed-judge",
+    *,
+    made: str = "calibrated",
+    redo: str = "re-calibrate",
+) -> str:
     """The one line refusing a judge that now differs from its calibration or certification, or "" when it does
-    not: `judge cheap: calibrated with gpt-4o-2024-08-06, fp_a; this endpoint serves fp_b: re-calibrate, or ...`."""
+    not: `judge cheap: calibrated with gpt-4o-2024-08-06, fp_a; this endpoint serves fp_b: re-calibrate, or ...`
+    (a certificate's: `made="certified", redo="re-certify"`)."""
     setup, served = setup_changes(before, now), served_changes(before, now)
     if not setup and not served:
         return ""
     shown = "; ".join(setup) + ("; " if setup and served else "")
     if served:
         shown += f"this endpoint serves {', '.join(served)}"
-    return f"judge {name}: calibrated with {before.served()}; {shown}: re-calibrate, or {flag}"
+    return f"judge {name}: {made} with {before.served()}; {shown}: {redo}, or {flag}"
 
 
 def recorded_identity(config: Mapping[str, Any], calls: Iterable[Mapping[str, Any]]) -> JudgeIdentity:
