@@ -110,10 +110,12 @@ def write_decisions(
     summary: list[str],
     queued: Callable[[int, str], QueueItem],
     prints: Mapping[str, str] | None = None,
+    slice_of: Callable[[str], str | None] | None = None,
 ) -> list[Path]:
     """decisions.jsonl, summary.md and queue.jsonl (the escalated items, `queued`) in `out`, each whole or not at
     all: the ids checked before any file, the decisions and the queue written in one pass beside their places and
-    renamed over them (a failure leaves no partial file); `prints` the deciding judges' fingerprints by name."""
+    renamed over them (a failure leaves no partial file); `prints` the deciding judges' fingerprints by name;
+    `slice_of` each item's slice, of a cascade calibrated per slice."""
     checked = isinstance(decisions, StreamedDecisions)  # its first pass checked every id
     for decision in () if checked else decisions:  # before any file: an id no file can hold is one line
         if problem := id_problem(decision.id):
@@ -133,6 +135,8 @@ def write_decisions(
                 record = decision.to_record() | {"timestamp": stamp}
                 if prints and (fingerprint := prints.get(decision.decided_by or "")):  # the decider's, when known
                     record["fingerprint"] = fingerprint
+                if slice_of is not None and (name := slice_of(decision.id)) is not None:
+                    record["slice"] = name
                 lines.write(json.dumps(scrub_with(record, secrets), ensure_ascii=False) + "\n")
                 if decision.decided_by is None:
                     record = queued(escalated, decision.id).to_record()

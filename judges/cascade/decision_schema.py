@@ -39,6 +39,7 @@ class DecisionRecord(BaseModel):
     confidence: Annotated[float, Field(ge=0, le=1)] | None = None
     timestamp: str | None = None  # ISO 8601, UTC: when `cascade apply` decided the batch (absent in older files)
     fingerprint: str | None = None  # the deciding judge's `system_fingerprint`, when its run recorded one
+    slice: str | None = None  # the item's slice, when the cascade was calibrated per slice (--slice)
 
     @field_validator("timestamp")
     @classmethod

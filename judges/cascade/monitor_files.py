@@ -25,13 +25,19 @@ from judges.pages.page_template import render_page
 
 
 def calibrated_of(calibration: Calibration) -> Calibrated:
-    """The figures the monitor compares with, from calibration.json read through its schema."""
+    """The figures the monitor compares with, from calibration.json read through its schema (and, calibrated per
+    slice, each slice's labelled items and what each judge kept of them)."""
+    block = calibration.slices
     return Calibrated(
         tuple(judge.name for judge in calibration.judges),
         tuple(judge.kept for judge in calibration.judges),
         calibration.labels.count,
         calibration.target,
         LabelType(calibration.label_type),
+        slice_field=None if block is None else block.field,
+        by_slice=None
+        if block is None
+        else {name: (part.items, tuple(j.kept for j in part.judges)) for name, part in block.by_slice.items()},
     )
 
 
@@ -40,7 +46,7 @@ def read_decisions(path: str, judges: tuple[str, ...]) -> tuple[list[str], Strea
     the lines' order); the ids, the stream (no audit yet) and how it was ordered. A bad line is one InputError."""
     if not Path(path).is_file():
         raise InputError("no decisions file here (decisions.jsonl of `cascade apply`)", path=path)
-    ids, who, verdicts, stamps, prints = [], [], [], [], []
+    ids, who, verdicts, stamps, prints, slices = [], [], [], [], [], []
     for line, record in enumerate(checked_decisions(path), start=1):  # each line through decisions.jsonl's schema
         if record.decided_by is not None and record.decided_by not in judges:
             raise InputError(
@@ -55,6 +61,7 @@ def read_decisions(path: str, judges: tuple[str, ...]) -> tuple[list[str], Strea
             stamps.append(_instant(record.timestamp))
         ids.append(record.id)
         prints.append(record.fingerprint)
+        slices.append(record.slice)
         who.append(-1 if record.decided_by is None else judges.index(record.decided_by))
         verdicts.append(math.nan if record.verdict is None or record.decided_by is None else float(record.verdict))
     order = np.arange(len(ids))
@@ -65,6 +72,8 @@ def read_decisions(path: str, judges: tuple[str, ...]) -> tuple[list[str], Strea
     stream = Stream(np.array(who, dtype=int)[order], np.array(verdicts, dtype=float)[order])
     if any(prints):
         stream = replace(stream, fingerprints=tuple(prints[i] for i in order))
+    if any(name is not None for name in slices):
+        stream = replace(stream, slices=tuple(slices[i] for i in order))
     return [ids[i] for i in order], stream, how
 
 
@@ -152,6 +161,8 @@ def monitor_record(result: MonitorResult, settings: dict[str, Any], notes: list[
         "item_window": result.plan.item_window,
         "alpha": result.plan.alpha,
         "alpha_per_test": result.alpha_family,
+        "budget_split": f"{result.split()}, each over {result.plan.windows} windows (Bonferroni)",
+        "slice_field": result.slice_field,
         "decisions": result.decisions,
         "audit_labels": result.audited,
         "tests": [sequence_record(s) for s in result.sequences],
@@ -165,7 +176,7 @@ def explanation(result: MonitorResult) -> list[str]:
         f"Each test is a confidence sequence (beta-binomial mixture, Howard, Ramdas, McAuliffe and Sekhon 2021) run "
         f"afresh in each window: {plan.window} audit labels per agreement window, {plan.item_window} decisions per "
         f"window of the share kept and the verdict rate, {k} windows planned (later ones are not tested).",
-        f"False alarms: the budget {plan.alpha:g} is split over the {len(result.sequences)} tests ({result.alpha_family:.4g} "
+        f"False alarms: the budget {plan.alpha:g} is split over the {result.split()} ({result.alpha_family:.4g} "
         f"each) and each test's over its {k} windows (Bonferroni), so a deployment that stays like the calibration "
         f"alarms with probability at most {plan.alpha:g} over the whole stream.",
         "Agreement: an alarm when the upper bound of a judge's kept verdicts' agreement with the audit labels falls "

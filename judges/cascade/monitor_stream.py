@@ -4,7 +4,7 @@ monitor's tests, one per judge and family, and their verdict: the alarms, or non
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -26,13 +26,16 @@ from judges.labels.schema import LabelType
 @dataclass(frozen=True)
 class Calibrated:
     """What the monitor takes from calibration.json: the judges in order, what each kept of the labelled items,
-    the labelled items' count, the target and the label type."""
+    the labelled items' count, the target and the label type; calibrated per slice (`cascade calibrate --slice`),
+    the field and each slice's labelled items and what each judge kept of them."""
 
     judges: tuple[str, ...]
     kept: tuple[int, ...]
     labelled: int
     target: float
     label_type: LabelType
+    slice_field: str | None = None
+    by_slice: dict[str, tuple[int, tuple[int, ...]]] | None = None
 
 
 @dataclass(frozen=True)
@@ -44,6 +47,12 @@ class Stream:
     verdicts: np.ndarray
     audit: np.ndarray | None = None
     fingerprints: tuple[str | None, ...] | None = None  # the deciding judge's fingerprint, where decisions give it
+    slices: tuple[str | None, ...] | None = None  # each item's slice, where decisions give it
+
+    def part(self, mask: np.ndarray) -> Stream:
+        """The decisions where `mask` holds (one slice's), in their order."""
+        audit = None if self.audit is None else self.audit[mask]
+        return Stream(self.decided_by[mask], self.verdicts[mask], audit)
 
 
 @dataclass(frozen=True)
@@ -53,6 +62,14 @@ class MonitorResult:
     alpha_family: float
     decisions: int
     audited: dict[str, int]
+    families: int = 3
+    slice_field: str | None = None  # the tests are per judge and per slice of this field
+
+    def split(self) -> str:
+        """How the budget is split: `12 tests (4 judge-slice pairs x 3 families)`."""
+        pairs = len(self.sequences) // max(1, self.families)
+        unit = "judge-slice pairs" if self.slice_field else "judges"
+        return f"{len(self.sequences)} tests ({pairs} {unit} x {self.families} families)"
 
     @property
     def alarms(self) -> list[Alarm]:
@@ -75,7 +92,7 @@ class MonitorResult:
         labels = sum(self.audited.values())
         return (
             f"No alarm: {self.decisions} decisions and {labels} audit labels are consistent with the calibration "
-            f"({len(self.sequences)} tests, false-alarm budget {self.plan.alpha:g} over all of them)"
+            f"(false-alarm budget {self.plan.alpha:g} split over {self.split()} and {self.plan.windows} windows each)"
         )
 
 
@@ -122,22 +139,36 @@ def rate_sequence(judge: int, name: str, stream: Stream, calibrated: Calibrated,
     return Sequence(VERDICT_RATE, name, hits, window_of, rows + 1, reference, alpha / 2 / plan.windows, notes=notes)
 
 
+def parts(stream: Stream, calibrated: Calibrated) -> list[tuple[str, Stream, Calibrated]]:
+    """The streams monitored apart, each with its calibration's figures and a suffix naming it: the whole stream,
+    or, calibrated per slice and with decisions naming their slice, each calibrated slice's decisions (an item of a
+    slice never calibrated was escalated: no judge's test counts it)."""
+    if calibrated.by_slice is None or stream.slices is None:
+        return [("", stream, calibrated)]
+    names = np.array(["" if name is None else name for name in stream.slices], dtype=object)
+    return [
+        (f" [{calibrated.slice_field}={name}]", stream.part(names == name), replace(calibrated, kept=kept, labelled=n))
+        for name, (n, kept) in calibrated.by_slice.items()
+    ]
+
+
 def monitor(stream: Stream, calibrated: Calibrated, plan: Plan) -> MonitorResult:
-    """Every test of the stream: per judge that keeps anything, agreement (when audited), share kept, verdict rate;
-    the budget split equally over them."""
-    active = [j for j, kept in enumerate(calibrated.kept) if kept > 0]
+    """Every test of the stream: per judge that keeps anything (and per slice, calibrated per slice), agreement
+    (when audited), share kept, verdict rate; the budget split equally over them."""
+    split = parts(stream, calibrated)
+    active = [(part, j) for part in split for j, kept in enumerate(part[2].kept) if kept > 0]
     builders: list[Callable[..., Sequence]] = [share_sequence, rate_sequence]
     if stream.audit is not None:
         builders = [agreement_sequence, *builders]
     alpha = plan.alpha / max(1, len(active) * len(builders))
     sequences = [
-        run_sequence(build(j, calibrated.judges[j], stream, calibrated, plan, alpha))
-        for j in active
+        run_sequence(build(j, calibrated.judges[j] + suffix, part, figures, plan, alpha))
+        for (suffix, part, figures), j in active
         for build in builders
     ]
     audited = {}
-    if stream.audit is not None:
-        audited = {
-            calibrated.judges[j]: int(np.sum((stream.decided_by == j) & ~np.isnan(stream.audit))) for j in active
-        }
-    return MonitorResult(sequences, plan, alpha, len(stream.decided_by), audited)
+    for (suffix, part, _), j in active:
+        if part.audit is not None:
+            audited[calibrated.judges[j] + suffix] = int(np.sum((part.decided_by == j) & ~np.isnan(part.audit)))
+    field = calibrated.slice_field if len(split) > 1 or split[0][0] else None
+    return MonitorResult(sequences, plan, alpha, len(stream.decided_by), audited, len(builders), field)

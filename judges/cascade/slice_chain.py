@@ -70,6 +70,11 @@ class SliceBars:
         self.none: list[float | None] = [None] * len(next(iter(thresholds.values())))
         self.never: Counter[str | None] = Counter()
         self.found = False  # some item has the field
+        self.last: tuple[str, str | None] = ("", None)  # the item last asked for and its slice
+
+    def slice_now(self, item_id: str) -> str | None:
+        """The slice of the item whose thresholds were asked for last (a streamed decision is made right after)."""
+        return self.last[1] if self.last[0] == item_id else None
 
     def __call__(self, item_id: str, row: Mapping[str, object]) -> Sequence[float | None]:
         if self.slice_of is None:
@@ -78,6 +83,7 @@ class SliceBars:
         else:
             name = self.slice_of.get(item_id)
         self.found = self.found or name is not None
+        self.last = (item_id, name)
         if name is None or name not in self.thresholds:
             self.never[name] += 1
             return self.none

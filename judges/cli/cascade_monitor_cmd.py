@@ -90,6 +90,8 @@ def monitor(args: argparse.Namespace, calibration: Calibration) -> int:
     if args.labels:
         stream, unused = with_audit(ids, stream, audit_labels(args, calibration), args.labels)
         notes += unused
+    if calibration.slices is not None and stream.slices is None:
+        notes.append(f"Calibrated per {calibration.slices.field}, but no decision names its slice: monitored pooled.")
     result = run_monitor(stream, calibrated, Plan(args.window, args.windows, args.item_window, args.alpha))
     notes += [f"{s.judge}, {s.family}: {note}" for s in result.sequences for note in s.notes]
     out = Path(args.out) if args.out else Path(args.decisions).parent / "monitor"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 from collections import Counter
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -93,6 +93,7 @@ def apply_sliced(
     bars = SliceBars(block.field, thresholds, table)
     decisions: Collection[Decision] | None = streamed_decisions(sources, bars, rule)  # files that line up
     never: Counter[str | None] = bars.never.copy()  # counted on the pass that checked the files, not again
+    slice_now: Callable[[str], str | None] = bars.slice_now  # each decision's slice, recorded in decisions.jsonl
     if decisions is not None:
         if not bars.found:
             raise InputError(
@@ -104,6 +105,7 @@ def apply_sliced(
         judges = open_judges(args.predictions, metric, [name for name, _ in sources])
         slice_of = table if table is not None else read_slices(default_slice_source(judges), block.field)
         decisions, escalated = decide_by_slice(judges, thresholds, slice_of, rule)
+        slice_now = slice_of.get
         never = Counter(slice_of.get(item_id) for item_id in escalated)
         samples, notes = judge_samples(judges)
     lines = summary_lines(decisions, judges, calibration) + notes
@@ -113,7 +115,8 @@ def apply_sliced(
             f"{sum(never.values())} items of a {block.field} never calibrated (or with none) were escalated: "
             + ", ".join(sorted(str(name) for name in never)),
         ]
-    written = write_decisions(Path(args.out), decisions, lines, queue_of(metric, samples, args.calibration))
+    queued = queue_of(metric, samples, args.calibration)
+    written = write_decisions(Path(args.out), decisions, lines, queued, slice_of=slice_now)
     print(lines[0].removeprefix("# "))
     if never:
         print(lines[-1])
