@@ -60,6 +60,7 @@ def measure(
     *,
     calibration: Calibration | None = None,
     intervals: Collection[str] | None = None,
+    counts_only: bool = False,
 ) -> MetricAgreement:
     """Agreement for one metric's labels (all items share the metric, label type and scale).
 
@@ -78,7 +79,8 @@ def measure(
 
     `intervals` (a leaderboard's row shows one figure's interval) names the plain statistics whose bootstrap
     interval is wanted; the others then get their value only, and the judge's errors and the corrected estimate
-    (intervals throughout) are left out. None: everything.
+    (intervals throughout) are left out. None: everything. `counts_only`: no bootstrap at all, the label rows and
+    each figure's value only (no interval, errors, systems, groups, estimate): `label serve --until-decided`'s.
     """
     settings = settings or AgreementSettings()
     policy, threshold, higher_is_better = Policy(settings.policy), settings.threshold, settings.higher_is_better
@@ -101,7 +103,10 @@ def measure(
     answer = _Answer(policy, chosen.fitted, higher_is_better, unmatched, matched.turn, cuts is not None)
     # only arrays go on to the bootstrap: the per-item Python objects (hundreds of MB at a million items) go now
     del matched, scored
-    measured = _Measured(labels, predictions, (metric, label_type, scale), rows, judge_scale, notes, intervals)
+    wanted = () if counts_only else intervals
+    measured = _Measured(
+        labels, predictions, (metric, label_type, scale), rows, judge_scale, notes, wanted, counts_only
+    )
     bootstrap: dict[str, Any] = settings.model_dump(include={"resamples", "seed", "confidence"})
     return _agreement(measured, answer, bootstrap)
 
@@ -129,28 +134,26 @@ class _Measured:
     judge_scale: JudgeScale
     notes: list[str]
     intervals: Collection[str] | None  # None: every figure's interval, the errors and the estimate
+    counts_only: bool = False  # no bootstrap: no systems nor groups either
 
 
 def _agreement(measured: _Measured, answer: _Answer, bootstrap: dict[str, Any]) -> MetricAgreement:
     """The bootstrap, systems/groups, estimates, errors and ceiling stages, as one result."""
-    labels, predictions, rows, judge_scale, notes = (
-        measured.labels,
-        measured.predictions,
-        measured.rows,
-        measured.judge_scale,
-        measured.notes,
-    )
+    labels, predictions, rows, judge_scale = measured.labels, measured.predictions, measured.rows, measured.judge_scale
+    notes = measured.notes
     metric, label_type, scale = measured.kind
     stats = choose_statistics(label_type, scale, judge_scale)
     judge_figures = figures(stats, rows.h, rows.views, rows.groups, **bootstrap, intervals=measured.intervals)
     has_cut = answer.has_cuts or judge_scale.binary or judge_scale.threshold is not None
     row_item = rows.groups.row_item
-    systems = measure_systems(
-        labels, rows.item_ids, rows.h, rows.views, row_item, label_type, has_cut, notes, **bootstrap
-    )
-    per_group = measure_groups(
-        labels, rows.item_ids, rows.h, rows.views["value"], row_item, label_type, notes, **bootstrap
-    )
+    systems, per_group = None, None
+    if not measured.counts_only:
+        systems = measure_systems(
+            labels, rows.item_ids, rows.h, rows.views, row_item, label_type, has_cut, notes, **bootstrap
+        )
+        per_group = measure_groups(
+            labels, rows.item_ids, rows.h, rows.views["value"], row_item, label_type, notes, **bootstrap
+        )
     everything = measured.intervals is None
     estimate = measure_estimate(labels, predictions, answer.turn, judge_scale, **bootstrap) if everything else None
     errors = _judge_errors(rows, judge_scale, label_type, scale, bootstrap) if everything else None

@@ -175,7 +175,7 @@ def sequential_checks(args: argparse.Namespace, result: Any, bars: dict[str, flo
         raise ConfigError("--sequential: give --min-recall R or --min STAT=VALUE on a proportion")
     if result.rows is None or result.label_type.value != "binary":
         raise ConfigError("--sequential bounds proportions of binary labels: these labels are not binary")
-    if result.errors is None:
+    if not (result.judge_scale.binary or result.judge_scale.threshold is not None):  # no 0/1 verdicts (nor a cut)
         raise ConfigError("the judge's scores are not 0/1 grades: give --threshold T to cut them")
     return certify_in_order(result.rows.human, result.rows.views["binary"], chosen)
 

@@ -7,19 +7,24 @@ import argparse
 import sys
 from pathlib import Path
 
-from judges.agreement.predictions import read_predictions
+from judges.agreement.agreement_settings import AgreementSettings, checked_settings
+from judges.agreement.measure import measure
+from judges.agreement.predictions import Predictions, read_predictions
+from judges.agreement.result import MetricAgreement
 from judges.agreement.sequential_certification import CERTIFIED, SequentialResult, proportion_bars
 from judges.cli import validate_cmd
-from judges.cli.certify_cmd import measured, opened, statistic_bars
+from judges.cli.certify_cmd import opened, statistic_bars
 from judges.cli.sequential_cmd import sequential_checks
 from judges.errors import ConfigError
 from judges.labelling.certificate_watch import CertificateWatch
 from judges.labelling.scales import LabelScale
 from judges.labels.label_log import latest, read_events
-from judges.labels.schema import LabelType
+from judges.labels.schema import LabelledSet, LabelType
 
 ONLY_WITH = {"predictions": "--predictions", "min_recall": "--min-recall", "min": "--min", "threshold": "--threshold"}
-RESAMPLES = "100"  # the fewest validate takes: the sequence reads the label rows in order, the bootstrap plays no part
+RESAMPLES = (
+    "100"  # the fewest validate takes; the counts-only measure draws none (the sequence reads the rows in order)
+)
 
 
 def check_until_decided(args: argparse.Namespace, scale: LabelScale | None) -> None:
@@ -61,7 +66,16 @@ def certificate_now(options: argparse.Namespace) -> SequentialResult | None:
     if not any(r.get("metric") == options.metric and r.get("label") is not None for _, r in events):
         return None
     bars, subset, _, _, predictions = opened(options, options.min)
-    return sequential_checks(options, measured(options, subset, predictions), bars)
+    return sequential_checks(options, counted(options, subset, predictions), bars)
+
+
+def counted(options: argparse.Namespace, subset: LabelledSet, predictions: Predictions) -> MetricAgreement:
+    """The label rows and the judge's 0/1 view of them, as `validate` measures them but with no bootstrap (a label
+    costs a read of the files, not 100 resamples of every figure)."""
+    given = {"policy": options.policy or "exclude", "threshold": options.threshold, "resamples": options.resamples}
+    given |= {"higher_is_better": not options.lower_is_better}
+    settings = checked_settings(AgreementSettings, {k: v for k, v in given.items() if v is not None})
+    return measure(subset, predictions, settings, counts_only=True)
 
 
 def watch(args: argparse.Namespace, metric: str) -> CertificateWatch:
