@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from judges.agreement import certify as certifying
 from judges.agreement import slice_certification as slices
 from judges.agreement.predictions import read_predictions
 from judges.cli import certify_cmd as fixed
@@ -26,7 +27,7 @@ def one_slice(
     """A slice's outcome: its labels per class, every bar checked on its labels alone (in order with --sequential)."""
     result = fixed.measured(args, subset, predictions)
     binary = subset.items[0].label_type is LabelType.BINARY
-    counts = fixed.class_counts(result.errors, subset, binary)
+    counts = certifying.class_counts(result.errors, subset, binary)
     if args.sequential:
         checks: list[Any] = sequential.sequential_checks(args, result, bars).checks
         state, reason = slices.sequential_state(checks)
