@@ -9,10 +9,12 @@ from collections.abc import Collection
 from pathlib import Path
 from typing import Any
 
+from judges.agreement.agreement_settings import OPTIONS, LabelReading
 from judges.cascade.calibration_schema import calibration_text, read_calibration
 from judges.cascade.decision_schema import id_problem
 from judges.cli.agreement_cmd import READ_OWN, add_label_options, label_reading
 from judges.cli.cascade_monitor_cmd import add_monitor, monitor
+from judges.cli.options import add_model_options
 from judges.errors import ConfigError, InputError
 from judges.labels.schema import LabelledSet, LabelType
 from judges.labels.slices import check_slice_field, slice_name
@@ -22,6 +24,7 @@ JUDGES_HELP = (
     "or a judgelab run folder; give one per judge, cheapest first (a bare SOURCE is named after its file, or in "
     "`apply` after the calibration's judge at its place)"
 )
+ONE_METRIC = {"metric": "the metric (default: the labels' one metric)"}  # --metric as a command of one metric says it
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -35,7 +38,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
         "--labels", required=True, metavar="SET_OR_FILE", help="labelled items, as `agreement` reads them"
     )
     calibrate.add_argument("--predictions", required=True, action="append", metavar="NAME=SOURCE", help=JUDGES_HELP)
-    calibrate.add_argument("--metric", metavar="M", help="the metric (default: the labels' one metric)")
+    add_model_options(calibrate, LabelReading, groups={OPTIONS: calibrate}, only=("metric",), helps=ONE_METRIC)
     calibrate.add_argument(
         "--target", type=float, required=True, metavar="A", help="agreement the kept verdicts must reach, e.g. 0.85"
     )
@@ -111,9 +114,10 @@ def read_truth(args: argparse.Namespace) -> tuple[dict[str, float], Any, str, di
     from judges.cascade.verdicts import VerdictRule, item_labels  # defers numpy
 
     field = getattr(args, "slice", None)
-    labels = label_reading(args).open(args.labels, keep=() if field is None else (field,))
+    reading = label_reading(args)
+    labels = reading.open(args.labels, keep=() if field is None else (field,))
     metrics = labels.metrics()
-    metric = args.metric or (metrics[0] if len(metrics) == 1 else None)
+    metric = reading.metric or (metrics[0] if len(metrics) == 1 else None)
     if metric is None:
         raise ConfigError(f"--metric: the labels have several metrics ({', '.join(metrics)}); choose one")
     subset = labels.for_metric(metric)

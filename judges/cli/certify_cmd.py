@@ -8,11 +8,12 @@ from pathlib import Path
 from typing import Any
 
 from judges.agreement import certify as certifying
-from judges.agreement.agreement_settings import AgreementSettings, checked_settings
+from judges.agreement.agreement_settings import CUT, OPTIONS, AgreementSettings, checked_settings
 from judges.agreement.predictions import read_predictions
 from judges.cli import sequential_cmd as sequential
 from judges.cli.agreement_cmd import add_label_options, label_reading
-from judges.cli.cascade_cmd import labels_sha256
+from judges.cli.cascade_cmd import ONE_METRIC, labels_sha256
+from judges.cli.options import add_model_options, given_fields
 from judges.config.judge import JudgeConfig
 from judges.errors import ConfigError
 from judges.files.checked import read_json_file
@@ -20,12 +21,15 @@ from judges.labels.schema import LabelledSet, LabelType
 from judges.runs.folder import default_run_dir
 from judges.runs.run import Run
 from judges.runs.run_identity import source_identity
-from judges.stats.resampling import RESAMPLES
 from judges.tuning.manifest import MANIFEST_NAME, read_manifest
 
+# the measuring flags of the certify mode, made from agreement's settings (their defaults the model's); a command's
+# own wording where the field means more there than here
+MEASURING = ("metric", "policy", "resamples", "id_field", "score_field", "higher_is_better", "threshold")
+WORDING = {**ONE_METRIC, "threshold": "cut of a continuous score on binary labels"}
 CERTIFY_ONLY = (
-    *("predictions", "min_recall", "chosen_by", "columns", "label_map", "label_type", "scale", "metric"),
-    *("threshold", "policy", "id_field", "score_field", "lower_is_better", "resamples", "sequential", "slice"),
+    *("predictions", "min_recall", "chosen_by", "columns", "label_map", "label_type", "scale", *MEASURING),
+    *("sequential", "slice"),
 )
 GATE_ONLY = {"tests": "--tests", "limit": "--limit", "max": "--max", "config": "--config", "junit": "--junit"}
 GATE_ONLY |= {"dry_run": "--dry-run", "baseline": "--baseline"}
@@ -58,18 +62,8 @@ def add_certify_options(parser: argparse.ArgumentParser) -> None:
         help="certified only when every slice of the labels by FIELD (metric, system, domain: any label field or "
         "column) reaches every bar (an intersection-union test, each slice at 95%%); the pooled figure beside",
     )
-    group.add_argument("--metric", metavar="M", help="the metric (default: the labels' one metric)")
-    group.add_argument("--threshold", type=float, metavar="T", help="cut of a continuous score on binary labels")
-    group.add_argument(
-        "--policy", choices=["exclude", "wrong", "impute"], help="null, failed and missing outcomes (default exclude)"
-    )
-    group.add_argument("--id-field", metavar="FIELD", help="prediction id field (default id)")
-    group.add_argument("--score-field", metavar="FIELD", help="prediction score field (default score)")
-    group.add_argument(
-        "--lower-is-better", action="store_true", default=None, help="a lower judge score means a better answer"
-    )
-    group.add_argument(
-        "--resamples", type=int, metavar="N", help=f"bootstrap resamples for --min (default {RESAMPLES})"
+    add_model_options(
+        parser, AgreementSettings, groups=dict.fromkeys((OPTIONS, CUT), group), only=MEASURING, helps=WORDING
     )
     group.add_argument(
         "--chosen-by",
@@ -84,7 +78,7 @@ def add_certify_options(parser: argparse.ArgumentParser) -> None:
 def check_mode(args: argparse.Namespace) -> None:
     """One line when flags of the two modes are mixed (the unit-test gate, or certifying on --labels)."""
     if args.labels is None:
-        given = [f"--{name.replace('_', '-')}" for name in CERTIFY_ONLY if getattr(args, name, None) is not None]
+        given = [flag_given(args, name) for name in CERTIFY_ONLY if getattr(args, name, None) is not None]
         if given:
             raise ConfigError(f"{', '.join(given)}: only with --labels (certifying a judge's outputs on labels)")
         return
@@ -101,6 +95,19 @@ def check_mode(args: argparse.Namespace) -> None:
         raise ConfigError("--labels needs --predictions SOURCE (a predictions file or a run folder)")
     if args.min_recall is not None and not 0 < args.min_recall <= 1:
         raise ConfigError(f"--min-recall: a rate in (0, 1], e.g. 0.8; got {args.min_recall:g}")
+
+
+def flag_given(args: argparse.Namespace, name: str) -> str:
+    """The flag that set `name` (`--lower-is-better` for a judge's direction turned)."""
+    if name == "higher_is_better" and not args.higher_is_better:
+        return "--lower-is-better"
+    return f"--{name.replace('_', '-')}"
+
+
+def certify_settings(args: argparse.Namespace) -> AgreementSettings:
+    """How the flags given measure the judge's outputs on the labels (a flag not given: the model's default), checked
+    as `judgelab agreement` checks its own."""
+    return checked_settings(AgreementSettings, given_fields(args, AgreementSettings))
 
 
 def statistic_bars(texts: list[str] | None, flag: str = "--min") -> dict[str, float]:
@@ -157,8 +164,9 @@ def opened(args: argparse.Namespace, texts: list[str] | None, keep: tuple[str, .
     """The bars, the labels of the one metric, whether they are binary, and the judge's outputs on them."""
     check_mode(args)
     bars = statistic_bars(texts)
+    settings = certify_settings(args)
     labels = label_reading(args).open(args.labels, keep=keep)
-    metrics = [args.metric] if args.metric else labels.metrics()
+    metrics = [settings.metric] if settings.metric else labels.metrics()
     if len(metrics) != 1:
         raise ConfigError(f"--metric: the labels have several metrics ({', '.join(metrics)}); choose one")
     subset = labels.for_metric(metrics[0])
@@ -169,8 +177,8 @@ def opened(args: argparse.Namespace, texts: list[str] | None, keep: tuple[str, .
         raise ConfigError("nothing to certify: give --min-recall R (binary labels) or --min STAT=VALUE")
     predictions = read_predictions(
         args.predictions,
-        id_field=args.id_field or "id",
-        score_field=args.score_field or "score",
+        id_field=settings.id_field,
+        score_field=settings.score_field,
         metric=metrics[0],
         scale=subset.items[0].scale,
     )
@@ -179,10 +187,7 @@ def opened(args: argparse.Namespace, texts: list[str] | None, keep: tuple[str, .
 
 def measured(args: argparse.Namespace, subset: LabelledSet, predictions: Any) -> Any:
     """The judge's agreement with the labels, its bootstrap intervals at the level of a one-sided 95% bound."""
-    measuring = {"policy": args.policy or "exclude", "threshold": args.threshold, "resamples": args.resamples}
-    measuring |= {"higher_is_better": not args.lower_is_better, "seed": getattr(args, "seed", None)}
-    given = {k: v for k, v in measuring.items() if v is not None}
-    return certifying.measured(subset, predictions, checked_settings(AgreementSettings, given))
+    return certifying.measured(subset, predictions, certify_settings(args))
 
 
 def bound_checks(args: argparse.Namespace, result: Any, subset: LabelledSet, bars: dict[str, float]) -> list[Any]:
