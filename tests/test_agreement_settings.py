@@ -5,6 +5,7 @@ leaderboard `labels` evaluation."""
 from __future__ import annotations
 
 import argparse
+import json
 
 import pytest
 from conftest import ROOT, write_jsonl
@@ -170,11 +171,26 @@ def test_the_measuring_flags_of_validate_are_agreements_own() -> None:
     assert "(default 1000)" in shown["--resamples"].help and "(default exclude)" in shown["--policy"].help
 
 
-def test_the_metric_flag_of_cascade_calibrate_is_agreements_own() -> None:
-    metric = flags(command("cascade", "calibrate"))["--metric"]
-    assert metric == AGREEMENT_FLAGS["--metric"]
+def test_the_metric_and_cut_flags_of_cascade_calibrate_are_agreements_own() -> None:
     calibrate = command("cascade", "calibrate")
-    assert next(a for a in calibrate._actions if a.dest == "metric").default == argparse.SUPPRESS
+    assert {flag: flags(calibrate)[flag] for flag in ("--metric", "--threshold")} == {
+        flag: AGREEMENT_FLAGS[flag] for flag in ("--metric", "--threshold")
+    }
+    shown = {a.dest: a for a in calibrate._actions}
+    assert shown["metric"].default == shown["threshold"].default == argparse.SUPPRESS
+    assert shown["threshold"].help == "cut of a probability score, binary labels (0.5)"  # its own default: a verdict's
+
+
+def test_cascade_calibrate_cuts_a_probability_at_one_half_unless_told(tmp_path, capsys) -> None:
+    labels = write_jsonl(tmp_path / "l.jsonl", [{"id": f"i{n}", "metric": "m", "label": n % 2} for n in range(60)])
+    scores = write_jsonl(tmp_path / "p.jsonl", [{"id": f"i{n}", "score": 0.6 if n % 2 else 0.4} for n in range(60)])
+    cuts = {}
+    for given in ([], ["--threshold", "0.7"]):
+        out = tmp_path / f"c{len(given)}"
+        argv = ["cascade", "calibrate", "--labels", str(labels), "--predictions", f"j={scores}", "--target", "0.8"]
+        assert main([*argv, "--label-type", "binary", *given, "--out", str(out)]) == 0, capsys.readouterr().err
+        cuts[tuple(given)] = json.loads((out / "calibration.json").read_text())["cut"]
+    assert cuts == {(): 0.5, ("--threshold", "0.7"): 0.7}
 
 
 def test_validate_without_labels_names_a_measuring_flag_as_given(tmp_path, capsys) -> None:
