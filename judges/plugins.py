@@ -55,10 +55,9 @@ COMMAND_TABLE = "judges.cli.command_table"
 METRIC_FAMILIES = "judges.rag"
 
 # The built-ins, as the entry points a package would declare (judgelab's own, registered in code so that a source
-# checkout on PYTHONPATH behaves like the installed wheel).
-BUILTINS: dict[
-    str, dict[str, str]
-] = {  # and the metric families and commands (`builtin_metric_families`, `builtin_commands`)
+# checkout on PYTHONPATH behaves like the installed wheel); the metric families and the commands are found where they
+# are declared (`builtin_metric_families`, `builtin_commands`).
+BUILTINS: dict[str, dict[str, str]] = {
     "probes": {
         "shuffle_references": "judges.probes.order:ShuffleReferences",
         "swap_answers": "judges.probes.order:SwapAnswers",
