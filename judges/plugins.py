@@ -16,6 +16,8 @@ The groups and what a target is:
 - `judgelab.pages`: a function `(run, folder)` writing one page of a run folder beside run.json (summary.md, ...);
 - `judgelab.commands`: a command of the CLI, a module (or object) with `configure(parser)` (its options), `run(args)`
   (the work, returning the exit code) and `HELP` (one line); `judgelab NAME` runs it.
+judgelab's own commands are declared once, with their help lines, in `judges.cli.command_table`. A package's entry
+whose name is already taken (a built-in's) is refused with one warning line naming both; the built-in is kept.
 A name that is not in a group is a ConfigError with "did you mean"; a target whose import fails names the pip
 extra that provides the missing module (the way lm-evaluation-harness and inspect_ai report a missing provider).
 Another package's entry that fails to import (any exception, and SystemExit or KeyboardInterrupt from its own code:
@@ -43,20 +45,9 @@ from judges.errors import ConfigError, JudgelabError
 
 GROUPS = ("metrics", "probes", "executors", "backends", "kinds", "pages", "commands")
 
-# judgelab's own commands: each is the module judges.cli.<name>_cmd
-BUILTIN_COMMANDS = [
-    "meta-eval",
-    "evaluate",
-    "check-tests",
-    "plot",
-    "metrics",
-    "agreement",
-    "cascade",
-    "validate",
-    "compare",
-    "show",
-]
-BUILTIN_COMMANDS += ["leaderboard", "publish", "label", "tune", "probe", "view", "data"]
+# judgelab's own commands: the table of judges/cli/command_table.py (name, module, help line), read at the group's
+# first use (`builtin_commands`); a new built-in command is one line there
+COMMAND_TABLE = "judges.cli.command_table"
 
 # judgelab's own metric families: each module of judges/rag/ named `<family>_specs` (light to import: its `specs()`
 # lists the family's metrics, their functions lazy "module:function" strings) registers its family, at the place its
@@ -64,8 +55,9 @@ BUILTIN_COMMANDS += ["leaderboard", "publish", "label", "tune", "probe", "view",
 METRIC_FAMILIES = "judges.rag"
 
 # The built-ins, as the entry points a package would declare (judgelab's own, registered in code so that a source
-# checkout on PYTHONPATH behaves like the installed wheel).
-BUILTINS: dict[str, dict[str, str]] = {  # and the metric families, found in judges/rag/ (`builtin_metric_families`)
+# checkout on PYTHONPATH behaves like the installed wheel); the metric families and the commands are found where they
+# are declared (`builtin_metric_families`, `builtin_commands`).
+BUILTINS: dict[str, dict[str, str]] = {
     "probes": {
         "shuffle_references": "judges.probes.order:ShuffleReferences",
         "swap_answers": "judges.probes.order:SwapAnswers",
@@ -95,7 +87,6 @@ BUILTINS: dict[str, dict[str, str]] = {  # and the metric families, found in jud
         "summary.md": "judges.render.summary_md:write_summary",
         "report.html": "judges.render.report_html:write_report",
     },
-    "commands": {name: f"judges.cli.{name.replace('-', '_')}_cmd" for name in BUILTIN_COMMANDS},
 }
 
 # A third-party module a built-in target needs -> the pip extra that installs it
@@ -116,6 +107,11 @@ class Entry:
         where = f"package {self.package}" if self.package else "judgelab"
         return f"{where}, entry point judgelab.{self.group} {self.name!r} ({self.target})"
 
+    def owner(self) -> str:
+        """Whose name this is, for a refused entry of the same name: judgelab's built-in, or a package's."""
+        whose = f"package {self.package}'s" if self.package else "judgelab's built-in"
+        return f"{whose} {self.group.rstrip('s')} ({self.target})"
+
 
 class PluginError(ConfigError):
     """Another package's entry point that cannot be loaded or gives the wrong type: only its own names fail."""
@@ -124,16 +120,27 @@ class PluginError(ConfigError):
 @functools.cache
 def entries(group: str) -> dict[str, Entry]:
     """Name -> entry for every name of `judgelab.<group>`, from the metadata alone (nothing is imported): the
-    built-ins, then the installed packages' (a package's entry replaces a built-in of the same name)."""
+    built-ins, then the installed packages'. A package's entry whose name is a built-in's (or another package's
+    already read) is refused with one warning line naming both; the name keeps its first entry."""
     if group not in GROUPS:
         raise ValueError(f"unknown plug-in group {group!r}")
-    own = builtin_metric_families() if group == "metrics" else BUILTINS[group]
+    own = {"metrics": builtin_metric_families, "commands": builtin_commands}.get(group, lambda: BUILTINS[group])()
     found = {name: Entry(group, name, target) for name, target in own.items()}
     for point in entry_points(group=f"judgelab.{group}"):
         dist = point.dist
         package = f"{dist.name} {dist.version}" if dist is not None else "(unnamed)"
-        found[point.name] = Entry(group, point.name, point.value, package)
+        entry = Entry(group, point.name, point.value, package)
+        if point.name in found:  # the built-in (or the first package) keeps its name
+            _warn_once(f"{entry.describe()} refused: {point.name!r} is {found[point.name].owner()}, which is kept")
+            continue
+        found[point.name] = entry
     return found
+
+
+def builtin_commands() -> dict[str, str]:
+    """Command -> its module, from judgelab's table of commands (judges/cli/command_table.py), in its order."""
+    table = importlib.import_module(COMMAND_TABLE).COMMANDS
+    return {command.name: command.module for command in table}
 
 
 def builtin_metric_families() -> dict[str, str]:
@@ -239,12 +246,12 @@ def load_each(group: str, make: Callable[[str, Any], Any] = lambda name, target:
 
 def warn(err: PluginError) -> None:
     """A broken package's entry passed over: one line on stderr, once in a process however often it is passed."""
-    _warn_once(str(err))
+    _warn_once(f"{err}; its names are left out")
 
 
 @functools.cache
 def _warn_once(message: str) -> None:
-    print(f"judgelab: warning: {message}; its names are left out", file=sys.stderr)
+    print(f"judgelab: warning: {message}", file=sys.stderr)
 
 
 def one_line(err: BaseException) -> str:

@@ -5,6 +5,7 @@ leaderboard `labels` evaluation."""
 from __future__ import annotations
 
 import argparse
+import json
 
 import pytest
 from conftest import ROOT, write_jsonl
@@ -63,9 +64,10 @@ def flags(parser: argparse.ArgumentParser) -> dict[str, tuple[object, ...]]:
         if not action.option_strings or isinstance(action, argparse._HelpAction):
             continue
         default = action.default
-        if default == argparse.SUPPRESS:
+        if default == argparse.SUPPRESS and action.dest in AgreementSettings.model_fields:
             default = AgreementSettings.model_fields[action.dest].default
-        out[action.option_strings[0]] = (action.dest, default, action.choices, action.metavar, ACTIONS[type(action)])
+        kind = ACTIONS.get(type(action), type(action).__name__)
+        out[action.option_strings[0]] = (action.dest, default, action.choices, action.metavar, kind)
     return out
 
 
@@ -146,3 +148,66 @@ def test_a_bad_agreement_setting_is_one_line_naming_its_flag(tmp_path, capsys, a
     assert main(["agreement", "--labels", str(labels), "--predictions", str(labels), *argv]) == 2
     err = capsys.readouterr().err
     assert err.startswith(f"judgelab: error: {message}") and err.count("\n") == 1
+
+
+# `validate --labels` measures the judge's outputs as `agreement` does: these flags are agreement's own (a command's
+# own wording aside), their defaults the model's, a flag not given leaving its field unset
+VALIDATE_MEASURING = ("--metric", "--policy", "--resamples", "--id-field", "--score-field", "--threshold")
+VALIDATE_MEASURING += ("--higher-is-better", "--lower-is-better", "--columns", "--label-map", "--label-type", "--scale")
+OWN_WORDING = {"--metric", "--threshold"}  # validate takes one metric; the cut of a continuous score is its only use
+
+
+def test_the_measuring_flags_of_validate_are_agreements_own() -> None:
+    ours, theirs = command("agreement"), command("validate")
+    mine = {a.option_strings[0]: a for a in ours._actions if a.option_strings}
+    shown = {a.option_strings[0]: a for a in theirs._actions if a.option_strings}
+    assert {flag: flags(theirs)[flag] for flag in VALIDATE_MEASURING} == {
+        flag: AGREEMENT_FLAGS[flag] for flag in VALIDATE_MEASURING
+    }
+    for flag in VALIDATE_MEASURING:
+        assert shown[flag].default == argparse.SUPPRESS, flag  # the model's default, written once
+        assert flag in OWN_WORDING or shown[flag].help == mine[flag].help, flag
+    assert shown["--metric"].help == "the metric (default: the labels' one metric)"
+    assert "(default 1000)" in shown["--resamples"].help and "(default exclude)" in shown["--policy"].help
+
+
+def test_the_metric_and_cut_flags_of_cascade_calibrate_are_agreements_own() -> None:
+    calibrate = command("cascade", "calibrate")
+    assert {flag: flags(calibrate)[flag] for flag in ("--metric", "--threshold")} == {
+        flag: AGREEMENT_FLAGS[flag] for flag in ("--metric", "--threshold")
+    }
+    shown = {a.dest: a for a in calibrate._actions}
+    assert shown["metric"].default == shown["threshold"].default == argparse.SUPPRESS
+    assert shown["threshold"].help == "cut of a probability score, binary labels (0.5)"  # its own default: a verdict's
+
+
+def test_cascade_calibrate_cuts_a_probability_at_one_half_unless_told(tmp_path, capsys) -> None:
+    labels = write_jsonl(tmp_path / "l.jsonl", [{"id": f"i{n}", "metric": "m", "label": n % 2} for n in range(60)])
+    scores = write_jsonl(tmp_path / "p.jsonl", [{"id": f"i{n}", "score": 0.6 if n % 2 else 0.4} for n in range(60)])
+    cuts = {}
+    for given in ([], ["--threshold", "0.7"]):
+        out = tmp_path / f"c{len(given)}"
+        argv = ["cascade", "calibrate", "--labels", str(labels), "--predictions", f"j={scores}", "--target", "0.8"]
+        assert main([*argv, "--label-type", "binary", *given, "--out", str(out)]) == 0, capsys.readouterr().err
+        cuts[tuple(given)] = json.loads((out / "calibration.json").read_text())["cut"]
+    assert cuts == {(): 0.5, ("--threshold", "0.7"): 0.7}
+
+
+def test_validate_without_labels_names_a_measuring_flag_as_given(tmp_path, capsys) -> None:
+    assert main(["validate", "--lower-is-better", "--policy", "wrong", "--min", "total=0.5"]) == 2
+    assert capsys.readouterr().err == (
+        "judgelab: error: --policy, --lower-is-better: only with --labels (certifying a judge's outputs on labels)\n"
+    )
+
+
+def test_validate_reads_a_score_field_pair_and_a_lower_is_better_judge_as_agreement_does(tmp_path, capsys) -> None:
+    labels = write_jsonl(
+        tmp_path / "labels.jsonl",
+        [{"id": f"i{n}", "metric": "faithfulness", "label": n % 2} for n in range(40)],
+    )
+    # a hallucination flag under a nested field: 1 means unfaithful, so lower is better
+    predictions = write_jsonl(tmp_path / "p.jsonl", [{"id": f"i{n}", "out": {"flag": 1 - n % 2}} for n in range(40)])
+    argv = ["validate", "--labels", str(labels), "--predictions", str(predictions), "--label-type", "binary"]
+    argv += ["--score-field", "out.flag", "--lower-is-better", "--min-recall", "0.8", "--out", str(tmp_path / "c")]
+    assert main(argv) == 0, capsys.readouterr().err
+    assert capsys.readouterr().out.splitlines()[-1].startswith("CERTIFIED: 2/2 bounds reach their bars")

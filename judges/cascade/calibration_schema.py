@@ -18,6 +18,8 @@ from judges.files.checked import read_json_file
 from judges.records.judge_identity import JudgeIdentity
 from judges.secrets import MASK, is_credential_key, is_credential_param, scrub_text
 
+DEFAULT_CUT = 0.5  # the cut of a probability score into the two classes of binary labels (`--threshold`)
+
 FORMAT_VERSION = 2  # calibration.json's layout (2: each judge's identity); a reader refuses a version it does not know
 MAX_NAME = 100  # characters of a judge's name (it names a folder of `evaluate --cascade`)
 

@@ -10,10 +10,9 @@ import numpy as np
 
 from judges.agreement.label_rows import grouped, majority_labels
 from judges.agreement.predictions import Prediction
+from judges.cascade.calibration_schema import DEFAULT_CUT
 from judges.errors import ConfigError
 from judges.labels.schema import LabelledSet, LabelType
-
-DEFAULT_CUT = 0.5  # the cut of a probability score into the two classes of binary labels (`--threshold`)
 
 
 @dataclass(frozen=True)

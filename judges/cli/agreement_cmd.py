@@ -17,6 +17,7 @@ from judges.agreement.agreement_settings import (
 )
 from judges.agreement.pairwise_formats import FORMATS, detect_spec
 from judges.agreement.predictions import Predictions, read_predictions
+from judges.cascade.calibration_schema import DEFAULT_CUT
 from judges.cli.options import add_model_options, given_fields
 from judges.errors import ConfigError, InputError
 from judges.labels.schema import LabelledSet, LabelType
@@ -203,7 +204,7 @@ def stated_calibration(subset: LabelledSet, predictions: Any, metric: str, cut: 
     label_type = subset.items[0].label_type
     if label_type is LabelType.CONTINUOUS or not predictions.may_state_confidence():
         return None
-    rule = VerdictRule(label_type, 0.5 if cut is None else cut)
+    rule = VerdictRule(label_type, DEFAULT_CUT if cut is None else cut)
     confidences, agreed = [], []
     for item_id, label in item_labels(subset).items():
         prediction = predictions.get(item_id, metric)

@@ -9,10 +9,12 @@ from collections.abc import Collection
 from pathlib import Path
 from typing import Any
 
-from judges.cascade.calibration_schema import calibration_text, read_calibration
+from judges.agreement.agreement_settings import CUT, OPTIONS, AgreementSettings, LabelReading, checked_settings
+from judges.cascade.calibration_schema import DEFAULT_CUT, calibration_text, read_calibration
 from judges.cascade.decision_schema import id_problem
 from judges.cli.agreement_cmd import READ_OWN, add_label_options, label_reading
 from judges.cli.cascade_monitor_cmd import add_monitor, monitor
+from judges.cli.options import add_model_options, given_fields
 from judges.errors import ConfigError, InputError
 from judges.labels.schema import LabelledSet, LabelType
 from judges.labels.slices import check_slice_field, slice_name
@@ -22,6 +24,8 @@ JUDGES_HELP = (
     "or a judgelab run folder; give one per judge, cheapest first (a bare SOURCE is named after its file, or in "
     "`apply` after the calibration's judge at its place)"
 )
+ONE_METRIC = {"metric": "the metric (default: the labels' one metric)"}  # --metric as a command of one metric says it
+PROBABILITY_CUT = {"threshold": f"cut of a probability score, binary labels ({DEFAULT_CUT})"}
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -35,16 +39,14 @@ def configure(parser: argparse.ArgumentParser) -> None:
         "--labels", required=True, metavar="SET_OR_FILE", help="labelled items, as `agreement` reads them"
     )
     calibrate.add_argument("--predictions", required=True, action="append", metavar="NAME=SOURCE", help=JUDGES_HELP)
-    calibrate.add_argument("--metric", metavar="M", help="the metric (default: the labels' one metric)")
+    add_model_options(calibrate, LabelReading, groups={OPTIONS: calibrate}, only=("metric",), helps=ONE_METRIC)
     calibrate.add_argument(
         "--target", type=float, required=True, metavar="A", help="agreement the kept verdicts must reach, e.g. 0.85"
     )
     calibrate.add_argument(
         "--delta", type=float, default=0.1, metavar="D", help="the chance the guarantee may fail (default 0.1)"
     )
-    calibrate.add_argument(
-        "--threshold", type=float, default=0.5, metavar="T", help="cut of a probability score, binary labels (0.5)"
-    )
+    add_model_options(calibrate, AgreementSettings, groups={CUT: calibrate}, only=("threshold",), helps=PROBABILITY_CUT)
     calibrate.add_argument(
         "--min-kept", type=int, default=30, metavar="N", help="items the first tested threshold keeps (default 30)"
     )
@@ -111,13 +113,15 @@ def read_truth(args: argparse.Namespace) -> tuple[dict[str, float], Any, str, di
     from judges.cascade.verdicts import VerdictRule, item_labels  # defers numpy
 
     field = getattr(args, "slice", None)
-    labels = label_reading(args).open(args.labels, keep=() if field is None else (field,))
+    reading = label_reading(args)
+    labels = reading.open(args.labels, keep=() if field is None else (field,))
     metrics = labels.metrics()
-    metric = args.metric or (metrics[0] if len(metrics) == 1 else None)
+    metric = reading.metric or (metrics[0] if len(metrics) == 1 else None)
     if metric is None:
         raise ConfigError(f"--metric: the labels have several metrics ({', '.join(metrics)}); choose one")
     subset = labels.for_metric(metric)
-    rule = VerdictRule(subset.items[0].label_type, args.threshold)
+    cut = checked_settings(AgreementSettings, given_fields(args, AgreementSettings)).threshold
+    rule = VerdictRule(subset.items[0].label_type, DEFAULT_CUT if cut is None else cut)
     truth = item_labels(subset)
     for item_id in truth:  # the ids go to decisions.jsonl and the queue: text UTF-8 can write, refused here at once
         if problem := id_problem(item_id):
@@ -147,7 +151,7 @@ def calibrate(args: argparse.Namespace) -> int:
         "target": args.target,
         "delta": args.delta,
         "min_kept": args.min_kept,
-        "cut": args.threshold,
+        "cut": rule.cut,
         "label_type": rule.label_type.value,
         "metric": metric,
     }

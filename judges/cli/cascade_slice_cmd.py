@@ -42,7 +42,7 @@ def calibrate_sliced(
         truths.setdefault(slice_of[item_id], {})[item_id] = label
     steps = calibrate_by_slice(judges, truths, rule, target=args.target, delta=args.delta, min_kept=args.min_kept)
     block = slices_block(args.slice, steps, {name: len(t) for name, t in truths.items()}, args.delta)
-    settings = {"target": args.target, "delta": args.delta, "min_kept": args.min_kept, "cut": args.threshold}
+    settings = {"target": args.target, "delta": args.delta, "min_kept": args.min_kept, "cut": rule.cut}
     settings |= {"label_type": rule.label_type.value, "metric": metric}
     record = calibration_record(next(iter(steps.values())), settings=settings, labels=described)
     count = len(truth)

@@ -7,11 +7,13 @@ import json
 from pathlib import Path
 from typing import Any
 
-from judges.agreement.agreement_settings import AgreementSettings, checked_settings
+from judges.agreement import certify as certifying
+from judges.agreement.agreement_settings import CUT, OPTIONS, AgreementSettings, checked_settings
 from judges.agreement.predictions import read_predictions
 from judges.cli import sequential_cmd as sequential
 from judges.cli.agreement_cmd import add_label_options, label_reading
-from judges.cli.cascade_cmd import labels_sha256
+from judges.cli.cascade_cmd import ONE_METRIC, labels_sha256
+from judges.cli.options import add_model_options, given_fields
 from judges.config.judge import JudgeConfig
 from judges.errors import ConfigError
 from judges.files.checked import read_json_file
@@ -19,12 +21,15 @@ from judges.labels.schema import LabelledSet, LabelType
 from judges.runs.folder import default_run_dir
 from judges.runs.run import Run
 from judges.runs.run_identity import source_identity
-from judges.stats.resampling import RESAMPLES
 from judges.tuning.manifest import MANIFEST_NAME, read_manifest
 
+# the measuring flags of the certify mode, made from agreement's settings (their defaults the model's); a command's
+# own wording where the field means more there than here
+MEASURING = ("metric", "policy", "resamples", "id_field", "score_field", "higher_is_better", "threshold")
+WORDING = {**ONE_METRIC, "threshold": "cut of a continuous score on binary labels"}
 CERTIFY_ONLY = (
-    *("predictions", "min_recall", "chosen_by", "columns", "label_map", "label_type", "scale", "metric"),
-    *("threshold", "policy", "id_field", "score_field", "lower_is_better", "resamples", "sequential", "slice"),
+    *("predictions", "min_recall", "chosen_by", "columns", "label_map", "label_type", "scale", *MEASURING),
+    *("sequential", "slice"),
 )
 GATE_ONLY = {"tests": "--tests", "limit": "--limit", "max": "--max", "config": "--config", "junit": "--junit"}
 GATE_ONLY |= {"dry_run": "--dry-run", "baseline": "--baseline"}
@@ -57,18 +62,8 @@ def add_certify_options(parser: argparse.ArgumentParser) -> None:
         help="certified only when every slice of the labels by FIELD (metric, system, domain: any label field or "
         "column) reaches every bar (an intersection-union test, each slice at 95%%); the pooled figure beside",
     )
-    group.add_argument("--metric", metavar="M", help="the metric (default: the labels' one metric)")
-    group.add_argument("--threshold", type=float, metavar="T", help="cut of a continuous score on binary labels")
-    group.add_argument(
-        "--policy", choices=["exclude", "wrong", "impute"], help="null, failed and missing outcomes (default exclude)"
-    )
-    group.add_argument("--id-field", metavar="FIELD", help="prediction id field (default id)")
-    group.add_argument("--score-field", metavar="FIELD", help="prediction score field (default score)")
-    group.add_argument(
-        "--lower-is-better", action="store_true", default=None, help="a lower judge score means a better answer"
-    )
-    group.add_argument(
-        "--resamples", type=int, metavar="N", help=f"bootstrap resamples for --min (default {RESAMPLES})"
+    add_model_options(
+        parser, AgreementSettings, groups=dict.fromkeys((OPTIONS, CUT), group), only=MEASURING, helps=WORDING
     )
     group.add_argument(
         "--chosen-by",
@@ -83,7 +78,7 @@ def add_certify_options(parser: argparse.ArgumentParser) -> None:
 def check_mode(args: argparse.Namespace) -> None:
     """One line when flags of the two modes are mixed (the unit-test gate, or certifying on --labels)."""
     if args.labels is None:
-        given = [f"--{name.replace('_', '-')}" for name in CERTIFY_ONLY if getattr(args, name, None) is not None]
+        given = [flag_given(args, name) for name in CERTIFY_ONLY if getattr(args, name, None) is not None]
         if given:
             raise ConfigError(f"{', '.join(given)}: only with --labels (certifying a judge's outputs on labels)")
         return
@@ -100,6 +95,19 @@ def check_mode(args: argparse.Namespace) -> None:
         raise ConfigError("--labels needs --predictions SOURCE (a predictions file or a run folder)")
     if args.min_recall is not None and not 0 < args.min_recall <= 1:
         raise ConfigError(f"--min-recall: a rate in (0, 1], e.g. 0.8; got {args.min_recall:g}")
+
+
+def flag_given(args: argparse.Namespace, name: str) -> str:
+    """The flag that set `name` (`--lower-is-better` for a judge's direction turned)."""
+    if name == "higher_is_better" and not args.higher_is_better:
+        return "--lower-is-better"
+    return f"--{name.replace('_', '-')}"
+
+
+def certify_settings(args: argparse.Namespace) -> AgreementSettings:
+    """How the flags given measure the judge's outputs on the labels (a flag not given: the model's default), checked
+    as `judgelab agreement` checks its own."""
+    return checked_settings(AgreementSettings, given_fields(args, AgreementSettings))
 
 
 def statistic_bars(texts: list[str] | None, flag: str = "--min") -> dict[str, float]:
@@ -120,36 +128,6 @@ def statistic_bars(texts: list[str] | None, flag: str = "--min") -> dict[str, fl
     return bars
 
 
-def class_counts(errors: Any, subset: LabelledSet, binary: bool) -> dict[str, int]:
-    """Label rows per class of binary labels (those the judge's outputs were compared on, else all), else the items."""
-    if not binary:
-        return {"items": len({item.id for item in subset.items})}
-    if errors is not None:
-        (judge0_human0, judge0_human1), (judge1_human0, judge1_human1) = errors.matrix
-        return {"1": judge0_human1 + judge1_human1, "0": judge0_human0 + judge1_human0}
-    labels = [item.label for item in subset.items]
-    return {"1": labels.count(1.0), "0": labels.count(0.0)}
-
-
-def labels_hash_in(data: dict[str, Any]) -> str | None:
-    """The labels' hash a calibration.json or a manifest.json records (`labels.sha256`, or `labels_hash`)."""
-    described = data.get("labels")
-    found = data.get("labels_hash") or (described.get("sha256") if isinstance(described, dict) else None)
-    return found if isinstance(found, str) else None
-
-
-def same_labels(described: Any, spec: str, labels: LabelledSet) -> str | None:
-    """What a record's `labels` entry matches these labels on (its spec, or the same source file), else None."""
-    if not isinstance(described, dict):
-        return None
-    if described.get("spec") == spec:
-        return "spec"
-    source = described.get("source")
-    if source and labels.source and Path(str(source)).resolve() == Path(labels.source).resolve():
-        return "source"
-    return None
-
-
 def reuse_entry(path: Path, spec: str, labels: LabelledSet, sha256: str) -> dict[str, Any]:
     """Whether the labels that chose a tuned folder's prompts, or a cascade's thresholds, are these labels."""
     folder = path if path.is_dir() else path.parent
@@ -162,8 +140,8 @@ def reuse_entry(path: Path, spec: str, labels: LabelledSet, sha256: str) -> dict
         kind = "cascade calibration"
     if not isinstance(data, dict):
         raise ConfigError(f"--chosen-by {path}: neither a tuned prompt folder (manifest.json) nor a calibration.json")
-    recorded = labels_hash_in(data)
-    matched = "sha256" if recorded == sha256 else same_labels(data.get("labels"), spec, labels)
+    recorded = certifying.labels_hash_in(data)
+    matched = "sha256" if recorded == sha256 else certifying.same_labels(data.get("labels"), spec, labels)
     entry: dict[str, Any] = {"path": str(path), "kind": kind, "reused": matched is not None, "matched_on": matched}
     if matched:
         entry["note"] = OPTIMISTIC[kind]
@@ -182,35 +160,13 @@ def reuse_of(args: argparse.Namespace, labels: LabelledSet, sha256: str) -> list
     return [reuse_entry(path, args.labels, labels, sha256) for path in paths]
 
 
-def verdict(checks: list[Any]) -> str:
-    """Certified (every bound reaches its bar), "not certified" (a bar is missed), else "undecided" (a bar these
-    labels cannot decide: too few of a class, or a statistic undefined on them)."""
-    if all(check.passed for check in checks):
-        return "certified"
-    return "undecided" if all(check.passed or check.undecided for check in checks) else "not certified"
-
-
-def verdict_line(checks: list[Any], written: str) -> str:
-    """The last line: certified, not or undecided, and the labels that would decide every missed bar (or that none
-    would)."""
-    missed = [check for check in checks if not check.passed]
-    head = f"{verdict(checks).upper()}: {len(checks) - len(missed)}/{len(checks)} bounds reach their bars"
-    more = [check.more_labels() for check in missed]
-    if missed and None in more:
-        head += "; no number of labels would decide every bar at the observed rates"
-    elif missed and max(m for m in more if m is not None) == 0:
-        head += "; decided now: more labels would not change it"
-    elif missed:
-        head += f"; about {max(m for m in more if m is not None)} more labels, at the observed rates, would decide them"
-    return f"{head}; wrote {written}"
-
-
 def opened(args: argparse.Namespace, texts: list[str] | None, keep: tuple[str, ...] = ()) -> tuple[Any, ...]:
     """The bars, the labels of the one metric, whether they are binary, and the judge's outputs on them."""
     check_mode(args)
     bars = statistic_bars(texts)
+    settings = certify_settings(args)
     labels = label_reading(args).open(args.labels, keep=keep)
-    metrics = [args.metric] if args.metric else labels.metrics()
+    metrics = [settings.metric] if settings.metric else labels.metrics()
     if len(metrics) != 1:
         raise ConfigError(f"--metric: the labels have several metrics ({', '.join(metrics)}); choose one")
     subset = labels.for_metric(metrics[0])
@@ -221,8 +177,8 @@ def opened(args: argparse.Namespace, texts: list[str] | None, keep: tuple[str, .
         raise ConfigError("nothing to certify: give --min-recall R (binary labels) or --min STAT=VALUE")
     predictions = read_predictions(
         args.predictions,
-        id_field=args.id_field or "id",
-        score_field=args.score_field or "score",
+        id_field=settings.id_field,
+        score_field=settings.score_field,
         metric=metrics[0],
         scale=subset.items[0].scale,
     )
@@ -231,34 +187,16 @@ def opened(args: argparse.Namespace, texts: list[str] | None, keep: tuple[str, .
 
 def measured(args: argparse.Namespace, subset: LabelledSet, predictions: Any) -> Any:
     """The judge's agreement with the labels, its bootstrap intervals at the level of a one-sided 95% bound."""
-    from judges.agreement import certification as bounds  # defers numpy
-    from judges.agreement.measure import measure  # defers numpy
-
-    measuring = {"policy": args.policy or "exclude", "threshold": args.threshold, "resamples": args.resamples}
-    measuring |= {"higher_is_better": not args.lower_is_better, "seed": getattr(args, "seed", None)}
-    given = {k: v for k, v in measuring.items() if v is not None} | {"confidence": bounds.TWO_SIDED_FOR_BOOTSTRAP}
-    return measure(subset, predictions, checked_settings(AgreementSettings, given))
+    return certifying.measured(subset, predictions, certify_settings(args))
 
 
 def bound_checks(args: argparse.Namespace, result: Any, subset: LabelledSet, bars: dict[str, float]) -> list[Any]:
-    """Every bar's check on these labels (the recalls' exact bounds, the --min bootstrap bounds), settled by the
-    labels per class."""
-    from judges.agreement import certification as bounds  # defers numpy
-
-    checks = []
-    if args.min_recall is not None:
-        if result.errors is None:
-            raise ConfigError("the judge's scores are not 0/1 grades: give --threshold T to cut them")
-        checks += bounds.recall_checks(result.errors, args.min_recall)
-    checks += bounds.statistic_checks(result.figures(), bars)
-    classes = class_counts(result.errors, subset, subset.items[0].label_type is LabelType.BINARY)
-    return [bounds.settle(check, classes) for check in checks]
+    """Every bar's check on these labels, settled by the labels per class (`judges.agreement.certify`)."""
+    return certifying.bound_checks(result, subset, bars, args.min_recall)
 
 
 def certify(args: argparse.Namespace, texts: list[str] | None) -> int:
     """Certify the judge's outputs on the labels; 0 when every bound reaches its bar, 1 when one misses."""
-    from judges.agreement import certification as bounds  # defers numpy
-
     bars, subset, metric, _, predictions = opened(args, texts)
     result = measured(args, subset, predictions)
     sha256 = labels_sha256(subset)
@@ -269,22 +207,14 @@ def certify(args: argparse.Namespace, texts: list[str] | None) -> int:
         described |= {"reused": reuse_of(args, subset, sha256), "agreement": result.to_dict()}
         return sequential.certify_sequential(args, subset, result, bars, described)
     checks = bound_checks(args, result, subset, bars)
-    certified = all(check.passed for check in checks)
-    record = {
-        "certified": certified,
-        "verdict": verdict(checks),
-        "fewest_labels_per_class": bounds.FEWEST_PER_CLASS,
-        "level": f"one-sided {bounds.LEVEL:.0%} lower bounds",
-        "checks": [check.to_dict() for check in checks],
+    described = {
         "labels": {"name": subset.name, "spec": args.labels, "source": subset.source, "sha256": sha256},
         "predictions": {"source": args.predictions, "metric": metric},
         "judge_identity": source_identity(args.predictions).to_json(),  # who judged (a file: null fields)
         "reused": reuse_of(args, subset, sha256),
-        "agreement": result.to_dict(),
     }
     _, order = sequential.order_record(subset)  # the labels in order: a later validate sees them extended
-    rows = 0 if result.rows is None else int(result.rows.human.size)
-    record |= {"mode": "fixed", "labels_seen": rows, "decided_at": rows, "labels_order": order}
+    record = certifying.certification_record(checks, result, described, order)
     out = Path(args.out) if args.out else default_run_dir(Path("results/runs"), "certify", subset.name)
     note = sequential.extension_note(subset, out)
     out.mkdir(parents=True, exist_ok=True)
@@ -296,5 +226,5 @@ def certify(args: argparse.Namespace, texts: list[str] | None) -> int:
             print(f"reused: {entry['kind']} {entry['path']} ({entry['note']})")
     if note:
         print(note)
-    print(verdict_line(checks, f"{out}/certification.json"))
-    return 0 if certified else 1
+    print(certifying.verdict_line(checks, f"{out}/certification.json"))
+    return 0 if record["certified"] else 1

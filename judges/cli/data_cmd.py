@@ -11,8 +11,6 @@ from judges.labels.data_fetch import MIRROR_VAR, fetch, present
 from judges.labels.dataset_registry import DataSet, registry
 from judges.labels.shared import ENV_VAR, HOME_VAR, data_home, dataset_roots, find_folder
 
-HELP = "list the public labelled sets and fetch one by name (pinned, sha256 checked)"
-
 
 def configure(parser: argparse.ArgumentParser) -> None:
     """The subcommands and their options."""

@@ -3,7 +3,8 @@ turns user errors into one line.
 
 A command is a module with `configure(parser)` (its options; imports nothing heavy), `run(args)` (the work,
 returning the exit code) and `HELP`, registered under `judgelab.commands` like another package's command (judgelab's
-own in `judges.plugins.BUILTINS`); only the module of the command that runs (or shows its help) is imported."""
+own declared once, with their help lines, in `judges.cli.command_table`); only the module of the command that runs
+(or shows its help) is imported."""
 
 from __future__ import annotations
 
@@ -13,32 +14,12 @@ import sys
 from collections.abc import Sequence
 from typing import NoReturn
 
+from judges.cli.command_table import COMMANDS
 from judges.cli.early_checks import check_args
 from judges.errors import JudgelabError
 from judges.plugins import entries, load, names
 from judges.secrets import scrub_text
 from judges.version import __version__
-
-# the built-in commands' one-line help, so that `judgelab --help` imports none of them (a plug-in command's is its HELP)
-HELP = {
-    "meta-eval": "score a judge against unit tests",
-    "evaluate": "grade your own grounded-QA JSONL with a judge (no conditions)",
-    "check-tests": "validate unit-test files (structure, conditions, citations)",
-    "plot": "draw the result-matrix plot of a run folder",
-    "metrics": "run RAG-suite metrics (Ragas, TRACe, LlamaIndex, RAGChecker, ...) on a dataset",
-    "agreement": "score a judge's outputs against human labels (with intervals)",
-    "cascade": "calibrate judges to keep only the verdicts they can vouch for (a guarantee); apply it, escalating the rest",
-    "validate": "gate a judge: exit non-zero when it misses a bar (JUnit XML too)",
-    "compare": "what changed between runs: flipped tests, train vs test pass rates",
-    "show": "open a run folder's report.html (--serve to serve it, --print for the summary)",
-    "leaderboard": "rank candidate judges per metric from a config; write the pages",
-    "publish": "push a leaderboard folder to a Hugging Face Hub dataset repo",
-    "label": "human labels for your own data: select items, label them blind, export/import",
-    "tune": "search prompt variants on the train split; report the tuned prompts once on test",
-    "probe": "perturb samples (bias probes) and report how often the judge's grade held",
-    "view": "browse every run folder and leaderboard under a folder, locally and read-only",
-    "data": "list the public labelled sets and fetch one by name (pinned, sha256 checked)",
-}
 
 
 def commands() -> list[str]:
@@ -47,11 +28,12 @@ def commands() -> list[str]:
 
 
 def command_help(name: str) -> str:
-    """A command's one line: a built-in's from HELP; a plug-in's without importing it (its package named)."""
-    if name in HELP:
-        return HELP[name]
-    package = entries("commands")[name].package
-    return f"a plug-in command ({package})" if package else "a plug-in command"
+    """A command's one line: a built-in's from the table of commands; a plug-in's without importing it (its package
+    named)."""
+    entry = entries("commands")[name]
+    if entry.package is None:
+        return next(command.help for command in COMMANDS if command.name == name)
+    return f"a plug-in command ({entry.package})"
 
 
 class OneLineParser(argparse.ArgumentParser):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import sys
 import types
 import typing
@@ -44,6 +45,7 @@ def add_model_options(
     groups: dict[str, Any] | None = None,
     only: Sequence[str] | None = None,
     choices: dict[str, Sequence[str]] | None = None,
+    helps: dict[str, str] | None = None,
 ) -> dict[str, Any]:
     """One flag per field of `model` that has `Cli` metadata (`--field-name`), in its `Cli.group` (a container of
     `groups` by that name, else a new section); `only` some fields, `choices` narrowing a field's for one command.
@@ -56,6 +58,8 @@ def add_model_options(
             continue
         if cli.group not in groups:
             groups[cli.group] = parser.add_argument_group(cli.group)
+        if helps and name in helps:
+            cli = dataclasses.replace(cli, help=helps[name])
         _add_field_flag(groups[cli.group], name, cli, info, (choices or {}).get(name))
     return groups
 

@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from judges.agreement import certify as certifying
 from judges.agreement import slice_certification as slices
 from judges.agreement.predictions import read_predictions
 from judges.cli import certify_cmd as fixed
@@ -26,7 +27,7 @@ def one_slice(
     """A slice's outcome: its labels per class, every bar checked on its labels alone (in order with --sequential)."""
     result = fixed.measured(args, subset, predictions)
     binary = subset.items[0].label_type is LabelType.BINARY
-    counts = fixed.class_counts(result.errors, subset, binary)
+    counts = certifying.class_counts(result.errors, subset, binary)
     if args.sequential:
         checks: list[Any] = sequential.sequential_checks(args, result, bars).checks
         state, reason = slices.sequential_state(checks)
@@ -46,7 +47,7 @@ def one_slice(
 def certify_slices(args: argparse.Namespace, texts: list[str] | None) -> int:
     """Certify every slice of the labels by `args.slice`; 0 when every slice is certified, 1 otherwise."""
     field = args.slice
-    if field == "metric" and args.metric is None:
+    if field == "metric" and getattr(args, "metric", None) is None:
         return by_metric(args, texts)
     bars, subset, metric, _, predictions = fixed.opened(args, texts, keep=(field,))
     check_slice_field(subset, field)
@@ -60,6 +61,7 @@ def by_metric(args: argparse.Namespace, texts: list[str] | None) -> int:
     judge's scores mean another thing per metric)."""
     fixed.check_mode(args)
     bars = fixed.statistic_bars(texts)
+    settings = fixed.certify_settings(args)
     labels = label_reading(args).open(args.labels)
     if args.min_recall is None and not bars:
         raise ConfigError("nothing to certify: give --min-recall R (binary labels) or --min STAT=VALUE")
@@ -70,8 +72,8 @@ def by_metric(args: argparse.Namespace, texts: list[str] | None) -> int:
             raise ConfigError(f"--min-recall is for binary labels; {metric}'s are not: bound it with --min STAT=VALUE")
         predictions = read_predictions(
             args.predictions,
-            id_field=args.id_field or "id",
-            score_field=args.score_field or "score",
+            id_field=settings.id_field,
+            score_field=settings.score_field,
             metric=metric,
             scale=subset.items[0].scale,
         )

@@ -4,16 +4,34 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from judges.runs.failures import by_test, misses
 
 if TYPE_CHECKING:
-    from judges.integrations.gate import BarResult
     from judges.records import ItemRecord
 
 
-def junit_xml(results: Sequence[BarResult], records: Sequence[ItemRecord], suite: str, path: Path) -> None:
+class Named(Protocol):
+    """A bar as its test case names it."""
+
+    @property
+    def name(self) -> str: ...
+
+
+class BarOutcome(Protocol):
+    """A bar checked on a run, as the gate reports it (`judges.integrations.gate.BarResult`, a layer above)."""
+
+    @property
+    def bar(self) -> Named: ...
+
+    @property
+    def passed(self) -> bool: ...
+
+    def describe(self) -> str: ...
+
+
+def junit_xml(results: Sequence[BarOutcome], records: Sequence[ItemRecord], suite: str, path: Path) -> None:
     """Two suites: `<suite>.bars` (a missed bar is a <failure> with the measured value) and `<suite>.unit_tests` (a
     unit test not passed is a <failure> whose message names each metric, the condition, the grade given and the
     judge's justification). The bars decide the gate; the unit-test cases say which tests to look at."""
