@@ -38,7 +38,7 @@ import sys
 import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from importlib.metadata import entry_points
+from importlib.metadata import EntryPoint, entry_points
 from typing import Any
 
 from judges.errors import ConfigError, JudgelabError
@@ -126,7 +126,7 @@ def entries(group: str) -> dict[str, Entry]:
         raise ValueError(f"unknown plug-in group {group!r}")
     own = {"metrics": builtin_metric_families, "commands": builtin_commands}.get(group, lambda: BUILTINS[group])()
     found = {name: Entry(group, name, target) for name, target in own.items()}
-    for point in entry_points(group=f"judgelab.{group}"):
+    for point in installed(tuple(sys.path)).get(f"judgelab.{group}", ()):
         dist = point.dist
         package = f"{dist.name} {dist.version}" if dist is not None else "(unnamed)"
         entry = Entry(group, point.name, point.value, package)
@@ -141,6 +141,15 @@ def builtin_commands() -> dict[str, str]:
     """Command -> its module, from judgelab's table of commands (judges/cli/command_table.py), in its order."""
     table = importlib.import_module(COMMAND_TABLE).COMMANDS
     return {command.name: command.module for command in table}
+
+
+@functools.lru_cache(maxsize=1)
+def installed(path: tuple[str, ...]) -> dict[str, list[EntryPoint]]:
+    """The installed packages' `judgelab.*` entry points by group, in the metadata's order: one read of every
+    package's metadata on `path` (sys.path) serves all the groups (a read per group cost a cached re-run ~20 ms
+    each); a changed sys.path reads them again."""
+    every = entry_points()
+    return {f"judgelab.{group}": list(every.select(group=f"judgelab.{group}")) for group in GROUPS}
 
 
 def builtin_metric_families() -> dict[str, str]:

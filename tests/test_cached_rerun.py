@@ -1,0 +1,84 @@
+"""A fully cached `judgelab evaluate` re-run does only what its run folder needs: the installed packages' metadata
+read once for every plug-in group, no numpy.ma (numpy.percentile's import), and the same intervals to the bit."""
+
+import json
+import math
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+from conftest import ROOT, hang_guard, write_jsonl
+from stub import stub_server
+
+from judges import plugins
+from judges.api import grade_samples, load_samples
+from judges.runs.intervals import tails
+
+ENV_CODE = (
+    "import sys\nfrom judges.cli.main import main\ncode = main(sys.argv[1:])\n"
+    "print('LOADED', sorted(m for m in sys.modules if m == 'numpy.ma' or m.startswith('numpy.ma.')))\n"
+    "sys.exit(code)\n"
+)
+
+
+@pytest.mark.parametrize("n", [1, 2, 3, 10, 999, 1000, 1001])
+def test_tails_are_numpy_percentile_to_the_bit(n):
+    rng = np.random.default_rng(n)
+    for values in (rng.normal(size=n), rng.integers(0, 6, size=n) / 7.0, np.round(rng.uniform(0, 5, size=n), 3)):
+        expected = [float(v) for v in np.percentile(values, [2.5, 97.5])]
+        assert list(tails(values.tolist())) == expected
+    assert all(math.isnan(v) for v in tails([0.5, math.nan, 1.0]))
+
+
+def test_the_metadata_is_read_once_for_every_group(monkeypatch):
+    reads = []
+    real = plugins.entry_points
+
+    def counted():
+        reads.append(1)
+        return real()
+
+    monkeypatch.setattr(plugins, "entry_points", counted)
+    plugins.entries.cache_clear()
+    plugins.installed.cache_clear()
+    try:
+        for group in plugins.GROUPS:
+            plugins.names(group)
+        assert len(reads) == 1
+    finally:
+        plugins.entries.cache_clear()
+        plugins.installed.cache_clear()
+
+
+def test_a_cached_rerun_leaves_numpy_ma_alone(tmp_path, monkeypatch):
+    """The re-run's report.html still has its bootstrap intervals (numpy draws them) but not numpy.ma."""
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-not-a-real-key")
+    rows = [
+        {
+            "input": f"Question {n}?",
+            "references": [f"Fact {n}."],
+            "expected_output": f"Answer {n}.",
+            "actual_output": f"Answer {n} [1].",
+        }
+        for n in range(6)
+    ]
+    data = write_jsonl(tmp_path / "samples.jsonl", rows)
+    cache = tmp_path / "c.sqlite"
+    with stub_server(latency_ms=1) as base:
+        grade_samples(load_samples(data), "openai/stub", api_base=base, cache=cache, out=tmp_path / "fill")
+    args = ["evaluate", str(data), "--judge", "openai/stub", "--api-base", base, "--cache", str(cache)]
+    done = subprocess.run(
+        [sys.executable, "-c", ENV_CODE, *args, "--out", str(tmp_path / "again")],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        timeout=hang_guard(),
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert "LOADED []" in done.stdout
+    usage = json.loads((tmp_path / "again" / "run.json").read_text(encoding="utf-8"))["usage"]
+    assert usage["calls"] == usage["cached_calls"] > 0
+    assert "95% interval (bootstrap)" in (tmp_path / "again" / "report.html").read_text(encoding="utf-8")
