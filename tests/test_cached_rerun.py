@@ -14,6 +14,7 @@ from stub import stub_server
 
 from judges import plugins
 from judges.api import grade_samples, load_samples
+from judges.judging import prompts
 from judges.runs.intervals import tails
 
 ENV_CODE = (
@@ -21,6 +22,10 @@ ENV_CODE = (
     "print('LOADED', sorted(m for m in sys.modules if m == 'numpy.ma' or m.startswith('numpy.ma.')))\n"
     "sys.exit(code)\n"
 )
+SAMPLES = [
+    {"input": f"Question {n}?", "references": [f"Fact {n}."], "expected_output": f"Answer {n}.", "actual_output": a}
+    for n, a in enumerate(["Answer 0 [1].", "Answer 1.", "Answer 2 [1].", "No idea.", "Answer 4 [1].", "Answer 5 [1]."])
+]
 
 
 @pytest.mark.parametrize("n", [1, 2, 3, 10, 999, 1000, 1001])
@@ -55,16 +60,7 @@ def test_the_metadata_is_read_once_for_every_group(monkeypatch):
 def test_a_cached_rerun_leaves_numpy_ma_alone(tmp_path, monkeypatch):
     """The re-run's report.html still has its bootstrap intervals (numpy draws them) but not numpy.ma."""
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test-not-a-real-key")
-    rows = [
-        {
-            "input": f"Question {n}?",
-            "references": [f"Fact {n}."],
-            "expected_output": f"Answer {n}.",
-            "actual_output": f"Answer {n} [1].",
-        }
-        for n in range(6)
-    ]
-    data = write_jsonl(tmp_path / "samples.jsonl", rows)
+    data = write_jsonl(tmp_path / "samples.jsonl", SAMPLES)
     cache = tmp_path / "c.sqlite"
     with stub_server(latency_ms=1) as base:
         grade_samples(load_samples(data), "openai/stub", api_base=base, cache=cache, out=tmp_path / "fill")
@@ -82,3 +78,33 @@ def test_a_cached_rerun_leaves_numpy_ma_alone(tmp_path, monkeypatch):
     usage = json.loads((tmp_path / "again" / "run.json").read_text(encoding="utf-8"))["usage"]
     assert usage["calls"] == usage["cached_calls"] > 0
     assert "95% interval (bootstrap)" in (tmp_path / "again" / "report.html").read_text(encoding="utf-8")
+
+
+def test_each_prompt_renders_once_in_a_run_and_its_report(tmp_path, monkeypatch):
+    """The check before any call, the calls and report.html's prompts render the same texts: once each."""
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-not-a-real-key")
+    monkeypatch.setattr(prompts, "_RENDERED", prompts._Rendered())
+    rendered = []
+    real = prompts.PromptTemplate.render
+
+    def counted(self, **variables):
+        rendered.append(self.metric)
+        return real(self, **variables)
+
+    monkeypatch.setattr(prompts.PromptTemplate, "render", counted)
+    data = write_jsonl(tmp_path / "samples.jsonl", SAMPLES)
+    with stub_server(latency_ms=1) as base:
+        run = grade_samples(load_samples(data), "openai/stub", api_base=base, out=tmp_path / "run", cache_mode="off")
+    assert run.usage is not None and run.usage.calls >= 2 * len(SAMPLES)
+    assert sorted(rendered) == sorted(prompts.GROUSE_METRICS * len(SAMPLES))
+    assert "Question 5?" in (tmp_path / "run" / "report.html").read_text(encoding="utf-8")
+
+
+def test_the_rendered_prompts_kept_are_bounded(monkeypatch):
+    monkeypatch.setattr(prompts, "RENDERED_CHARS", 100)
+    kept = prompts._Rendered()
+    for n in range(50):
+        assert kept.put(("k", n), "x" * 30, 10) == "x" * 30
+        assert kept.chars == sum(size for _, size in kept.texts.values()) <= 100
+    assert list(kept.texts) == [("k", 48), ("k", 49)] and kept.get(("k", 49)) == "x" * 30
+    assert kept.put(("big",), "y" * 200, 0) == "y" * 200 and kept.get(("big",)) is None

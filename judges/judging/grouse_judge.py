@@ -9,7 +9,7 @@ from judges.calls.backend import CompletionRequest
 from judges.calls.model_spec import JudgeModel
 from judges.calls.runtime import CallRuntime
 from judges.judging.asking import StepFailed, ask
-from judges.judging.prompts import PromptSet, sample_variables
+from judges.judging.prompts import PromptSet
 from judges.judging.replies import ParsedReply, parse_reply, reply_schema
 from judges.judging.requests import build_request
 from judges.records import MetricRecord
@@ -43,7 +43,7 @@ class GroundedQAJudge:
             parsed: ParsedReply = await ask(
                 self.runtime,
                 lambda messages: self.request(metric, messages, draw),
-                template.render(**sample_variables(sample)),
+                template.render_sample(sample),
                 lambda text: parse_reply(metric, text, template.reply_format),
                 record.calls,
                 template=metric,

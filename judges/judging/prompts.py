@@ -6,6 +6,7 @@ import functools
 import hashlib
 import importlib.util
 import re
+import threading
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -41,31 +42,19 @@ class PromptTemplate:
         return found.group(1) if found else "justification_first"
 
     @functools.cached_property
-    def _environment(self) -> Any:
-        from jinja2 import StrictUndefined
-        from jinja2.sandbox import SandboxedEnvironment
-
-        return SandboxedEnvironment(undefined=StrictUndefined, keep_trailing_newline=False, autoescape=False)
-
-    @functools.cached_property
     def _compiled(self) -> Any:
-        from jinja2 import TemplateSyntaxError
-
-        env = self._environment
-        try:  # compiled under the file's name, so a render error's traceback gives the template's line
-            code = env.compile(self.source, name=self.path.name, filename=str(self.path))
-        except TemplateSyntaxError as err:
-            raise PromptError(f"{self.path}:{err.lineno}: invalid template: {err.message}") from None
-        # the globals as a plain dict (the environment's are never changed): each render copies them into its
-        # context, which from a dict is one C call and from make_globals' ChainMap a Python loop over its keys
-        return env.template_class.from_code(env, code, dict(env.make_globals(None)), None)
+        return _compiled(str(self.path), self.source)
 
     def check_variables(self, allowed: set[str], required: tuple[str, ...] = ()) -> None:
-        """Before any call: the template parses, uses only `allowed` variables, and uses each `required` one."""
+        """Before any call: the template parses, uses only `allowed` variables, and uses each `required` one
+        (checked once in a process for a source: a run's report.html loads the run's prompt folder again)."""
         from jinja2 import TemplateSyntaxError, meta, nodes
 
+        checked = (str(self.path), self.source, frozenset(allowed), required)
+        if checked in _PASSED:
+            return
         try:
-            tree = self._environment.parse(self.source)
+            tree = _environment().parse(self.source)
         except TemplateSyntaxError as err:
             raise PromptError(f"{self.path}:{err.lineno}: invalid template: {err.message}") from None
         if any(True for _ in meta.find_referenced_templates(tree)):
@@ -86,6 +75,18 @@ class PromptTemplate:
                 raise PromptError(
                     f"{self.path}: never uses {{{{ {name} }}}}, so the judge would not see the answer under test"
                 )
+        _PASSED.add(checked)
+
+    def render_sample(self, sample: Sample) -> str:
+        """`render` with the sample's variables; the same template and sample fields render once in a process
+        (the check before any call, the call itself and the report's prompts all render the same text)."""
+        fields = (sample.input, sample.references, sample.expected_output, sample.actual_output)
+        key = (str(self.path), self.source, *fields)
+        found = _RENDERED.get(key)
+        if found is None:
+            texts = [*fields[:1], *(fields[1] or ()), *fields[2:]]
+            found = _RENDERED.put(key, self.render(**sample_variables(sample)), sum(len(t or "") for t in texts))
+        return found
 
     def render(self, **variables: Any) -> str:
         """Render in the sandbox; a variable the template uses but is not given is an error, not ''."""
@@ -108,7 +109,7 @@ class PromptSet:
     templates: dict[str, PromptTemplate]
 
     def render(self, metric: str, sample: Sample) -> str:
-        return self.templates[metric].render(**sample_variables(sample))
+        return self.templates[metric].render_sample(sample)
 
     def hashes(self) -> dict[str, str]:
         return {metric: template.sha256 for metric, template in self.templates.items()}
@@ -120,6 +121,60 @@ def check_renders(prompts: PromptSet, samples: Iterable[Sample], metrics: Iterab
     for sample in samples:
         for metric in chosen:
             prompts.render(metric, sample)
+
+
+@functools.cache
+def _environment() -> Any:
+    """The one sandbox every prompt template is parsed and compiled in."""
+    from jinja2 import StrictUndefined
+    from jinja2.sandbox import SandboxedEnvironment
+
+    return SandboxedEnvironment(undefined=StrictUndefined, keep_trailing_newline=False, autoescape=False)
+
+
+@functools.lru_cache(maxsize=64)
+def _compiled(path: str, source: str) -> Any:
+    """A template's source compiled once in a process (a run's judge and its report.html load the same folder)."""
+    from jinja2 import TemplateSyntaxError
+
+    env = _environment()
+    try:  # compiled under the file's name, so a render error's traceback gives the template's line
+        code = env.compile(source, name=Path(path).name, filename=path)
+    except TemplateSyntaxError as err:
+        raise PromptError(f"{path}:{err.lineno}: invalid template: {err.message}") from None
+    # the globals as a plain dict (the environment's are never changed): each render copies them into its
+    # context, which from a dict is one C call and from make_globals' ChainMap a Python loop over its keys
+    return env.template_class.from_code(env, code, dict(env.make_globals(None)), None)
+
+
+class _Rendered:
+    """Prompts rendered in this process, by template and sample fields, up to RENDERED_CHARS characters with their
+    keys' (the oldest dropped first): a run of any size holds at most that much."""
+
+    def __init__(self) -> None:
+        self.texts: dict[tuple[Any, ...], tuple[str, int]] = {}  # key -> (prompt, characters with the key's)
+        self.chars = 0
+        self.lock = threading.Lock()
+
+    def get(self, key: tuple[Any, ...]) -> str | None:
+        found = self.texts.get(key)
+        return None if found is None else found[0]
+
+    def put(self, key: tuple[Any, ...], text: str, key_chars: int) -> str:
+        """Keep `text` under `key` (whose own texts take `key_chars`), dropping the oldest to make room."""
+        size = len(text) + key_chars
+        with self.lock:
+            while self.texts and self.chars + size > RENDERED_CHARS:
+                self.chars -= self.texts.pop(next(iter(self.texts)))[1]
+            if size <= RENDERED_CHARS and key not in self.texts:
+                self.texts[key] = (text, size)
+                self.chars += size
+        return text
+
+
+RENDERED_CHARS = 1 << 23  # 8 M characters kept (152 samples' 608 prompts and their fields take 4 M)
+_RENDERED = _Rendered()
+_PASSED: set[tuple[str, str, frozenset[str], tuple[str, ...]]] = set()  # the checks templates passed
 
 
 def _template_line(err: Exception, filename: str) -> int | None:

@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from judges.errors import JudgelabError
-from judges.judging.prompts import load_prompt_set, sample_variables
+from judges.judging.prompts import load_prompt_set
 from judges.types import Sample
 
 
@@ -34,6 +34,6 @@ class PromptRenderer:
             fields = Sample(
                 sample["input"], tuple(sample["references"]), sample["expected_output"], sample["actual_output"]
             )
-            return str(template.render(**sample_variables(fields)))
+            return str(template.render_sample(fields))
         except (KeyError, TypeError, JudgelabError):
             return None
