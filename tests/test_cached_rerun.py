@@ -108,3 +108,22 @@ def test_the_rendered_prompts_kept_are_bounded(monkeypatch):
         assert kept.chars == sum(size for _, size in kept.texts.values()) <= 100
     assert list(kept.texts) == [("k", 48), ("k", 49)] and kept.get(("k", 49)) == "x" * 30
     assert kept.put(("big",), "y" * 200, 0) == "y" * 200 and kept.get(("big",)) is None
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '{"a": ' + "9" * 309 + "}",
+        '{"a": ' + "9" * 308 + "}",
+        '{"a": "' + "\u0663" * 400 + '"}',
+        '{"a": 1.' + "5" * 320 + "}",
+    ],
+)
+def test_the_long_number_check_reads_the_line_bytes_as_its_text(text):
+    from judges.files.checked import passes_unwalked
+
+    assert (
+        passes_unwalked(text, text.encode("utf-8"))
+        == passes_unwalked(text)
+        == ("9" * 309 not in text and "5" * 309 not in text)
+    )

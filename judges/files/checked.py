@@ -18,7 +18,11 @@ from judges.errors import InputError
 MAX_DEPTH = 64  # lists and objects inside each other; judgelab's own formats use fewer than ten levels
 _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")  # the JSON escape of a UTF-16 surrogate, \ud800-\udfff
 LARGEST_NUMBER = sys.float_info.max  # a number read as a grade, label or setting becomes a float: none is larger
-_LONG_DIGITS = re.compile(r"[0-9]{309}")  # a whole number beyond LARGEST_NUMBER has at least 309 digits
+# a whole number beyond LARGEST_NUMBER has at least 309 digits: sought as a run of b"0" in the UTF-8 bytes with
+# every ASCII digit made b"0" (several times faster than the regular expression [0-9]{309}; no other byte is b"0",
+# a multi-byte character's bytes are never ASCII)
+_DIGITS_AS_ZERO = bytes.maketrans(b"123456789", b"000000000")
+_LONG_RUN = b"0" * 309
 
 
 def problem(value: Any) -> tuple[str | None, str] | None:
@@ -43,15 +47,15 @@ def problem(value: Any) -> tuple[str | None, str] | None:
     return None
 
 
-def passes_unwalked(text: str) -> bool:
-    """Whether JSON text decoded strictly from UTF-8 surely parses into a value `problem` passes, so the walk can be
-    skipped: a lone surrogate can only come from a `\\ud800`-`\\udfff` escape (the strict decoder refuses any other),
-    and MAX_DEPTH levels of nesting need as many brackets, and a number beyond LARGEST_NUMBER as many digits. A run
-    reads its own records back this way."""
+def passes_unwalked(text: str, raw: bytes | None = None) -> bool:
+    """Whether JSON text decoded strictly from UTF-8 (from `raw`, if given) surely parses into a value `problem`
+    passes, so the walk can be skipped: a lone surrogate can only come from a `\\ud800`-`\\udfff` escape (the strict
+    decoder refuses any other), and MAX_DEPTH levels of nesting need as many brackets, and a number beyond
+    LARGEST_NUMBER as many digits. A run reads its own records back this way."""
     return (
         text.count("[") + text.count("{") < MAX_DEPTH
         and _SURROGATE_ESCAPE.search(text) is None
-        and _LONG_DIGITS.search(text) is None
+        and _LONG_RUN not in (text.encode("utf-8") if raw is None else raw).translate(_DIGITS_AS_ZERO)
     )
 
 

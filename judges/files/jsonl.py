@@ -93,7 +93,7 @@ def parse_line(raw: bytes, limit: int | None = None) -> dict[str, Any]:
         raise LineProblem(f"nested more than {MAX_DEPTH} levels deep") from None
     if not isinstance(obj, dict):
         raise LineProblem(f"each line must be a JSON object, got {json_type(obj)}")
-    found = None if passes_unwalked(text) else value_problem(obj)
+    found = None if passes_unwalked(text, raw) else value_problem(obj)
     if found is not None:
         raise LineProblem(found[1], found[0])
     return obj
