@@ -152,15 +152,16 @@ def main() -> None:
     parser.add_argument(
         "--code",
         nargs="+",
-        default=[f"this checkout={ROOT}"],
+        action="extend",
         metavar="LABEL=DIR",
-        help="the checkouts of judgelab to measure, interleaved (default this one)",
+        help="the checkouts of judgelab to measure, interleaved (default this one); repeat the flag or list several",
     )
     parser.add_argument("--samples", type=int, default=152, help="unit tests whose samples are graded (3 calls each)")
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--out", default=str(ROOT / "results" / "benchmarks"))
     args = parser.parse_args()
-    codes = {label: Path(folder).resolve() for label, _, folder in (code.rpartition("=") for code in args.code)}
+    given = args.code or [f"this checkout={ROOT}"]
+    codes = {label: Path(folder).resolve() for label, _, folder in (code.rpartition("=") for code in given)}
     out = Path(args.out)
     store = out / "cached_rerun.json"
     results = json.loads(store.read_text()) if store.is_file() else {}
