@@ -127,3 +127,24 @@ def test_the_long_number_check_reads_the_line_bytes_as_its_text(text):
         == passes_unwalked(text)
         == ("9" * 309 not in text and "5" * 309 not in text)
     )
+
+
+def test_the_command_line_freezes_what_its_command_imported_and_collects_again(tmp_path):
+    """A process of its own loads the command's modules with the collector off, then freezes them (later collections
+    pass them over) and collects again; a caller's main([...]) leaves the collector alone."""
+    code = (
+        "import gc, sys\nfrom judges.cli.main import main\nsys.argv = ['judgelab', 'check-tests', sys.argv[1]]\n"
+        "code = main()\nprint('STATE', gc.isenabled(), gc.get_freeze_count() > 1000, code)\n"
+        "gc.unfreeze()\nmain(['check-tests', sys.argv[1]])\nprint('CALLER', gc.isenabled(), gc.get_freeze_count())\n"
+    )
+    tests = ROOT / "unit_tests" / "test.jsonl"
+    done = subprocess.run(
+        [sys.executable, "-c", code, str(tests)],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        timeout=hang_guard(),
+    )
+    assert "STATE True True 0" in done.stdout, done.stderr[-2000:]
+    assert "CALLER True 0" in done.stdout
