@@ -148,3 +148,58 @@ def test_the_command_line_freezes_what_its_command_imported_and_collects_again(t
     )
     assert "STATE True True 0" in done.stdout, done.stderr[-2000:]
     assert "CALLER True 0" in done.stdout
+
+
+OLD_MACROS = """{% macro td(c) %}<td{% if c.sort is not none %} data-value="{{ c.sort }}"{% endif %}{% if c.cls %} \
+class="{{ c.cls }}"{% endif %}>{{ c.text }}</td>{% endmacro %}
+
+{% macro tree(value) %}
+{% if value is mapping %}
+<dl class="tree">{% for k, v in value.items() %}<dt>{{ k }}</dt><dd>{{ tree(v) }}</dd>{% endfor %}</dl>
+{% elif value is iterable and value is not string %}
+{% if value %}<ol>{% for v in value %}<li>{{ tree(v) }}</li>{% endfor %}</ol>{% else %}(none){% endif %}
+{% else %}
+{{ value if value is not none else "null" }}
+{% endif %}
+{% endmacro %}
+"""
+
+TREES = [
+    None,
+    0,
+    1.5,
+    True,
+    "a <b> & 'c' \"d\"",
+    [],
+    {},
+    (),
+    [1, None, "x"],
+    {"k": {"<k>": [[], {}, (1, 2.25)]}},
+    {"judge": "openai/stub", "params": {"temperature": 0.0}, "list": ["a", ["b", ["c"]]], "empty": ""},
+    {1: "int key", None: "none key"},
+    [{"a": 1}, {"b": [None]}],
+    "",
+    10**20,
+    -0.0,
+    float("inf"),
+]
+
+
+@pytest.mark.parametrize("value", TREES)
+def test_tree_and_td_make_what_the_jinja_macros_made(value):
+    """report.html's `tree` and `td`, now Python, give the macros' markup to the byte (whitespace and escaping)."""
+    from markupsafe import Markup
+
+    from judges.pages.page_template import _environment
+    from judges.pages.table import Cell
+
+    env = _environment()
+    old = env.from_string(OLD_MACROS).module
+    assert str(env.globals["tree"](value)) == str(old.tree(value))
+    for cell in (
+        Cell("t<x>"),
+        Cell("3", 3.0, "num"),
+        Cell(Markup("<b>ok</b>"), "s&t", ""),
+        {"text": 1, "sort": 0, "cls": None},
+    ):
+        assert str(env.globals["td"](cell)) == str(old.td(cell))
