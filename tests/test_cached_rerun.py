@@ -83,7 +83,7 @@ def test_a_cached_rerun_leaves_numpy_ma_alone(tmp_path, monkeypatch):
 def test_each_prompt_renders_once_in_a_run_and_its_report(tmp_path, monkeypatch):
     """The check before any call, the calls and report.html's prompts render the same texts: once each."""
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test-not-a-real-key")
-    monkeypatch.setattr(prompts, "_RENDERED", prompts._Rendered())
+    monkeypatch.setattr(prompts, "RENDERED", prompts.RenderedPrompts())
     rendered = []
     real = prompts.PromptTemplate.render
 
@@ -102,7 +102,7 @@ def test_each_prompt_renders_once_in_a_run_and_its_report(tmp_path, monkeypatch)
 
 def test_the_rendered_prompts_kept_are_bounded(monkeypatch):
     monkeypatch.setattr(prompts, "RENDERED_CHARS", 100)
-    kept = prompts._Rendered()
+    kept = prompts.RenderedPrompts()
     for n in range(50):
         assert kept.put(("k", n), "x" * 30, 10) == "x" * 30
         assert kept.chars == sum(size for _, size in kept.texts.values()) <= 100
@@ -190,10 +190,10 @@ def test_tree_and_td_make_what_the_jinja_macros_made(value):
     """report.html's `tree` and `td`, now Python, give the macros' markup to the byte (whitespace and escaping)."""
     from markupsafe import Markup
 
-    from judges.pages.page_template import _environment
+    from judges.pages.page_template import page_environment
     from judges.pages.table import Cell
 
-    env = _environment()
+    env = page_environment()
     old = env.from_string(OLD_MACROS).module
     assert str(env.globals["tree"](value)) == str(old.tree(value))
     for cell in (

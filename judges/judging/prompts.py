@@ -82,10 +82,10 @@ class PromptTemplate:
         (the check before any call, the call itself and the report's prompts all render the same text)."""
         fields = (sample.input, sample.references, sample.expected_output, sample.actual_output)
         key = (str(self.path), self.source, *fields)
-        found = _RENDERED.get(key)
+        found = RENDERED.get(key)
         if found is None:
             texts = [*fields[:1], *(fields[1] or ()), *fields[2:]]
-            found = _RENDERED.put(key, self.render(**sample_variables(sample)), sum(len(t or "") for t in texts))
+            found = RENDERED.put(key, self.render(**sample_variables(sample)), sum(len(t or "") for t in texts))
         return found
 
     def render(self, **variables: Any) -> str:
@@ -147,7 +147,7 @@ def _compiled(path: str, source: str) -> Any:
     return env.template_class.from_code(env, code, dict(env.make_globals(None)), None)
 
 
-class _Rendered:
+class RenderedPrompts:
     """Prompts rendered in this process, by template and sample fields, up to RENDERED_CHARS characters with their
     keys' (the oldest dropped first): a run of any size holds at most that much."""
 
@@ -173,7 +173,7 @@ class _Rendered:
 
 
 RENDERED_CHARS = 1 << 23  # 8 M characters kept (152 samples' 608 prompts and their fields take 4 M)
-_RENDERED = _Rendered()
+RENDERED = RenderedPrompts()
 _PASSED: set[tuple[str, str, frozenset[str], tuple[str, ...]]] = set()  # the checks templates passed
 
 

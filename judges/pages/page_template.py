@@ -7,7 +7,8 @@ from typing import Any
 
 
 @cache
-def _environment() -> Any:
+def page_environment() -> Any:
+    """The one Jinja environment of the page templates, their `td` and `tree` among its globals."""
     from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
 
     env = Environment(
@@ -23,7 +24,7 @@ def _environment() -> Any:
 
 def render_page(template: str, **context: Any) -> str:
     """`template` (e.g. "report.html.jinja") rendered with `context`."""
-    return str(_environment().get_template(template).render(**context))
+    return str(page_environment().get_template(template).render(**context))
 
 
 def _cell_functions(env: Any) -> dict[str, Any]:
