@@ -1,5 +1,7 @@
-"""A fully cached `judgelab evaluate` re-run does only what its run folder needs: the installed packages' metadata
-read once for every plug-in group, no numpy.ma (numpy.percentile's import), and the same intervals to the bit."""
+"""A fully cached `judgelab evaluate` re-run does only what its run folder needs, with the same output: the installed
+packages' metadata read once for every plug-in group; no numpy.ma (numpy.percentile's import), the intervals the same
+to the bit; each prompt rendered once (the kept ones bounded); the 309-digit check on a line's bytes; the command's
+modules frozen after their import; report.html's `td` and `tree` the macros' markup to the byte."""
 
 import json
 import math
@@ -17,7 +19,7 @@ from judges.api import grade_samples, load_samples
 from judges.judging import prompts
 from judges.runs.intervals import tails
 
-ENV_CODE = (
+RERUN_CODE = (
     "import sys\nfrom judges.cli.main import main\ncode = main(sys.argv[1:])\n"
     "print('LOADED', sorted(m for m in sys.modules if m == 'numpy.ma' or m.startswith('numpy.ma.')))\n"
     "sys.exit(code)\n"
@@ -66,7 +68,7 @@ def test_a_cached_rerun_leaves_numpy_ma_alone(tmp_path, monkeypatch):
         grade_samples(load_samples(data), "openai/stub", api_base=base, cache=cache, out=tmp_path / "fill")
     args = ["evaluate", str(data), "--judge", "openai/stub", "--api-base", base, "--cache", str(cache)]
     done = subprocess.run(
-        [sys.executable, "-c", ENV_CODE, *args, "--out", str(tmp_path / "again")],
+        [sys.executable, "-c", RERUN_CODE, *args, "--out", str(tmp_path / "again")],
         capture_output=True,
         text=True,
         cwd=ROOT,
