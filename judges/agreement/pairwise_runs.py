@@ -5,12 +5,12 @@ hold them."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 from judges.agreement.pairwise_formats import PairVerdicts, Verdict
 from judges.errors import InputError
 from judges.records import MetricRecord
 from judges.runs.run import Run
+from judges.runs.run_config import RunConfig
 from judges.types import VerdictState
 
 METRIC = "pairwise_preference"
@@ -30,10 +30,9 @@ def record_orders(entry: MetricRecord) -> tuple[Verdict, Verdict]:
     return (given.get("preference"), swapped.get("preference_of_answers"))
 
 
-def judge_model(config: dict[str, Any]) -> str | None:
+def judge_model(config: RunConfig) -> str | None:
     """The run's judge model as its run.json names it (`openai/gpt-4`)."""
-    judge = config.get("judge")
-    return str(judge) if judge else None
+    return config.judge or None
 
 
 def run_verdicts(folder: str, fmt: str) -> PairVerdicts:

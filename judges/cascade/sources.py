@@ -6,7 +6,6 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 
@@ -17,6 +16,7 @@ from judges.cascade.verdicts import VerdictRule
 from judges.errors import ConfigError, InputError
 from judges.records.judge_identity import JudgeIdentity, predictions_identity
 from judges.runs.run import Run
+from judges.runs.run_config import RunConfig
 from judges.runs.run_identity import run_identity
 
 
@@ -29,7 +29,7 @@ class Judge:
     source: str
     predictions: Predictions
     metric: str
-    run_config: dict[str, Any] | None = None
+    run_config: RunConfig | None = None
     cost_per_item: float | None = None
     identity: JudgeIdentity = field(default_factory=predictions_identity)  # who judged (a file: null fields)
 

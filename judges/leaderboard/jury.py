@@ -16,8 +16,9 @@ from judges.leaderboard.config_types import TOTAL, Jury
 from judges.leaderboard.jury_errors import ErrorCorrelation, error_correlation
 from judges.leaderboard.unit_test_entries import item_passes, run_folder, run_to_entries
 from judges.records import ItemRecord, MetricRecord, Usage
-from judges.runs.folder import save_run
 from judges.runs.run import Run
+from judges.runs.run_config import RunConfig
+from judges.runs.run_writer import FolderRecorder, record_run
 from judges.runs.summarizer import median_latency, summarize
 from judges.runs.tasks import sample_fields
 from judges.suite.loading import load_unit_tests
@@ -103,14 +104,8 @@ def jury_run(jury: Jury, members: Sequence[Run], tests: Sequence[Any], out: Path
         )
     summary = dataclasses.replace(summarize(records, UNIT_TESTS), usage=_summed([r.summary.usage for r in members]))
     config = {"judge": f"jury {jury.name}: {jury.rule} of {', '.join(jury.members)}", "members": list(jury.members)}
-    run = Run(UNIT_TESTS, config, records, summary, usage=None)
-    if out is not None:
-        out.mkdir(parents=True, exist_ok=True)
-        with (out / "results.jsonl").open("w", encoding="utf-8") as handle:
-            for record in records:
-                handle.write(record.to_json_line() + "\n")
-        save_run(run, out)
-    return run
+    run = Run(UNIT_TESTS, RunConfig.from_json(config), records, summary, usage=None)
+    return record_run(run, FolderRecorder(out)) if out is not None else run
 
 
 def _read(verdict: Verdict) -> Verdict:

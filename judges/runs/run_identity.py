@@ -11,7 +11,7 @@ from judges.runs.run import Run
 
 def run_identity(run: Run) -> JudgeIdentity:
     """The run's judge identity."""
-    return recorded_identity(run.config, (call for record in run.iter_records() for call in record.calls()))
+    return recorded_identity(run.config.to_json(), (call for record in run.iter_records() for call in record.calls()))
 
 
 def source_identity(source: str | Path) -> JudgeIdentity:

@@ -40,7 +40,7 @@ def teacher_labels(folder: str | Path) -> LabelledSet:
     a null or a failed verdict gives no label. Binary for 0/1 metrics, ordinal 1-5 otherwise."""
 
     run = Run.load(folder)
-    teacher = f"teacher:{run.config.get('judge') or Path(folder).name}"
+    teacher = f"teacher:{run.config.judge or Path(folder).name}"
     items: list[LabelledItem] = []
     for record in run.iter_records():
         if record.draw != 0 or record.sample is None:
