@@ -18,7 +18,7 @@ from judges.leaderboard.unit_test_entries import item_passes, run_folder, run_to
 from judges.records import ItemRecord, MetricRecord, Usage
 from judges.runs.run import Run
 from judges.runs.run_config import RunConfig
-from judges.runs.run_writer import FolderRecorder, record_run
+from judges.runs.run_writer import FolderRecorder, Recorder, record_run
 from judges.runs.summarizer import median_latency, summarize
 from judges.runs.tasks import sample_fields
 from judges.suite.loading import load_unit_tests
@@ -76,7 +76,7 @@ def _verdict(value: float | None) -> Verdict:
     return Verdict.null("the jury's majority said null") if value is None else Verdict.graded(float(value))
 
 
-def jury_run(jury: Jury, members: Sequence[Run], tests: Sequence[Any], out: Path | None) -> Run:
+def jury_run(jury: Jury, members: Sequence[Run], tests: Sequence[Any], recorder: Recorder | None) -> Run:
     """The jury's unit-test run, built from the members' runs on the same tests: each verdict combined, then scored
     against the test's conditions like a model's; usage is the members' summed."""
     import dataclasses
@@ -105,7 +105,7 @@ def jury_run(jury: Jury, members: Sequence[Run], tests: Sequence[Any], out: Path
     summary = dataclasses.replace(summarize(records, UNIT_TESTS), usage=_summed([r.summary.usage for r in members]))
     config = {"judge": f"jury {jury.name}: {jury.rule} of {', '.join(jury.members)}", "members": list(jury.members)}
     run = Run(UNIT_TESTS, RunConfig.from_json(config), records, summary, usage=None)
-    return record_run(run, FolderRecorder(out)) if out is not None else run
+    return record_run(run, recorder) if recorder is not None else run
 
 
 def _read(verdict: Verdict) -> Verdict:
@@ -128,7 +128,7 @@ def jury_entries(
 ) -> list[Entry]:
     """The jury's leaderboard rows on one unit-test evaluation: its figures, and costs summed over its members."""
 
-    run = jury_run(jury, members, tests, out)
+    run = jury_run(jury, members, tests, FolderRecorder(out) if out is not None else None)
     base = dict(candidate=jury.name, kind="jury", model=None, evaluation=evaluation.name, prompts=None, prompt_sha=None)
     entries = run_to_entries(run, base, 0.0)
     latencies = [median_latency(member.records) for member in members]

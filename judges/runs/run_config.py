@@ -141,22 +141,20 @@ class RunConfig:
 
 def _checked(key: str, value: Any, path: str) -> Any:
     """A common key's value, or one InputError naming `config.<key>` when its type is wrong."""
-    expected: tuple[type, ...] | None = None
+    expected: tuple[tuple[type, ...], str] | None = None
     if key in _TEXT:
-        expected = (str,)
+        expected = (str,), "a string"
     elif key in _OBJECTS:
-        expected = (dict,)
+        expected = (dict,), "an object"
     elif key == "max_cost":
-        expected = (int, float)
+        expected = (int, float), "a number"
     elif key == "draws":
-        expected = (int,)
+        expected = (int,), "an integer"
     elif key == "json_schema":
-        expected = (bool,)
-    if value is None or expected is None or (isinstance(value, expected) and not _bool_as_number(key, value)):
+        expected = (bool,), "true or false"
+    if value is None or expected is None:
         return value
-    names = " or ".join("an object" if t is dict else f"a {t.__name__}" for t in expected)
-    raise InputError(f"expected {names} or null", path=path, field=f"config.{key}")
-
-
-def _bool_as_number(key: str, value: Any) -> bool:
-    return key in ("max_cost", "draws") and isinstance(value, bool)
+    types, name = expected
+    if isinstance(value, types) and not (isinstance(value, bool) and bool not in types):
+        return value
+    raise InputError(f"expected {name} or null", path=path, field=f"config.{key}")

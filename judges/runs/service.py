@@ -49,7 +49,7 @@ async def execute(
     `execution` may be passed in so a caller keeps what finished even when the loop is interrupted.
     """
     done = execution if execution is not None else Execution()
-    done.kept = writer is None
+    done.kept = writer is None or writer.folder is None  # a run read back from no folder holds its records
     if done.summary is None:
         done.summary = SummaryBuilder(task.kind)
     # where an executor hands its replies: the reply cache (checked read-write before anything starts), which the
