@@ -13,6 +13,7 @@ from conftest import ROOT, hang_guard, scripted_judge, write_jsonl
 
 from judges.probes.framing import AUTHORITY, RESTATEMENT
 from judges.probes.probe_registry import shipped_probes
+from judges.probes.probe_settings import ProbeSettings
 from judges.probes.task import ProbeTask
 from judges.probes.text_surgery import cited, sentences
 from judges.runs.run_writer import FolderRecorder
@@ -111,8 +112,9 @@ def test_a_position_biased_judge_fails_the_swap_probe_and_holds_on_the_others(tm
     task = ProbeTask(samples(), shipped_probes(), judge)
     run = run_task(task, judge.runtime, FolderRecorder(tmp_path / "run"), {"judge": "scripted"})
     found = rates(run)
-    applied = run.config["probe_plan"]["applied"]
-    assert set(applied.values()) == {9} and run.config["probe_plan"]["skipped"] == {}
+    plan = run.config.settings(ProbeSettings.of).probe_plan
+    applied = plan["applied"]
+    assert set(applied.values()) == {9} and plan["skipped"] == {}
     for metric in ("answer_relevancy", "completeness"):
         assert found["swap_answers", metric].rate == 0.0 and found["swap_answers", metric].n == 9
     for (probe, metric), row in found.items():

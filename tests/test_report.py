@@ -40,8 +40,8 @@ def scripted_run(tmp_path):
 def test_report_names_config_intervals_and_every_item_with_its_prompt(tmp_path):
     run = scripted_run(tmp_path)
     page = (tmp_path / "run" / "report.html").read_text()
-    assert len(run.config["prompts"]["sha256"]) == 4
-    for sha in run.config["prompts"]["sha256"].values():
+    assert len(run.config.prompts_sha256) == 4
+    for sha in run.config.prompts_sha256.values():
         assert sha in page
     stats = run.summary.metrics["faithfulness"]
     low, high = wilson(stats.passed, stats.completed)
