@@ -109,6 +109,12 @@ def test_an_old_baseline_folder_reads_typed_with_the_keys_it_never_had_as_none()
     assert "judgelab_version" not in run.config.to_json()
 
 
+def test_a_config_built_by_field_writes_the_keys_it_has_values_for():
+    config = RunConfig(judge="j", data="d.jsonl", details={"n_tests": 3})
+    assert config.to_json() == {"judge": "j", "data": "d.jsonl", "n_tests": 3}
+    assert RunConfig.from_json(config.to_json()) == config and RunConfig.from_json({}).to_json() == {}
+
+
 def test_a_config_key_of_the_wrong_type_is_one_line_naming_it(tmp_path):
     meta = {"format": 2, "kind": "grade", "config": {"judge": "j", "max_cost": "ten"}, "summary": {}}
     (tmp_path / "run.json").write_text(json.dumps(meta), encoding="utf-8")

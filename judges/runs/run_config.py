@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field, fields, replace
+from dataclasses import dataclass, field, fields
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -20,6 +20,7 @@ Settings = TypeVar("Settings")
 # the keys every kind may write; the rest of a config are the kind's own settings (`details`)
 _TEXT = ("judgelab_version", "judge", "litellm_model", "data", "split", "model_version")
 _OBJECTS = ("prompts", "params", "cache", "judge_identity", "metric_info")
+_OWN = frozenset({"details", "keys"})  # the type's own fields, not run.json keys
 
 
 @dataclass(frozen=True)
@@ -71,6 +72,11 @@ class RunConfig:
     keys: tuple[str, ...] = ()
     """The keys run.json's config holds, in their order."""
 
+    def __post_init__(self) -> None:
+        if not self.keys:  # built by field (not read back): the keys it has values for, in field order
+            named = tuple(f.name for f in fields(self) if f.name not in _OWN and getattr(self, f.name) is not None)
+            object.__setattr__(self, "keys", named + tuple(self.details))
+
     @classmethod
     def of(
         cls, options: JudgeConfig, prompts: PromptSet | None, model: JudgeModel, details: Mapping[str, Any]
@@ -98,7 +104,7 @@ class RunConfig:
     @classmethod
     def from_json(cls, raw: Mapping[str, Any], path: str = "run.json") -> RunConfig:
         """run.json's `config` typed; a common key of the wrong type is one InputError naming it."""
-        typed = {f.name for f in fields(cls)} - {"details", "keys"}
+        typed = {f.name for f in fields(cls)} - _OWN
         values = {key: _checked(key, value, path) for key, value in raw.items() if key in typed}
         details = {key: value for key, value in raw.items() if key not in typed}
         return cls(**values, details=MappingProxyType(details), keys=tuple(raw))
@@ -132,11 +138,6 @@ class RunConfig:
         """Each template's sha256 (empty when the run used no prompt set)."""
         hashes = (self.prompts or {}).get("sha256")
         return dict(hashes) if isinstance(hashes, dict) else {}
-
-    def with_values(self, **values: Any) -> RunConfig:
-        """A copy with typed fields changed (keys it did not hold are added at the end)."""
-        added = tuple(key for key in values if key not in self.keys)
-        return replace(self, **values, keys=self.keys + added)
 
 
 def _checked(key: str, value: Any, path: str) -> Any:
