@@ -72,6 +72,16 @@ def test_no_module_reads_a_run_config_by_key_outside_the_record_package():
     assert found == []
 
 
+def test_a_run_folder_is_read_only_through_the_folder_recorder():
+    # Run.load parses run.json for the recorder; every other module reads a run through FolderRecorder(...).load()
+    found = [
+        str(path.relative_to(ROOT))
+        for path in sorted((ROOT / "judges").rglob("*.py"))
+        if "Run.load(" in path.read_text(encoding="utf-8") and path.name not in ("run.py", "run_writer.py")
+    ]
+    assert found == []
+
+
 def test_the_key_check_sees_both_forms(tmp_path):
     probe = tmp_path / "probe.py"
     probe.write_text("def f(run, config):\n    a = run.config.get('judge')\n    return config['data'], a\n")

@@ -9,8 +9,8 @@ from pathlib import Path
 from judges.agreement.pairwise_formats import PairVerdicts, Verdict
 from judges.errors import InputError
 from judges.records import MetricRecord
-from judges.runs.run import Run
 from judges.runs.run_config import RunConfig
+from judges.runs.run_writer import FolderRecorder
 from judges.types import VerdictState
 
 METRIC = "pairwise_preference"
@@ -37,7 +37,7 @@ def judge_model(config: RunConfig) -> str | None:
 
 def run_verdicts(folder: str, fmt: str) -> PairVerdicts:
     """The run's first-draw `pairwise_preference` verdicts by item id, both orders each."""
-    run = Run.load(folder)
+    run = FolderRecorder(folder).load()
     verdicts: dict[str, tuple[Verdict, ...]] = {}
     for record in run.iter_records():
         entry = record.metrics.get(METRIC)

@@ -190,6 +190,8 @@ def board_jury_entries(config: LeaderboardConfig, runs_dir: Path) -> list[Entry]
         for jury in config.jury:
             if any(candidates[name].kind != "llm" for name in jury.members):
                 continue  # only GroUSE judges grade unit tests
-            members = [Run.load(run_folder(runs_dir, candidates[name], evaluation)) for name in jury.members]
+            members = [
+                FolderRecorder(run_folder(runs_dir, candidates[name], evaluation)).load() for name in jury.members
+            ]
             entries += jury_entries(jury, evaluation, members, tests, run_folder(runs_dir, jury, evaluation))
     return entries

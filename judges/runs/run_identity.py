@@ -7,6 +7,7 @@ from pathlib import Path
 
 from judges.records.judge_identity import JudgeIdentity, predictions_identity, recorded_identity
 from judges.runs.run import Run
+from judges.runs.run_writer import FolderRecorder
 
 
 def run_identity(run: Run) -> JudgeIdentity:
@@ -17,4 +18,4 @@ def run_identity(run: Run) -> JudgeIdentity:
 def source_identity(source: str | Path) -> JudgeIdentity:
     """The identity of the judge of `source`: a run folder's, or a predictions file's null fields."""
     path = Path(source)
-    return run_identity(Run.load(path)) if path.is_dir() else predictions_identity()
+    return run_identity(FolderRecorder(path).load()) if path.is_dir() else predictions_identity()
