@@ -22,6 +22,7 @@ from judges.rag.metric_registry import build_registry, select
 from judges.rag.settings import MetricSettings
 from judges.runs.run import Run
 from judges.runs.run_setup import judge_opener, run_judged
+from judges.runs.run_writer import FolderRecorder
 from judges.suite.baselines import reference_rates
 from judges.suite.loading import load_unit_tests
 from judges.suite.unit_test_task import UnitTestTask
@@ -51,8 +52,9 @@ def load_samples(path: str | Path, limit: int | None = None) -> Sequence[tuple[s
     return samples
 
 
-def _out(out: str | Path | None) -> Path | None:
-    return Path(out) if out is not None else None
+def _recorder(out: str | Path | None) -> FolderRecorder | None:
+    """The run folder `out` as the run's recorder (none: the run is only returned)."""
+    return FolderRecorder(out) if out is not None else None
 
 
 def run_unit_tests(
@@ -83,7 +85,9 @@ def run_unit_tests(
     # the baselines: what a constant and the oracle score on these tests
     details = {"data": data, "split": split, "n_tests": len(tests), "draws": draws, "baselines": reference_rates(tests)}
     seen = (test.sample for test in tests)
-    return run_judged(opts, seen, task, lambda _: details, judge_opener(opts, prompts), out=out, progress=progress)
+    return run_judged(
+        opts, seen, task, lambda _: details, judge_opener(opts, prompts), recorder=_recorder(out), progress=progress
+    )
 
 
 def grade_samples(
@@ -113,7 +117,7 @@ def grade_samples(
         lambda session: GradeTask(samples, session.judge, metrics, checked=True, draws=draws),
         lambda _: details,
         judge_opener(opts, prompts),
-        out=out,
+        recorder=_recorder(out),
         progress=progress,
     )
 
@@ -189,7 +193,7 @@ def run_metrics(
         lambda session: MetricsTask(samples, chosen, session.judge, registry, draws=draws),
         details,
         rag.open,
-        out=out,
+        recorder=_recorder(out),
         progress=progress,
         calls=needs_judge,
     )

@@ -20,6 +20,7 @@ from judges.calls.runtime import CallRuntime, RuntimeSettings
 from judges.calls.scripted import ScriptedBackend
 from judges.judging.grouse_judge import GroundedQAJudge
 from judges.judging.prompts import load_prompt_set
+from judges.runs.run_writer import FolderRecorder
 
 ROOT = Path(__file__).resolve().parent.parent
 # hand-written sets in the shared formats (tests/miniature_sets.py), written here once per session, for any clone
@@ -112,7 +113,12 @@ def run_tests(tests: list[Any], judge: GroundedQAJudge, out: Path | None = None,
     from judges.runs.service import run_task
     from judges.suite.unit_test_task import UnitTestTask
 
-    return run_task(UnitTestTask(tests, judge, draws), judge.runtime, out, {"judge": judge.model.name})
+    return run_task(
+        UnitTestTask(tests, judge, draws),
+        judge.runtime,
+        FolderRecorder(out) if out else None,
+        {"judge": judge.model.name},
+    )
 
 
 @pytest.fixture(scope="session", autouse=True)

@@ -31,9 +31,10 @@ def graded_run(out: Path, data: Path, name: str, grade_of: Any, metric: str = "f
     """A `grade` run folder of a scripted judge: `grade_of(prompt)` gives the grade of each sample."""
     from judges.api import load_samples
     from judges.grading.grade_task import GradeTask
+    from judges.runs.run_writer import FolderRecorder
     from judges.runs.service import run_task
 
     judge, _ = scripted_judge(lambda request: reply(metric, grade_of(request.messages[-1]["content"])))
     config = {"judge": name, "data": str(data), "metrics": [metric]}
-    run_task(GradeTask(load_samples(data), judge, [metric]), judge.runtime, out, config)
+    run_task(GradeTask(load_samples(data), judge, [metric]), judge.runtime, FolderRecorder(out), config)
     return out

@@ -85,10 +85,10 @@ def run_metrics_task(
     """Several samples through the run service (a MetricsTask), written to `folder`'s results.jsonl when given;
     returns its Execution (records, stop)."""
     from judges.rag.metrics_task import MetricsTask
-    from judges.runs.run_writer import FolderWriter
+    from judges.runs.run_writer import FolderRecorder
     from judges.runs.service import execute
 
-    writer = FolderWriter(folder) if folder is not None else None
+    writer = FolderRecorder(folder) if folder is not None else None
     return asyncio.run(execute(MetricsTask(samples, specs, judge, registry), judge.runtime, writer))
 
 

@@ -9,6 +9,7 @@ from conftest import ROOT, reply, scripted_judge
 from judges.calls.scripted import by_metric
 from judges.render.report_items import MAX_ROWS
 from judges.runs.run import Run
+from judges.runs.run_writer import FolderRecorder
 from judges.runs.service import run_task
 from judges.runs.summarizer import summarize
 from judges.suite.loading import load_unit_tests
@@ -21,7 +22,7 @@ def bounded_run(tmp_path):
     tests = load_unit_tests(ROOT / "unit_tests" / "test.jsonl")[:N_TESTS]
     script = by_metric({m: reply(m, g) for m, g in [("answer_relevancy", 5), ("completeness", 5), ("faithfulness", 1)]})
     judge, _ = scripted_judge(script)
-    return run_task(UnitTestTask(tests, judge), judge.runtime, tmp_path / "run", {"judge": "scripted"})
+    return run_task(UnitTestTask(tests, judge), judge.runtime, FolderRecorder(tmp_path / "run"), {"judge": "scripted"})
 
 
 def test_a_run_with_a_folder_holds_no_records_and_its_summary_is_that_of_results_jsonl(tmp_path):
@@ -63,6 +64,6 @@ def test_a_small_run_still_lists_every_row(tmp_path):
     tests = load_unit_tests(ROOT / "unit_tests" / "test.jsonl")[:3]
     grades = [("answer_relevancy", 5), ("completeness", 5), ("faithfulness", 1), ("usefulness", None)]
     judge, _ = scripted_judge(by_metric({m: reply(m, g) for m, g in grades}))
-    run_task(UnitTestTask(tests, judge), judge.runtime, tmp_path / "run", {"judge": "scripted"})
+    run_task(UnitTestTask(tests, judge), judge.runtime, FolderRecorder(tmp_path / "run"), {"judge": "scripted"})
     page = (tmp_path / "run" / "report.html").read_text(encoding="utf-8")
     assert page.count('<tr data-outcome="') == 3 * 6 and 'id="left-out"' not in page

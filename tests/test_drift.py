@@ -23,6 +23,8 @@ from judges.judging.grouse_judge import GroundedQAJudge
 from judges.judging.prompts import load_prompt_set
 from judges.runs.drift import drift, drift_lines
 from judges.runs.run import Run
+from judges.runs.run_config import RunConfig
+from judges.runs.run_writer import FolderRecorder
 from judges.runs.service import run_task
 from judges.suite.loading import load_unit_tests
 from judges.suite.unit_test_task import UnitTestTask
@@ -52,7 +54,7 @@ def run_judge(tmp_path: Path, name: str, lost: set[int], fingerprint: str) -> Ru
     )
     judge = GroundedQAJudge(runtime, load_prompt_set("default"), JudgeModel("scripted", "scripted/model"), {})
     tests = load_unit_tests(unit_test_file(tmp_path))
-    return run_task(UnitTestTask(tests, judge), runtime, tmp_path / name, {"judge": "scripted"})
+    return run_task(UnitTestTask(tests, judge), runtime, FolderRecorder(tmp_path / name), {"judge": "scripted"})
 
 
 def test_a_judge_that_lost_6_of_32_tests_fell_significantly(tmp_path, capsys):
@@ -90,15 +92,15 @@ def test_runs_without_shared_tests_or_outcomes_are_refused(tmp_path):
     from judges.errors import InputError
 
     baseline = run_judge(tmp_path, "baseline", set(), "fp")
-    probes = Run("probes", {}, [], {}, folder=tmp_path)
+    probes = Run("probes", RunConfig.from_json({}), [], {}, folder=tmp_path)
     with pytest.raises(InputError, match="no pass/fail outcomes"):
         drift(baseline, probes)
-    other = Run("unit_tests", {}, [], {}, folder=tmp_path)
+    other = Run("unit_tests", RunConfig.from_json({}), [], {}, folder=tmp_path)
     with pytest.raises(InputError, match="share no completed test"):
         drift(baseline, other)
     # a meta-eval baseline (train by default) against validate's run (test by default) says which split to give
-    trained = Run("unit_tests", {"split": "train"}, baseline.records, {}, folder=tmp_path)
-    tested = Run("unit_tests", {"split": "test"}, [], {}, folder=tmp_path)
+    trained = Run("unit_tests", RunConfig.from_json({"split": "train"}), baseline.records, {}, folder=tmp_path)
+    tested = Run("unit_tests", RunConfig.from_json({"split": "test"}), [], {}, folder=tmp_path)
     with pytest.raises(
         InputError, match=r"share no completed test \(the baseline ran train, this run test: give --split train\)"
     ):
@@ -210,7 +212,7 @@ def scripted_run(tmp_path: Path, name: str, grades: Any, task: str = "unit_tests
     judge, _ = scripted_judge(script)
     tests = load_unit_tests(unit_test_file(tmp_path))
     made = UnitTestTask(tests, judge) if task == "unit_tests" else GradeTask([(t.id, t.sample) for t in tests], judge)
-    return run_task(made, judge.runtime, tmp_path / name, {"judge": "scripted"})
+    return run_task(made, judge.runtime, FolderRecorder(tmp_path / name), {"judge": "scripted"})
 
 
 FAITHFUL_LOST = set(range(0, 32, 3))  # 11 tests that lose faithfulness after

@@ -17,6 +17,7 @@ from judges.agreement.measure import measure
 from judges.agreement.predictions import Prediction, Predictions
 from judges.cli.main import main
 from judges.labels.schema import LabelledItem, LabelledSet, LabelType
+from judges.runs.run_config import RunConfig
 from judges.types import Sample, VerdictState
 
 SAMPLE = Sample(input="q", references=(), expected_output="", actual_output="a")
@@ -158,7 +159,9 @@ def test_a_run_folder_with_labels_over_a_subset_of_its_items(tmp_path):
     folder = tmp_path / "run"
     folder.mkdir()
     write_jsonl(folder / "results.jsonl", records)
-    Run("grade", {"judge": "j"}, [ItemRecord.from_json(r) for r in records], Summary()).save(folder)
+    Run("grade", RunConfig.from_json({"judge": "j"}), [ItemRecord.from_json(r) for r in records], Summary()).save(
+        folder
+    )
     rows = [
         {"id": f"i{k}", "metric": "completeness", "label": int(truth[k]), "label_type": "ordinal", "scale": [1, 5]}
         | {"actual_output": "a"}

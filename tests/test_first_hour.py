@@ -61,7 +61,7 @@ def test_the_one_line_says_when_a_judge_is_no_better_than_a_constant():
     tests = load_tests(None, "train", 6)
     baselines = reference_rates(tests)
     top = run_baseline("always-top", tests)
-    top.config["baselines"] = baselines
+    top.config = top.config.extended({"baselines": baselines})
     text = summary_markdown(top)
     assert (
         "The judge is no better than a constant on every figure on these tests: answer_relevancy (66.7%; always "
@@ -69,7 +69,7 @@ def test_the_one_line_says_when_a_judge_is_no_better_than_a_constant():
         "83.3%)" in text
     )
     oracle = run_baseline("oracle", tests)
-    oracle.config["baselines"] = baselines
+    oracle.config = oracle.config.extended({"baselines": baselines})
     assert (
         "On these tests the judge beats every constant on every metric (total 100.0% against 72.2% for always "
         "grading the top grade)" in summary_markdown(oracle)

@@ -22,6 +22,7 @@ from judges.leaderboard.entries import Entry
 from judges.leaderboard.jury import board_jury_entries, combine
 from judges.leaderboard.select import pick_best
 from judges.leaderboard.unit_test_entries import run_folder, run_to_entries
+from judges.runs.run_writer import FolderRecorder
 from judges.runs.service import run_task
 from judges.suite.baselines import run_baseline
 from judges.suite.loading import load_unit_tests
@@ -60,11 +61,11 @@ def member_entries(config: LeaderboardConfig, runs: Path, wrong_third: dict[str,
     for candidate in config.candidates:
         out = run_folder(runs, candidate, evaluation)
         if candidate.kind == "baseline":
-            run = run_baseline(str(candidate.baseline), tests, out=out)
+            run = run_baseline(str(candidate.baseline), tests, recorder=FolderRecorder(out))
             base = dict(kind="baseline", baseline=candidate.baseline)
         else:
             scripted = judge(wrong_third[candidate.name])
-            run = run_task(UnitTestTask(tests, scripted), scripted.runtime, out, {"judge": "s"})
+            run = run_task(UnitTestTask(tests, scripted), scripted.runtime, FolderRecorder(out), {"judge": "s"})
             base = dict(kind="llm")
         common = dict(candidate=candidate.name, model=None, evaluation=evaluation.name, prompts=None, prompt_sha=None)
         entries += run_to_entries(run, {**common, **base}, 0.0)

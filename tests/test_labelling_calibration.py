@@ -19,6 +19,7 @@ from judges.labelling.queue import QueueItem
 from judges.labelling.scales import scale_for
 from judges.labelling.store import append_event, event_record
 from judges.labels.label_sets import open_labels
+from judges.runs.run_config import RunConfig
 from judges.types import Sample, VerdictState
 
 FIRST = [1, 2, 3, 4, 1, 2, 3, 4, 2, 3]  # annotator ann-1, items i0..i9 (answer relevancy, 1-5)
@@ -126,7 +127,9 @@ def test_a_run_folder_as_predictions_keeps_failures_apart_from_nulls(tmp_path):
     verdicts = [{"state": "grade", "grade": 4}, {"state": "null"}, {"state": "failure", "failure_kind": "timeout"}]
     records = [{"id": f"i{k}", "metrics": {"completeness": {"verdict": v}}} for k, v in enumerate(verdicts)]
     write_jsonl(folder / "results.jsonl", records)
-    Run("grade", {"judge": "j"}, [ItemRecord.from_json(r) for r in records], Summary()).save(folder)
+    Run("grade", RunConfig.from_json({"judge": "j"}), [ItemRecord.from_json(r) for r in records], Summary()).save(
+        folder
+    )
     got = run_predictions(folder)
     assert got.get("i0", "completeness") == Prediction("i0", VerdictState.GRADE, 4.0, None)
     assert got.get("i1", "completeness").state is VerdictState.NULL

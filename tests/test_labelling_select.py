@@ -12,6 +12,7 @@ from judges.cli.main import main
 from judges.labelling.graded import read_pool
 from judges.labelling.queue import read_queue
 from judges.labelling.selection import allocate, draw
+from judges.runs.run_config import RunConfig
 
 FLAGGED = {0, 5, 10, 15, 20, 25, 30, 35}  # the 8 items where the two judges disagree
 
@@ -113,7 +114,7 @@ def test_metrics_runs_written_by_hand_are_read_with_their_samples_in_ragas_names
         ]
         write_jsonl(folder / "results.jsonl", records)
         typed = [ItemRecord.from_json(r) for r in records]
-        Run("metrics", {"judge": name, "data": str(data)}, typed, Summary()).save(folder)
+        Run("metrics", RunConfig.from_json({"judge": name, "data": str(data)}), typed, Summary()).save(folder)
         folders.append(folder)
     pool = read_pool(folders)
     assert pool.metric == "ragas_faithfulness" and pool.grade_range == (0.0, 1.0) and pool.judges == ["x", "y"]

@@ -11,6 +11,8 @@ from conftest import ROOT, record, reply, run_tests, scripted_judge, write_jsonl
 from stub import stats, stub_server
 
 from judges.cli.main import main
+from judges.runs.run_config import RunConfig
+from judges.runs.run_writer import FolderRecorder
 from judges.suite.loading import parse_unit_test
 
 TESTS = ROOT / "unit_tests" / "test.jsonl"
@@ -199,7 +201,7 @@ def test_a_metric_that_failed_on_every_call_ends_degraded(tmp_path):
     from judges.suite.unit_test_task import UnitTestTask
 
     config = {"judge": "scripted", "fail_on_error": 0.1}
-    run = run_task(UnitTestTask(tests, judge), judge.runtime, tmp_path / "run", config)
+    run = run_task(UnitTestTask(tests, judge), judge.runtime, FolderRecorder(tmp_path / "run"), config)
     assert run.stop_reason == "degraded" and run.exit_code == 5
     assert run.stop_message == (
         "4 of 4 faithfulness verdicts failed (100%, over --fail-on-error 0.1), mostly unparseable (4)"
@@ -311,7 +313,7 @@ def test_the_report_interval_of_a_metrics_run_stays_in_range(tmp_path):
     from judges.runs.summarizer import summarize
 
     info = {"trace_adherence": {"family": "trace", "higher_is_better": True, "range": [0.0, 1.0]}}
-    run = Run("metrics", {"metric_info": info}, records, summarize(records, "metrics"))
+    run = Run("metrics", RunConfig.from_json({"metric_info": info}), records, summarize(records, "metrics"))
     page = report_html(run, Path(tmp_path))
     bounds = re.search(r"\[(-?\d\.\d{3}), (-?\d\.\d{3})\]", page)
     assert bounds and 0.0 <= float(bounds.group(1)) <= float(bounds.group(2)) <= 1.0
@@ -324,15 +326,22 @@ def test_a_degraded_leaderboard_candidate_is_noted_and_kept_while_other_stops_st
     from judges.runs.run import Run
 
     degraded = Run(
-        "unit_tests", {}, [], Summary(), stop_reason="degraded", stop_message="4 of 4 faithfulness verdicts failed"
+        "unit_tests",
+        RunConfig.from_json({}),
+        [],
+        Summary(),
+        stop_reason="degraded",
+        stop_message="4 of 4 faithfulness verdicts failed",
     )
     entry = Entry("c", "llm", "m", "p", None, "e", "total", "pass rate", 0.5, 0.2, 0.8, 4, note="few items")
     assert (
         noted([entry], check_stop(degraded))[0].note == "few items; degraded run: 4 of 4 faithfulness verdicts failed"
     )
-    assert check_stop(Run("unit_tests", {}, [], Summary())) is None
+    assert check_stop(Run("unit_tests", RunConfig.from_json({}), [], Summary())) is None
     with pytest.raises(BudgetExhausted):
-        check_stop(Run("unit_tests", {}, [], Summary(), stop_reason="budget", stop_message="spent"))
+        check_stop(
+            Run("unit_tests", RunConfig.from_json({}), [], Summary(), stop_reason="budget", stop_message="spent")
+        )
 
 
 def test_fail_on_error_has_one_default_for_the_cli_the_gate_and_the_api(tmp_path):

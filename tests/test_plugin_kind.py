@@ -58,11 +58,12 @@ def run(args):
     from judges.calls.refusing import no_judge_backend
     from judges.calls.runtime import CallRuntime
     from judges.runs.items import Item
+    from judges.runs.run_writer import FolderRecorder
     from judges.runs.service import run_task
 
     rows = [json.loads(line) for line in Path(args.file).read_text().splitlines() if line.strip()]
     items = [Item(str(row["id"]), n, row["actual_output"]) for n, row in enumerate(rows)]
-    run_task(WordTask(items), CallRuntime(no_judge_backend()), Path(args.out), {"judge": "none (word counts)"})
+    run_task(WordTask(items), CallRuntime(no_judge_backend()), FolderRecorder(args.out), {"judge": "none (word counts)"})
     print(f"wrote {args.out}")
     return 0
 

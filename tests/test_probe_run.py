@@ -13,8 +13,10 @@ from conftest import ROOT, hang_guard, scripted_judge, write_jsonl
 
 from judges.probes.framing import AUTHORITY, RESTATEMENT
 from judges.probes.probe_registry import shipped_probes
+from judges.probes.probe_settings import ProbeSettings
 from judges.probes.task import ProbeTask
 from judges.probes.text_surgery import cited, sentences
+from judges.runs.run_writer import FolderRecorder
 from judges.runs.service import run_task
 from judges.types import Sample
 
@@ -108,10 +110,11 @@ def rates(run: Any) -> dict[tuple[str, str], Any]:
 def test_a_position_biased_judge_fails_the_swap_probe_and_holds_on_the_others(tmp_path):
     judge, _ = scripted_judge(position_biased)
     task = ProbeTask(samples(), shipped_probes(), judge)
-    run = run_task(task, judge.runtime, tmp_path / "run", {"judge": "scripted"})
+    run = run_task(task, judge.runtime, FolderRecorder(tmp_path / "run"), {"judge": "scripted"})
     found = rates(run)
-    applied = run.config["probe_plan"]["applied"]
-    assert set(applied.values()) == {9} and run.config["probe_plan"]["skipped"] == {}
+    plan = run.config.settings(ProbeSettings.of).probe_plan
+    applied = plan["applied"]
+    assert set(applied.values()) == {9} and plan["skipped"] == {}
     for metric in ("answer_relevancy", "completeness"):
         assert found["swap_answers", metric].rate == 0.0 and found["swap_answers", metric].n == 9
     for (probe, metric), row in found.items():
@@ -164,7 +167,7 @@ def test_every_report_counts_the_skips_per_probe_and_reason(tmp_path):
     run = run_task(
         ProbeTask([*samples(2), ("bare", bare)], shipped_probes(), judge),
         judge.runtime,
-        tmp_path / "run",
+        FolderRecorder(tmp_path / "run"),
         {"judge": "constant"},
     )
     meta = json.loads((tmp_path / "run" / "run.json").read_text())
@@ -293,7 +296,9 @@ def test_the_tally_lists_the_first_pairs_missed_and_counts_every_one(monkeypatch
     from judges.probes.analysis import ProbeTally
 
     judge, _ = scripted_judge(position_biased)
-    run = run_task(ProbeTask(samples(9), shipped_probes(), judge), judge.runtime, tmp_path / "run", {"judge": "s"})
+    run = run_task(
+        ProbeTask(samples(9), shipped_probes(), judge), judge.runtime, FolderRecorder(tmp_path / "run"), {"judge": "s"}
+    )
     unbounded = {(row.probe, row.metric): row.missed for row in run.summary.part.rows}
     monkeypatch.setattr(analysis, "LISTED", 3)
     tally = ProbeTally()

@@ -10,6 +10,7 @@ from conftest import ROOT, hang_guard, reply, scripted_judge, stop
 
 from judges.calls.scripted import by_metric
 from judges.runs.intervals import wilson
+from judges.runs.run_writer import FolderRecorder
 from judges.runs.service import run_task
 from judges.suite.loading import load_unit_tests
 from judges.suite.unit_test_task import UnitTestTask
@@ -33,14 +34,14 @@ def scripted_run(tmp_path):
         "judge": "scripted",
         "prompts": {"name": prompts.name, "folder": str(prompts.folder), "sha256": prompts.hashes()},
     }
-    return run_task(UnitTestTask(tests, judge), judge.runtime, tmp_path / "run", config)
+    return run_task(UnitTestTask(tests, judge), judge.runtime, FolderRecorder(tmp_path / "run"), config)
 
 
 def test_report_names_config_intervals_and_every_item_with_its_prompt(tmp_path):
     run = scripted_run(tmp_path)
     page = (tmp_path / "run" / "report.html").read_text()
-    assert len(run.config["prompts"]["sha256"]) == 4
-    for sha in run.config["prompts"]["sha256"].values():
+    assert len(run.config.prompts_sha256) == 4
+    for sha in run.config.prompts_sha256.values():
         assert sha in page
     stats = run.summary.metrics["faithfulness"]
     low, high = wilson(stats.passed, stats.completed)
@@ -142,7 +143,10 @@ def test_metric_steps_are_readable_per_item(tmp_path):
     )
     registry = build_registry()
     run = run_task(
-        MetricsTask([sample], [registry["ragas_faithfulness"]], judge, registry), judge.runtime, tmp_path, {}
+        MetricsTask([sample], [registry["ragas_faithfulness"]], judge, registry),
+        judge.runtime,
+        FolderRecorder(tmp_path),
+        {},
     )
     page = (tmp_path / "report.html").read_text()
     assert run.records[0].sample["input"] == "Can she return?"
@@ -172,7 +176,7 @@ def test_not_passed_rows_show_grades_and_the_reason_or_the_raw_reply_and_totals_
         }
     )
     judge, _ = scripted_judge(script)
-    run = run_task(UnitTestTask(tests, judge), judge.runtime, tmp_path / "run", {"judge": "scripted"})
+    run = run_task(UnitTestTask(tests, judge), judge.runtime, FolderRecorder(tmp_path / "run"), {"judge": "scripted"})
     text = compact((tmp_path / "run" / "summary.md").read_text())
     assert "| grade expected | grade given | outcome | reason |" in text
     faithfulness = [line for line in text.splitlines() if "| F |" in line and "| wrong_grade |" in line]

@@ -6,7 +6,7 @@ import gc
 from conftest import record, reply, scripted_judge
 
 from judges.runs.heap import frozen_heap
-from judges.runs.run_writer import FolderWriter
+from judges.runs.run_writer import FolderRecorder
 from judges.runs.service import Execution, execute
 from judges.suite.loading import parse_unit_test
 from judges.suite.unit_test_task import UnitTestTask
@@ -44,7 +44,7 @@ def test_a_run_freezes_the_heap_while_it_runs_and_releases_it_after(tmp_path):
 
     judge, _ = scripted_judge(script)
     task = UnitTestTask([parse_unit_test(record(), path="t.jsonl", line=1, default_id="t1")], judge)
-    done = asyncio.run(execute(task, judge.runtime, FolderWriter(tmp_path)))
+    done = asyncio.run(execute(task, judge.runtime, FolderRecorder(tmp_path)))
     assert done.finished == 1 and done.records == [] and seen and all(seen)  # streamed, not held
     assert gc.get_freeze_count() == 0
 

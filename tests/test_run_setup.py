@@ -58,7 +58,7 @@ def test_a_unit_test_run_records_the_config_the_setup_built(tmp_path, monkeypatc
     with stub_server(latency_ms=1) as base:
         run = run_unit_tests(tests, "openai/gpt-4o-mini", api_base=base, cache_mode="off", out=tmp_path, data="t")
     config = json.loads((tmp_path / "run.json").read_text(encoding="utf-8"))["config"]
-    assert config == run.config
+    assert config == run.config.to_json() and run.config.data == "t" and run.config.draws == 1
     assert list(config) == [
         *KEYS,
         *["data", "split", "n_tests", "draws", "baselines", "litellm_model", "json_schema", "model_version"],

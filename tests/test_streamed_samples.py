@@ -17,6 +17,7 @@ from judges.calls.scripted import by_metric
 from judges.errors import InputError, InputProblems
 from judges.grading.grade_task import GradeTask
 from judges.judging.samples import load_samples
+from judges.runs.run_writer import FolderRecorder
 from judges.runs.service import run_task
 
 TESTS = ROOT / "unit_tests" / "test.jsonl"
@@ -94,7 +95,7 @@ def test_a_run_takes_its_samples_as_slots_free_not_all_at_once(tmp_path):
 
     settings = RuntimeSettings(concurrency=2, backoff_initial_s=0.0, backoff_max_s=0.0)
     judge, _ = scripted_judge(answer, settings=settings)  # 4 items per slot: 8 samples in flight at most
-    run = run_task(GradeTask(samples, judge), judge.runtime, tmp_path / "run", {"judge": "scripted"})
+    run = run_task(GradeTask(samples, judge), judge.runtime, FolderRecorder(tmp_path / "run"), {"judge": "scripted"})
     # one pass to check that the templates render for every sample (before any call), then the run's own pass
     assert run.stop_reason is None and run.summary.n_items == 60 and samples.taken == 2 * 60
     run_pass = [taken - 60 for taken in taken_at_calls]

@@ -19,6 +19,7 @@ from judges.calls.scripted import by_metric
 from judges.runs.paired_runs import paired_metrics
 from judges.runs.run import Run
 from judges.runs.run_compare import changes, comparison_markdown
+from judges.runs.run_writer import FolderRecorder
 from judges.runs.service import run_task
 from judges.suite.loading import load_unit_tests
 from judges.suite.unit_test_task import UnitTestTask
@@ -32,7 +33,9 @@ def graded(out: Path, grades: dict[str, int]) -> Run:
     tests = load_unit_tests(ROOT / "unit_tests" / "test.jsonl")[:8]
     judge, _ = scripted_judge(by_metric({m: reply(m, g) for m, g in grades.items()}))
     prompts = {"name": judge.prompts.name, "folder": str(judge.prompts.folder), "sha256": judge.prompts.hashes()}
-    return run_task(UnitTestTask(tests, judge), judge.runtime, out, {"judge": "scripted", "prompts": prompts})
+    return run_task(
+        UnitTestTask(tests, judge), judge.runtime, FolderRecorder(out), {"judge": "scripted", "prompts": prompts}
+    )
 
 
 @pytest.fixture(scope="module")

@@ -18,6 +18,8 @@ from judges.records.header import Timing
 from judges.records.usage import RunUsage
 from judges.runs.folder import save_run
 from judges.runs.run import Run
+from judges.runs.run_config import RunConfig
+from judges.runs.run_writer import FolderRecorder
 from judges.runs.service import run_task
 from judges.suite.loading import load_unit_tests
 from judges.suite.unit_test_task import UnitTestTask
@@ -38,13 +40,17 @@ def root(tmp_path_factory) -> Path:
     judge, _ = scripted_judge(by_metric({m: reply(m, g) for m, g in grades.items()}))
     prompts = {"name": "compact", "folder": str(judge.prompts.folder), "sha256": judge.prompts.hashes()}
     config = {"judge": "local/smollm2-135m", "prompts": prompts, "data": "unit_tests (shipped)"}
-    run_task(UnitTestTask(tests, judge), judge.runtime, root / LONG, config)
+    run_task(UnitTestTask(tests, judge), judge.runtime, FolderRecorder(root / LONG), config)
     judge, _ = scripted_judge(by_metric({m: reply(m, g) for m, g in grades.items()}))
     graded = GradeTask([(t.id, t.sample) for t in tests], judge, None, checked=True)
-    run_task(graded, judge.runtime, root / "runs" / "20261125T125500Z-evaluate-local_smollm2-135m", config)
+    run_task(
+        graded, judge.runtime, FolderRecorder(root / "runs" / "20261125T125500Z-evaluate-local_smollm2-135m"), config
+    )
     dead = Run(
         "grade",
-        {"judge": "openai/gpt-4o-mini", "api_base": "http://127.0.0.1:9/v1", "data": "samples.jsonl"},
+        RunConfig.from_json(
+            {"judge": "openai/gpt-4o-mini", "api_base": "http://127.0.0.1:9/v1", "data": "samples.jsonl"}
+        ),
         [],
         Summary(),
         RunUsage.from_json(DEAD_USAGE),

@@ -5,12 +5,12 @@ hold them."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 from judges.agreement.pairwise_formats import PairVerdicts, Verdict
 from judges.errors import InputError
 from judges.records import MetricRecord
-from judges.runs.run import Run
+from judges.runs.run_config import RunConfig
+from judges.runs.run_writer import FolderRecorder
 from judges.types import VerdictState
 
 METRIC = "pairwise_preference"
@@ -30,15 +30,14 @@ def record_orders(entry: MetricRecord) -> tuple[Verdict, Verdict]:
     return (given.get("preference"), swapped.get("preference_of_answers"))
 
 
-def judge_model(config: dict[str, Any]) -> str | None:
+def judge_model(config: RunConfig) -> str | None:
     """The run's judge model as its run.json names it (`openai/gpt-4`)."""
-    judge = config.get("judge")
-    return str(judge) if judge else None
+    return config.judge or None
 
 
 def run_verdicts(folder: str, fmt: str) -> PairVerdicts:
     """The run's first-draw `pairwise_preference` verdicts by item id, both orders each."""
-    run = Run.load(folder)
+    run = FolderRecorder(folder).load()
     verdicts: dict[str, tuple[Verdict, ...]] = {}
     for record in run.iter_records():
         entry = record.metrics.get(METRIC)

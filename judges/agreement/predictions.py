@@ -15,7 +15,7 @@ from judges.files.checked import LARGEST_NUMBER, json_type, read_json_file, too_
 from judges.files.jsonl import read_jsonl
 from judges.labels.mapping import get_field
 from judges.records import MetricRecord
-from judges.runs.run import Run
+from judges.runs.run_writer import FolderRecorder
 from judges.types import VerdictState
 
 if TYPE_CHECKING:
@@ -266,7 +266,7 @@ def record_prediction(item_id: str, entry: MetricRecord) -> Prediction:
 def run_predictions(folder: str | Path) -> Predictions:
     """A judgelab run folder's verdicts (first draw): a grade, a null, or a failure with its kind, per item and metric."""
 
-    run = Run.load(folder)
+    run = FolderRecorder(folder).load()
     by_key: dict[tuple[str, str | None], Prediction] = {}
     for record in run.iter_records():
         if record.draw != 0:

@@ -19,6 +19,7 @@ from judges.cascade.chain import Calibrated
 from judges.cascade.verdicts import shown_number
 from judges.pages.markdown import grid
 from judges.pages.page_template import render_page
+from judges.runs.run_config import RunConfig
 
 METHOD = (
     "fixed-sequence testing from the most confident down, exact binomial test of the kept items' disagreement "
@@ -41,23 +42,23 @@ def judge_record(step: Calibrated, n_items: int) -> dict[str, Any]:
         "cost_per_item_usd": step.judge.cost_per_item,
         "identity": step.judge.identity.to_json(),
     }
-    if step.judge.run_config is not None and step.judge.run_config.get("judge"):
+    if step.judge.run_config is not None and step.judge.run_config.judge:
         record["run_config"] = kept_run_config(step.judge.run_config)
     return record
 
 
-def kept_run_config(config: dict[str, Any]) -> dict[str, Any]:
+def kept_run_config(config: RunConfig) -> dict[str, Any]:
     """What calibration.json keeps of a judge's run config: the judge, its endpoint without credentials (the run
     takes them from the environment or the flags), its prompts, decoding and draws; no credential in any form."""
-    bases = config.get("api_base")
+    bases = config.api_base
     stripped = [endpoint_without_credentials(url) for url in ([bases] if isinstance(bases, str) else bases or [])]
     kept: dict[str, Any] = {
-        "judge": config["judge"],
+        "judge": config.judge,
         "api_base": None if not stripped else stripped[0] if isinstance(bases, str) else stripped,
-        "prompts": config.get("prompts"),
-        "params": {k: v for k, v in (config.get("params") or {}).items() if k != "credentials"},
-        "json_schema": config.get("json_schema"),
-        "draws": config.get("draws") or 1,
+        "prompts": config.prompts,
+        "params": {k: v for k, v in (config.params or {}).items() if k != "credentials"},
+        "json_schema": config.json_schema,
+        "draws": config.draws or 1,
     }
     return without_credentials(kept)  # type: ignore[no-any-return]
 

@@ -20,7 +20,7 @@ from judges.errors import InputError
 from judges.labelling.graded import run_samples
 from judges.labelling.queue import QueueItem
 from judges.pages.markdown import grid
-from judges.runs.run import Run
+from judges.runs.run_writer import FolderRecorder
 from judges.secrets import known_secrets, scrub_with
 from judges.types import Sample
 
@@ -34,7 +34,7 @@ def judge_samples(judges: Sequence[Judge]) -> tuple[dict[str, Sample], list[str]
         if judge.run_config is None:
             continue
         try:
-            found = run_samples(Run.load(judge.source))
+            found = run_samples(FolderRecorder(judge.source).load())
         except InputError as err:
             notes.append(f"the samples of {judge.name}'s run could not be read ({err}): those items carry no text")
             continue

@@ -6,7 +6,6 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 
@@ -16,8 +15,9 @@ from judges.cascade.calibration_schema import name_problem
 from judges.cascade.verdicts import VerdictRule
 from judges.errors import ConfigError, InputError
 from judges.records.judge_identity import JudgeIdentity, predictions_identity
-from judges.runs.run import Run
+from judges.runs.run_config import RunConfig
 from judges.runs.run_identity import run_identity
+from judges.runs.run_writer import FolderRecorder
 
 
 @dataclass(frozen=True)
@@ -29,7 +29,7 @@ class Judge:
     source: str
     predictions: Predictions
     metric: str
-    run_config: dict[str, Any] | None = None
+    run_config: RunConfig | None = None
     cost_per_item: float | None = None
     identity: JudgeIdentity = field(default_factory=predictions_identity)  # who judged (a file: null fields)
 
@@ -63,7 +63,7 @@ def open_judge(spec: str, metric: str, default_name: str | None = None) -> Judge
     predictions = read_predictions(path, metric=metric)
     if not path.is_dir():
         return Judge(name, source, predictions, metric)
-    run = Run.load(path)
+    run = FolderRecorder(path).load()
     graded = sum(1 for record in run.iter_records() if record.draw == 0)
     cost = run.summary.usage.priced_cost / graded if graded else None
     identity = run_identity(run)

@@ -19,8 +19,8 @@ from judges.errors import ConfigError
 from judges.files.checked import read_json_file
 from judges.labels.schema import LabelledSet, LabelType
 from judges.runs.folder import default_run_dir
-from judges.runs.run import Run
 from judges.runs.run_identity import source_identity
+from judges.runs.run_writer import FolderRecorder
 from judges.tuning.manifest import MANIFEST_NAME, read_manifest
 
 # the measuring flags of the certify mode, made from agreement's settings (their defaults the model's); a command's
@@ -153,8 +153,7 @@ def reuse_of(args: argparse.Namespace, labels: LabelledSet, sha256: str) -> list
     paths = [Path(p) for p in args.chosen_by or []]
     source = Path(args.predictions)
     if source.is_dir():
-        prompts = Run.load(source).config.get("prompts")
-        folder = prompts.get("folder") if isinstance(prompts, dict) else None
+        folder = FolderRecorder(source).load().config.prompts_folder
         if folder and (Path(folder) / MANIFEST_NAME).is_file():
             paths.append(Path(folder))
     return [reuse_entry(path, args.labels, labels, sha256) for path in paths]

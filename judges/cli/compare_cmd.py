@@ -5,8 +5,8 @@ from __future__ import annotations
 import argparse
 
 from judges.errors import ConfigError
-from judges.runs.run import Run
 from judges.runs.run_compare import comparison_markdown
+from judges.runs.run_writer import FolderRecorder
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -16,5 +16,5 @@ def configure(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     if len(args.runs) < 2:
         raise ConfigError("compare needs at least two run folders")
-    print(comparison_markdown([Run.load(path) for path in args.runs]), end="")
+    print(comparison_markdown([FolderRecorder(path).load() for path in args.runs]), end="")
     return 0

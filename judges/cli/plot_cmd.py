@@ -6,7 +6,7 @@ import argparse
 from pathlib import Path
 
 from judges.render.plot import plot_result_matrix
-from judges.runs.run import Run
+from judges.runs.run_writer import FolderRecorder
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -14,7 +14,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    run = Run.load(args.run_dir)
+    run = FolderRecorder(args.run_dir).load()
     path = plot_result_matrix(run, Path(args.run_dir) / "result_matrix.png")
     print(f"wrote {path}")
     return 0

@@ -10,7 +10,7 @@ from pathlib import Path
 from judges.cli.serve import serve_folder
 from judges.render.report_html import write_report
 from judges.render.summary_md import summary_markdown
-from judges.runs.run import Run
+from judges.runs.run_writer import FolderRecorder
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -31,20 +31,20 @@ def has_display() -> bool:
 def report_path(run_dir: str) -> Path:
     """The folder's report.html, written from its run.json and results.jsonl when the folder predates it."""
 
-    run = Run.load(run_dir)
+    run = FolderRecorder(run_dir).load()
     path = Path(run_dir) / "report.html"
     return path if path.is_file() else write_report(run, Path(run_dir))
 
 
 def run(args: argparse.Namespace) -> int:
     if args.print:
-        print(summary_markdown(Run.load(args.run_dir)), end="")
+        print(summary_markdown(FolderRecorder(args.run_dir).load()), end="")
         return 0
     report = report_path(args.run_dir).resolve()
     if args.serve:
         serve_folder(report.parent, args.port, report.name)
         return 0
-    print(summary_markdown(Run.load(args.run_dir)), end="")
+    print(summary_markdown(FolderRecorder(args.run_dir).load()), end="")
     print(f"report: {report}")
     if has_display():
         import webbrowser

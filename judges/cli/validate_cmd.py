@@ -19,7 +19,7 @@ from judges.integrations.gate import Bar, GateConfig, check_bars
 from judges.render.junit import junit_xml
 from judges.runs.drift import drift, drift_lines
 from judges.runs.failures import listing
-from judges.runs.run import Run
+from judges.runs.run_writer import FolderRecorder
 
 TEST_ARGS = {"source": "tests", "split": "split", "limit": "limit"}  # [tests] key -> option
 
@@ -86,7 +86,7 @@ def run(args: argparse.Namespace) -> int:
         raise ConfigError(
             "nothing to validate: give --min METRIC=RATE (e.g. --min total=0.8), --baseline RUN_DIR or --config FILE"
         )
-    before = Run.load(baseline) if baseline else None  # a bad folder stops before any call
+    before = FolderRecorder(baseline).load() if baseline else None  # a bad folder stops before any call
     config = config_from_args(args, from_file)
     split = args.split or ("test" if args.tests is None else None)
     tests = load_tests(args.tests, split, args.limit)

@@ -15,7 +15,7 @@ from judges.integrations.gate import GateConfig, check_gate_judge, gate_tests, r
 from judges.runs.drift import drift, drift_lines
 from judges.runs.failures import Miss, listing, misses
 from judges.runs.folder import default_run_dir
-from judges.runs.run import Run
+from judges.runs.run_writer import FolderRecorder
 
 LISTED = 10  # tests named in a missed bar's message
 _GATE = pytest.StashKey[tuple[Any, list[Any], Any]]()  # the checked config, its unit tests and the run folder
@@ -151,7 +151,7 @@ class DriftItem(_JudgelabItem):
 
     def runtest(self) -> None:
         _, run = self.validation.results()
-        result = drift(Run.load(self.baseline), run)
+        result = drift(FolderRecorder(self.baseline).load(), run)
         if result.fell:
             raise JudgelabFailed("\n".join(drift_lines(result, Path(self.baseline).name, "this run")))
 

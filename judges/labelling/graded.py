@@ -10,6 +10,7 @@ from judges.errors import ConfigError, InputError
 from judges.labelling.scales import SCALES
 from judges.runs.kinds import kind_of
 from judges.runs.run import Run
+from judges.runs.run_writer import FolderRecorder
 from judges.types import Sample
 
 
@@ -96,7 +97,7 @@ def _grade_range(metric: str, grades: list[float]) -> tuple[float, float]:
 
 def read_pool(run_dirs: Sequence[str | Path], metric: str | None = None) -> GradedPool:
     """The items every run graded for `metric` (the one metric the runs share, when not given)."""
-    runs = [Run.load(folder) for folder in run_dirs]
+    runs = [FolderRecorder(folder).load() for folder in run_dirs]
     for run in runs:
         if not kind_of(run.kind).labelling:
             raise _not_drawn(run)

@@ -16,8 +16,9 @@ from judges.leaderboard.config_types import TOTAL, Jury
 from judges.leaderboard.jury_errors import ErrorCorrelation, error_correlation
 from judges.leaderboard.unit_test_entries import item_passes, run_folder, run_to_entries
 from judges.records import ItemRecord, MetricRecord, Usage
-from judges.runs.folder import save_run
 from judges.runs.run import Run
+from judges.runs.run_config import RunConfig
+from judges.runs.run_writer import FolderRecorder, Recorder, record_run
 from judges.runs.summarizer import median_latency, summarize
 from judges.runs.tasks import sample_fields
 from judges.suite.loading import load_unit_tests
@@ -75,7 +76,7 @@ def _verdict(value: float | None) -> Verdict:
     return Verdict.null("the jury's majority said null") if value is None else Verdict.graded(float(value))
 
 
-def jury_run(jury: Jury, members: Sequence[Run], tests: Sequence[Any], out: Path | None) -> Run:
+def jury_run(jury: Jury, members: Sequence[Run], tests: Sequence[Any], recorder: Recorder | None) -> Run:
     """The jury's unit-test run, built from the members' runs on the same tests: each verdict combined, then scored
     against the test's conditions like a model's; usage is the members' summed."""
     import dataclasses
@@ -103,14 +104,8 @@ def jury_run(jury: Jury, members: Sequence[Run], tests: Sequence[Any], out: Path
         )
     summary = dataclasses.replace(summarize(records, UNIT_TESTS), usage=_summed([r.summary.usage for r in members]))
     config = {"judge": f"jury {jury.name}: {jury.rule} of {', '.join(jury.members)}", "members": list(jury.members)}
-    run = Run(UNIT_TESTS, config, records, summary, usage=None)
-    if out is not None:
-        out.mkdir(parents=True, exist_ok=True)
-        with (out / "results.jsonl").open("w", encoding="utf-8") as handle:
-            for record in records:
-                handle.write(record.to_json_line() + "\n")
-        save_run(run, out)
-    return run
+    run = Run(UNIT_TESTS, RunConfig.from_json(config), records, summary, usage=None)
+    return record_run(run, recorder) if recorder is not None else run
 
 
 def _read(verdict: Verdict) -> Verdict:
@@ -133,7 +128,7 @@ def jury_entries(
 ) -> list[Entry]:
     """The jury's leaderboard rows on one unit-test evaluation: its figures, and costs summed over its members."""
 
-    run = jury_run(jury, members, tests, out)
+    run = jury_run(jury, members, tests, FolderRecorder(out) if out is not None else None)
     base = dict(candidate=jury.name, kind="jury", model=None, evaluation=evaluation.name, prompts=None, prompt_sha=None)
     entries = run_to_entries(run, base, 0.0)
     latencies = [median_latency(member.records) for member in members]
@@ -195,6 +190,8 @@ def board_jury_entries(config: LeaderboardConfig, runs_dir: Path) -> list[Entry]
         for jury in config.jury:
             if any(candidates[name].kind != "llm" for name in jury.members):
                 continue  # only GroUSE judges grade unit tests
-            members = [Run.load(run_folder(runs_dir, candidates[name], evaluation)) for name in jury.members]
+            members = [
+                FolderRecorder(run_folder(runs_dir, candidates[name], evaluation)).load() for name in jury.members
+            ]
             entries += jury_entries(jury, evaluation, members, tests, run_folder(runs_dir, jury, evaluation))
     return entries

@@ -80,7 +80,7 @@ def _llm_scores(
         raise ConfigError(f"no judge prompt grades the labelled metric {metric!r} (known: {', '.join(TEMPLATE_FOR)})")
     run = grade_samples(list(samples.items()), candidate.judge(cache), metrics=[template], out=out)
     note = check_stop(run)
-    sha = _short_sha([run.config["prompts"]["sha256"][template]])
+    sha = _short_sha([run.config.prompts_sha256[template]])
     return _predictions(run, template), {**run_costs(run), "prompt_sha": sha, "note": note}
 
 
@@ -98,7 +98,7 @@ def _metric_scores(
     return _predictions(run, name), {
         **run_costs(run),
         "note": note,
-        "prompt_sha": _short_sha(list(run.config["rag_prompts_sha256"].values())),
+        "prompt_sha": _short_sha(list(run.config.rag_prompts_sha256.values())),
     }
 
 

@@ -13,7 +13,7 @@ from judges.errors import ConfigError, InputError
 from judges.files.toml_lines import key_line
 from judges.labels.shared import shared_path
 from judges.leaderboard.unit_test_entries import run_costs
-from judges.runs.run import Run
+from judges.runs.run_writer import FolderRecorder
 
 if TYPE_CHECKING:
     from judges.leaderboard.config_types import Candidate
@@ -86,7 +86,7 @@ def measured_costs(candidate: Candidate, labelled_metric: str, ids: set[str]) ->
     a file through `cost_field` / `latency_field`; otherwise the cost is not measured."""
     source = source_path(candidate)
     if source.is_dir():
-        return {**run_costs(Run.load(source)), "cost_measured": True}
+        return {**run_costs(FolderRecorder(source).load()), "cost_measured": True}
     out: dict[str, Any] = {"calls": 0, "cost_usd": 0.0, "latency_s_per_uncached_call": None, "cost_measured": False}
     metric = run_metric(candidate, labelled_metric)
     if candidate.cost_field:

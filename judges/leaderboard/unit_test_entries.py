@@ -12,6 +12,7 @@ from judges.leaderboard.config_types import PASS_RATE, TOTAL
 from judges.leaderboard.entries import Entry, check_stop, noted
 from judges.records import ItemRecord
 from judges.runs.intervals import total_interval, wilson
+from judges.runs.run_writer import FolderRecorder
 from judges.runs.summarizer import median_latency
 from judges.suite.baselines import run_baseline
 from judges.suite.loading import load_unit_tests
@@ -96,7 +97,7 @@ def unit_test_entries(
             str(candidate.baseline),
             tests,
             candidate.prompts,
-            out=out,
+            recorder=FolderRecorder(out),
             data=str(evaluation.source),
             split=evaluation.split,
         )
@@ -108,7 +109,7 @@ def unit_test_entries(
         tests, candidate.judge(cache), out=out, data=str(evaluation.source), split=evaluation.split, progress=progress
     )
     note = check_stop(run)
-    prompt_sha = "".join(sorted(run.config["prompts"]["sha256"].values()))
+    prompt_sha = "".join(sorted(run.config.prompts_sha256.values()))
     short = hashlib.sha256(prompt_sha.encode()).hexdigest()[:12]
     entries = run_to_entries(
         run, dict(base, prompts=candidate.prompts, prompt_sha=short), time.perf_counter() - started

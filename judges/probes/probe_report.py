@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 from judges.pages.item_row import ItemRow
 from judges.pages.markdown import pct, table
 from judges.pages.table import Cell, Table, cell, plain_table
+from judges.probes.probe_settings import ProbeSettings
 from judges.probes.probe_summary import ProbeRow, ProbeSummary
 from judges.render.report_items import MAX_ROWS, call_view
 from judges.render.report_prompts import PromptRenderer
@@ -40,8 +41,7 @@ def probe_rows(run: Run) -> list[ProbeRow]:
 
 def plan_of(run: Run) -> dict[str, Any]:
     """What the probes made of the samples (run.json's config `probe_plan`): per probe, applied and skips by reason."""
-    plan = run.config.get("probe_plan")
-    return plan if isinstance(plan, dict) else {}
+    return run.config.settings(ProbeSettings.of).probe_plan
 
 
 def items_line(run: Run) -> str:

@@ -15,6 +15,7 @@ from judges.probes.base import Known, Probe
 from judges.probes.task import ProbeTask
 from judges.runs.run import Run
 from judges.runs.run_setup import judge_opener, run_judged
+from judges.runs.run_writer import FolderRecorder
 from judges.types import Sample
 
 
@@ -46,6 +47,7 @@ def run_probes(
 
     details = {"data": data, "split": split, "n_samples": len(samples)}
     seen = (sample for _, sample in samples)
+    recorder = FolderRecorder(out) if out is not None else None
     return run_judged(
-        options, seen, task, lambda _: details, judge_opener(options, prompts), out=out, progress=progress
+        options, seen, task, lambda _: details, judge_opener(options, prompts), recorder=recorder, progress=progress
     )

@@ -24,7 +24,7 @@ class MetricsKind(KindTraits):
 
     def samples(self, run: Run) -> Mapping[str, Sample]:
         """The samples the run scored, re-read from its dataset (a file, or an hf: source as given)."""
-        data = str(run.config.get("data") or "")
+        data = run.config.data or ""
         spec = data if data.startswith(HF_PREFIX) else str(data_file(run))
         return {sample.id: sample for sample in load_rag_samples(spec)}
 

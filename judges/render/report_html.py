@@ -17,6 +17,7 @@ from judges.runs.call_totals import run_call_totals
 from judges.runs.failures import given
 from judges.runs.intervals import first_draw_grades, mean_interval, metric_range, noting_grades, total_interval, wilson
 from judges.runs.kinds import Kind, kind_of
+from judges.runs.run_config import RunConfig
 from judges.runs.stops import stop_note
 from judges.runs.summarizer import SHORT, metric_names
 from judges.types import ALL_METRICS
@@ -68,36 +69,36 @@ def report_html(run: Run, folder: Path | None = None) -> str:
     )
 
 
-def config_rows(config: dict[str, Any]) -> list[tuple[str, Any]]:
+def config_rows(config: RunConfig) -> list[tuple[str, Any]]:
     """What produced the run, in reading order: judge, model version, prompts with hashes, data, judgelab."""
-    prompts = config.get("prompts") if isinstance(config.get("prompts"), dict) else None
+    prompts = config.prompts
     rows: list[tuple[str, Any]] = [
-        ("judge", config.get("judge")),
-        ("LiteLLM model", config.get("litellm_model")),
-        ("model version (as the provider reported)", config.get("model_version") or "not reported"),
-        ("API base", config.get("api_base") or "-"),
-        ("parameters", config.get("params") or {}),
-        ("JSON schema output", config.get("json_schema")),
+        ("judge", config.judge),
+        ("LiteLLM model", config.litellm_model),
+        ("model version (as the provider reported)", config.model_version or "not reported"),
+        ("API base", config.api_base or "-"),
+        ("parameters", config.params or {}),
+        ("JSON schema output", config.json_schema),
     ]
     if prompts:
         rows += [
             ("prompt set", f"{prompts.get('name')} ({prompts.get('folder')})"),
             ("prompt sha256", prompts["sha256"]),
         ]
-    if config.get("rag_prompts_sha256"):
-        rows.append(("RAG-suite prompt sha256", config["rag_prompts_sha256"]))
+    if config.rag_prompts_sha256:
+        rows.append(("RAG-suite prompt sha256", config.rag_prompts_sha256))
     rows += [
-        ("data", config.get("data") or "-"),
-        ("split", config.get("split") or "-"),
-        ("draws per test", config.get("draws", 1)),
+        ("data", config.data or "-"),
+        ("split", config.split or "-"),
+        ("draws per test", config.draws if "draws" in config.keys else 1),
     ]
-    for key in ("metrics", "embeddings"):
-        if config.get(key):
-            rows.append((key, config[key]))
+    for key, value in (("metrics", config.metrics), ("embeddings", config.embeddings)):
+        if value:
+            rows.append((key, value))
     rows += [
-        ("cache", config.get("cache") or {}),
-        ("budget (USD)", config.get("max_cost") or "none"),
-        ("judgelab version", config.get("judgelab_version")),
+        ("cache", config.cache or {}),
+        ("budget (USD)", config.max_cost or "none"),
+        ("judgelab version", config.judgelab_version),
     ]
     return rows
 
@@ -203,7 +204,7 @@ def _unit_test_summary(run: Run, kind: Kind) -> list[tuple[str, Table]]:
 
 
 def _verdict_summary(run: Run, grades: dict[str, Any] | None) -> Table:
-    info = run.config.get("metric_info") or {}
+    info = run.config.metric_info or {}
     grades = first_draw_grades(run.iter_records()) if grades is None else grades
     rows = []
     for metric, s in run.summary.metrics.items():

@@ -38,7 +38,7 @@ def thumbnails(sample: Mapping[str, Any] | None, folder: Path | None) -> list[Th
 
 
 def headers(run: Run) -> list[str]:
-    draws = run.config.get("draws", 1) or 1
+    draws = run.config.draws or 1
     if kind_of(run.kind).outcomes:
         return [
             "test",
@@ -113,7 +113,7 @@ def _bounded(heap: list[tuple[tuple[int, int, int], int, ItemRecord, str]], entr
 def item_rows(run: Run, entries: list[tuple[ItemRecord, str]], folder: Path | None = None) -> list[ItemRow]:
     """The chosen item x metric entries as table rows; image thumbnails link relative to `folder`."""
     prompts = PromptRenderer(run.config)
-    draws = run.config.get("draws", 1) or 1
+    draws = run.config.draws or 1
     outcomes = kind_of(run.kind).outcomes  # a test's row: its condition and outcome (its sample is the test's)
     rows = []
     for record, metric in entries:

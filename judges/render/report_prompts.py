@@ -8,18 +8,19 @@ from typing import Any
 
 from judges.errors import JudgelabError
 from judges.judging.prompts import load_prompt_set
+from judges.runs.run_config import RunConfig
 from judges.types import Sample
 
 
 class PromptRenderer:
     """Templates of the run's prompt folder by sha256; a template edited since the run is not used."""
 
-    def __init__(self, config: Mapping[str, Any]) -> None:
+    def __init__(self, config: RunConfig) -> None:
         self.templates: dict[str, Any] = {}
-        prompts = config.get("prompts")
-        if isinstance(prompts, dict) and prompts.get("folder"):
+        folder = config.prompts_folder
+        if folder:
             try:
-                loaded = load_prompt_set(str(prompts["folder"]))
+                loaded = load_prompt_set(folder)
             except JudgelabError:
                 return  # the folder moved or is incomplete: the report says the prompt is not available
             self.templates = {t.sha256: t for t in loaded.templates.values()}

@@ -43,8 +43,8 @@ def summary_markdown(run: Run) -> str:
         lines += [f"**{note[0]}:** {note[1]}", ""]
     lines += [
         f"{summary.n_items} items "
-        + (f"from {config['data']}" if config.get("data") else NOT_FROM_A_FILE)
-        + (f" (split {config['split']})" if config.get("split") else "")
+        + (f"from {config.data}" if config.data else NOT_FROM_A_FILE)
+        + (f" (split {config.split})" if config.split else "")
         + ".",
         "",
     ]
@@ -54,7 +54,7 @@ def summary_markdown(run: Run) -> str:
     elif (parts := kind.parts) is not None:
         lines += parts.markdown(run)
     else:
-        lines += _verdict_table(summary, config.get("metric_info") or {})
+        lines += _verdict_table(summary, config.metric_info or {})
         if kind.judge_grades:  # a judge's grades (a metrics run's scores may come from no judge)
             lines += [
                 line for found in near_constant_lines(summary) for line in ("", f"**Near-constant judge:** {found}.")

@@ -13,7 +13,7 @@ if TYPE_CHECKING:
 
 def data_file(run: Run) -> Path:
     """The file of `config.data`, as given or relative to the run folder; an InputError when there is none."""
-    data = run.config.get("data")
+    data = run.config.data
     if not data:
         raise InputError("the run does not say which samples file it graded (config.data)", path=str(run.folder))
     for candidate in (Path(data), (run.folder or Path()) / data):

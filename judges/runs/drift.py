@@ -44,7 +44,7 @@ class Drift:
 def fingerprints(run: Run) -> list[str]:
     """Every model version the provider reported in the run's calls (run.json keeps the first)."""
     seen = {str(c["model_version"]) for r in run.iter_records() for c in r.calls() if c.get("model_version")}
-    first = run.config.get("model_version")
+    first = run.config.model_version
     return sorted(seen | ({str(first)} if first else set()))
 
 

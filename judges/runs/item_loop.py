@@ -12,7 +12,7 @@ from judges.records.usage import call_usage
 from judges.runs.execution import Execution, stop_for, windows
 from judges.runs.items import Item
 from judges.runs.progress import Progress
-from judges.runs.run_writer import RunWriter
+from judges.runs.run_writer import Recorder
 from judges.runs.task_protocol import Task
 
 
@@ -25,7 +25,7 @@ class ItemLoop:
         task: Task,
         runtime: CallRuntime,
         done: Execution,
-        writer: RunWriter | None,
+        writer: Recorder | None,
         executor: Executor | None,
         sink: Sink | None,
         bar: Progress | None,

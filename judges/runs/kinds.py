@@ -16,6 +16,7 @@ if TYPE_CHECKING:
     from judges.pages.item_row import ItemRow
     from judges.pages.table import Table
     from judges.runs.run import Run
+    from judges.runs.run_config import RunConfig
     from judges.types import Sample
 
 
@@ -74,11 +75,11 @@ class KindTraits:
     labelling = False  # labelling may draw graded items from its runs (their samples read back by `samples`)
     items_heading: tuple[str, str] | None = None  # the report's heading and note (HTML) over its item table, if its own
 
-    def references(self, summary: Summary, config: Mapping[str, Any]) -> Sequence[Reference]:
+    def references(self, summary: Summary, config: RunConfig) -> Sequence[Reference]:
         """Reference figures beside the judge's, per metric and "total" (none by default)."""
         return []
 
-    def conclusion(self, summary: Summary, config: Mapping[str, Any]) -> str | None:
+    def conclusion(self, summary: Summary, config: RunConfig) -> str | None:
         """The one line on what the figures say against the references (none by default)."""
         return None
 
@@ -135,11 +136,11 @@ class Kind:
         heading: tuple[str, str] | None = self._own("items_heading")
         return heading
 
-    def references(self, summary: Summary, config: Mapping[str, Any]) -> Sequence[Reference]:
+    def references(self, summary: Summary, config: RunConfig) -> Sequence[Reference]:
         rows: Sequence[Reference] = self._own("references")(summary, config)
         return rows
 
-    def conclusion(self, summary: Summary, config: Mapping[str, Any]) -> str | None:
+    def conclusion(self, summary: Summary, config: RunConfig) -> str | None:
         line: str | None = self._own("conclusion")(summary, config)
         return line
 

@@ -17,6 +17,7 @@ from judges.records import ItemRecord, Summary
 from judges.records.header import StopReason, Timing, run_kind, stop_reason
 from judges.records.raw_checks import check_meta, check_record
 from judges.records.usage import RunUsage, call_usage
+from judges.runs.run_config import RunConfig
 from judges.secrets import scrub
 
 if TYPE_CHECKING:
@@ -44,7 +45,7 @@ class Run:
     results.jsonl when asked: all at once (`records`, in item order) or one by one (`iter_records`, as written)."""
 
     kind: str
-    config: dict[str, Any]
+    config: RunConfig
     held: list[ItemRecord] | None
     summary: Summary
     usage: RunUsage | None = field(default_factory=RunUsage)  # as the runtime counted; None: made of others' records
@@ -89,20 +90,21 @@ class Run:
 
     @property
     def title(self) -> str:
-        judge = self.config.get("judge", "?")
-        prompts = self.config.get("prompts", {}).get("name") if isinstance(self.config.get("prompts"), dict) else None
+        judge = self.config.judge if "judge" in self.config.keys else "?"
+        prompts = self.config.prompts_name
         return f"{judge} / {prompts}" if prompts else str(judge)
 
     @property
     def split(self) -> str:
         """The split the run graded (a suite's train or test), else its data file's stem."""
-        return str(self.config.get("split") or Path(str(self.config.get("data", "?"))).stem)
+        data = self.config.data if "data" in self.config.keys else "?"
+        return str(self.config.split or Path(str(data)).stem)
 
     def to_json(self) -> dict[str, Any]:
         return {
             "format": FORMAT,
             "kind": str(self.kind),
-            "config": self.config,
+            "config": self.config.to_json(),
             "timing": self.timing.to_json(),
             "usage": self.usage.to_json() if self.usage is not None else {},
             "stop_reason": self.stop_reason,
@@ -144,7 +146,7 @@ class Run:
         check_meta(meta, str(meta_path))
         return cls(
             run_kind(meta["kind"]),
-            meta.get("config", {}),
+            RunConfig.from_json(meta.get("config", {}), str(meta_path)),
             None,
             Summary.from_json(meta.get("summary")),
             # the runtime's counter; a folder whose usage counts no failures (an older one) has its records' totals

@@ -17,9 +17,9 @@ from judges.runs.summarizer import SHORT
 
 def variant(run: Run) -> str:
     """Judge plus a short hash of its prompt set: what a prompt or model change changes."""
-    prompts = run.config.get("prompts") or {}
-    digest = hashlib.sha256(json.dumps(prompts.get("sha256", {}), sort_keys=True).encode()).hexdigest()[:8]
-    return f"{run.config.get('judge')} / {prompts.get('name', '-')} #{digest}"
+    config = run.config
+    digest = hashlib.sha256(json.dumps(config.prompts_sha256, sort_keys=True).encode()).hexdigest()[:8]
+    return f"{config.judge} / {config.prompts_name or '-'} #{digest}"
 
 
 def _name(run: Run) -> str:

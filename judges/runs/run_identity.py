@@ -7,14 +7,15 @@ from pathlib import Path
 
 from judges.records.judge_identity import JudgeIdentity, predictions_identity, recorded_identity
 from judges.runs.run import Run
+from judges.runs.run_writer import FolderRecorder
 
 
 def run_identity(run: Run) -> JudgeIdentity:
     """The run's judge identity."""
-    return recorded_identity(run.config, (call for record in run.iter_records() for call in record.calls()))
+    return recorded_identity(run.config.to_json(), (call for record in run.iter_records() for call in record.calls()))
 
 
 def source_identity(source: str | Path) -> JudgeIdentity:
     """The identity of the judge of `source`: a run folder's, or a predictions file's null fields."""
     path = Path(source)
-    return run_identity(Run.load(path)) if path.is_dir() else predictions_identity()
+    return run_identity(FolderRecorder(path).load()) if path.is_dir() else predictions_identity()

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
 from contextlib import AbstractContextManager
-from pathlib import Path
 from typing import Any, Protocol, TypeVar
 
 from judges.calls.model_spec import JudgeModel
@@ -16,6 +15,7 @@ from judges.judging.factory import JudgeSession, open_judge
 from judges.judging.prompts import PromptSet
 from judges.runs.run import Run
 from judges.runs.run_config import RunConfig
+from judges.runs.run_writer import Recorder
 from judges.runs.service import run_task
 from judges.runs.task_protocol import Task
 from judges.types import Sample
@@ -44,20 +44,19 @@ def run_judged(
     details: Callable[[Opened], Mapping[str, Any]],
     opener: Callable[[], AbstractContextManager[Opened]],
     *,
-    out: str | Path | None = None,
+    recorder: Recorder | None = None,
     progress: bool = False,
     calls: bool = True,
 ) -> Run:
     """Check the judge can see the `seen` samples (before anything starts), open the judge with `opener`, make the
     kind's task, build the run config once (the kind's `details` after the common keys), open the executor (when
-    the run makes `calls`), and run the task into `out`."""
+    the run makes `calls`), and run the task into the caller's `recorder` (none: the run is only returned)."""
     check_can_see(options.judge_model(), seen)
     with opener() as opened:
         task = make_task(opened)
         config = RunConfig.of(options, opened.prompts, opened.model, details(opened))
         executor = open_executor(options, opened.model, opened.runtime.settings) if calls else None
-        folder = Path(out) if out is not None else None
-        return run_task(task, opened.runtime, folder, config.to_json(), progress=progress, executor=executor)
+        return run_task(task, opened.runtime, recorder, config, progress=progress, executor=executor)
 
 
 def judge_opener(options: JudgeConfig, prompts: PromptSet) -> Callable[[], AbstractContextManager[JudgeSession]]:

@@ -8,8 +8,8 @@ writer (`run_writer.py`: the run folder), usage accounting and the stop reason. 
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Mapping
 from datetime import UTC
-from pathlib import Path
 from typing import Any
 
 from judges.calls.runtime import CallRuntime
@@ -25,7 +25,8 @@ from judges.runs.item_loop import ItemLoop
 from judges.runs.kinds import kind_of
 from judges.runs.progress import INTERVAL_S, Progress
 from judges.runs.run import Run
-from judges.runs.run_writer import FolderWriter, RunWriter
+from judges.runs.run_config import RunConfig
+from judges.runs.run_writer import Recorder
 from judges.runs.summarizer import SummaryBuilder
 from judges.runs.task_protocol import Task
 from judges.secrets import scrub_text
@@ -34,7 +35,7 @@ from judges.secrets import scrub_text
 async def execute(
     task: Task,
     runtime: CallRuntime,
-    writer: RunWriter | None,
+    writer: Recorder | None,
     *,
     progress: bool = False,
     execution: Execution | None = None,
@@ -48,7 +49,7 @@ async def execute(
     `execution` may be passed in so a caller keeps what finished even when the loop is interrupted.
     """
     done = execution if execution is not None else Execution()
-    done.kept = writer is None
+    done.kept = writer is None or writer.folder is None  # a run read back from no folder holds its records
     if done.summary is None:
         done.summary = SummaryBuilder(task.kind)
     # where an executor hands its replies: the reply cache (checked read-write before anything starts), which the
@@ -85,20 +86,20 @@ async def execute(
 def run_task(
     task: Task,
     runtime: CallRuntime,
-    out: Path | None,
-    config: dict[str, Any],
+    writer: Recorder | None,
+    config: RunConfig | Mapping[str, Any],
     *,
     progress: bool = False,
     executor: Executor | None = None,
 ) -> Run:
-    """Run `task` to its end (or its stop) and return the Run; with `out`, the run folder is written as it goes:
-    results.jsonl item by item, then run.json, summary.md and report.html, even when interrupted. An `executor`
-    (opened where the run is set up) makes each window's calls before the loop reads them from the cache."""
+    """Run `task` to its end (or its stop) and return the Run; with a `writer` (the caller's recorder: a run folder),
+    the run is written as it goes: item by item, then the run itself, even when interrupted. An `executor` (opened
+    where the run is set up) makes each window's calls before the loop reads them from the cache."""
     import time
     from datetime import datetime
 
     task.check()
-    writer = FolderWriter(out) if out is not None else None
+    header = config if isinstance(config, RunConfig) else RunConfig.from_json(config, "the run's config")
     execution = Execution()
     started, started_at = time.perf_counter(), datetime.now(UTC).isoformat(timespec="seconds")
     try:
@@ -120,17 +121,16 @@ def run_task(
             executor.close()
         summary = execution.summary.result() if execution.summary is not None else SummaryBuilder(task.kind).result()
         if execution.stop is None and execution.finished == len(task.items):
-            degraded = degraded_line(summary, config.get("fail_on_error"))
+            degraded = degraded_line(summary, header.fail_on_error)
             execution.stop = Stop("degraded", degraded) if degraded else None
         if execution.stop is not None and not execution.stop.final and execution.stop.reason == "budget":
             execution.stop.message = budget_message(runtime, execution.stop.message)
         usage = RunUsage.from_json(runtime.usage.to_json())  # what the counter says now (it may count on)
-        config = {**config, **task.provenance(), "model_version": execution.model_version}
-        identity = config_identity(config, execution.model_names, execution.fingerprints)
-        config["judge_identity"] = identity.to_json()  # who judged: run.json's record of the judge
+        ended = header.extended({**task.provenance(), "model_version": execution.model_version})
+        identity = config_identity(ended.to_json(), execution.model_names, execution.fingerprints)
         run = Run(
             task.kind,
-            config,
+            ended.extended({"judge_identity": identity.to_json()}),  # who judged: run.json's record of the judge
             execution.records if execution.kept else None,
             summary,
             usage,
@@ -139,7 +139,7 @@ def run_task(
             Timing(
                 started_at, datetime.now(UTC).isoformat(timespec="seconds"), round(time.perf_counter() - started, 2)
             ),
-            out,
+            writer.folder if writer is not None else None,
         )
         if writer is not None:
             writer.finish(run)

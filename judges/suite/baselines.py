@@ -8,7 +8,6 @@ from __future__ import annotations
 import json
 import random
 from collections.abc import Callable, Sequence
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from judges.calls.backend import CompletionRequest
@@ -22,6 +21,7 @@ from judges.judging.grouse_judge import GroundedQAJudge
 from judges.judging.prompts import PromptSet, load_prompt_set
 from judges.judging.replies import GRADE_SPECS
 from judges.pages.markdown import grid, pct
+from judges.runs.run_writer import Recorder
 from judges.runs.service import run_task
 from judges.runs.summarizer import SHORT
 from judges.suite.constant_grades import CONSTANT_GRADES
@@ -68,11 +68,12 @@ def run_baseline(
     tests: list[UnitTest],
     prompts: PromptSet | str = "default",
     seed: int = 0,
-    out: Path | None = None,
+    recorder: Recorder | None = None,
     data: str | None = None,
     split: str | None = None,
 ) -> Run:
-    """Judge `tests` with the named reference judge through the run service, scored like any model run."""
+    """Judge `tests` with the named reference judge through the run service, scored like any model run (and
+    written through `recorder`, like any run)."""
 
     prompts = load_prompt_set(prompts) if isinstance(prompts, str) else prompts
     grade_fn = baseline_grade_fns(seed)[name]
@@ -94,7 +95,7 @@ def run_baseline(
         "data": data,
         "split": split,
     }
-    return run_task(UnitTestTask(tests, judge), runtime, out, config)
+    return run_task(UnitTestTask(tests, judge), runtime, recorder, config)
 
 
 def discrimination(

@@ -14,7 +14,7 @@ from typing import Any
 from judges.errors import ConfigError, InputError
 from judges.judging.replies import GRADE_SPECS
 from judges.labels.schema import LabelledItem, LabelledSet, LabelType
-from judges.runs.run import Run
+from judges.runs.run_writer import FolderRecorder
 from judges.types import GROUSE_METRICS, Sample, VerdictState
 
 
@@ -39,8 +39,8 @@ def teacher_labels(folder: str | Path) -> LabelledSet:
     """A judge's run folder as labels: each graded verdict (first draw) of each metric is one label from the teacher;
     a null or a failed verdict gives no label. Binary for 0/1 metrics, ordinal 1-5 otherwise."""
 
-    run = Run.load(folder)
-    teacher = f"teacher:{run.config.get('judge') or Path(folder).name}"
+    run = FolderRecorder(folder).load()
+    teacher = f"teacher:{run.config.judge or Path(folder).name}"
     items: list[LabelledItem] = []
     for record in run.iter_records():
         if record.draw != 0 or record.sample is None:

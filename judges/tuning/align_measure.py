@@ -53,7 +53,7 @@ def run_predictions(run: Run, template: str) -> Predictions:
     ]
     found.sort(key=lambda entry: entry[0])
     by_key: dict[tuple[str, str | None], Prediction] = {(item, None): prediction for _, item, prediction in found}
-    return Predictions(by_key, source=str(run.config.get("prompts", {}).get("folder", "")))
+    return Predictions(by_key, source=run.config.prompts_folder or "")
 
 
 def agreement(labels: LabelledSet, predictions: Predictions, resamples: int = DEFAULT_RESAMPLES) -> MetricAgreement:

@@ -65,7 +65,7 @@ def build_report(outcome: TuneOutcome) -> dict[str, Any]:
     }
     config = runs["base-train"].config
     return {
-        "judge": config.get("judge"),
+        "judge": config.judge,
         "base_prompts": outcome.base_prompts,
         "tuned_prompts": str(outcome.tuned_folder),
         "metrics": outcome.metrics,

@@ -6,10 +6,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from judges.errors import InputError
-from judges.files.checked import read_json_file
 from judges.records import Summary
 from judges.runs.call_totals import call_totals
 from judges.runs.kinds import kind_of
+from judges.runs.run import Run
+from judges.runs.run_writer import FolderRecorder
 
 SKIPPED = {".git", ".venv", "node_modules", "__pycache__", ".judgelab"}
 
@@ -70,31 +71,30 @@ def _figure(outcomes: bool, summary: Summary) -> tuple[str, float | None]:
     return "-", None
 
 
+def read_run(folder: Path) -> Run | None:
+    """The run of `folder` read through its recorder; None for a run.json this version cannot read."""
+    try:
+        return FolderRecorder(folder).load()  # the one reader: bad text, JSON, nesting or fields are skipped
+    except (OSError, InputError, TypeError, ValueError, KeyError, AttributeError):
+        return None
+
+
 def run_entry(root: Path, meta_path: Path) -> RunEntry | None:
     """The index row of one run folder; None for a run.json this version cannot read."""
-
-    try:
-        meta = read_json_file(meta_path)  # the one input checker: bad text, JSON or nesting is skipped
-    except (OSError, InputError):
+    run = read_run(meta_path.parent)
+    if run is None:
         return None
-    if not isinstance(meta, dict) or "kind" not in meta:
-        return None
-    try:
-        summary = Summary.from_json(meta.get("summary"))
-    except (TypeError, ValueError, KeyError, AttributeError):
-        return None
-    config = meta.get("config") or {}
-    spent = (meta.get("usage") or {}).get("cost")
-    prompts = config.get("prompts")
-    outcomes = kind_of(str(meta["kind"])).outcomes
+    summary, config = run.summary, run.config
+    usage = run.usage.to_json() if run.usage is not None else {}
+    outcomes = kind_of(run.kind).outcomes
     name, value = _figure(outcomes, summary)
-    totals = call_totals(meta.get("usage") or {}, summary.usage)
+    totals = call_totals(usage, summary.usage)
     return RunEntry(
         path=meta_path.parent.relative_to(root).as_posix() or ".",
-        kind=str(meta["kind"]),
-        judge=str(config.get("judge", "?")),
-        prompts=str(prompts.get("name", "-")) if isinstance(prompts, dict) else str(prompts or "-"),
-        date=str((meta.get("timing") or {}).get("started_at", "")),
+        kind=run.kind,
+        judge=str(config.judge if "judge" in config.keys else "?"),
+        prompts=config.prompts_name or "-",
+        date=run.timing.started_at or "",
         figure_name=name,
         figure=value,
         rate=outcomes,
@@ -102,8 +102,8 @@ def run_entry(root: Path, meta_path: Path) -> RunEntry | None:
         failures=summary.failures or 0,
         calls=totals.asked,
         failed_calls=totals.failed,
-        cost=float(spent if spent is not None else summary.usage.cost),
-        stopped=meta.get("stop_reason"),
+        cost=float(run.usage.cost if run.usage is not None else summary.usage.cost),
+        stopped=run.stop_reason,
     )
 
 

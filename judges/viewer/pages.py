@@ -15,8 +15,9 @@ from judges.render.sample_rows import mean_text
 from judges.runs.call_totals import call_totals
 from judges.runs.kinds import Kind, kind_of
 from judges.runs.paired_runs import as_dict, paired_metrics
-from judges.runs.run import Run
 from judges.runs.run_compare import changes, run_figures, variant
+from judges.runs.run_config import RunConfig
+from judges.runs.run_writer import FolderRecorder
 from judges.tuning.manifest import manifest_rows, read_manifest
 from judges.viewer.catalog import calibrations, catalog, inside, run_entry
 from judges.viewer.item_pages import ItemPage, read_page
@@ -45,7 +46,7 @@ def index_page(root: Path) -> str:
     )
 
 
-def _figures(kind: Kind, summary: Summary, config: dict[str, Any]) -> list[dict[str, Any]]:
+def _figures(kind: Kind, summary: Summary, config: RunConfig) -> list[dict[str, Any]]:
     references = {r.metric: r for r in kind.references(summary, config)}
 
     def reference_cells(metric: str) -> dict[str, str]:
@@ -67,7 +68,7 @@ def _figures(kind: Kind, summary: Summary, config: dict[str, Any]) -> list[dict[
                 }
             )
         else:
-            mean = mean_text(s.mean, metric, config.get("metric_info") or {})
+            mean = mean_text(s.mean, metric, config.metric_info or {})
             rows.append({"metric": metric, "mean": mean, "graded": s.graded, "null": s.null, "failed": s.failed})
     if kind.outcomes and rows:
         rows.append(
@@ -84,26 +85,24 @@ def _figures(kind: Kind, summary: Summary, config: dict[str, Any]) -> list[dict[
 def run_page(root: Path, relative: str, page: int, outcome: str, metric: str) -> str:
     folder = _folder(root, relative, "run.json")
     entry = run_entry(root, folder / "run.json")
-    meta = read_json_file(folder / "run.json")
-    summary = Summary.from_json(meta.get("summary"))
+    run = FolderRecorder(folder).load()
+    summary, config = run.summary, run.config
     results = folder / "results.jsonl"
     items = read_page(results, page, outcome=outcome, metric=metric) if results.is_file() else None
 
-    config = meta.get("config") or {}
-    kind = kind_of(str(meta.get("kind")))
-    prompts = config.get("prompts")
-    manifest = read_manifest(prompts.get("folder") if isinstance(prompts, dict) else None)
+    kind = kind_of(run.kind)
+    manifest = read_manifest(config.prompts_folder)
     return render_page(
         "view_run.html.jinja",
         provenance=manifest_rows(manifest) if manifest else None,
         path=relative,
         title=f"{entry.judge} / {entry.prompts}" if entry else relative,
-        kind=meta.get("kind"),
+        kind=run.kind,
         date=entry.date if entry else "",
-        stopped=meta.get("stop_message") or meta.get("stop_reason"),
+        stopped=run.stop_message or run.stop_reason,
         figures=_figures(kind, summary, config),
         conclusion=kind.conclusion(summary, config),
-        calls=call_totals(meta.get("usage") or {}, summary.usage).line(),
+        calls=call_totals(run.usage.to_json() if run.usage is not None else {}, summary.usage).line(),
         empty=summary.n_items == 0,
         page=items or ItemPage([], 0, 1, 50),
         outcomes=OUTCOMES,
@@ -116,7 +115,7 @@ def run_page(root: Path, relative: str, page: int, outcome: str, metric: str) ->
 def compare_page(root: Path, relatives: list[str]) -> str:
     if len(relatives) < 2:
         raise InputError("tick two or more runs to compare")
-    runs = [Run.load(_folder(root, r, "run.json")) for r in relatives]
+    runs = [FolderRecorder(_folder(root, r, "run.json")).load() for r in relatives]
     rows = [
         {"run": rel, "judge / prompts": variant(r), "kind": r.kind, "split": r.split, **run_figures(r)}
         for rel, r in zip(relatives, runs)
