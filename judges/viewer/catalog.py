@@ -61,9 +61,7 @@ def _walk(root: Path) -> list[Path]:
     return sorted(found)
 
 
-def _figure(outcomes: bool, summary: Summary) -> tuple[str, float | None]:
-    if outcomes:
-        return "total pass rate", summary.total_pass_rate
+def _figure(summary: Summary) -> tuple[str, float | None]:
     for metric, stats in summary.metrics.items():
         if stats.mean is not None:
             return f"mean {metric}", float(stats.mean)
@@ -80,14 +78,14 @@ def run_entry(root: Path, meta_path: Path) -> RunEntry | None:
     if not isinstance(meta, dict) or "kind" not in meta:
         return None
     try:
-        summary = Summary.from_json(meta.get("summary"))
+        summary = Summary.from_json(meta.get("summary"), str(meta["kind"]))
     except (TypeError, ValueError, KeyError, AttributeError):
         return None
     config = meta.get("config") or {}
     spent = (meta.get("usage") or {}).get("cost")
     prompts = config.get("prompts")
-    outcomes = kind_of(str(meta["kind"])).outcomes
-    name, value = _figure(outcomes, summary)
+    headline = kind_of(str(meta["kind"])).headline(summary)  # a kind's own figure, as a rate (unit tests' total)
+    name, value = _figure(summary) if headline is None else headline[:2]
     totals = call_totals(meta.get("usage") or {}, summary.usage)
     return RunEntry(
         path=meta_path.parent.relative_to(root).as_posix() or ".",
@@ -97,9 +95,9 @@ def run_entry(root: Path, meta_path: Path) -> RunEntry | None:
         date=str((meta.get("timing") or {}).get("started_at", "")),
         figure_name=name,
         figure=value,
-        rate=outcomes,
+        rate=headline is not None,
         n=summary.n_items,
-        failures=summary.failures or 0,
+        failures=headline[2] if headline is not None else 0,
         calls=totals.asked,
         failed_calls=totals.failed,
         cost=float(spent if spent is not None else summary.usage.cost),
