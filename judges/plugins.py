@@ -62,10 +62,13 @@ BUILTIN_COMMANDS += ["leaderboard", "publish", "label", "tune", "probe", "view",
 # lists the family's metrics, their functions lazy "module:function" strings) registers its family, at the place its
 # `LISTED` number gives in `judgelab metrics --list`; a new family is a new module, with no line here
 METRIC_FAMILIES = "judges.rag"
+# judgelab's own run kinds: each subpackage of judges/ that defines one declares it in its `KINDS` table, as
+# {name: "module:attr"} (the same table a package's `judgelab.kinds` entry points make); no line here names one
+KIND_PACKAGES = "judges"
 
 # The built-ins, as the entry points a package would declare (judgelab's own, registered in code so that a source
 # checkout on PYTHONPATH behaves like the installed wheel).
-BUILTINS: dict[str, dict[str, str]] = {  # and the metric families, found in judges/rag/ (`builtin_metric_families`)
+BUILTINS: dict[str, dict[str, str]] = {  # and the metric families and the run kinds, found beside their definitions
     "probes": {
         "shuffle_references": "judges.probes.order:ShuffleReferences",
         "swap_answers": "judges.probes.order:SwapAnswers",
@@ -84,12 +87,6 @@ BUILTINS: dict[str, dict[str, str]] = {  # and the metric families, found in jud
     "backends": {
         "lean": "judges.calls.openai_http:OpenAIHTTPBackend",
         "litellm": "judges.calls.litellm_backend:LiteLLMBackend",
-    },
-    "kinds": {
-        "unit_tests": "judges.suite.suite_kind:UNIT_TEST_KIND",
-        "grade": "judges.grading.grade_kind:GRADE_KIND",
-        "metrics": "judges.rag.metrics_kind:METRICS_KIND",
-        "probes": "judges.probes.kind:PROBE_KIND",
     },
     "pages": {
         "summary.md": "judges.render.summary_md:write_summary",
@@ -127,7 +124,7 @@ def entries(group: str) -> dict[str, Entry]:
     built-ins, then the installed packages' (a package's entry replaces a built-in of the same name)."""
     if group not in GROUPS:
         raise ValueError(f"unknown plug-in group {group!r}")
-    own = builtin_metric_families() if group == "metrics" else BUILTINS[group]
+    own = builtin_metric_families() if group == "metrics" else builtin_kinds() if group == "kinds" else BUILTINS[group]
     found = {name: Entry(group, name, target) for name, target in own.items()}
     for point in entry_points(group=f"judgelab.{group}"):
         dist = point.dist
@@ -144,6 +141,18 @@ def builtin_metric_families() -> dict[str, str]:
     listed = {name: importlib.import_module(f"{METRIC_FAMILIES}.{name}").LISTED for name in modules}
     ordered = sorted(modules, key=lambda name: (listed[name], name))
     return {name.removesuffix("_specs"): f"{METRIC_FAMILIES}.{name}:specs" for name in ordered}
+
+
+def builtin_kinds() -> dict[str, str]:
+    """Kind -> its "module:attr" target, from the `KINDS` table each subpackage of judges/ defining a run kind
+    declares in its `__init__.py`, beside the kind (`judges/suite/__init__.py`: `unit_tests`), as a package declares
+    its entry points; found at the kinds group's first use (the subpackages' `__init__` modules are light)."""
+    package = importlib.import_module(KIND_PACKAGES)
+    found: dict[str, str] = {}
+    for sub in pkgutil.iter_modules(package.__path__):
+        if sub.ispkg and not sub.name.startswith("_"):
+            found |= getattr(importlib.import_module(f"{KIND_PACKAGES}.{sub.name}"), "KINDS", {})
+    return found
 
 
 def names(group: str) -> list[str]:

@@ -1,8 +1,8 @@
 """No line of judges/ outside a run kind's own package names a run kind: the core, the pages, the viewer, labelling
 and the comparisons ask the kind object (`judges.runs.kinds.kind_of`), never compare its name.
 
-The kinds are the names `judges.plugins.BUILTINS["kinds"]` registers (so the list cannot go stale), and a kind's own
-package is the package of its registered target (`judges.suite`, `judges.grading`, `judges.rag`, `judges.probes`),
+The kinds are the names judgelab's packages register (`judges.plugins.builtin_kinds`, their `KINDS` tables; so the
+list cannot go stale), and a kind's own package is the package of its registered target (`judges.suite`, `judges.grading`, `judges.rag`, `judges.probes`),
 plus the cascade's. Read with `ast` from every module and with a pattern from every page template, a line is
 flagged when it
 - names `RunKind` (the closed enum of built-in kinds this replaced);
@@ -22,11 +22,11 @@ from pathlib import Path
 
 import pytest
 
-from judges.plugins import BUILTINS
+from judges.plugins import builtin_kinds
 
 PACKAGE = Path(__file__).resolve().parent.parent / "judges"
-KINDS = frozenset(BUILTINS["kinds"])
-OWN = {target.split(":")[0].split(".")[1] for target in BUILTINS["kinds"].values()} | {"cascade"}
+KINDS = frozenset(builtin_kinds())
+OWN = {target.split(":")[0].split(".")[1] for target in builtin_kinds().values()} | {"cascade"}
 BOARD_VOCABULARY = {"leaderboard/config_types.py"}  # the board config's evaluation kinds
 TAKES_A_KIND = {"summarize", "SummaryBuilder", "Run", "kind_of", "run_kind"}
 
