@@ -31,6 +31,7 @@ OWN_COMMANDS = {
     "judges.leaderboard.jury",
     "judges.leaderboard.unit_test_entries",
     "judges.rag.grouse",  # the GroUSE metrics' pass/fail conditions
+    "judges.tuning.tuning_report",  # a tuned prompt's pass rate on the unit tests, with its interval
 }
 
 

@@ -11,10 +11,11 @@ from judges.pages.table import Cell, Row, Table, cell, plain_table
 from judges.records import ItemRecord
 from judges.runs.consistency_rows import consistency_table
 from judges.runs.failures import given, reason
-from judges.runs.intervals import total_interval, wilson
+from judges.runs.intervals import wilson
 from judges.runs.summarizer import SHORT, first_records, metric_names
 from judges.suite.outcome_markdown import rests_on_failures
 from judges.suite.outcome_summary import outcomes_of
+from judges.suite.pass_interval import total_interval
 from judges.suite.reference import summary_beside
 from judges.types import ALL_METRICS, Outcome, VerdictState
 
