@@ -53,10 +53,13 @@ COMMAND_TABLE = "judges.cli.command_table"
 # lists the family's metrics, their functions lazy "module:function" strings) registers its family, at the place its
 # `LISTED` number gives in `judgelab metrics --list`; a new family is a new module, with no line here
 METRIC_FAMILIES = "judges.rag"
+# judgelab's own run kinds: each subpackage of judges/ that defines one declares it in its `KINDS` table, as
+# {name: "module:attr"} (the same table a package's `judgelab.kinds` entry points make); no line here names one
+KIND_PACKAGES = "judges"
 
 # The built-ins, as the entry points a package would declare (judgelab's own, registered in code so that a source
-# checkout on PYTHONPATH behaves like the installed wheel); the metric families and the commands are found where they
-# are declared (`builtin_metric_families`, `builtin_commands`).
+# checkout on PYTHONPATH behaves like the installed wheel); the metric families, the commands and the run kinds are
+# found where they are declared (`builtin_metric_families`, `builtin_commands`, `builtin_kinds`).
 BUILTINS: dict[str, dict[str, str]] = {
     "probes": {
         "shuffle_references": "judges.probes.order:ShuffleReferences",
@@ -76,12 +79,6 @@ BUILTINS: dict[str, dict[str, str]] = {
     "backends": {
         "lean": "judges.calls.openai_http:OpenAIHTTPBackend",
         "litellm": "judges.calls.litellm_backend:LiteLLMBackend",
-    },
-    "kinds": {
-        "unit_tests": "judges.suite.suite_kind:UNIT_TEST_KIND",
-        "grade": "judges.grading.grade_kind:GRADE_KIND",
-        "metrics": "judges.rag.metrics_kind:METRICS_KIND",
-        "probes": "judges.probes.kind:PROBE_KIND",
     },
     "pages": {
         "summary.md": "judges.render.summary_md:write_summary",
@@ -124,7 +121,9 @@ def entries(group: str) -> dict[str, Entry]:
     already read) is refused with one warning line naming both; the name keeps its first entry."""
     if group not in GROUPS:
         raise ValueError(f"unknown plug-in group {group!r}")
-    own = {"metrics": builtin_metric_families, "commands": builtin_commands}.get(group, lambda: BUILTINS[group])()
+    own = {"metrics": builtin_metric_families, "commands": builtin_commands, "kinds": builtin_kinds}.get(
+        group, lambda: BUILTINS[group]
+    )()
     found = {name: Entry(group, name, target) for name, target in own.items()}
     for point in installed(tuple(sys.path)).get(f"judgelab.{group}", ()):
         dist = point.dist
@@ -160,6 +159,18 @@ def builtin_metric_families() -> dict[str, str]:
     listed = {name: importlib.import_module(f"{METRIC_FAMILIES}.{name}").LISTED for name in modules}
     ordered = sorted(modules, key=lambda name: (listed[name], name))
     return {name.removesuffix("_specs"): f"{METRIC_FAMILIES}.{name}:specs" for name in ordered}
+
+
+def builtin_kinds() -> dict[str, str]:
+    """Kind -> its "module:attr" target, from the `KINDS` table each subpackage of judges/ defining a run kind
+    declares in its `__init__.py`, beside the kind (`judges/suite/__init__.py`: `unit_tests`), as a package declares
+    its entry points; found at the kinds group's first use (the subpackages' `__init__` modules are light)."""
+    package = importlib.import_module(KIND_PACKAGES)
+    found: dict[str, str] = {}
+    for sub in pkgutil.iter_modules(package.__path__):
+        if sub.ispkg and not sub.name.startswith("_"):
+            found |= getattr(importlib.import_module(f"{KIND_PACKAGES}.{sub.name}"), "KINDS", {})
+    return found
 
 
 def names(group: str) -> list[str]:

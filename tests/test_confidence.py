@@ -76,7 +76,7 @@ def test_the_summary_counts_consistency_from_the_records_and_reads_it_back():
     unasked = MetricRecord("m", Verdict.null("not judged: answer relevancy is graded"), draws=[NULL, NULL])
     summary = summarize([*records, ItemRecord("never asked", {"m": unasked}, 9)], "grade")
     assert summary.consistency == Consistency(3, {"m": draw_consistency(ITEMS)})
-    assert Summary.from_json(json.loads(json.dumps(summary.to_json()))) == summary
+    assert Summary.from_json(json.loads(json.dumps(summary.to_json())), "grade") == summary
     line = json.loads(records[0].to_json_line())
     assert line["metrics"]["m"]["confidence"] == 1.0 and len(line["metrics"]["m"]["draws"]) == 2
     assert ItemRecord.from_json_line(records[0].to_json_line()) == records[0]

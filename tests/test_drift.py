@@ -21,11 +21,11 @@ from judges.calls.scripted import ScriptedBackend
 from judges.cli.validate_cmd import check_drift
 from judges.judging.grouse_judge import GroundedQAJudge
 from judges.judging.prompts import load_prompt_set
-from judges.runs.drift import drift, drift_lines
 from judges.runs.run import Run
 from judges.runs.run_config import RunConfig
 from judges.runs.run_writer import FolderRecorder
 from judges.runs.service import run_task
+from judges.suite.drift import drift, drift_lines
 from judges.suite.loading import load_unit_tests
 from judges.suite.unit_test_task import UnitTestTask
 

@@ -124,7 +124,7 @@ def test_under_faults_every_verdict_is_a_grade_a_null_or_a_failure_with_its_kind
     ]
     assert faulty_calls  # the injected faults reached the records (a re-asked reply, a failed call)
     recount = summarize([ItemRecord.from_json(r) for r in records], meta["kind"])
-    assert recount == Summary.from_json(meta["summary"])  # run.json's figures are results.jsonl's
+    assert recount == Summary.from_json(meta["summary"], meta["kind"])  # run.json's figures are results.jsonl's
     if failures:
         assert "calls failed:" in result.stderr.strip().splitlines()[-1]
     if degraded:

@@ -49,10 +49,11 @@ def stub():
 
 
 def test_bars_parse_and_check():
-    from judges.records import MetricSummary, OutcomeSummary, Summary
+    from judges.records import MetricSummary, Summary
+    from judges.suite.outcome_summary import OutcomeSummary
 
     summary = Summary(
-        outcomes=OutcomeSummary(total_pass_rate=0.5),
+        part=OutcomeSummary(total_pass_rate=0.5),
         metrics={
             m: MetricSummary(pass_rate=0.9, n=10, failures=1)
             for m in (

@@ -1,8 +1,8 @@
 """No line of judges/ outside a run kind's own package names a run kind: the core, the pages, the viewer, labelling
 and the comparisons ask the kind object (`judges.runs.kinds.kind_of`), never compare its name.
 
-The kinds are the names `judges.plugins.BUILTINS["kinds"]` registers (so the list cannot go stale), and a kind's own
-package is the package of its registered target (`judges.suite`, `judges.grading`, `judges.rag`, `judges.probes`),
+The kinds are the names judgelab's packages register (`judges.plugins.builtin_kinds`, their `KINDS` tables; so the
+list cannot go stale), and a kind's own package is the package of its registered target (`judges.suite`, `judges.grading`, `judges.rag`, `judges.probes`),
 plus the cascade's. Read with `ast` from every module and with a pattern from every page template, a line is
 flagged when it
 - names `RunKind` (the closed enum of built-in kinds this replaced);
@@ -22,13 +22,13 @@ from pathlib import Path
 
 import pytest
 
-from judges.plugins import BUILTINS
+from judges.plugins import builtin_kinds
 
 PACKAGE = Path(__file__).resolve().parent.parent / "judges"
-KINDS = frozenset(BUILTINS["kinds"])
-OWN = {target.split(":")[0].split(".")[1] for target in BUILTINS["kinds"].values()} | {"cascade"}
+KINDS = frozenset(builtin_kinds())
+OWN = {target.split(":")[0].split(".")[1] for target in builtin_kinds().values()} | {"cascade"}
 BOARD_VOCABULARY = {"leaderboard/config_types.py"}  # the board config's evaluation kinds
-TAKES_A_KIND = {"summarize", "SummaryBuilder", "Run", "kind_of", "kind_parts", "run_kind"}
+TAKES_A_KIND = {"summarize", "SummaryBuilder", "Run", "kind_of", "run_kind"}
 
 
 def _kind_literal(node: ast.AST) -> bool:
@@ -137,22 +137,25 @@ def test_a_kind_gives_its_own_traits_and_takes_the_defaults_for_the_rest(monkeyp
     from judges.runs.kinds import Kind, kind_of
 
     unit_tests, grade, metrics, probes = (kind_of(name) for name in ("unit_tests", "grade", "metrics", "probes"))
-    assert (unit_tests.unit, unit_tests.outcomes, unit_tests.not_passed) == ("test", True, ["wrong_grade", "failure"])
+    assert (unit_tests.unit, unit_tests.not_passed) == ("test", ["wrong_grade", "failure"])
     assert [k.labelling for k in (unit_tests, grade, metrics, probes)] == [False, True, True, False]
     assert grade.judge_grades and not metrics.judge_grades
-    assert probes.parts is not None and unit_tests.parts is None and probes.type_label == "Probe"
+    assert probes.tally() is not None and unit_tests.tally() is not None and grade.tally() is None
+    assert probes.item_headers and not unit_tests.item_headers and probes.type_label == "Probe"
 
     class Pages:  # a plug-in kind's object giving one trait and no part
         unit = "page"
 
     own = Kind("pages_read", Pages())
-    assert (own.unit, own.outcomes, own.labelling, own.parts, own.type_label) == (
+    assert (own.unit, own.labelling, own.tally(), own.type_label, own.filter_words) == (
         "page",
-        False,
         False,
         None,
         "Test type",
+        ("failed", "Only failures"),
     )
     assert own.references(None, {}) == [] and own.conclusion(None, {}) is None  # type: ignore[arg-type]
+    assert own.markdown(None) is None and own.compare(None, None) is None  # type: ignore[arg-type]
+    assert not hasattr(kinds.KindTraits, "outcomes")  # the unit-test kind's figures are its hooks, not a core flag
     monkeypatch.setattr(kinds, "names", lambda group: [])
-    assert kind_of("unit_tests").outcomes is False  # a name no package registers: every default
+    assert kind_of("unit_tests").tally() is None  # a name no package registers: every default

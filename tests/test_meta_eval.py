@@ -9,6 +9,7 @@ from judges.calls.backend import CallError
 from judges.calls.scripted import by_metric
 from judges.render.plot import plot_result_matrix
 from judges.suite.loading import load_unit_tests
+from judges.suite.outcome_summary import outcomes_of
 from judges.types import FailureKind
 
 
@@ -141,10 +142,10 @@ def test_by_type_breakdown_and_plot_on_the_train_split(tmp_path):
     tests = load_unit_tests(ROOT / "unit_tests", "train")[:16]
     judge, _ = scripted_judge(perfect_script())
     run = run_tests(tests, judge)
-    summary = run.summary
-    assert len(summary.by_test_type) == 16
-    assert summary.by_test_type["Highest marks 1"].total == 1.0
-    assert summary.by_test_type["Low faithfulness 1"].pass_rates["faithfulness"] == 0.0
+    by_type = outcomes_of(run.summary.part).by_test_type
+    assert len(by_type) == 16
+    assert by_type["Highest marks 1"].total == 1.0
+    assert by_type["Low faithfulness 1"].pass_rates["faithfulness"] == 0.0
     png = plot_result_matrix(run, tmp_path / "m.png")
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
@@ -183,7 +184,7 @@ def test_max_cost_stops_cleanly_and_keeps_finished_tests(tmp_path):
 
 
 def test_samples_report_grade_variance_and_flips(tmp_path):
-    from judges.runs.summarizer import stability
+    from judges.suite.outcome_tally import stability
 
     tests = load_unit_tests(write_jsonl(tmp_path / "u.jsonl", [record(id="a"), record(id="b")]))
 

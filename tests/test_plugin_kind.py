@@ -103,7 +103,7 @@ class WordKind:
         part = run.summary.part
         return ["## Word counts", "", f"{part.total} words in {part.answers} answers (counted by judgelab-wordcount)."]
 
-    def tables(self, run):
+    def report_section(self, run):
         from judges.pages.table import plain_table
 
         part = run.summary.part

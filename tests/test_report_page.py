@@ -59,7 +59,7 @@ def test_the_report_filtered_to_what_did_not_pass_shows_those_tests_and_counts(r
     meta = json.loads((run_dir / "run.json").read_text())
     missed = [(r["id"], m) for r in records for m, e in r["metrics"].items() if e["outcome"] != "pass"]
     summary = meta["summary"]
-    assert len(missed) == summary["wrong_grades"] + summary["failures"] > 0
+    assert len(missed) == summary["unit_tests"]["wrong_grades"] + summary["unit_tests"]["failures"] > 0
     assert any(e["outcome"] == "failure" for r in records for e in r["metrics"].values())  # garbage replies
 
     async def look() -> dict:
@@ -107,7 +107,11 @@ def test_the_report_filtered_to_what_did_not_pass_shows_those_tests_and_counts(r
     assert int(seen["all_rows"]) == 6 * len(records)
     assert sorted(seen["ids"]) == sorted(test for test, _ in missed)
     assert int(seen["count"]) == len(missed)
-    assert int(seen["items"]) == len({test for test, _ in missed}) == len(records) - summary["tests_passing_all"]
+    assert (
+        int(seen["items"])
+        == len({test for test, _ in missed})
+        == len(records) - summary["unit_tests"]["tests_passing_all"]
+    )
     assert set(seen["outcomes"]) <= {"wrong_grade", "failure"} and "failure" in seen["outcomes"]
     faithfulness = summary["metrics"]["faithfulness"]
     assert len(seen["faithfulness"]) == faithfulness["wrong_grades"] + faithfulness["failures"]

@@ -24,7 +24,7 @@ from judges.runs.run_writer import FolderRecorder, Recorder
 from judges.runs.service import run_task
 from judges.suite.baselines import run_baseline
 from judges.suite.loading import load_unit_tests
-from judges.suite.suite_kind import SuiteSettings
+from judges.suite.suite_settings import SuiteSettings
 from judges.suite.unit_test_task import UnitTestTask
 
 # the record package: the typed header itself, and the schema below it (which reads run.json's raw dicts)

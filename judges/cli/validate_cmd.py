@@ -16,10 +16,10 @@ from judges.cli.sequential_cmd import add_sequential_options, check_flags, plan
 from judges.cli.slice_certify_cmd import certify_slices
 from judges.errors import ConfigError
 from judges.integrations.gate import Bar, GateConfig, check_bars
-from judges.render.junit import junit_xml
-from judges.runs.drift import drift, drift_lines
-from judges.runs.failures import listing
+from judges.integrations.junit import junit_xml
 from judges.runs.run_writer import FolderRecorder
+from judges.suite.drift import drift, drift_lines
+from judges.suite.misses import listing
 
 TEST_ARGS = {"source": "tests", "split": "split", "limit": "limit"}  # [tests] key -> option
 

@@ -12,10 +12,10 @@ import pytest
 
 from judges.errors import JudgelabError
 from judges.integrations.gate import GateConfig, check_gate_judge, gate_tests, run_gate
-from judges.runs.drift import drift, drift_lines
-from judges.runs.failures import Miss, listing, misses
 from judges.runs.folder import default_run_dir
 from judges.runs.run_writer import FolderRecorder
+from judges.suite.drift import drift, drift_lines
+from judges.suite.misses import Miss, listing, misses
 
 LISTED = 10  # tests named in a missed bar's message
 _GATE = pytest.StashKey[tuple[Any, list[Any], Any]]()  # the checked config, its unit tests and the run folder

@@ -23,7 +23,7 @@ from judges.runs.summarizer import median_latency, summarize
 from judges.runs.tasks import sample_fields
 from judges.suite.loading import load_unit_tests
 from judges.suite.scoring import score_unit_test
-from judges.suite.suite_kind import UNIT_TESTS, test_part
+from judges.suite.unit_test_task import UNIT_TESTS, test_part
 from judges.types import ALL_METRICS, GROUSE_METRICS, FailureKind, Verdict, VerdictState
 
 if TYPE_CHECKING:

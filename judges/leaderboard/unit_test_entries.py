@@ -11,11 +11,12 @@ from judges.api import run_unit_tests
 from judges.leaderboard.config_types import PASS_RATE, TOTAL
 from judges.leaderboard.entries import Entry, check_stop, noted
 from judges.records import ItemRecord
-from judges.runs.intervals import total_interval, wilson
+from judges.runs.intervals import wilson
 from judges.runs.run_writer import FolderRecorder
 from judges.runs.summarizer import median_latency
 from judges.suite.baselines import run_baseline
 from judges.suite.loading import load_unit_tests
+from judges.suite.pass_interval import total_interval
 from judges.types import ALL_METRICS, Outcome
 
 if TYPE_CHECKING:  # annotations only
@@ -75,7 +76,7 @@ def run_to_entries(run: Any, base: dict[str, Any], seconds: float) -> list[Entry
             metric=TOTAL,
             statistic=PASS_RATE,
             value=summary.total_pass_rate,
-            item_values=per_test if summary.failures == 0 else None,
+            item_values=per_test if not any(s.failures for s in summary.metrics.values()) else None,
             ci_low=low,
             ci_high=high,
             n=summary.completed_tests,

@@ -36,7 +36,7 @@ class ProbeKind:
     def markdown(self, run: Run) -> list[str]:
         return probe_markdown(run)
 
-    def tables(self, run: Run) -> list[tuple[str, Table]]:
+    def report_section(self, run: Run) -> list[tuple[str, Table]]:
         return probe_tables(run)
 
     def item_rows(self, run: Run, folder: Path | None) -> list[ItemRow]:

@@ -25,10 +25,7 @@ from judges.plugins import load, names
 from judges.records.draws import Consistency as Consistency  # re-exported: part of the schema
 from judges.records.draws import MetricStability as MetricStability
 from judges.records.draws import Stability as Stability
-from judges.records.summaries import OUTCOME_KEYS
 from judges.records.summaries import MetricSummary as MetricSummary  # re-exported: part of the schema
-from judges.records.summaries import OutcomeSummary as OutcomeSummary
-from judges.records.summaries import TypeSummary as TypeSummary
 from judges.records.usage import Usage as Usage  # re-exported: part of the schema
 from judges.types import FailureKind, Outcome, Verdict, VerdictState
 
@@ -197,11 +194,6 @@ class ItemRecord:
         return cls.from_json(json.loads(line))
 
 
-# run.json's summary has always had this key, null unless a run's own part is written under it (the first part was);
-# every summary keeps writing it so that run.json keeps the same keys for the same inputs
-LEGACY_PART_KEY = "probes"
-
-
 class SummaryPart(Protocol):
     """What a run kind adds to the summary (`judgelab.kinds`): written under the kind's name in run.json."""
 
@@ -211,79 +203,64 @@ class SummaryPart(Protocol):
     def to_json(self) -> dict[str, Any]: ...
 
 
-def read_part(data: Mapping[str, Any]) -> SummaryPart | None:
-    """The kind's part of a summary read back, by the registered kind whose name is a key of `data` (one of the
-    summary's own fields is never a part, whatever kind shares its name)."""
-    own = {f.name for f in dataclasses.fields(Summary)} | set(OUTCOME_KEYS)
-    for kind in names("kinds"):
-        if kind not in own and data.get(kind):
-            part: SummaryPart = load("kinds", kind).read_part(data[kind])
-            return part
-    return None
+def read_part(data: Mapping[str, Any], kind: str | None) -> SummaryPart | None:
+    """The part of `kind` (the kind run.json names) read back by the registered kind: from its own key, or, from a
+    run.json written before parts sat there, by the kind's `read_legacy_part` of the whole summary (migrated on
+    read). None for a kind with no part, or one no package registers."""
+    if kind is None or kind not in names("kinds"):
+        return None
+    registered = load("kinds", kind)
+    if not hasattr(registered, "read_part"):
+        return None
+    own = data.get(kind)
+    if isinstance(own, Mapping):
+        part: SummaryPart | None = registered.read_part(own) if own else None
+        return part
+    legacy = getattr(registered, "read_legacy_part", None)
+    return None if legacy is None else legacy(data)
 
 
 @dataclass(frozen=True)
 class Summary:
     """What a report shows, computed from the records alone; what every run has: per metric, the verdict counts and
-    usage, consistency over draws; a run whose items pass or fail (a kind with the `outcomes` trait) also its
-    `outcomes`; any other kind's own figures are its `part`, written under the kind's name."""
+    usage, consistency over draws; a kind's own figures are its `part`, written under the kind's name (the unit-test
+    kind's pass rates, test types and stability among them)."""
 
     n_items: int = 0
     metrics: dict[str, MetricSummary] = field(default_factory=dict)
     usage: Usage = field(default_factory=Usage)
-    outcomes: OutcomeSummary | None = None
     consistency: Consistency | None = None  # with --draws K: per metric, how often verdicts change; self-agreement
     part: SummaryPart | None = None  # a run kind's own part (probe runs: per probe and metric), under its kind
 
-    # the outcomes' figures read through the summary (None, or no types, when the run's items do not pass or fail)
     @property
     def total_pass_rate(self) -> float | None:
-        return self.outcomes.total_pass_rate if self.outcomes else None
+        """The run's headline rate when its kind's part gives one (a unit-test run's mean pass rate), else None."""
+        rate: float | None = getattr(self.part, "total_pass_rate", None)
+        return rate
 
     @property
     def completed_tests(self) -> int | None:
-        return self.outcomes.completed_tests if self.outcomes else None
-
-    @property
-    def tests_passing_all(self) -> int | None:
-        return self.outcomes.tests_passing_all if self.outcomes else None
-
-    @property
-    def wrong_grades(self) -> int | None:
-        return self.outcomes.wrong_grades if self.outcomes else None
-
-    @property
-    def failures(self) -> int | None:
-        return self.outcomes.failures if self.outcomes else None
-
-    @property
-    def by_test_type(self) -> dict[str, TypeSummary]:
-        return self.outcomes.by_test_type if self.outcomes else {}
-
-    @property
-    def stability(self) -> Stability | None:
-        return self.outcomes.stability if self.outcomes else None
+        """How many items completed, when the kind's part counts them (a unit-test run's), else None."""
+        count: int | None = getattr(self.part, "completed_tests", None)
+        return count
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {"n_items": self.n_items, "metrics": {}, "usage": self.usage.to_json()}
         for name, metric in self.metrics.items():
             out["metrics"][name] = dataclasses.asdict(metric) | {"usage": metric.usage.to_json()}
-        out |= (self.outcomes or OutcomeSummary()).to_json()  # every run.json has had these keys, in this order
         out["consistency"] = dataclasses.asdict(self.consistency) if self.consistency else None
-        out[LEGACY_PART_KEY] = None  # a kind with a part writes it under its own name (this key too, if its own)
         if self.part is not None:
             out[self.part.kind] = self.part.to_json()
         return out
 
     @classmethod
-    def from_json(cls, data: Mapping[str, Any] | None) -> Summary:
+    def from_json(cls, data: Mapping[str, Any] | None, kind: str | None) -> Summary:
+        """The summary of run.json, its part read by `kind` (the kind run.json names; None: no part)."""
         data = data or {}
-        outcomes = OutcomeSummary.from_json(data)
         return cls(
             int(data.get("n_items") or 0),
             {m: MetricSummary.from_json(s) for m, s in (data.get("metrics") or {}).items()},
             Usage.from_json(data.get("usage")),
-            None if outcomes == OutcomeSummary() else outcomes,
             Consistency.from_json(data.get("consistency")),
-            read_part(data),
+            read_part(data, kind),
         )

@@ -5,7 +5,6 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from judges.runs.kinds import kind_of
 from judges.runs.summarizer import SHORT, metric_names
 
 if TYPE_CHECKING:
@@ -17,7 +16,8 @@ STATE_COLOURS = {"grade": "#1565c0", "null": "#ffb300", "failure": "#9e9e9e"}
 
 
 def plot_result_matrix(run: Run, path: Path) -> Path:
-    """Draw draw-0 items x metrics; unit-test runs show pass / wrong grade / failure, others the verdict state."""
+    """Draw draw-0 items x metrics; records with outcomes (unit tests) show pass / wrong grade / failure, others the
+    verdict state."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -27,7 +27,7 @@ def plot_result_matrix(run: Run, path: Path) -> Path:
 
     records = [r for r in run.records if r.draw == 0]
     metrics = metric_names(records)
-    by_outcome = kind_of(run.kind).outcomes
+    by_outcome = any(r.is_unit_test for r in records)  # records that carry outcomes: coloured by them
     colours = OUTCOME_COLOURS if by_outcome else STATE_COLOURS
     order = list(colours)
     grid = [[order.index(_shade(r.metrics[m], by_outcome)) if m in r.metrics else 2 for m in metrics] for r in records]

@@ -15,12 +15,11 @@ from judges.pages.table import Cell, cell
 from judges.records import ItemRecord, MetricRecord
 from judges.render.report_prompts import PromptRenderer
 from judges.render.sample_rows import answer_of, question_of
-from judges.runs.failures import given, one_line, reason
+from judges.runs.failures import one_line, reason
 from judges.runs.kinds import kind_of
 from judges.runs.run import Run
 from judges.types import Outcome, VerdictState
 
-OUTCOME_LABELS = {"pass": "pass", "wrong_grade": "wrong grade", "failure": "failure"}
 MAX_ROWS = 200  # item x metric rows on the page; every one stays in results.jsonl
 
 
@@ -39,17 +38,9 @@ def thumbnails(sample: Mapping[str, Any] | None, folder: Path | None) -> list[Th
 
 def headers(run: Run) -> list[str]:
     draws = run.config.draws or 1
-    if kind_of(run.kind).outcomes:
-        return [
-            "test",
-            *(["draw"] if draws > 1 else []),
-            "test type",
-            "metric",
-            "grade expected",
-            "grade given",
-            "outcome",
-            "reason",
-        ]
+    own = kind_of(run.kind).entry_headers(draws)  # a kind that gives each row (the unit-test kind's: per test)
+    if own is not None:
+        return own
     confidence = ["confidence"] if draws > 1 else []  # the share of draws that gave the verdict recorded
     return ["item", "question", "answer", "metric", "state", "grade", *confidence, "failure kind", "reason"]
 
@@ -114,35 +105,21 @@ def item_rows(run: Run, entries: list[tuple[ItemRecord, str]], folder: Path | No
     """The chosen item x metric entries as table rows; image thumbnails link relative to `folder`."""
     prompts = PromptRenderer(run.config)
     draws = run.config.draws or 1
-    outcomes = kind_of(run.kind).outcomes  # a test's row: its condition and outcome (its sample is the test's)
+    kind = kind_of(run.kind)
     rows = []
     for record, metric in entries:
         sample = record.sample
         images = thumbnails(sample, folder)
         entry = record.metrics[metric]
         verdict = entry.verdict
-        why = reason(entry)
         listed = entry.calls
         calls = [
             call_view(c, prompts, sample, reask=i > 0 and bool(listed[i - 1].get("unusable")))
             for i, c in enumerate(listed)
         ]
-        if outcomes:
-            outcome = entry.outcome.value if entry.outcome else "-"
-            shown = OUTCOME_LABELS.get(outcome, outcome)
-            if entry.outcome is Outcome.FAILURE:
-                shown = f"failure: {verdict.failure_kind.value if verdict.failure_kind else None}"
-            cells = [
-                cell(record.id),
-                *([cell(record.draw)] if draws > 1 else []),
-                cell(record.test_type or "-"),
-                cell(metric),
-                cell(entry.condition or "-"),
-                cell(given(verdict), verdict.grade if verdict.state is VerdictState.GRADE else -1.0),
-                Cell(shown, outcome, outcome),
-                Cell(why, None, "justification"),
-            ]
-            data = {"outcome": outcome, "metric": metric, "type": record.test_type or "-"}
+        own = kind.entry_row(record, metric, draws)  # a kind's own row (a unit test's: its condition and outcome)
+        if own is not None:
+            cells, data, shown_sample = own.cells, own.data, sample if own.shows_sample else None
         else:
             state = verdict.state.value
             cells = [
@@ -154,10 +131,9 @@ def item_rows(run: Run, entries: list[tuple[ItemRecord, str]], folder: Path | No
                 cell(verdict.grade),
                 *([cell(entry.confidence)] if draws > 1 else []),
                 cell(verdict.failure_kind.value if verdict.failure_kind else "-"),
-                Cell(why, None, "justification"),
+                Cell(reason(entry), None, "justification"),
             ]
-            data = {"outcome": state, "metric": metric, "type": "-"}
-        shown_sample = sample if not outcomes else None
+            data, shown_sample = {"outcome": state, "metric": metric, "type": "-"}, sample
         rows.append(ItemRow(cells, data, calls, entry.details or None, shown_sample, images))
     return rows
 

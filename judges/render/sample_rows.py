@@ -3,16 +3,14 @@ each metric's grade and a short reason, and each mean named with its metric's sc
 
 from __future__ import annotations
 
-import heapq
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from judges.runs.failures import given, one_line, reason
 from judges.runs.intervals import metric_range
-from judges.runs.summarizer import SHORT
+from judges.runs.summarizer import SHORT, first_records
 
 if TYPE_CHECKING:
-    from judges.records import ItemRecord
     from judges.runs.run import Run
 
 SHOWN = 10  # samples listed in summary.md and the terminal; report.html lists every one
@@ -47,23 +45,6 @@ def scale_of(metric: str, info: Mapping[str, Any]) -> str:
 def mean_text(mean: float | None, metric: str, info: Mapping[str, Any]) -> str:
     """ "3.200 on 1-5": a mean always says the scale it is on."""
     return f"n/a (scale {scale_of(metric, info)})" if mean is None else f"{mean:.3f} on {scale_of(metric, info)}"
-
-
-def first_records(records: Iterable[ItemRecord], limit: int) -> list[ItemRecord]:
-    """The first `limit` first-draw records in item order, from records streamed in any order, holding at most
-    `limit` of them; the stream is left as soon as the kept ones are items 0 .. limit-1 (item orders are distinct
-    and start at 0), which, as items finish about in order, is near the start of results.jsonl."""
-    kept: list[tuple[int, int, ItemRecord]] = []  # a max-heap on the order (negated), ties by arrival
-    if limit < 1:
-        return []
-    for arrival, record in enumerate(r for r in records if r.draw == 0):
-        if len(kept) < limit:
-            heapq.heappush(kept, (-record.order, arrival, record))
-        elif record.order < -kept[0][0]:
-            heapq.heapreplace(kept, (-record.order, arrival, record))
-        if len(kept) == limit and -kept[0][0] == limit - 1:
-            break
-    return [record for _, _, record in sorted(kept, key=lambda k: (-k[0], k[1]))]
 
 
 def sample_rows(run: Run, limit: int = SHOWN, width: int = 60) -> tuple[list[dict[str, Any]], int, list[str]]:

@@ -1,5 +1,5 @@
-"""95% intervals for a run's figures: Wilson for a pass rate, seeded bootstraps for the total and for a mean grade;
-each interval lies inside the range of the figure it bounds."""
+"""95% intervals for a run's figures: Wilson for a pass rate, a seeded bootstrap for a mean grade (the unit tests'
+total: `judges.suite.pass_interval`); each interval lies inside the range of the figure it bounds."""
 
 from __future__ import annotations
 
@@ -12,7 +12,6 @@ from typing import Any
 from judges.judging.replies import GRADE_SPECS
 from judges.records import ItemRecord
 from judges.stats.resampling import RESAMPLES, SEED
-from judges.types import ALL_METRICS, Outcome
 
 DISTINCT_BY_COUNTS = 256  # resampled as counts of each distinct value up to this many values
 BLOCK_VALUES = 4_000_000  # values drawn at once when resampling by index (32 MB)
@@ -29,24 +28,6 @@ def wilson(passed: int, n: int) -> tuple[float | None, float | None]:
     centre = (share + z2n / 2) / (1 + z2n)
     half = z / (1 + z2n) * (share * (1 - share) / n + z2n / (4 * n)) ** 0.5
     return max(0.0, centre - half), min(1.0, centre + half)
-
-
-def total_interval(rows: Iterable[ItemRecord]) -> tuple[float | None, float | None]:
-    """Bootstrap over completed tests of the mean of the six pass rates (one index matrix, seeded); the tests are
-    taken in item order whatever order they come in, keeping six flags per test, not the records."""
-    import numpy as np
-
-    completed = sorted(
-        (row.order, tuple(row.metrics[m].outcome is Outcome.PASS for m in ALL_METRICS))
-        for row in rows
-        if all(row.metrics[m].outcome is not Outcome.FAILURE for m in ALL_METRICS)
-    )
-    if not completed:
-        return None, None
-    passes = np.array([flags for _, flags in completed], dtype=float)
-    index = np.random.default_rng(SEED).integers(0, len(completed), size=(RESAMPLES, len(completed)))
-    totals = passes[index].mean(axis=(1, 2))
-    return tails(totals.tolist())
 
 
 def mean_interval(values: Sequence[float], value_range: tuple[float, float]) -> tuple[float | None, float | None]:

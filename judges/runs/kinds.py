@@ -5,23 +5,27 @@ what it leaves out takes the default there (`kind_of` reads each trait in this o
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from judges.plugins import load, names
-from judges.records import ItemRecord, Summary, SummaryPart
+from judges.records import ItemRecord, MetricRecord, Summary, SummaryPart
 
 if TYPE_CHECKING:
     from judges.pages.item_row import ItemRow
-    from judges.pages.table import Table
+    from judges.pages.table import Cell, Table
     from judges.runs.run import Run
     from judges.runs.run_config import RunConfig
     from judges.types import Sample
 
 
 class Tally(Protocol):
-    """Told each first-draw record as it finishes (none is kept); `result()` is the kind's summary part."""
+    """Told each first-draw record as it finishes (none is kept); `result()` is the kind's summary part. A tally may
+    also give `add_draw(record)`, told every record of every draw first, and `summarize(common)`, the run's summary
+    from the figures every run has (`common`: counts, usage, consistency); without it the summary is `common` with
+    the part (and no consistency)."""
 
     def add(self, record: ItemRecord) -> None: ...
 
@@ -39,9 +43,34 @@ class RunKindParts(Protocol):
 
     def markdown(self, run: Run) -> list[str]: ...
 
-    def tables(self, run: Run) -> list[tuple[str, Table]]: ...
+    def report_section(self, run: Run) -> list[tuple[str, Table]]: ...
 
     def item_rows(self, run: Run, folder: Path | None) -> list[ItemRow]: ...
+
+
+class Comparison(Protocol):
+    """How two runs of one kind compare item by item (a kind's `compare(before, after)`; by grade by default)."""
+
+    rate: bool  # an item's value is a pass (1.0) or a miss (0.0): shown as rates, with McNemar's test
+
+    def values(self, run: Run, metric: str) -> dict[str, float]: ...
+
+    def state(self, entry: MetricRecord) -> str: ...
+
+    def flipped(self, old: str, new: str) -> bool: ...
+
+    def title(self, changed: Sequence[tuple[str, str, str, str]]) -> str: ...
+
+    def lines(self, before_name: str, after_name: str) -> list[str]: ...
+
+
+class EntryRow(Protocol):
+    """A kind's row of the report's item table for one item and metric: its cells, its filter data, and whether
+    the item's sample is shown under it."""
+
+    cells: list[Cell]
+    data: dict[str, str]
+    shows_sample: bool
 
 
 class Reference(Protocol):
@@ -66,14 +95,13 @@ class KindTraits:
     subclass this, or give any of these attributes on its own object)."""
 
     unit = "sample"  # what one item is, in the progress line
-    # its items pass or fail a condition (records carry outcomes): the summary has pass rates, tests by type and
-    # stability over draws; runs are compared by pass (flips, McNemar's test, drift); the report has the matrix
-    outcomes = False
     judge_grades = False  # its grades are a judge's (the summary warns of a near-constant judge)
     not_passed: tuple[str, ...] = ("missed", "failure")  # the report's item states that count as not passed
     type_label = "Test type"  # the report's filter over the items' `type`
     labelling = False  # labelling may draw graded items from its runs (their samples read back by `samples`)
     items_heading: tuple[str, str] | None = None  # the report's heading and note (HTML) over its item table, if its own
+    summary_note: str | None = None  # the report's note (HTML) under its summary tables, if any
+    filter_words: tuple[str, str] = ("failed", "Only failures")  # the report's not-passed filter and its button
 
     def references(self, summary: Summary, config: RunConfig) -> Sequence[Reference]:
         """Reference figures beside the judge's, per metric and "total" (none by default)."""
@@ -85,6 +113,44 @@ class KindTraits:
 
     def samples(self, run: Run) -> Mapping[str, Sample] | None:
         """The samples the run graded, for labelling to draw items from (None: labelling may not draw from it)."""
+        return None
+
+    # the hooks a kind with its own figures and pages gives (None: the core's own, by verdicts and grades)
+    def markdown(self, run: Run) -> list[str] | None:
+        """summary.md's lines on the kind's figures."""
+        return None
+
+    def report_section(self, run: Run) -> list[tuple[str, Table]] | None:
+        """report.html's summary tables, each with its heading."""
+        return None
+
+    def matrix(self, run: Run) -> Table | None:
+        """report.html's result matrix (items x metrics)."""
+        return None
+
+    def entry_headers(self, draws: int) -> list[str] | None:
+        """The headers of report.html's item table when the kind gives each row (`entry_row`)."""
+        return None
+
+    def entry_row(self, record: ItemRecord, metric: str, draws: int) -> EntryRow | None:
+        """One row of report.html's item table (the core adds the calls and details below it)."""
+        return None
+
+    def figures(self, run: Run) -> dict[str, str] | None:
+        """The run's figures in a comparison of runs side by side (None: each metric's mean grade)."""
+        return None
+
+    def compare(self, before: Run, after: Run) -> Comparison | None:
+        """How two runs of this kind compare item by item (None: by grade)."""
+        return None
+
+    def headline(self, summary: Summary) -> tuple[str, float | None, int] | None:
+        """The run's one figure in the viewer's index, as a rate: its name, its value and the failed verdicts
+        (None: the first metric's mean grade)."""
+        return None
+
+    def figure_rows(self, summary: Summary, config: RunConfig) -> list[dict[str, Any]] | None:
+        """The viewer's table of the run's figures (None: each metric's mean grade and verdict counts)."""
         return None
 
 
@@ -101,19 +167,54 @@ class Kind:
     def _own(self, trait: str) -> Any:
         return getattr(self.registered, trait, getattr(DEFAULTS, trait))
 
+    def _hook(self, name: str) -> Any:
+        """The kind's own hook `name`, or None when it gives none."""
+        return getattr(self.registered, name, None)
+
+    def tally(self) -> Tally | None:
+        """The kind's tally of its own figures, when it has them."""
+        own = self._hook("tally")
+        return None if own is None else own()  # type: ignore[no-any-return]
+
     @property
-    def parts(self) -> RunKindParts | None:
-        """The kind's own summary part and page sections, when it has them."""
-        parts: RunKindParts | None = self.registered if hasattr(self.registered, "tally") else None  # type: ignore[assignment]
-        return parts
+    def item_headers(self) -> list[str]:
+        return list(self._hook("item_headers") or [])
+
+    def item_rows(self, run: Run, folder: Path | None) -> list[ItemRow] | None:
+        """The kind's whole item table, when it draws it itself (probes: a row per pair that missed)."""
+        own = self._hook("item_rows")
+        return None if own is None else own(run, folder)  # type: ignore[no-any-return]
+
+    def markdown(self, run: Run) -> list[str] | None:
+        return self._own("markdown")(run)  # type: ignore[no-any-return]
+
+    def report_section(self, run: Run) -> list[tuple[str, Table]] | None:
+        return self._own("report_section")(run)  # type: ignore[no-any-return]
+
+    def matrix(self, run: Run) -> Table | None:
+        return self._own("matrix")(run)  # type: ignore[no-any-return]
+
+    def entry_headers(self, draws: int) -> list[str] | None:
+        return self._own("entry_headers")(draws)  # type: ignore[no-any-return]
+
+    def entry_row(self, record: ItemRecord, metric: str, draws: int) -> EntryRow | None:
+        return self._own("entry_row")(record, metric, draws)  # type: ignore[no-any-return]
+
+    def figures(self, run: Run) -> dict[str, str] | None:
+        return self._own("figures")(run)  # type: ignore[no-any-return]
+
+    def compare(self, before: Run, after: Run) -> Comparison | None:
+        return self._own("compare")(before, after)  # type: ignore[no-any-return]
+
+    def headline(self, summary: Summary) -> tuple[str, float | None, int] | None:
+        return self._own("headline")(summary)  # type: ignore[no-any-return]
+
+    def figure_rows(self, summary: Summary, config: RunConfig) -> list[dict[str, Any]] | None:
+        return self._own("figure_rows")(summary, config)  # type: ignore[no-any-return]
 
     @property
     def unit(self) -> str:
         return str(self._own("unit"))
-
-    @property
-    def outcomes(self) -> bool:
-        return bool(self._own("outcomes"))
 
     @property
     def judge_grades(self) -> bool:
@@ -136,6 +237,16 @@ class Kind:
         heading: tuple[str, str] | None = self._own("items_heading")
         return heading
 
+    @property
+    def summary_note(self) -> str | None:
+        note: str | None = self._own("summary_note")
+        return note
+
+    @property
+    def filter_words(self) -> tuple[str, str]:
+        words: tuple[str, str] = self._own("filter_words")
+        return words
+
     def references(self, summary: Summary, config: RunConfig) -> Sequence[Reference]:
         rows: Sequence[Reference] = self._own("references")(summary, config)
         return rows
@@ -148,12 +259,15 @@ class Kind:
         found: Mapping[str, Sample] | None = self._own("samples")(run)
         return found
 
+    def summarize(self, tally: Tally, common: Summary) -> Summary:
+        """The run's summary from the kind's tally and the figures every run has (the tally's own `summarize`)."""
+        own = getattr(tally, "summarize", None)
+        if own is not None:
+            summary: Summary = own(common)
+            return summary
+        return dataclasses.replace(common, consistency=None, part=tally.result())
+
 
 def kind_of(name: str) -> Kind:
     """The kind registered as `name` (a name no package registers gets every default)."""
     return Kind(name, load("kinds", name) if name in names("kinds") else None)
-
-
-def kind_parts(name: str) -> RunKindParts | None:
-    """The registered parts of `name`, or None for a kind the core shows with its own tables."""
-    return kind_of(name).parts

@@ -1,17 +1,18 @@
 """Paired statistics of two runs over the items they share: the values that went up and down, McNemar's exact test
 on pass/fail pairs (scipy's binomtest on the discordant pairs), and a paired bootstrap of the difference; per
-metric (`paired_metrics`, for `compare` and the viewer), or over a test's every metric (`judges.runs.drift`)."""
+metric (`paired_metrics`, for `compare` and the viewer); how two runs compare is their kind's (`comparison`)."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from judges.runs.kinds import kind_of
-from judges.types import Outcome
 
 if TYPE_CHECKING:
+    from judges.records import MetricRecord
+    from judges.runs.kinds import Comparison
     from judges.runs.paired_difference import Difference
     from judges.runs.run import Run
 
@@ -64,23 +65,6 @@ class Pairs:
         return paired_difference(self.after, self.before)
 
 
-def outcome_values(run: Run, metric: str | None = None) -> dict[str, float]:
-    """Each unit test's outcome on `metric` (first draw), 1.0 passed and 0.0 wrong, by test id; a run failure is no
-    value, never a miss. With no `metric`: the test's pass on every metric, for the tests with no run failure."""
-    out = {}
-    for record in run.iter_records():
-        if record.draw != 0:
-            continue
-        if metric is None:
-            if all(entry.outcome is not Outcome.FAILURE for entry in record.metrics.values()):
-                out[record.id] = float(record.passed_all)
-            continue
-        entry = record.metrics.get(metric)
-        if entry is not None and entry.outcome in (Outcome.PASS, Outcome.WRONG_GRADE):
-            out[record.id] = 1.0 if entry.outcome is Outcome.PASS else 0.0
-    return out
-
-
 def grade_values(run: Run, metric: str) -> dict[str, float]:
     """Each item's grade on `metric` (first draw), by item id, where it has one."""
     out = {}
@@ -107,10 +91,10 @@ class PairedMetric:
 
 def paired_metrics(before: Run, after: Run) -> list[PairedMetric]:
     """One row per metric the two runs share (same kind expected), in `before`'s metric order."""
-    unit_tests = before.kind == after.kind and kind_of(before.kind).outcomes
+    compared = comparison(before, after)
     rows = []
     for metric in [m for m in before.summary.metrics if m in after.summary.metrics]:
-        pairs = Pairs.of(dict(sorted(_values(before, metric).items())), _values(after, metric))
+        pairs = Pairs.of(dict(sorted(compared.values(before, metric).items())), compared.values(after, metric))
         means = pairs.means()
         diff = pairs.difference()
         rows.append(
@@ -121,7 +105,7 @@ def paired_metrics(before: Run, after: Run) -> list[PairedMetric]:
                 means[1] if means else None,
                 len(pairs.gained()),
                 len(pairs.lost()),
-                pairs.mcnemar_p() if unit_tests else None,
+                pairs.mcnemar_p() if compared.rate else None,
                 diff.mean if diff else None,
                 diff.low if diff else None,
                 diff.high if diff else None,
@@ -130,9 +114,33 @@ def paired_metrics(before: Run, after: Run) -> list[PairedMetric]:
     return rows
 
 
-def _values(run: Run, metric: str) -> dict[str, float]:
-    return outcome_values(run, metric) if kind_of(run.kind).outcomes else grade_values(run, metric)
-
-
 def as_dict(row: PairedMetric) -> dict[str, Any]:
     return dict(row.__dict__)
+
+
+class ByGrade:
+    """Two runs compared by each item's grade (a kind that gives no `compare`, or two runs of different kinds)."""
+
+    rate = False
+
+    def values(self, run: Run, metric: str) -> dict[str, float]:
+        return grade_values(run, metric)
+
+    def state(self, entry: MetricRecord) -> str:
+        value = entry.value
+        return f"{value:g}" if value is not None else entry.verdict.state.value
+
+    def flipped(self, old: str, new: str) -> bool:
+        return old != new
+
+    def title(self, changed: Sequence[tuple[str, str, str, str]]) -> str:
+        return f"{len(changed)} changed verdicts"
+
+    def lines(self, before_name: str, after_name: str) -> list[str]:
+        return []
+
+
+def comparison(before: Run, after: Run) -> Comparison:
+    """How `before` and `after` compare: by their kind's `compare` when both are of it, else by grade."""
+    own = kind_of(before.kind).compare(before, after) if before.kind == after.kind else None
+    return own if own is not None else ByGrade()

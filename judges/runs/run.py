@@ -148,7 +148,7 @@ class Run:
             run_kind(meta["kind"]),
             RunConfig.from_json(meta.get("config", {}), str(meta_path)),
             None,
-            Summary.from_json(meta.get("summary")),
+            Summary.from_json(meta.get("summary"), meta["kind"]),
             # the runtime's counter; a folder whose usage counts no failures (an older one) has its records' totals
             RunUsage.from_json(meta["usage"]) if "failures" in (meta.get("usage") or {}) else None,
             stop_reason(meta.get("stop_reason")),

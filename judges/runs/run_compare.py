@@ -5,12 +5,9 @@ from __future__ import annotations
 import hashlib
 import json
 
-from judges.errors import InputError
 from judges.pages.markdown import pct, table
-from judges.records import MetricRecord
-from judges.runs.drift import drift, drift_lines
 from judges.runs.kinds import kind_of
-from judges.runs.paired_runs import paired_metrics
+from judges.runs.paired_runs import comparison, paired_metrics
 from judges.runs.run import Run
 from judges.runs.summarizer import SHORT
 
@@ -26,37 +23,27 @@ def _name(run: Run) -> str:
     return run.folder.name if run.folder else "?"
 
 
-def _state(entry: MetricRecord, unit_tests: bool) -> str:
-    if unit_tests:
-        return entry.outcome.value if entry.outcome else "-"
-    value = entry.value
-    return f"{value:g}" if value is not None else entry.verdict.state.value
-
-
 def changes(before: Run, after: Run) -> list[tuple[str, str, str, str]]:
-    """(item id, metric, before, after) for each draw-0 item and metric present in both runs whose outcome
-    (unit tests: pass versus not) or verdict (other runs: grade or state) changed."""
-    unit_tests = before.kind == after.kind and kind_of(before.kind).outcomes
+    """(item id, metric, before, after) for each draw-0 item and metric present in both runs whose state changed,
+    as their kind compares them (unit tests: pass versus not; by default the verdict: grade or state)."""
+    compared = comparison(before, after)
 
     def states(run: Run) -> dict[tuple[str, str], str]:
-        return {(r.id, m): _state(e, unit_tests) for r in run.records if r.draw == 0 for m, e in r.metrics.items()}
+        return {(r.id, m): compared.state(e) for r in run.records if r.draw == 0 for m, e in r.metrics.items()}
 
     old, new = states(before), states(after)
     changed = []
     for key in sorted(set(old) & set(new)):
-        flipped = (old[key] == "pass") != (new[key] == "pass") if unit_tests else old[key] != new[key]
-        if flipped:
+        if compared.flipped(old[key], new[key]):
             changed.append((*key, old[key], new[key]))
     return changed
 
 
 def run_figures(run: Run) -> dict[str, str]:
     metrics = run.summary.metrics
-    if kind_of(run.kind).outcomes:
-        cells = {SHORT.get(m, m): pct(s.pass_rate) for m, s in metrics.items()}
-        cells["total"] = pct(run.summary.total_pass_rate)
-        cells["run failures"] = str(run.summary.failures or 0)
-        return cells
+    own = kind_of(run.kind).figures(run)  # a kind's own figures (the unit-test kind's pass rates)
+    if own is not None:
+        return own
     return {m: "n/a" if s.mean is None else f"{s.mean:.3f}" for m, s in metrics.items()}
 
 
@@ -69,7 +56,7 @@ def paired_table(before: Run, after: Run) -> str:
     def num(value: float | None, rate: bool) -> str:
         return "n/a" if value is None else (pct(value) if rate else f"{value:.3f}")
 
-    rate = kind_of(before.kind).outcomes
+    rate = comparison(before, after).rate
     rows = [
         {
             "metric": SHORT.get(r.metric, r.metric),
@@ -110,8 +97,8 @@ def comparison_markdown(runs: list[Run], listed: int | None = LISTED) -> str:
     ]
     by_variant: dict[str, dict[str, float]] = {}
     for run in runs:
-        total = run.summary.total_pass_rate
-        if kind_of(run.kind).outcomes and total is not None:
+        total = run.summary.total_pass_rate  # a kind whose part gives a total (unit tests): train against test
+        if total is not None:
             by_variant.setdefault(variant(run), {})[run.split] = total
     gaps = {v: s for v, s in by_variant.items() if "train" in s and "test" in s}
     if gaps:
@@ -136,15 +123,10 @@ def comparison_markdown(runs: list[Run], listed: int | None = LISTED) -> str:
             if before.split != after.split or before.kind != after.kind:
                 continue
             changed = changes(before, after)
-            outcomes = kind_of(before.kind).outcomes
-            if outcomes:
-                gained = sum(new == "pass" for *_, new in changed)
-                title = f"{len(changed)} flipped outcomes ({gained} now pass, {len(changed) - gained} now do not)"
-            else:
-                title = f"{len(changed)} changed verdicts"
+            compared = comparison(before, after)
+            title = compared.title(changed)
             lines += ["", f"## {_name(before)} -> {_name(after)}: {title}", "", paired_table(before, after)]
-            if outcomes:
-                lines += _drift(before, after)  # a test's pass on every metric: not the per-metric flips above
+            lines += compared.lines(_name(before), _name(after))  # e.g. the unit tests' drift
             shown = changed if listed is None else changed[:listed]
             if shown:
                 lines += [
@@ -154,13 +136,3 @@ def comparison_markdown(runs: list[Run], listed: int | None = LISTED) -> str:
             if len(shown) < len(changed):
                 lines += ["", f"And {len(changed) - len(shown)} more: `judgelab view` lists them all."]
     return "\n".join(lines) + "\n"
-
-
-def _drift(before: Run, after: Run) -> list[str]:
-    """McNemar's test, the paired difference and both fingerprints (judges.runs.drift), when the runs share tests."""
-
-    try:
-        result = drift(before, after)
-    except InputError:
-        return []
-    return ["", *drift_lines(result, _name(before), _name(after), listed=0)]

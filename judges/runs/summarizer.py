@@ -1,29 +1,20 @@
 """The one summarizer of a run's records, fed one record at a time (so a run never holds them all): verdict counts
-per metric, unit-test outcomes, usage, by test type and stability."""
+per metric, usage and consistency over draws; a kind's own figures come from its tally (`summarize` of
+`judges.runs.kinds`)."""
 
 from __future__ import annotations
 
+import heapq
 import statistics
 from array import array
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
-from judges.records import (
-    Consistency,
-    ItemRecord,
-    MetricRecord,
-    MetricStability,
-    MetricSummary,
-    OutcomeSummary,
-    Stability,
-    Summary,
-    TypeSummary,
-)
+from judges.records import Consistency, ItemRecord, MetricRecord, MetricSummary, Summary
 from judges.records.usage import UsageTotals
 from judges.runs.kinds import Tally, kind_of
-from judges.types import ALL_METRICS, Outcome, Verdict, VerdictState
+from judges.types import Verdict, VerdictState
 
 SHORT = {
     "answer_relevancy": "AR",
@@ -44,7 +35,6 @@ class MetricTotals:
     not_applicable: int = 0
     grades: array[float] = field(default_factory=lambda: array("d"))
     kinds: Counter[str | None] = field(default_factory=Counter)
-    outcomes: Counter[Outcome | None] = field(default_factory=Counter)
     usage: UsageTotals = field(default_factory=UsageTotals)
 
     def add(self, entry: MetricRecord) -> None:
@@ -57,13 +47,12 @@ class MetricTotals:
         elif verdict.state is VerdictState.FAILURE:
             self.kinds[verdict.failure_kind.value if verdict.failure_kind else None] += 1
         self.not_applicable += not entry.applicable
-        self.outcomes[entry.outcome] += 1
         self.usage.add(entry.calls)
 
-    def result(self, unit_tests: bool) -> MetricSummary:
+    def result(self) -> MetricSummary:
         grades = self.grades
         top_grade, top_count = Counter(grades).most_common(1)[0] if grades else (None, None)
-        counts = MetricSummary(
+        return MetricSummary(
             n=self.n,
             graded=len(grades),
             null=self.null - self.not_applicable,
@@ -76,55 +65,26 @@ class MetricTotals:
             top_grade=top_grade,
             top_grade_count=top_count,
         )
-        if not unit_tests:
-            return counts
-        return MetricSummary(**{**vars(counts), **outcome_rates(self.outcomes)})
-
-
-def outcome_rates(count: Mapping[Outcome | None, int]) -> dict[str, Any]:
-    """Pass and wrong-grade rates over the tests that completed; run failures counted beside, never as wrong."""
-    completed = count.get(Outcome.PASS, 0) + count.get(Outcome.WRONG_GRADE, 0)
-    total = sum(count.values())
-    return {
-        "completed": completed,
-        "passed": count.get(Outcome.PASS, 0),
-        "wrong_grades": count.get(Outcome.WRONG_GRADE, 0),
-        "failures": count.get(Outcome.FAILURE, 0),
-        "pass_rate": count.get(Outcome.PASS, 0) / completed if completed else None,
-        "wrong_grade_rate": count.get(Outcome.WRONG_GRADE, 0) / completed if completed else None,
-        "failure_rate": count.get(Outcome.FAILURE, 0) / total if total else None,
-    }
 
 
 class SummaryBuilder:
-    """Told each finished record (`add`), in any order; `result()` is the run's Summary. It keeps counts, the
-    first draw's grades as floats, and for a kind whose items pass or fail (`outcomes`) a few numbers per item (for
-    the breakdown by type and the stability over draws), never the records themselves. `outcomes` given: counted
-    so whatever the kind."""
+    """Told each finished record (`add`), in any order; `result()` is the run's Summary. It keeps counts and the
+    first draw's grades as floats, never the records themselves; a kind's tally, when it has one, is told each
+    record too (`add_draw` every draw's, when it counts them; `add` the first draw's) and finishes the summary."""
 
-    def __init__(self, kind: str, outcomes: bool | None = None) -> None:
-        traits = kind_of(kind)
-        self.unit_tests = traits.outcomes if outcomes is None else outcomes
-        parts = traits.parts
-        self.part: Tally | None = parts.tally() if parts is not None else None  # a kind's own part, as records come
-        self.n_items = self.completed_tests = self.tests_passing_all = 0
+    def __init__(self, kind: str) -> None:
+        self.kind = kind_of(kind)
+        self.part: Tally | None = self.kind.tally()  # a kind's own figures, as records come
+        self.add_draw = getattr(self.part, "add_draw", None)
+        self.n_items = 0
         self.metrics: dict[str, MetricTotals] = {}
         self.usage = UsageTotals()
-        self.by_type: dict[str, list[Counter[Outcome | None]]] = {}
-        self.type_metrics: dict[str, list[str]] = {}
-        self.draws: dict[str, dict[str, list[tuple[float | None, bool, Verdict]]]] = defaultdict(
-            lambda: defaultdict(list)
-        )
         self.drawn: dict[str, list[list[Verdict]]] = defaultdict(list)  # --draws K: per metric, each item's draws
-        self.asked: set[tuple[str, str]] = set()  # unit tests: (test, metric) asked of the judge in some draw
 
     def add(self, record: ItemRecord) -> None:
         self.usage.add(record.calls())
-        if self.unit_tests:
-            for metric, entry in record.metrics.items():
-                self.draws[record.id][metric].append((entry.value, entry.outcome is Outcome.PASS, entry.verdict))
-                if entry.calls:
-                    self.asked.add((record.id, metric))
+        if self.add_draw is not None:
+            self.add_draw(record)
         for metric, entry in record.metrics.items():
             if entry.draws is not None and entry.calls:  # a metric the pipeline never asked in any draw: not counted
                 self.drawn[metric].append(entry.draws)
@@ -135,93 +95,28 @@ class SummaryBuilder:
         self.n_items += 1
         for metric, entry in record.metrics.items():
             self.metrics.setdefault(metric, MetricTotals()).add(entry)
-        if self.unit_tests:
-            self.completed_tests += all(e.outcome is not Outcome.FAILURE for e in record.metrics.values())
-            self.tests_passing_all += record.passed_all
-            test_type = record.test_type or "-"
-            if test_type not in self.by_type:
-                self.type_metrics[test_type] = [m for m in ALL_METRICS if m in record.metrics]
-                self.by_type[test_type] = [Counter() for _ in self.type_metrics[test_type]]
-            for counter, metric in zip(self.by_type[test_type], self.type_metrics[test_type], strict=True):
-                counter[record.metrics[metric].outcome] += 1
 
     def result(self) -> Summary:
-        metrics = {name: totals.result(self.unit_tests) for name, totals in self.metrics.items()}
-        usage = self.usage.result()
-        if self.part is not None:
-            return Summary(self.n_items, metrics, usage, part=self.part.result())
-        if not self.unit_tests:
-            return Summary(self.n_items, metrics, usage, consistency=self._consistency(self.drawn))
-        rates = [m.pass_rate for m in metrics.values() if m.pass_rate is not None]
-        outcomes = OutcomeSummary(
-            total_pass_rate=statistics.fmean(rates) if rates else None,
-            completed_tests=self.completed_tests,
-            tests_passing_all=self.tests_passing_all,
-            wrong_grades=sum(m.wrong_grades or 0 for m in metrics.values()),
-            failures=sum(m.failures or 0 for m in metrics.values()),
-            by_test_type=self._by_test_type(),
-            stability=self._stability(),
-        )
-        return Summary(self.n_items, metrics, usage, outcomes, consistency=self._consistency(self._test_draws()))
+        metrics = {name: totals.result() for name, totals in self.metrics.items()}
+        common = Summary(self.n_items, metrics, self.usage.result(), consistency=draw_consistency_of(self.drawn))
+        return common if self.part is None else self.kind.summarize(self.part, common)
 
-    def _by_test_type(self) -> dict[str, TypeSummary]:
-        out = {}
-        for test_type in sorted(self.by_type):
-            counters = self.by_type[test_type]
-            rates = {
-                m: outcome_rates(c)["pass_rate"] for m, c in zip(self.type_metrics[test_type], counters, strict=True)
-            }
-            defined = [v for v in rates.values() if v is not None]
-            n = sum(counters[0].values()) if counters else 0
-            failures = sum(c[Outcome.FAILURE] for c in counters)
-            out[test_type] = TypeSummary(n, rates, statistics.fmean(defined) if defined else None, failures)
-        return out
 
-    def _stability(self) -> Stability | None:
-        """Over repeated draws of the same tests: mean grade variance and the rate at which pass/fail flips."""
-        repeated = [per_metric for per_metric in self.draws.values() if max(map(len, per_metric.values())) > 1]
-        if not repeated:
-            return None
-        names = list(dict.fromkeys(m for per_metric in self.draws.values() for m in per_metric))
-        out: dict[str, MetricStability] = {}
-        for metric in names:
-            variances, flips = [], 0
-            for per_metric in repeated:
-                draws = per_metric[metric]
-                graded = [g for g, _, _ in draws if g is not None]
-                if len(graded) > 1:
-                    variances.append(statistics.pvariance(graded))
-                flips += len({passed for _, passed, _ in draws}) > 1
-            out[metric] = MetricStability(statistics.fmean(variances) if variances else None, flips / len(repeated))
-        most = max(max(map(len, per_metric.values())) for per_metric in repeated)
-        return Stability(len(repeated), most, out)
+def draw_consistency_of(drawn: Mapping[str, list[list[Verdict]]]) -> Consistency | None:
+    """With more than one draw of some item: per metric, how often its verdict changes, and its self-agreement."""
+    most = max((len(draws) for items in drawn.values() for draws in items), default=0)
+    if most < 2:
+        return None
+    from judges.stats.self_agreement import draw_consistency  # defers numpy
 
-    def _test_draws(self) -> dict[str, list[list[Verdict]]]:
-        """Per metric, each unit test's verdicts over its draws (one record per draw)."""
-        out: dict[str, list[list[Verdict]]] = defaultdict(list)
-        for test, per_metric in self.draws.items():
-            for metric, draws in per_metric.items():
-                if (test, metric) in self.asked:  # a metric the pipeline never asked in any draw: not counted
-                    out[metric].append([verdict for _, _, verdict in draws])
-        return out
-
-    @staticmethod
-    def _consistency(drawn: Mapping[str, list[list[Verdict]]]) -> Consistency | None:
-        """With more than one draw of some item: per metric, how often its verdict changes, and its self-agreement."""
-        most = max((len(draws) for items in drawn.values() for draws in items), default=0)
-        if most < 2:
-            return None
-        from judges.stats.self_agreement import draw_consistency  # defers numpy
-
-        return Consistency(most, {metric: draw_consistency(items) for metric, items in drawn.items()})
+    return Consistency(most, {metric: draw_consistency(items) for metric, items in drawn.items()})
 
 
 def summarize(records: Iterable[ItemRecord], kind: str) -> Summary:
     """Everything a report shows, computed from the records alone (so a summary always matches its results.jsonl).
 
-    Every run: per metric, the verdict counts and mean grade, and usage. A kind whose items pass or fail (unit
-    tests: records with outcomes) also gets pass / wrong-grade rates over completed tests, failure counts, the total (mean of the metrics' pass
-    rates), per test type, and stability over repeated draws.
+    Every run: per metric, the verdict counts and mean grade, and usage; a kind with a tally also its own figures
+    (the unit-test kind's pass rates, per test type and stability over repeated draws: `judges.suite.outcome_tally`).
     """
     builder = SummaryBuilder(kind)
     for record in records:
@@ -243,9 +138,18 @@ def median_latency(records: Sequence[ItemRecord]) -> float | None:
     return statistics.median(latencies) if latencies else None
 
 
-def stability(records: Iterable[ItemRecord]) -> Stability | None:
-    """Over repeated draws of the same tests: mean grade variance and the rate at which pass/fail flips."""
-    builder = SummaryBuilder("", outcomes=True)
-    for record in records:
-        builder.add(record)
-    return builder.result().stability
+def first_records(records: Iterable[ItemRecord], limit: int) -> list[ItemRecord]:
+    """The first `limit` first-draw records in item order, from records streamed in any order, holding at most
+    `limit` of them; the stream is left as soon as the kept ones are items 0 .. limit-1 (item orders are distinct
+    and start at 0), which, as items finish about in order, is near the start of results.jsonl."""
+    kept: list[tuple[int, int, ItemRecord]] = []  # a max-heap on the order (negated), ties by arrival
+    if limit < 1:
+        return []
+    for arrival, record in enumerate(r for r in records if r.draw == 0):
+        if len(kept) < limit:
+            heapq.heappush(kept, (-record.order, arrival, record))
+        elif record.order < -kept[0][0]:
+            heapq.heapreplace(kept, (-record.order, arrival, record))
+        if len(kept) == limit and -kept[0][0] == limit - 1:
+            break
+    return [record for _, _, record in sorted(kept, key=lambda k: (-k[0], k[1]))]

@@ -13,8 +13,8 @@ from judges.records import ItemRecord
 from judges.runs.items import Item
 from judges.runs.prefix_order import in_prefix_order
 from judges.runs.tasks import sample_fields
+from judges.suite.outcome_summary import UNIT_TESTS as UNIT_TESTS  # the kind's name, re-exported for the jury
 from judges.suite.scoring import score_unit_test
-from judges.suite.suite_kind import UNIT_TESTS, test_part
 from judges.types import UnitTest
 
 
@@ -57,3 +57,8 @@ class UnitTestTask:
             sample_fields(test.sample),
             part=test_part(test),
         )
+
+
+def test_part(test: UnitTest) -> dict[str, Any]:
+    """A unit test's own fields in its record (`ItemRecord.part`): its type, its set and the file:line it came from."""
+    return {"test_type": test.test_type, "set_id": test.set_id, "source": test.source}

@@ -7,9 +7,10 @@ from typing import Any
 
 from judges.judging.prompts import load_prompt_set
 from judges.pages.markdown import pct, table
-from judges.runs.intervals import total_interval, wilson
+from judges.runs.intervals import wilson
 from judges.runs.run import Run
 from judges.runs.run_compare import changes
+from judges.suite.pass_interval import total_interval
 from judges.tuning.manifest import write_tuning_report
 from judges.tuning.pipeline import TuneOutcome
 

@@ -62,9 +62,7 @@ def _walk(root: Path) -> list[Path]:
     return sorted(found)
 
 
-def _figure(outcomes: bool, summary: Summary) -> tuple[str, float | None]:
-    if outcomes:
-        return "total pass rate", summary.total_pass_rate
+def _figure(summary: Summary) -> tuple[str, float | None]:
     for metric, stats in summary.metrics.items():
         if stats.mean is not None:
             return f"mean {metric}", float(stats.mean)
@@ -86,8 +84,8 @@ def run_entry(root: Path, meta_path: Path) -> RunEntry | None:
         return None
     summary, config = run.summary, run.config
     usage = run.usage.to_json() if run.usage is not None else {}
-    outcomes = kind_of(run.kind).outcomes
-    name, value = _figure(outcomes, summary)
+    headline = kind_of(run.kind).headline(summary)  # a kind's own figure, as a rate (unit tests' total)
+    name, value = _figure(summary) if headline is None else headline[:2]
     totals = call_totals(usage, summary.usage)
     return RunEntry(
         path=meta_path.parent.relative_to(root).as_posix() or ".",
@@ -97,9 +95,9 @@ def run_entry(root: Path, meta_path: Path) -> RunEntry | None:
         date=run.timing.started_at or "",
         figure_name=name,
         figure=value,
-        rate=outcomes,
+        rate=headline is not None,
         n=summary.n_items,
-        failures=summary.failures or 0,
+        failures=headline[2] if headline is not None else 0,
         calls=totals.asked,
         failed_calls=totals.failed,
         cost=float(run.usage.cost if run.usage is not None else summary.usage.cost),

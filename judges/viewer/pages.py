@@ -8,7 +8,6 @@ from typing import Any
 
 from judges.errors import InputError
 from judges.files.checked import read_json_file
-from judges.pages.markdown import pct
 from judges.pages.page_template import render_page
 from judges.records import Summary
 from judges.render.sample_rows import mean_text
@@ -47,39 +46,14 @@ def index_page(root: Path) -> str:
 
 
 def _figures(kind: Kind, summary: Summary, config: RunConfig) -> list[dict[str, Any]]:
-    references = {r.metric: r for r in kind.references(summary, config)}
-
-    def reference_cells(metric: str) -> dict[str, str]:
-        row = references.get(metric)
-        return {} if row is None else row.cells()
-
-    rows: list[dict[str, Any]] = []
-    for metric, s in summary.metrics.items():
-        if kind.outcomes:
-            rows.append(
-                {
-                    "metric": metric,
-                    "pass rate": pct(s.pass_rate),
-                    **reference_cells(metric),
-                    "passed": s.passed,
-                    "wrong grades": s.wrong_grades,
-                    "run failures": s.failures,
-                    "n": s.n,
-                }
-            )
-        else:
-            mean = mean_text(s.mean, metric, config.metric_info or {})
-            rows.append({"metric": metric, "mean": mean, "graded": s.graded, "null": s.null, "failed": s.failed})
-    if kind.outcomes and rows:
-        rows.append(
-            {
-                "metric": "total (mean of the pass rates)",
-                "pass rate": pct(summary.total_pass_rate),
-                **reference_cells("total"),
-            }
-        )
-        rows[-1].update({k: "" for k in rows[0] if k not in rows[-1]})
-    return rows
+    own = kind.figure_rows(summary, config)  # a kind's own figures (the unit-test kind's pass rates)
+    if own is not None:
+        return own
+    info = config.metric_info or {}
+    return [
+        {"metric": m, "mean": mean_text(s.mean, m, info), "graded": s.graded, "null": s.null, "failed": s.failed}
+        for m, s in summary.metrics.items()
+    ]
 
 
 def run_page(root: Path, relative: str, page: int, outcome: str, metric: str) -> str:

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
-from judges.runs.failures import by_test, misses
+from judges.suite.misses import by_test, misses
 
 if TYPE_CHECKING:
     from judges.records import ItemRecord

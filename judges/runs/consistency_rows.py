@@ -1,11 +1,15 @@
-"""A run's consistency with itself over K draws, as table rows for summary.md and report.html."""
+"""A run's consistency with itself over K draws, as table rows for summary.md and report.html (every kind's)."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from judges.pages.markdown import pct
+from judges.pages.table import Table, plain_table
 from judges.records import Consistency
+
+if TYPE_CHECKING:
+    from judges.runs.run import Run
 
 CONSISTENCY_NOTE = (
     "Each item graded K times: the share of items whose verdict changed between draws (over the items with at "
@@ -30,3 +34,11 @@ def consistency_rows(consistency: Consistency) -> list[dict[str, Any]]:
         }
         for metric, m in consistency.metrics.items()
     ]
+
+
+def consistency_table(run: Run) -> list[tuple[str, Table]]:
+    """With --draws K: per metric, how often the verdict changed and the judge's agreement with itself (report.html)."""
+    consistency = run.summary.consistency
+    if consistency is None:
+        return []
+    return [(consistency_heading(consistency), plain_table("consistency", consistency_rows(consistency)))]

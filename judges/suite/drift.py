@@ -9,13 +9,31 @@ from typing import TYPE_CHECKING
 
 from judges.errors import InputError
 from judges.pages.markdown import pct, table
-from judges.runs.kinds import kind_of
-from judges.runs.paired_runs import Pairs, outcome_values
+from judges.runs.paired_runs import Pairs
+from judges.suite.outcome_summary import UNIT_TESTS
+from judges.types import Outcome
 
 if TYPE_CHECKING:
     from judges.runs.run import Run
 
 ALPHA = 0.05  # a fall is significant when McNemar's two-sided exact p-value is below this
+
+
+def outcome_values(run: Run, metric: str | None = None) -> dict[str, float]:
+    """Each unit test's outcome on `metric` (first draw), 1.0 passed and 0.0 wrong, by test id; a run failure is no
+    value, never a miss. With no `metric`: the test's pass on every metric, for the tests with no run failure."""
+    out = {}
+    for record in run.iter_records():
+        if record.draw != 0:
+            continue
+        if metric is None:
+            if all(entry.outcome is not Outcome.FAILURE for entry in record.metrics.values()):
+                out[record.id] = float(record.passed_all)
+            continue
+        entry = record.metrics.get(metric)
+        if entry is not None and entry.outcome in (Outcome.PASS, Outcome.WRONG_GRADE):
+            out[record.id] = 1.0 if entry.outcome is Outcome.PASS else 0.0
+    return out
 
 
 @dataclass(frozen=True)
@@ -53,7 +71,7 @@ def drift(before: Run, after: Run) -> Drift:
     the runs are not unit-test runs over shared tests."""
 
     for run in (before, after):
-        if not kind_of(run.kind).outcomes:
+        if run.kind != UNIT_TESTS:
             raise InputError(f"a {run.kind} run has no pass/fail outcomes to compare", path=str(run.folder))
     pairs = Pairs.of(outcome_values(before), outcome_values(after))  # in the baseline's order
     means, p_value = pairs.means(), pairs.mcnemar_p()
