@@ -7,7 +7,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from judges.agreement.pairwise_protocols import Stat
+from judges.agreement.pairwise_protocols import Stat, weighted_share
 
 TIES = "ties"  # the subset scored by its own rule (compared lower-cased, as the reference code does)
 TIES_WEIGHTS = (0.30, 0.30, 0.20, 0.20, 0.01)  # tied accuracy, ref accuracy, margin preferred, hard, margin score
@@ -98,25 +98,14 @@ def best_of_n_stats(
             special = ties_stat([ids[i] for i in keep], [chosen[i] for i in keep], [rejected[i] for i in keep])
             if special is None:
                 notes.append(f"{name}: ids are not ref:N/tied:N, so the share of accurate prompts stands instead")
-                per[name] = _mean_credit(accuracies, rows)
+                per[name] = weighted_share(accuracies, rows)
                 continue
-        per[name] = _restricted(special, rows) if special is not None else _mean_credit(credits, rows)
+        per[name] = _restricted(special, rows) if special is not None else weighted_share(credits, rows)
 
     def mean(w: np.ndarray) -> np.ndarray:
         return np.asarray(np.mean([stat(w) for stat in per.values()], axis=0))
 
     return {**{f"subset:{name}": stat for name, stat in per.items()}, "mean": mean}, notes
-
-
-def _mean_credit(credits: np.ndarray, rows: np.ndarray) -> Stat:
-    base = rows.astype(float)
-
-    def stat(w: np.ndarray) -> np.ndarray:
-        total = w @ base
-        with np.errstate(invalid="ignore", divide="ignore"):
-            return np.where(total > 0, (w @ (credits * base)) / np.where(total > 0, total, 1), np.nan)
-
-    return stat
 
 
 def _restricted(stat: Stat, rows: np.ndarray) -> Stat:

@@ -43,8 +43,9 @@ class PairRows:
         return PairRows(self.label[keep], self.original[keep], swapped, ItemRows(renumbered.astype(np.int64), n_items))
 
 
-def _share(hit: np.ndarray, among: np.ndarray | None = None) -> Stat:
-    """The weighted share of rows where `hit` holds (among the rows where `among` holds)."""
+def weighted_share(hit: np.ndarray, among: np.ndarray | None = None) -> Stat:
+    """The weighted share of rows where `hit` holds, or the weighted mean of `hit`'s credits (among the rows where
+    `among` holds; NaN where none is drawn)."""
     hit_f = hit.astype(float)
     base = np.ones(hit.shape) if among is None else among.astype(float)
 
@@ -95,20 +96,20 @@ def pairwise_stats(rows: PairRows) -> dict[str, Stat]:
     together = combined(one, rows.swapped)
     tie_free = (label != TIE) & (together != TIE)
     stats: dict[str, Stat] = {
-        "vote_accuracy": _share(vote_right(label, one, rows.swapped)),
-        "accuracy_with_ties": _share(together == label),
-        "accuracy_without_ties": _share(together == label, among=tie_free),
+        "vote_accuracy": weighted_share(vote_right(label, one, rows.swapped)),
+        "accuracy_with_ties": weighted_share(together == label),
+        "accuracy_without_ties": weighted_share(together == label, among=tie_free),
     }
     if rows.swapped is None:
         return stats
     two = rows.swapped
-    first, second = _share(one == label), _share(two == label)
+    first, second = weighted_share(one == label), weighted_share(two == label)
     return {
         "accuracy_original": first,
         "accuracy_swapped": second,
         "accuracy_mean": lambda w: (first(w) + second(w)) / 2,
-        "both_correct": _share((one == label) & (two == label)),
-        "position_consistency": _share(one == two),
+        "both_correct": weighted_share((one == label) & (two == label)),
+        "position_consistency": weighted_share(one == two),
         "kappa_original": _kappa(one, label),
         "kappa_swapped": _kappa(two, label),
         "kappa_between_orders": _kappa(one, two),

@@ -10,7 +10,7 @@ import numpy as np
 
 from judges.agreement.bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED
 from judges.agreement.pairwise_formats import PairLabels, PairVerdicts
-from judges.agreement.pairwise_protocols import CODES, NONE, Stat, bootstrap_figures, combined
+from judges.agreement.pairwise_protocols import CODES, NONE, Stat, bootstrap_figures, combined, weighted_share
 from judges.agreement.pairwise_report import pair_rows
 from judges.errors import InputError
 from judges.pages.markdown import grid
@@ -35,17 +35,6 @@ def _points(verdict: np.ndarray, side: np.ndarray) -> np.ndarray:
     """The system's points per row: 1 when the verdict names its answer, 0 the other, a tie 0.5 (0 off its rows)."""
     mine = np.where(side == 1, CODES["A"], CODES["B"])
     return np.where(verdict == mine, 1.0, np.where(verdict == CODES["tie"], 0.5, 0.0)) * (side != 0)
-
-
-def _rate(points: np.ndarray, among: np.ndarray) -> Stat:
-    base = among.astype(float)
-
-    def stat(w: np.ndarray) -> np.ndarray:
-        total = w @ base
-        with np.errstate(invalid="ignore", divide="ignore"):
-            return np.where(total > 0, (w @ (points * base)) / np.where(total > 0, total, 1), np.nan)
-
-    return stat
 
 
 def _difference(judge: Stat, human: Stat) -> Stat:
@@ -76,7 +65,7 @@ def self_preference_block(
     for name in names:
         side = np.array([1 if a == name else -1 if b == name else 0 for a, b in labels.systems])
         among = (side != 0) & decided
-        human, judge = _rate(_points(rows.label, side), among), _rate(_points(judged, side), among)
+        human, judge = weighted_share(_points(rows.label, side), among), weighted_share(_points(judged, side), among)
         stats[f"human:{name}"], stats[f"judge:{name}"] = human, judge
         stats[f"gap:{name}"] = _difference(judge, human)
     figures = bootstrap_figures(stats, rows.items, resamples=resamples, seed=seed, confidence=confidence)
