@@ -96,12 +96,10 @@ def spearman(human: np.ndarray, judge: np.ndarray) -> Prepared:
             w_h, w_j = compact[by_human].astype(float), compact[by_judge].astype(float)
             by_h, by_j = np.bincount(gh_sorted, w_h, nh), np.bincount(gj_sorted, w_j, nj)
             del w_h
-            if compact.dtype == np.uint8 and total < _EXACT_FLOAT32:
-                rank_h = _mid_ranks(by_h.astype(np.float32))  # the same values, half the table to look up at random
-            else:
-                rank_h = _mid_ranks(by_h)
+            exact = np.float32 if compact.dtype == np.uint8 and total < _EXACT_FLOAT32 else np.float64
+            rank_h = _mid_ranks(by_h.astype(exact, copy=False))  # in float32 half the table to look up at random
             w_j *= rank_h[gh_by_judge]
-            cross = np.einsum("i,i->", np.bincount(gj_sorted, w_j, nj), _mid_ranks(by_j))
+            cross = np.einsum("i,i->", np.bincount(gj_sorted, w_j, nj), _mid_ranks(by_j.astype(exact, copy=False)))
             rank_sum = total * (total + 1) / 2
             sums[k] = (rank_sum, rank_sum, _squared_ranks(total, by_h), _squared_ranks(total, by_j), cross)
         return _correlation(totals, sums)
