@@ -193,3 +193,37 @@ def test_a_statistic_without_a_weighted_form_is_resampled_batched_or_one_by_one(
     for stat in (batched, one_by_one):
         [got] = figures([stat], human, {"value": judge}, rows, resamples=200, seed=1)
         assert got.value == expected[0].value and got.ci == pytest.approx(expected[0].ci, abs=1e-12)
+
+
+def _spearman_written_out(human: np.ndarray, judge: np.ndarray, weights: np.ndarray) -> float:
+    """Pearson's r of weighted mid-ranks, each rank found by a pass over the rows (any weights, not only counts)."""
+
+    def ranks(x: np.ndarray) -> np.ndarray:
+        return np.array([weights[x < v].sum() + weights[x == v].sum() / 2 + 0.5 for v in x])
+
+    rh, rj = ranks(human), ranks(judge)
+    mean_h, mean_j = np.average(rh, weights=weights), np.average(rj, weights=weights)
+    covariance = np.average((rh - mean_h) * (rj - mean_j), weights=weights)
+    spread = np.average((rh - mean_h) ** 2, weights=weights) * np.average((rj - mean_j) ** 2, weights=weights)
+    return float(covariance / np.sqrt(spread))
+
+
+def test_spearman_in_value_order_equals_the_ranks_written_out_on_every_kind_of_weight():
+    # the resample's mid-ranks come from rows put in value order once and the squared ranks in closed form; the draw
+    # counts take one byte each, larger or fractional weights their own path: each the same figure, ties included
+    rng = np.random.default_rng(21)
+    human = rng.integers(0, 7, 200).astype(float)  # many ties
+    judge = np.round(0.5 * human + rng.normal(0, 1.5, 200), 0)
+    counts = np.random.default_rng(4).multinomial(200, np.full(200, 1 / 200), size=3).astype(float)
+    large = counts[0] * 300  # over a byte
+    fractional = rng.random(200) * 2
+    weights = np.vstack([counts, large, fractional])
+    got = w.spearman(human, judge)(weights)
+    for row, value in zip(weights, got, strict=True):
+        assert value == pytest.approx(_spearman_written_out(human, judge, row), rel=1e-12)
+    for row, value in zip(counts, got[:3], strict=True):
+        expanded = stats.spearmanr(np.repeat(human, row.astype(int)), np.repeat(judge, row.astype(int))).statistic
+        assert value == pytest.approx(expanded, rel=1e-12)
+    constant = np.zeros(200)
+    constant[7] = 5.0  # one item drawn: one tie group on either side
+    assert np.isnan(w.spearman(human, judge)(constant[None, :])[0])

@@ -47,23 +47,62 @@ def _ties(values: np.ndarray) -> tuple[np.ndarray, int]:
     return group.ravel(), int(distinct.size)
 
 
+def _compact(weights: np.ndarray) -> np.ndarray:
+    """Integer weights below 256 (the bootstrap's draw counts) as one byte each, so that reordering them reads a
+    table that stays in the cache; other weights as given."""
+    with np.errstate(invalid="ignore", over="ignore"):
+        small = weights.astype(np.uint8)
+    return small if np.array_equal(small, weights) else weights
+
+
+def _mid_ranks(weight: np.ndarray) -> np.ndarray:
+    """Each tie group's mid-rank from the groups' weights in value order: the weight below it, half its own, 1/2."""
+    ranks = np.cumsum(weight)
+    ranks -= weight / 2
+    ranks += 0.5
+    return ranks
+
+
+def _squared_ranks(total: float, weight: np.ndarray) -> float:
+    """The weighted sum of squared mid-ranks without the ranks: the sum of i^2 for i = 1..W less the tie groups'
+    (t^3 - t) / 12 (exact for any weights t summing to W)."""
+    return (
+        total * (total + 1) * (2 * total + 1) / 6 - (float(np.einsum("i,i,i->", weight, weight, weight)) - total) / 12
+    )
+
+
+# below this total weight a mid-rank of integer weights (a multiple of 1/2) is exact in float32
+_EXACT_FLOAT32 = 2**22
+
+
 def spearman(human: np.ndarray, judge: np.ndarray) -> Prepared:
     """Spearman's rho: Pearson's r of the mid-ranks each resample gives (ties get the average rank, as scipy's).
 
-    A tie group's mid-rank is the weight below it plus half its own (plus one half); the sums of ranks and squared
-    ranks are taken over the groups, and only the cross term visits the rows (two bincounts and one gather per
-    resample, O(rows), no sort)."""
+    A tie group's mid-rank is the weight below it plus half its own (plus one half). The sums of ranks and of
+    squared ranks follow from the tie groups' weights in closed form (W (W + 1) / 2, and `_squared_ranks`); only
+    the cross term visits the rows. The rows are put in the people's and in the judge's order once, so each
+    resample sums its tie groups over consecutive rows: two reorderings of the weights (one byte each for draw
+    counts) and one look-up of the people's mid-ranks in the judge's order are its only scattered reads."""
     (gh, nh), (gj, nj) = _ties(human), _ties(judge)
+    by_human, by_judge = np.argsort(gh, kind="stable"), np.argsort(gj, kind="stable")
+    gh_sorted, gj_sorted, gh_by_judge = gh[by_human], gj[by_judge], gh[by_judge]
+    del gh, gj
 
     def prepared(weights: np.ndarray) -> np.ndarray:
+        totals = weights.sum(axis=1)
         sums = np.empty((weights.shape[0], 5))
-        for k, w in enumerate(weights):
-            by_h, by_j = np.bincount(gh, weights=w, minlength=nh), np.bincount(gj, weights=w, minlength=nj)
-            rank_h, rank_j = np.cumsum(by_h) - by_h / 2 + 0.5, np.cumsum(by_j) - by_j / 2 + 0.5
-            cross = np.bincount(gj, weights=w * rank_h[gh], minlength=nj)
-            pairs = ((by_h, rank_h), (by_j, rank_j), (by_h * rank_h, rank_h), (by_j * rank_j, rank_j), (cross, rank_j))
-            sums[k] = [np.einsum("i,i->", a, b) for a, b in pairs]
-        return _correlation(weights.sum(axis=1), sums)
+        for k, row in enumerate(weights):
+            compact, total = _compact(row), float(totals[k])
+            w_h, w_j = compact[by_human].astype(float), compact[by_judge].astype(float)
+            by_h, by_j = np.bincount(gh_sorted, w_h, nh), np.bincount(gj_sorted, w_j, nj)
+            del w_h
+            exact = np.float32 if compact.dtype == np.uint8 and total < _EXACT_FLOAT32 else np.float64
+            rank_h = _mid_ranks(by_h.astype(exact, copy=False))  # in float32 half the table to look up at random
+            w_j *= rank_h[gh_by_judge]
+            cross = np.einsum("i,i->", np.bincount(gj_sorted, w_j, nj), _mid_ranks(by_j.astype(exact, copy=False)))
+            rank_sum = total * (total + 1) / 2
+            sums[k] = (rank_sum, rank_sum, _squared_ranks(total, by_h), _squared_ranks(total, by_j), cross)
+        return _correlation(totals, sums)
 
     return prepared
 

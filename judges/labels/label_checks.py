@@ -12,6 +12,7 @@ from judges.errors import InputError
 from judges.files.checked import LARGEST_NUMBER, too_large
 
 Checked = tuple[float, tuple[float, float]]  # a label and its scale
+_NUMBERS = (int, float)
 
 
 class LabelType(str, Enum):
@@ -59,17 +60,25 @@ def shared_scale(low: float, high: float) -> tuple[float, float]:
     return low, high
 
 
-@functools.lru_cache(maxsize=256, typed=True)
-def usual_label(label_type: LabelType, label: float, low: float | None, high: float | None) -> Checked | None:
-    """A label and scale (None: absent) passing every check of `label_on_scale` (the label as a float), else None
-    (a million labels take a few values: each checked once)."""
-    if (isinstance(label, int) and abs(label) > LARGEST_NUMBER) or not math.isfinite(label):
-        return None
+@functools.lru_cache(maxsize=64, typed=True)
+def usual_scale(label_type: LabelType, low: float | None, high: float | None) -> tuple[float, float] | None:
+    """The shared scale of a label type and its given ends (None: absent) when it passes `check_scale`, else None
+    (a million labels share a few scales: each checked once)."""
     scale = default_scale(label_type) if low is None or high is None else (low, high)
     if scale is None:
         return None
     scale = shared_scale(float(scale[0]), float(scale[1]))
-    if check_scale(label_type, scale) or check_label(label_type, float(label), scale):
+    return None if check_scale(label_type, scale) else scale
+
+
+@functools.lru_cache(maxsize=256, typed=True)
+def usual_label(label_type: LabelType, label: float, low: float | None, high: float | None) -> Checked | None:
+    """A label and scale (None: absent) passing every check of `label_on_scale` (the label as a float), else None
+    (a million labels take a few values: each checked once; a million distinct ones only check the label)."""
+    if (isinstance(label, int) and abs(label) > LARGEST_NUMBER) or not math.isfinite(label):
+        return None
+    scale = usual_scale(label_type, low, high)
+    if scale is None or check_label(label_type, float(label), scale):
         return None
     return float(label), scale  # one float per label value, shared by every label of it
 
@@ -77,7 +86,9 @@ def usual_label(label_type: LabelType, label: float, low: float | None, high: fl
 def label_on_scale(record: dict[str, Any], label_type: LabelType, fail: Callable[[str, str], InputError]) -> Checked:
     """The record's label, a finite number, and its scale (the label type's default when absent), checked together."""
     label, given = record["label"], record.get("scale", ())  # () when absent (a null scale is not absent)
-    plain = given == () or (type(given) is list and len(given) == 2 and all(type(v) in (int, float) for v in given))
+    plain = given == () or (
+        type(given) is list and len(given) == 2 and type(given[0]) in _NUMBERS and type(given[1]) in _NUMBERS
+    )
     if type(label) in (int, float) and plain and (usual := usual_label(label_type, label, *(given or (None, None)))):
         return usual
     if isinstance(label, bool):

@@ -158,6 +158,10 @@ def _plain(value: float) -> float | int:
     return int(value) if float(value).is_integer() else value
 
 
+_LABEL_TYPES = {t.value: t for t in LabelType}  # a label type by its name, without the enum's call per record
+_TEXT_FIELDS = ("metric", "input", "actual_output", "expected_output", "actual_output_b", "annotator")
+
+
 def parse_item(record: dict[str, Any], *, path: str, line: int) -> LabelledItem:
     """A LabelledItem from one JSONL record; an InputError names the file, line and field.
 
@@ -174,28 +178,32 @@ def parse_item(record: dict[str, Any], *, path: str, line: int) -> LabelledItem:
     def fail(message: str, name: str) -> InputError:
         return InputError(message, path=path, line=line, field=name)
 
+    get = record.get
     for name in ("id", "metric", "label", "label_type"):
-        if record.get(name) is None:
+        if get(name) is None:
             raise fail("missing field", name)
-    if id_problem(record["id"]):
-        raise fail(str(id_problem(record["id"])), "id")
-    try:
-        label_type = LabelType(record["label_type"])
-    except ValueError:
-        raise fail(f"must be one of {', '.join(t.value for t in LabelType)}", "label_type") from None
+    if problem := id_problem(record["id"]):
+        raise fail(problem, "id")
+    kind = record["label_type"]
+    label_type = _LABEL_TYPES.get(kind) if type(kind) is str else None
+    if label_type is None:
+        try:
+            label_type = LabelType(kind)
+        except ValueError:
+            raise fail(f"must be one of {', '.join(t.value for t in LabelType)}", "label_type") from None
     label, scale = label_on_scale(record, label_type, fail)
-    references = record.get("references", [])
+    references = get("references", [])
     if isinstance(references, str):
         references = [references]
     if not isinstance(references, list) or not all(isinstance(r, str) for r in references):
         raise fail("expected a list of strings", "references")
-    for name in ("metric", "input", "actual_output", "expected_output", "actual_output_b", "annotator"):
-        if name in record and record[name] is not None and not isinstance(record[name], str):
-            raise fail(f"expected a string, got {json_type(record[name])}", name)
-    answer_b = record.get("actual_output_b")
+    for name in _TEXT_FIELDS:
+        if (value := get(name)) is not None and not isinstance(value, str):
+            raise fail(f"expected a string, got {json_type(value)}", name)
+    answer_b = get("actual_output_b")
     if label_type is LabelType.PREFERENCE and answer_b is None:
         raise fail("a preference label needs the second answer", "actual_output_b")
-    extra = record.get("extra") or NO_EXTRA
+    extra = get("extra") or NO_EXTRA
     if not isinstance(extra, dict):
         raise fail("expected an object", "extra")
     system, group = record.get("system"), record.get("group")
