@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import shutil
 
+import pytest
 from conftest import ROOT
 
 from judges.records import Summary
@@ -41,14 +42,22 @@ def test_a_part_is_read_by_the_kind_run_json_names_not_by_its_keys():
     assert Summary.from_json({"n_items": 1, "probes": None}, "probes").part is None  # a probe run with no pair
 
 
-def test_a_committed_folder_regenerated_from_its_records_is_byte_for_byte_the_same(tmp_path):
-    run = Run.load(OLD)
+COMMITTED = sorted(p.parent for p in (ROOT / "results").glob("**/runs/*/report.html"))  # a run with its pages
+
+
+@pytest.mark.parametrize("committed", COMMITTED, ids=[p.name for p in COMMITTED])
+def test_a_committed_folder_regenerated_from_its_records_is_byte_for_byte_the_same(tmp_path, committed):
+    run = Run.load(committed)
     folder = tmp_path / "again"
     folder.mkdir()
-    shutil.copy(OLD / "results.jsonl", folder / "results.jsonl")
+    shutil.copy(committed / "results.jsonl", folder / "results.jsonl")
     run.summary = summarize(run.iter_records(), run.kind)
     save_run(run, folder)
     for page in ("summary.md", "report.html"):
-        assert (folder / page).read_bytes() == (OLD / page).read_bytes(), page
+        assert (folder / page).read_bytes() == (committed / page).read_bytes(), page
     again = json.loads((folder / "run.json").read_text(encoding="utf-8"))
-    assert Run.load(folder).summary == Run.load(OLD).summary and again["kind"] == "unit_tests"
+    assert Run.load(folder).summary == Run.load(committed).summary and again["kind"] == run.kind
+
+
+def test_every_committed_run_folder_is_regenerated_above():
+    assert len(COMMITTED) >= 20 and {p.parent.parent.name for p in COMMITTED} == {"results", "llmbar"}
