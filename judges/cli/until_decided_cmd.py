@@ -7,13 +7,12 @@ import argparse
 import sys
 from pathlib import Path
 
-from judges.agreement.agreement_settings import AgreementSettings, checked_settings
 from judges.agreement.measure import measure
 from judges.agreement.predictions import Predictions, read_predictions
 from judges.agreement.result import MetricAgreement
 from judges.agreement.sequential_certification import CERTIFIED, SequentialResult, proportion_bars
 from judges.cli import validate_cmd
-from judges.cli.certify_cmd import opened, statistic_bars
+from judges.cli.certify_cmd import certify_settings, opened, statistic_bars
 from judges.cli.sequential_cmd import sequential_checks
 from judges.errors import ConfigError
 from judges.labelling.certificate_watch import CertificateWatch
@@ -72,10 +71,7 @@ def certificate_now(options: argparse.Namespace) -> SequentialResult | None:
 def counted(options: argparse.Namespace, subset: LabelledSet, predictions: Predictions) -> MetricAgreement:
     """The label rows and the judge's 0/1 view of them, as `validate` measures them but with no bootstrap (a label
     costs a read of the files, not 100 resamples of every figure)."""
-    given = {"policy": options.policy or "exclude", "threshold": options.threshold, "resamples": options.resamples}
-    given |= {"higher_is_better": not options.lower_is_better}
-    settings = checked_settings(AgreementSettings, {k: v for k, v in given.items() if v is not None})
-    return measure(subset, predictions, settings, counts_only=True)
+    return measure(subset, predictions, certify_settings(options), counts_only=True)
 
 
 def watch(args: argparse.Namespace, metric: str) -> CertificateWatch:
