@@ -15,6 +15,7 @@ from typing import Any
 from judges.calls.runtime import CallRuntime
 from judges.errors import JudgelabError
 from judges.executors.settle import Executor, open_sink
+from judges.records import ItemRecord
 from judges.records.header import Timing
 from judges.records.judge_identity import config_identity
 from judges.records.usage import RunUsage
@@ -49,7 +50,7 @@ async def execute(
     `execution` may be passed in so a caller keeps what finished even when the loop is interrupted.
     """
     done = execution if execution is not None else Execution()
-    done.kept = writer is None or writer.folder is None  # a run read back from no folder holds its records
+    done.kept = writer is None  # with a writer the records live there, never held twice
     if done.summary is None:
         done.summary = SummaryBuilder(task.kind)
     # where an executor hands its replies: the reply cache (checked read-write before anything starts), which the
@@ -131,7 +132,7 @@ def run_task(
         run = Run(
             task.kind,
             ended.extended({"judge_identity": identity.to_json()}),  # who judged: run.json's record of the judge
-            execution.records if execution.kept else None,
+            execution.records if execution.kept else held_records(writer),
             summary,
             usage,
             execution.stop.reason if execution.stop else None,
@@ -175,3 +176,9 @@ async def _tick(bar: Progress, every: float = 0.5) -> None:
     while True:
         await asyncio.sleep(every)
         bar.tick()
+
+
+def held_records(writer: Recorder | None) -> list[ItemRecord] | None:
+    """The records of a run written to no folder, read back from the recorder that holds them (None: a folder's run
+    reads them from its results.jsonl)."""
+    return list(writer.items()) if writer is not None and writer.folder is None else None
