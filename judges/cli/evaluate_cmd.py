@@ -7,12 +7,12 @@ import argparse
 from collections.abc import Sequence
 from pathlib import Path
 
-from judges.api import grade_samples, load_samples
+from judges.cli.call_plan import dry_run
 from judges.cli.finish import finish_run
-from judges.cli.meta_eval_cmd import dry_run
 from judges.cli.options import add_judge_options, config_from_args
 from judges.config.judge import JudgeConfig
 from judges.errors import ConfigError
+from judges.grading.grade_run import grade_samples, load_samples
 from judges.runs.folder import default_run_dir
 from judges.types import Sample
 
