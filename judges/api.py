@@ -5,7 +5,7 @@ The CLI is a client of these: a command parses its arguments, calls one of them,
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Unpack
 
@@ -13,10 +13,9 @@ from judges.calls.model_spec import DEFAULT_JUDGE
 from judges.config.judge import JudgeConfig, JudgeSettings, judge_config
 from judges.errors import ConfigError, InputError
 from judges.files.shipped import SHIPPED_TESTS, bundled_dir
-from judges.grading.grade_task import GradeTask
+from judges.grading.grade_run import grade_samples, load_samples
 from judges.judging.factory import JudgeSession
 from judges.judging.prompts import check_renders, load_prompt_set
-from judges.judging.samples import load_samples as read
 from judges.rag.dataset import load_rag_samples
 from judges.rag.metric_registry import build_registry, select
 from judges.rag.settings import MetricSettings
@@ -26,7 +25,9 @@ from judges.runs.run_writer import FolderRecorder
 from judges.suite.baselines import reference_rates
 from judges.suite.loading import load_unit_tests
 from judges.suite.unit_test_task import UnitTestTask
-from judges.types import Sample, UnitTest
+from judges.types import UnitTest
+
+__all__ = ["grade_samples", "load_samples", "load_tests", "run_metrics", "run_unit_tests"]
 
 
 def load_tests(source: str | Path | None = None, split: str | None = None, limit: int | None = None) -> list[UnitTest]:
@@ -38,18 +39,6 @@ def load_tests(source: str | Path | None = None, split: str | None = None, limit
     if source is None:
         source, split = bundled_dir(SHIPPED_TESTS), split or "train"
     return load_unit_tests(source, split)[:limit]
-
-
-def load_samples(path: str | Path, limit: int | None = None) -> Sequence[tuple[str, Sample]]:
-    """(id, sample) pairs from a grounded-QA JSONL file, every record checked first; the samples are read from the
-    file again as a run reaches them, so a run of any size holds only those in flight."""
-
-    if limit is not None and limit < 1:
-        raise ConfigError("--limit must be at least 1")
-    samples = read(path, limit)
-    if not samples:
-        raise InputError("no samples in the file", path=str(path))
-    return samples
 
 
 def _recorder(out: str | Path | None) -> FolderRecorder | None:
@@ -88,46 +77,6 @@ def run_unit_tests(
     return run_judged(
         opts, seen, task, lambda _: details, judge_opener(opts, prompts), recorder=_recorder(out), progress=progress
     )
-
-
-def grade_samples(
-    samples: Sequence[tuple[str, Sample]],
-    judge: str | JudgeConfig = DEFAULT_JUDGE,
-    *,
-    metrics: Sequence[str] | None = None,
-    out: str | Path | None = None,
-    draws: int = 1,
-    progress: bool = False,
-    data: str | None = None,
-    **options: Unpack[JudgeSettings],
-) -> Run:
-    """Grade a user's samples with a GroUSE judge: the full pipeline, or only the named metrics; with `draws` K,
-    each K times, the modal verdict recorded with the share of draws that gave it as its confidence."""
-
-    opts = judge_config(judge, **options)
-    if draws < 1:
-        raise ConfigError("draws must be at least 1")
-    prompts = load_prompt_set(opts.prompts)
-    # one pass over the samples (a file is read again, not held): every template renders, the judge can see them
-    seen = rendered(prompts, samples, metrics)  # one pass (a file is read again, not held): each renders, is seen
-    details = {"data": data, "n_samples": len(samples), "metrics": list(metrics or prompts.templates), "draws": draws}
-    return run_judged(
-        opts,
-        seen,
-        lambda session: GradeTask(samples, session.judge, metrics, checked=True, draws=draws),
-        lambda _: details,
-        judge_opener(opts, prompts),
-        recorder=_recorder(out),
-        progress=progress,
-    )
-
-
-def rendered(prompts: Any, samples: Iterable[tuple[str, Sample]], metrics: Sequence[str] | None) -> Iterator[Sample]:
-    """The samples, each once its templates have rendered (a template error stops here, before any call)."""
-
-    for _, sample in samples:
-        check_renders(prompts, (sample,), metrics)
-        yield sample
 
 
 def run_metrics(

@@ -1,11 +1,13 @@
 """A fully cached `judgelab evaluate` re-run does only what its run folder needs, with the same output: the installed
 packages' metadata read once for every plug-in group; no numpy.ma (numpy.percentile's import), the intervals the same
 to the bit; each prompt rendered once (the kept ones bounded); the 309-digit check on a line's bytes; the command's
-modules frozen after their import; report.html's `td` and `tree` the macros' markup to the byte."""
+modules frozen after their import; report.html's `td` and `tree` the macros' markup to the byte; OpenBLAS started
+with one thread (the intervals the same to the bit)."""
 
 import json
 import math
 import os
+import re
 import subprocess
 import sys
 
@@ -16,12 +18,14 @@ from stub import stub_server
 
 from judges import plugins
 from judges.api import grade_samples, load_samples
+from judges.cli.evaluate_cmd import BLAS_THREAD_VARIABLES, one_blas_thread
 from judges.judging import prompts
 from judges.runs.intervals import tails
 
 RERUN_CODE = (
     "import sys\nfrom judges.cli.main import main\ncode = main(sys.argv[1:])\n"
     "print('LOADED', sorted(m for m in sys.modules if m == 'numpy.ma' or m.startswith('numpy.ma.')))\n"
+    "import os\nprint('BLAS THREADS', os.environ.get('OPENBLAS_NUM_THREADS'))\n"
     "sys.exit(code)\n"
 )
 SAMPLES = [
@@ -72,14 +76,29 @@ def test_a_cached_rerun_leaves_numpy_ma_alone(tmp_path, monkeypatch):
         capture_output=True,
         text=True,
         cwd=ROOT,
-        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        env={**{k: v for k, v in os.environ.items() if k not in BLAS_THREAD_VARIABLES}, "PYTHONPATH": str(ROOT)},
         timeout=hang_guard(),
     )
     assert done.returncode == 0, done.stderr[-2000:]
-    assert "LOADED []" in done.stdout
+    assert "LOADED []" in done.stdout and "BLAS THREADS 1" in done.stdout  # OpenBLAS started one thread
+    intervals = [
+        re.findall(r"\[\d\.\d{3}, \d\.\d{3}\]", (tmp_path / f / "report.html").read_text()) for f in ("fill", "again")
+    ]
+    assert intervals[0] == intervals[1] and len(intervals[0]) == 3  # those of this process's numpy, to the bit
     usage = json.loads((tmp_path / "again" / "run.json").read_text(encoding="utf-8"))["usage"]
     assert usage["calls"] == usage["cached_calls"] > 0
     assert "95% interval (bootstrap)" in (tmp_path / "again" / "report.html").read_text(encoding="utf-8")
+
+
+def test_one_blas_thread_unless_the_user_chose_or_numpy_is_loaded():
+    for environ, loaded, expected in [
+        ({}, {}, {"OPENBLAS_NUM_THREADS": "1"}),
+        ({"OMP_NUM_THREADS": "4"}, {}, {"OMP_NUM_THREADS": "4"}),
+        ({"OPENBLAS_NUM_THREADS": "2"}, {}, {"OPENBLAS_NUM_THREADS": "2"}),
+        ({}, {"numpy": np}, {}),  # too late: its threads have started
+    ]:
+        one_blas_thread(environ, loaded)
+        assert environ == expected
 
 
 def test_each_prompt_renders_once_in_a_run_and_its_report(tmp_path, monkeypatch):

@@ -1,5 +1,5 @@
 """A run's samples are not held: a sample file is checked in one pass and read again as the run reaches each
-sample (a line and an offset kept per sample); the run takes its items as slots free; an executor settles the run a
+sample (a line and an offset kept per sample), unless the file is small (its records, parsed by the check, kept); the run takes its items as slots free; an executor settles the run a
 window of items at a time, with the records of a local run."""
 
 from __future__ import annotations
@@ -15,7 +15,9 @@ from judges.api import grade_samples
 from judges.calls.runtime import RuntimeSettings
 from judges.calls.scripted import by_metric
 from judges.errors import InputError, InputProblems
+from judges.files import record_file
 from judges.grading.grade_task import GradeTask
+from judges.judging import samples as samples_module
 from judges.judging.samples import load_samples
 from judges.runs.run_writer import FolderRecorder
 from judges.runs.service import run_task
@@ -34,7 +36,8 @@ def write_samples(path, n, blank_every=0):
     return path
 
 
-def test_a_sample_file_reads_each_sample_from_disk_by_position_and_in_order(tmp_path):
+def test_a_sample_file_reads_each_sample_from_disk_by_position_and_in_order(tmp_path, monkeypatch):
+    monkeypatch.setattr(record_file, "KEPT_BYTES", 0)  # every file is a large one: nothing kept
     path = write_samples(tmp_path / "s.jsonl", 25, blank_every=4)  # blank lines between records: offsets hold
     samples = load_samples(path)
     assert len(samples) == 25
@@ -46,6 +49,26 @@ def test_a_sample_file_reads_each_sample_from_disk_by_position_and_in_order(tmp_
     assert [i for i, _ in load_samples(path, 3)] == ["s0", "s1", "s2"]
     with pytest.raises(IndexError):
         samples[25]
+
+
+def test_a_small_sample_file_is_parsed_once_and_a_large_one_as_each_sample_is_reached(tmp_path, monkeypatch):
+    path = write_samples(tmp_path / "s.jsonl", 6)
+    parsed = []
+    real = samples_module.parse_sample
+
+    def counted(record, **where):
+        parsed.append(where["line"])
+        return real(record, **where)
+
+    monkeypatch.setattr(samples_module, "parse_sample", counted)
+    small = load_samples(path, 4)
+    assert list(small) == list(small) and small[3] is small[3] and [i for i, _ in small] == ["s0", "s1", "s2", "s3"]
+    assert parsed == [1, 2, 3, 4, 5, 6]  # the check's one pass over the file; nothing parsed again
+    monkeypatch.setattr(record_file, "KEPT_BYTES", path.stat().st_size // 2)  # the first 4 records pass it
+    parsed.clear()
+    large = load_samples(path, 4)
+    assert list(large) == list(small) and large[3] is not large[3]
+    assert parsed == [1, 2, 3, 4, 5, 6, 1, 2, 3, 4, 4, 4]  # the check, the pass over the first 4, two reads of one
 
 
 def test_a_sample_file_changed_after_its_check_is_refused_and_every_problem_is_named_at_once(tmp_path):

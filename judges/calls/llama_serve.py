@@ -13,6 +13,8 @@ from collections.abc import AsyncIterator, Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, ParamSpec, TypeVar
 
+from judges.calls.local_server import PARENT_PID
+
 P = ParamSpec("P")
 T = TypeVar("T")
 
@@ -163,7 +165,6 @@ def one_compute_thread() -> None:
 # taking seconds; a run stopped with a dozen calls in flight kept its server generating, for a client that was gone.
 # Nothing in the server is worth that wait (judgelab keeps every reply it got), so a stop signal ends it after a
 # short grace, and the server ends when judgelab does, however judgelab ends.
-PARENT_PID = "JUDGELAB_PARENT_PID"  # judgelab's pid, set in the server's environment
 GRACE_S = 1.0  # after a stop signal: time to answer the request in flight, then the process ends
 WATCH_S = 0.5  # how often the server checks that judgelab is alive
 

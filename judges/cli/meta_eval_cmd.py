@@ -7,14 +7,12 @@ from pathlib import Path
 from typing import Any
 
 from judges.api import load_tests, run_unit_tests
+from judges.cli.call_plan import dry_run
 from judges.cli.finish import finish_run
 from judges.cli.options import DeprecatedAlias, add_judge_options, add_test_options, config_from_args
 from judges.config.judge import JudgeConfig
 from judges.errors import ConfigError
-from judges.executors.batch_prices import side_by_side
-from judges.judging.factory import planning_judge
 from judges.render.plot import plot_result_matrix
-from judges.runs.cost_estimate import estimate_meta_eval
 from judges.runs.folder import default_run_dir
 
 
@@ -77,28 +75,3 @@ def execute(args: argparse.Namespace, config: JudgeConfig, tests: list[Any], spl
     if args.plot:
         written.append(plot_result_matrix(run, out_dir / "result_matrix.png").name)
     return finish_run(run, written)
-
-
-def dry_run(tests: list[Any], config: JudgeConfig, draws: int, unit: str = "unit tests") -> int:
-    """Print the calls, tokens and cost judging `tests` (unit tests, or samples) would take; call nothing."""
-
-    judge, cache = planning_judge(config)
-    try:
-        print(f"{len(tests)} {unit} x {draws} draw(s) with {config.model}")
-        estimate = estimate_meta_eval(tests, judge, draws, cache)
-        print(estimate.describe())
-        if not judge.model.local:
-            model = judge.model.litellm_model
-            print(
-                side_by_side(
-                    model,
-                    estimate.prompt_tokens,
-                    estimate.completion_tokens_expected,
-                    estimate.completion_tokens_max,
-                    estimate.cost_expected,
-                )
-            )
-    finally:
-        if cache is not None:
-            cache.close()
-    return 0

@@ -87,7 +87,7 @@ def run(args: argparse.Namespace) -> int:
         return _write_audit(samples, probes, known, args.audit, args.audit_seed, out)
     config = config_from_args(args)
     if args.dry_run:  # every sample as it is and under each probe that applies to it, as the run would judge them
-        from judges.cli.meta_eval_cmd import dry_run  # defers pydantic
+        from judges.cli.call_plan import dry_run  # defers pydantic
 
         made, _ = perturb(samples, probes, known)
         unit = f"items ({len(samples)} samples as they are and under each probe that applies)"

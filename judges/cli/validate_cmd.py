@@ -8,9 +8,10 @@ from typing import Any
 
 from judges.api import load_tests, run_unit_tests
 from judges.cli import certificate_gate_cmd as certified_gate
+from judges.cli.call_plan import dry_run
 from judges.cli.certify_cmd import add_certify_options, certify, check_mode, statistic_bars
 from judges.cli.finish import finish_run
-from judges.cli.meta_eval_cmd import default_out, dry_run
+from judges.cli.meta_eval_cmd import default_out
 from judges.cli.options import add_judge_options, add_test_options, config_from_args
 from judges.cli.sequential_cmd import add_sequential_options, check_flags, plan
 from judges.cli.slice_certify_cmd import certify_slices

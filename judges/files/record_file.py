@@ -1,5 +1,6 @@
 """A JSONL file of records as a sequence that is not held in memory: one checking pass notes every problem and the
-byte offset of each good record; a record is parsed again from disk when the run reaches it."""
+byte offset of each good record; a record is parsed again from disk when the run reaches it (a small file's records,
+parsed by that pass, are kept instead: a run reads them two or three times)."""
 
 from __future__ import annotations
 
@@ -16,6 +17,9 @@ from judges.files.jsonl import LineProblem, all_lines, not_json_lines, numbered_
 
 T = TypeVar("T")
 Parse = Callable[[int, dict[str, Any]], T]
+# the checking pass keeps the parsed records of a file whose records take at most this many bytes (152 grounded-QA
+# samples take 0.45 MB): a run reads them again two or three times (the checks before any call, the run itself)
+KEPT_BYTES = 1 << 21
 
 
 class OnDemand(Sequence[T]):
@@ -41,9 +45,18 @@ class RecordFile(OnDemand[T]):
     """The good records of a checked JSONL file (the first `limit` of them), parsed on each read: a run of a
     million samples holds two 8-byte numbers per sample (its line and offset), not the samples."""
 
-    def __init__(self, path: Path, parse: Parse[T], lines: array[int], offsets: array[int], stamp: tuple[int, int]):
+    def __init__(
+        self,
+        path: Path,
+        parse: Parse[T],
+        lines: array[int],
+        offsets: array[int],
+        stamp: tuple[int, int],
+        kept: list[T] | None = None,
+    ):
         self.path, self._parse = path, parse
         self._lines, self._offsets, self._stamp = lines, offsets, stamp
+        self._kept = kept  # every record, parsed, when the file is small (`KEPT_BYTES`); else None
 
     @classmethod
     def scan(
@@ -63,7 +76,8 @@ class RecordFile(OnDemand[T]):
         problems = Problems(path)
         lines, offsets = array("q"), array("q")
         ids: list[tuple[int, str | None]] = []
-        records = 0
+        records, kept_bytes = 0, 0
+        kept: list[T] | None = []
         stamp = _stamp(path) if path.is_file() else (0, 0)
         offset = 0
         for number, raw in all_lines(path):
@@ -82,18 +96,23 @@ class RecordFile(OnDemand[T]):
             if record_id is not None:
                 ids.append((number, record_id(obj)))
             try:
-                parse(number, obj)
+                made = parse(number, obj)
             except InputError as err:
                 problems.add_error(err)
                 continue
             if limit is None or len(lines) < limit:
                 lines.append(number)
                 offsets.append(at)
+                kept_bytes += len(raw)
+                if kept_bytes > KEPT_BYTES:
+                    kept = None  # a large file: each record is read again from disk when reached
+                elif kept is not None:
+                    kept.append(made)
         if not records and not problems.lines:
             problems.add("the file holds no records (one JSON object per line expected)")
         note_duplicate_ids(ids, problems)
         problems.raise_if_any()
-        return cls(path, parse, lines, offsets, stamp)
+        return cls(path, parse, lines, offsets, stamp, kept)
 
     def __len__(self) -> int:
         return len(self._lines)
@@ -101,6 +120,8 @@ class RecordFile(OnDemand[T]):
     def at(self, index: int) -> T:
         number, offset = self._lines[index], self._offsets[index]
         self._check_unchanged()
+        if self._kept is not None:
+            return self._kept[index]
         with self.path.open("rb") as handle:
             handle.seek(offset)
             return self._read(number, handle.readline())
@@ -110,6 +131,9 @@ class RecordFile(OnDemand[T]):
         if not self._lines:
             return
         self._check_unchanged()
+        if self._kept is not None:
+            yield from self._kept
+            return
         wanted, k = self._lines, 0
         for number, raw in numbered_lines(self.path):
             if number == wanted[k]:
