@@ -3,22 +3,23 @@
 numpy releases the GIL in what a block of resamples costs at scale (draw counts, reorderings, sums, cumulative
 sums), so two blocks computed at once use both cores of a 2-core machine. The blocks are still drawn one after the
 other from the one seeded generator (in the calling thread) and each block's results come back in the blocks'
-order, so every figure is the one a single thread gives, bit for bit. At most one block more than the threads is
-in flight (the next one waits drawn while both threads work), which bounds the memory they add. Below `PARALLEL_ROWS` rows, with one core, or with `JUDGELAB_THREADS=1`,
+order, so every figure is the one a single thread gives, bit for bit. The calling thread computes one block of each
+pair itself and a pool thread the other, so only one thread's malloc arena holds blocks (see below); at most four
+blocks are held at once (the next pair is drawn while the pool thread finishes), which bounds the memory added. Below `PARALLEL_ROWS` rows, with one core, or with `JUDGELAB_THREADS=1`,
 the blocks are computed in the calling thread, without a pool.
 
-The threads' blocks are allocated in glibc's per-thread arenas, which keep what is freed there mapped (a hundred
-MB at a million rows, on top of what the next stages allocate); so once the pool is done its freed memory is handed
-back to the system (`malloc_trim`, where the C library has it).
+A pool thread's blocks are allocated in glibc's per-thread arena, which keeps much of what is freed there mapped
+(tens of MB at a million rows, on top of what the next stages allocate); so once the pool is done the freed memory
+is handed back to the system (`malloc_trim`, where the C library has it).
 """
 
 from __future__ import annotations
 
 import ctypes
 import os
-from collections import deque
 from collections.abc import Callable, Iterable, Iterator
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor
+from itertools import islice
 from typing import TypeVar
 
 from judges.errors import ConfigError
@@ -51,20 +52,23 @@ def threads(rows: int) -> int:
 
 
 def in_order(work: Callable[[Block], Result], blocks: Iterable[Block], workers: int) -> Iterator[Result]:
-    """`work` of each block, in the blocks' order; on `workers` threads when more than 1, with at most `workers`
-    + 1 blocks taken from `blocks` (in this thread) and not yet given back."""
+    """`work` of each block, in the blocks' order; with more than 1 worker, `workers` blocks at a time, the first in
+    this thread and the others on a pool of `workers - 1` threads, and the next ones taken from `blocks` (in this
+    thread) while the pool finishes: at most `2 * workers` blocks held."""
     if workers <= 1:
         yield from map(work, blocks)
         return
-    pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="judgelab-bootstrap")
-    pending: deque[Future[Result]] = deque()
+    drawn = iter(blocks)
+    pool = ThreadPoolExecutor(max_workers=workers - 1, thread_name_prefix="judgelab-bootstrap")
     try:
-        for block in blocks:
-            pending.append(pool.submit(work, block))
-            if len(pending) > workers:
-                yield pending.popleft().result()
-        while pending:
-            yield pending.popleft().result()
+        batch = list(islice(drawn, workers))
+        while batch:
+            helped = [pool.submit(work, block) for block in batch[1:]]
+            own = work(batch[0])
+            batch = list(islice(drawn, workers))
+            yield own
+            for future in helped:
+                yield future.result()
     finally:
         pool.shutdown(wait=True, cancel_futures=True)
         release_freed()
