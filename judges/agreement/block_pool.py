@@ -53,8 +53,8 @@ def threads(rows: int) -> int:
 
 def in_order(work: Callable[[Block], Result], blocks: Iterable[Block], workers: int) -> Iterator[Result]:
     """`work` of each block, in the blocks' order; with more than 1 worker, `workers` blocks at a time, the first in
-    this thread and the others on a pool of `workers - 1` threads, and the next ones taken from `blocks` (in this
-    thread) while the pool finishes: at most `2 * workers` blocks held."""
+    this thread and the others on a pool of `workers - 1` threads; the next ones are taken from `blocks` (in this
+    thread) and queued on the pool before this thread waits for the pool's: at most `2 * workers` blocks held."""
     if workers <= 1:
         yield from map(work, blocks)
         return
@@ -62,13 +62,15 @@ def in_order(work: Callable[[Block], Result], blocks: Iterable[Block], workers: 
     pool = ThreadPoolExecutor(max_workers=workers - 1, thread_name_prefix="judgelab-bootstrap")
     try:
         batch = list(islice(drawn, workers))
+        helped = [pool.submit(work, block) for block in batch[1:]]
         while batch:
-            helped = [pool.submit(work, block) for block in batch[1:]]
             own = work(batch[0])
             batch = list(islice(drawn, workers))
+            following = [pool.submit(work, block) for block in batch[1:]]  # queued: the pool never waits for us
             yield own
             for future in helped:
                 yield future.result()
+            helped = following
     finally:
         pool.shutdown(wait=True, cancel_futures=True)
         release_freed()
