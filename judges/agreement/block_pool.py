@@ -80,7 +80,7 @@ def release_freed() -> None:
     """Give the memory freed in every malloc arena back to the system (glibc's `malloc_trim`; elsewhere nothing)."""
     try:
         trim = ctypes.CDLL(None).malloc_trim
-    except (AttributeError, OSError):  # not glibc: its allocator has no per-thread arenas to trim
+    except (AttributeError, OSError, TypeError):  # not glibc (no such symbol; no process handle on Windows)
         return
     trim.argtypes, trim.restype = [ctypes.c_size_t], ctypes.c_int
     trim(0)
