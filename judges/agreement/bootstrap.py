@@ -10,6 +10,7 @@ from functools import cached_property
 
 import numpy as np
 
+from judges.agreement.block_pool import in_order, threads
 from judges.agreement.statistics import Statistic
 from judges.stats.resampling import RESAMPLES, SEED
 
@@ -135,13 +136,27 @@ def paired_differences(
     """Each pair's A - B on every resample, the same seeded resamples of the items for both judges and every pair (a
     paired bootstrap: Koehn, EMNLP 2004); resamples where a statistic is undefined give nan."""
     drawn: dict[str, list[np.ndarray]] = {name: [] for name in pairs}
-    for index in resample_blocks(rows.n_items, resamples, seed):
+
+    def block(index: np.ndarray) -> list[np.ndarray]:
         weights = rows.weights(index)
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            for name, (on_a, on_b) in pairs.items():
-                drawn[name].append(on_a(index, weights) - on_b(index, weights))
+        return [on_a(index, weights) - on_b(index, weights) for on_a, on_b in pairs.values()]
+
+    for values in _blocks(block, rows, resamples, seed):
+        for name, value in zip(drawn, values, strict=True):
+            drawn[name].append(value)
     return {name: np.concatenate(values) if values else np.empty(0) for name, values in drawn.items()}
+
+
+def _blocks(
+    block: Callable[[np.ndarray], list[np.ndarray]], rows: ItemRows, resamples: int, seed: int
+) -> Iterator[list[np.ndarray]]:
+    """`block` of each block of resamples, in order, on two threads where the rows are many (`block_pool`); numpy's
+    warnings on undefined resamples silenced (the filter is the process's, so the threads' too)."""
+    rows.one_row_each  # noqa: B018  (settled before the threads share it)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        drawn = resample_blocks(rows.n_items, resamples, seed, BLOCK_VALUES)
+        yield from in_order(block, drawn, threads(rows.row_item.size))
 
 
 def figures(
@@ -180,13 +195,14 @@ def figures(
             pending[len(out)] = (stat, value, resampler(stat, human, judge, rows))
             out.append(None)
     collected: dict[int, list[np.ndarray]] = {place: [] for place in pending}
-    if pending:
-        for index in resample_blocks(n_items, resamples, seed):
-            weights = rows.weights(index)
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                for place, (_, _, resample) in pending.items():
-                    collected[place].append(resample(index, weights))
+
+    def block(index: np.ndarray) -> list[np.ndarray]:
+        weights = rows.weights(index)
+        return [resample(index, weights) for _, _, resample in pending.values()]
+
+    for resampled in _blocks(block, rows, resamples, seed) if pending else ():
+        for place, values in zip(collected, resampled, strict=True):
+            collected[place].append(values)
     for place, (stat, value, _) in pending.items():
         interval, undefined = percentile_interval(np.concatenate(collected[place]), confidence)
         undefined_note = f"{undefined} of {resamples} resamples undefined" if undefined else None
