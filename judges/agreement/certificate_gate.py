@@ -134,15 +134,9 @@ def check_judge(
     if certificate.predictions.metric is not None:
         planned = for_metric(planned, certificate.predictions.metric)
     check = JudgeCheck(name, before.served())
-    setup = planned.model_copy(update={"model_names": None, "system_fingerprints": None})
-    refuse_or_note(changed_line(name, before, setup, **changed), accept, check.notes)
+    refuse_or_note(changed_line(name, before, planned, **changed), accept, check.notes)  # no reply known yet
     reply = probe(config)
-    now = before.model_copy(
-        update={
-            "model_names": {reply.served_model: 1} if reply.served_model else {},
-            "system_fingerprints": {reply.system_fingerprint: 1} if reply.system_fingerprint else {},
-        }
-    )
+    now = before.answered_by(reply.served_model, reply.system_fingerprint)
     refuse_or_note(changed_line(name, before, now, **changed), accept, check.notes)
     check.served = now.served()
     return check

@@ -63,12 +63,7 @@ class ReplyWatch:
     def __call__(self, completion: Completion) -> None:
         if self.entry.identity is None or self.refused:
             return
-        now = self.entry.identity.model_copy(
-            update={
-                "model_names": {completion.served_model: 1} if completion.served_model else {},
-                "system_fingerprints": {completion.system_fingerprint: 1} if completion.system_fingerprint else {},
-            }
-        )
+        now = self.entry.identity.answered_by(completion.served_model, completion.system_fingerprint)
         line = changed_line(self.entry.name, self.entry.identity, now)
         if not line:
             return
@@ -87,7 +82,7 @@ def check_before_calls(entry: CalibratedJudge, config: JudgeConfig, draws: int, 
         return ""
     before = for_metric(entry.identity, metric)
     now = for_metric(planned_identity(config, draws), metric)
-    line = changed_line(entry.name, before, now.model_copy(update={"model_names": None, "system_fingerprints": None}))
+    line = changed_line(entry.name, before, now)  # a planned identity knows no reply yet
     if line and not accept:
         raise ConfigError(line)
     return accepted(line) if line else ""

@@ -49,6 +49,15 @@ class JudgeIdentity(BaseModel):
         seen = sorted(self.model_names or {}) + sorted(self.system_fingerprints or {})
         return ", ".join(seen) or "an unreported model"
 
+    def answered_by(self, model: str | None, fingerprint: str | None) -> JudgeIdentity:
+        """This identity as one reply saw it: the model name and fingerprint it answered with (none: not reported)."""
+        return self.model_copy(
+            update={
+                "model_names": {model: 1} if model else {},
+                "system_fingerprints": {fingerprint: 1} if fingerprint else {},
+            }
+        )
+
 
 def predictions_identity() -> JudgeIdentity:
     """A predictions file's judge: nothing known of it (every field null)."""
