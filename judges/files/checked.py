@@ -21,7 +21,7 @@ LARGEST_NUMBER = sys.float_info.max  # a number read as a grade, label or settin
 # a whole number beyond LARGEST_NUMBER has at least 309 digits: sought as a run of b"0" in the UTF-8 bytes with
 # every ASCII digit made b"0" (several times faster than the regular expression [0-9]{309}; no other byte is b"0",
 # a multi-byte character's bytes are never ASCII)
-_DIGITS_AS_ZERO = bytes.maketrans(b"123456789", b"000000000")
+DIGITS_AS_ZERO = bytes.maketrans(b"123456789", b"000000000")
 _LONG_RUN = b"0" * 309
 
 
@@ -55,7 +55,7 @@ def passes_unwalked(text: str, raw: bytes | None = None) -> bool:
     return (
         text.count("[") + text.count("{") < MAX_DEPTH
         and _SURROGATE_ESCAPE.search(text) is None
-        and _LONG_RUN not in (text.encode("utf-8") if raw is None else raw).translate(_DIGITS_AS_ZERO)
+        and _LONG_RUN not in (text.encode("utf-8") if raw is None else raw).translate(DIGITS_AS_ZERO)
     )
 
 

@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import functools
 import math
-from collections.abc import Callable
 from enum import Enum
 from typing import Any
 
-from judges.errors import InputError
 from judges.files.checked import LARGEST_NUMBER, too_large
+from judges.files.jsonl import LineProblem
 
 Checked = tuple[float, tuple[float, float]]  # a label and its scale
 _NUMBERS = (int, float)
@@ -22,6 +21,9 @@ class LabelType(str, Enum):
     ORDINAL = "ordinal"  # integers on a scale, e.g. 1..5
     CONTINUOUS = "continuous"  # any number on a scale, e.g. a mean of annotators in [0, 1]
     PREFERENCE = "preference"  # pairwise: < 0 prefers answer a (`actual_output`), > 0 answer b, 0 a tie
+
+
+_CONTINUOUS = LabelType.CONTINUOUS
 
 
 def check_label(label_type: LabelType, label: float, scale: tuple[float, float]) -> str | None:
@@ -83,32 +85,37 @@ def usual_label(label_type: LabelType, label: float, low: float | None, high: fl
     return float(label), scale  # one float per label value, shared by every label of it
 
 
-def label_on_scale(record: dict[str, Any], label_type: LabelType, fail: Callable[[str, str], InputError]) -> Checked:
-    """The record's label, a finite number, and its scale (the label type's default when absent), checked together."""
+def label_on_scale(record: dict[str, Any], label_type: LabelType) -> Checked:
+    """The record's label, a finite number, and its scale (the label type's default when absent), checked together;
+    a LineProblem names the field at fault."""
     label, given = record["label"], record.get("scale", ())  # () when absent (a null scale is not absent)
     plain = given == () or (
         type(given) is list and len(given) == 2 and type(given[0]) in _NUMBERS and type(given[1]) in _NUMBERS
     )
-    if type(label) in (int, float) and plain and (usual := usual_label(label_type, label, *(given or (None, None)))):
+    if plain and type(label) is float and label_type is _CONTINUOUS:  # distinct values, each checked here
+        scale = usual_scale(label_type, *(given or (None, None)))
+        if scale is not None and scale[0] <= label <= scale[1]:  # NaN is in no range, infinity in no scale
+            return label, scale
+    elif plain and type(label) in _NUMBERS and (usual := usual_label(label_type, label, *(given or (None, None)))):
         return usual
     if isinstance(label, bool):
-        raise fail(f"expected a number, got the boolean {str(label).lower()}", "label")
+        raise LineProblem(f"expected a number, got the boolean {str(label).lower()}", "label")
     if not isinstance(label, (int, float)):
-        raise fail(f"expected a number, got {label!r}", "label")
+        raise LineProblem(f"expected a number, got {label!r}", "label")
     if isinstance(label, int) and abs(label) > LARGEST_NUMBER:
-        raise fail(too_large(label), "label")
+        raise LineProblem(too_large(label), "label")
     if not math.isfinite(label):
-        raise fail(f"expected a finite number, got {label}", "label")
+        raise LineProblem(f"expected a finite number, got {label}", "label")
     scale = record.get("scale", default_scale(label_type))
     if (
         not isinstance(scale, (list, tuple))
         or len(scale) != 2
         or not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in scale)
     ):
-        raise fail("expected [low, high]", "scale")
+        raise LineProblem("expected [low, high]", "scale")
     scale = shared_scale(float(scale[0]), float(scale[1]))
     if problem := check_scale(label_type, scale):
-        raise fail(problem, "scale")
+        raise LineProblem(problem, "scale")
     if problem := check_label(label_type, float(label), scale):
-        raise fail(problem, "label")
+        raise LineProblem(problem, "label")
     return label, scale
