@@ -66,7 +66,8 @@ def import_times(statement: str, repeats: int = 9) -> dict[str, Any]:
 
 def measure(codes: dict[str, Path], samples: int, repeats: int) -> dict[str, dict[str, Any]]:
     """Each checkout's cached re-run, the checkouts interleaved in each repeat (so that load from other users hits
-    them alike), every reply from one cache filled by the first checkout's run; and each one's import times."""
+    them alike), each checkout's replies from a cache its own run filled (checkouts may key replies differently);
+    and each one's import times."""
     from judges.suite.loading import load_unit_tests
 
     tests = load_unit_tests(ROOT / "unit_tests" / "test.jsonl")[:samples]
@@ -74,22 +75,24 @@ def measure(codes: dict[str, Path], samples: int, repeats: int) -> dict[str, dic
     times: dict[str, list[float]] = {label: [] for label in codes}
     cpu: dict[str, list[float]] = {label: [] for label in codes}  # the process's CPU time: what load does not stretch
     with tempfile.TemporaryDirectory() as tmp:
-        samples_file, cache = Path(tmp) / "samples.jsonl", str(Path(tmp) / "cache.sqlite")
+        samples_file = Path(tmp) / "samples.jsonl"
+        caches = {label: str(Path(tmp) / f"cache-{n}.sqlite") for n, label in enumerate(codes)}
         keys = ("input", "expected_output", "actual_output")
         rows = [{**{k: getattr(t.sample, k) for k in keys}, "references": list(t.sample.references)} for t in tests]
         samples_file.write_text("".join(json.dumps(row) + "\n" for row in rows))
-        for code in codes.values():
-            cli_path.CODE = code
-            cli_path.compile_package()
-        cli_path.CODE = next(iter(codes.values()))
         with running_stub(latency_ms=1, max_concurrency=32) as base:
-            cli_path.run_cli(cli_path.evaluate_command(samples_file, base, 32, Path(tmp) / "fill", cache))
+            for label, code in codes.items():
+                cli_path.CODE = code
+                cli_path.compile_package()
+                fill = cli_path.evaluate_command(samples_file, base, 32, Path(tmp) / f"fill-{code.name}", caches[label])
+                cli_path.run_cli(fill)
         for n in range(repeats):
             for label, code in codes.items():
                 cli_path.CODE = code
                 out = Path(tmp) / f"{len(times[label])}-{n}-{code.name}"
                 used = resource.getrusage(resource.RUSAGE_CHILDREN)
-                times[label].append(cli_path.run_cli(cli_path.evaluate_command(samples_file, base, 32, out, cache)))
+                rerun = cli_path.evaluate_command(samples_file, base, 32, out, caches[label])
+                times[label].append(cli_path.run_cli(rerun))
                 done = resource.getrusage(resource.RUSAGE_CHILDREN)
                 cpu[label].append(done.ru_utime + done.ru_stime - used.ru_utime - used.ru_stime)
                 usage = json.loads((out / "run.json").read_text())["usage"]
@@ -119,7 +122,7 @@ def markdown(results: dict[str, dict[str, Any]]) -> str:
         "# Fully cached `judgelab evaluate` re-run",
         "",
         "`python benchmarks/cached_rerun.py --code LABEL=DIR ...`: the samples of the first N unit tests graded "
-        "once against a stub to fill the reply cache, then the same `judgelab evaluate` command with `--cache FILE` "
+        "once against a stub to fill the reply cache (each checkout its own), then the same `judgelab evaluate` command with `--cache FILE` "
         "and `--api-base` the stub that filled it, now stopped (its URL keys the replies; its port refuses: any call "
         "would stop the run), a whole "
         "process each time, the checkouts interleaved (interpreter start, imports, every call from the cache, the run folder written); the "
