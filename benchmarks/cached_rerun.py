@@ -144,6 +144,10 @@ def markdown(results: dict[str, dict[str, Any]]) -> str:
             f"{imports['with evaluate_cmd'].get('cpu_ms', float('nan')):.0f} |"
         )
     for label, r in results.items():
+        if "ratio_to" in r["cached"] and label != r["cached"]["ratio_to"][0]:
+            reference, ratio = r["cached"]["ratio_to"]
+            lines += ["", f"{label}: {ratio:.2f} of {reference}'s median, measured in the same run."]
+    for label, r in results.items():
         slowest = r["imports"]["with evaluate_cmd"]["slowest"]
         lines += ["", f"Slowest top-level imports with evaluate_cmd ({label}): "]
         lines[-1] += ", ".join(f"{name} {ms:.0f} ms" for name, ms in slowest) + "."
@@ -161,6 +165,12 @@ def main() -> None:
     )
     parser.add_argument("--samples", type=int, default=152, help="unit tests whose samples are graded (3 calls each)")
     parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument(
+        "--reference",
+        metavar="LABEL",
+        help="a checkout of this run (e.g. the code a goal was set on, on another machine) that each checkout's "
+        "median is divided by: the ratio carries a goal across machines",
+    )
     parser.add_argument("--out", default=str(ROOT / "results" / "benchmarks"))
     args = parser.parse_args()
     given = args.code or [f"this checkout={ROOT}"]
@@ -168,7 +178,12 @@ def main() -> None:
     out = Path(args.out)
     store = out / "cached_rerun.json"
     results = json.loads(store.read_text()) if store.is_file() else {}
-    results.update(measure(codes, args.samples, args.repeats))
+    measured = measure(codes, args.samples, args.repeats)
+    if args.reference:
+        base = measured[args.reference]["cached"]["median_s"]
+        for result in measured.values():
+            result["cached"]["ratio_to"] = [args.reference, result["cached"]["median_s"] / base]
+    results.update(measured)
     store.write_text(json.dumps(results, indent=2) + "\n")
     (out / "cached_rerun.md").write_text(markdown(results))
     print(markdown(results))

@@ -1,5 +1,2 @@
-"""Human-labelled data: the labelled-item schema, adapters for the shared sets, column mappings and hub loaders."""
-
-from judges.labels.schema import LabelledItem, LabelledSet, LabelType
-
-__all__ = ["LabelType", "LabelledItem", "LabelledSet"]
+"""Human-labelled data: the labelled-item schema (`judges.labels.schema`), adapters for the shared sets, column
+mappings and hub loaders."""
