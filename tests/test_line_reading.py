@@ -1,15 +1,17 @@
 """A JSON Lines line reads the same through orjson's fast path as through the standard library (values, their
 types, and every refusal's message), and a labelled item read from a file is the LabelledItem its constructor makes."""
 
+import copy
 import dataclasses
 import json
 import math
+import pickle
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from judges.files.jsonl import LineProblem, read_with_json, parse_line
+from judges.files.jsonl import LineProblem, parse_line, read_with_json
 from judges.labels.io import read_labels
 from judges.labels.schema import NO_EXTRA, NO_TEXT, LabelledItem, LabelType
 
@@ -126,3 +128,5 @@ def test_an_item_read_from_a_file_is_frozen_and_equal_to_the_constructors(tmp_pa
     with pytest.raises(dataclasses.FrozenInstanceError):
         first.label = 0.5  # type: ignore[misc]
     assert dataclasses.replace(first, label=0.5).label == 0.5 and dataclasses.asdict(first)["id"] == "7"
+    for copied in (pickle.loads(pickle.dumps(second)), copy.deepcopy(second)):
+        assert type(copied) is LabelledItem and copied == second and copied.extra == {"k": 1}
