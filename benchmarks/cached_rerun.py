@@ -146,7 +146,11 @@ def markdown(results: dict[str, dict[str, Any]]) -> str:
     for label, r in results.items():
         if "ratio_to" in r["cached"] and label != r["cached"]["ratio_to"][0]:
             reference, ratio = r["cached"]["ratio_to"]
-            lines += ["", f"{label}: {ratio:.2f} of {reference}'s median, measured in the same run."]
+            lines += ["", f"{label}: {ratio:.2f} of {reference}'s median, measured in the same run"]
+            elsewhere = r["cached"].get("reference_elsewhere_s")
+            lines[-1] += (
+                f"; about {ratio * elsewhere:.2f} s where {reference} took {elsewhere:.2f} s." if elsewhere else "."
+            )
     for label, r in results.items():
         slowest = r["imports"]["with evaluate_cmd"]["slowest"]
         lines += ["", f"Slowest top-level imports with evaluate_cmd ({label}): "]
@@ -171,6 +175,12 @@ def main() -> None:
         help="a checkout of this run (e.g. the code a goal was set on, on another machine) that each checkout's "
         "median is divided by: the ratio carries a goal across machines",
     )
+    parser.add_argument(
+        "--reference-seconds",
+        type=float,
+        metavar="S",
+        help="the reference checkout's median where the goal was set (another machine): each ratio is shown in it",
+    )
     parser.add_argument("--out", default=str(ROOT / "results" / "benchmarks"))
     args = parser.parse_args()
     given = args.code or [f"this checkout={ROOT}"]
@@ -183,6 +193,8 @@ def main() -> None:
         base = measured[args.reference]["cached"]["median_s"]
         for result in measured.values():
             result["cached"]["ratio_to"] = [args.reference, result["cached"]["median_s"] / base]
+            if args.reference_seconds:
+                result["cached"]["reference_elsewhere_s"] = args.reference_seconds
     results.update(measured)
     store.write_text(json.dumps(results, indent=2) + "\n")
     (out / "cached_rerun.md").write_text(markdown(results))
