@@ -87,13 +87,8 @@ def parse_line(raw: bytes, limit: int | None = None) -> dict[str, Any]:
     obj = _read_fast(raw)
     if obj is None:
         return read_with_json(raw)
-    if not isinstance(obj, dict):
-        raise LineProblem(f"each line must be a JSON object, got {json_type(obj)}")
     # orjson refused any lone surrogate and number past a float, so only the depth is left to check
-    found = None if raw.count(b"[") + raw.count(b"{") < MAX_DEPTH else value_problem(obj)
-    if found is not None:
-        raise LineProblem(found[1], found[0])
-    return obj
+    return _usable_object(obj, raw.count(b"[") + raw.count(b"{") < MAX_DEPTH)
 
 
 def _read_fast(raw: bytes) -> Any:
@@ -122,9 +117,15 @@ def read_with_json(raw: bytes) -> dict[str, Any]:
         raise LineProblem(decode_error_text(err)) from None
     except RecursionError:  # the decoder's own guard; the line's depth is far over the limit
         raise LineProblem(f"nested more than {MAX_DEPTH} levels deep") from None
+    return _usable_object(obj, passes_unwalked(text, raw))
+
+
+def _usable_object(obj: Any, unwalked: bool) -> dict[str, Any]:
+    """The line's value when it is an object that `checked.problem` passes (not walked when `unwalked`: the line's
+    text shows that it would), else the LineProblem."""
     if not isinstance(obj, dict):
         raise LineProblem(f"each line must be a JSON object, got {json_type(obj)}")
-    found = None if passes_unwalked(text, raw) else value_problem(obj)
+    found = None if unwalked else value_problem(obj)
     if found is not None:
         raise LineProblem(found[1], found[0])
     return obj
